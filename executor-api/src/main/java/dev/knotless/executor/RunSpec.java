@@ -1,0 +1,83 @@
+package dev.knotless.executor;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * What an executor needs to create one run's environment.
+ *
+ * @param runnerId the runner that owns the run (label {@link Labels#RUNNER})
+ * @param runId unique per run (label {@link Labels#RUN})
+ * @param image the OCI image reference
+ * @param resources CPU and memory for the run; zero means the executor's default
+ * @param trust {@link Trust#UNTRUSTED} runs get no network (docker) or a node of their own
+ * @param timeout the whole run's deadline, from start to close
+ * @param killGrace how long stopped processes get between TERM and KILL
+ * @param labels extra labels put on everything created, beside the two of {@link Labels}
+ * @param keep when true, {@link Session#close()} leaves the environment for inspection
+ */
+public record RunSpec(
+        String runnerId,
+        String runId,
+        String image,
+        Resources resources,
+        Trust trust,
+        Duration timeout,
+        Duration killGrace,
+        Map<String, String> labels,
+        boolean keep) {
+
+    public RunSpec {
+        Objects.requireNonNull(runnerId, "runnerId");
+        Objects.requireNonNull(runId, "runId");
+        Objects.requireNonNull(image, "image");
+        Objects.requireNonNull(resources, "resources");
+        Objects.requireNonNull(trust, "trust");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(killGrace, "killGrace");
+        labels = Map.copyOf(labels);
+    }
+
+    /** The labels to put on everything the executor creates for this run. */
+    public Map<String, String> allLabels() {
+        var all = new TreeMap<>(labels);
+        all.put(Labels.RUNNER, runnerId);
+        all.put(Labels.RUN, runId);
+        return all;
+    }
+
+    public static Builder builder(String runnerId, String runId, String image) {
+        return new Builder(runnerId, runId, image);
+    }
+
+    public static final class Builder {
+        private final String runnerId;
+        private final String runId;
+        private final String image;
+        private Resources resources = Resources.DEFAULT;
+        private Trust trust = Trust.TRUSTED;
+        private Duration timeout = Duration.ofHours(1);
+        private Duration killGrace = Duration.ofSeconds(5);
+        private Map<String, String> labels = Map.of();
+        private boolean keep;
+
+        private Builder(String runnerId, String runId, String image) {
+            this.runnerId = runnerId;
+            this.runId = runId;
+            this.image = image;
+        }
+
+        public Builder resources(Resources value) { this.resources = value; return this; }
+        public Builder trust(Trust value) { this.trust = value; return this; }
+        public Builder timeout(Duration value) { this.timeout = value; return this; }
+        public Builder killGrace(Duration value) { this.killGrace = value; return this; }
+        public Builder labels(Map<String, String> value) { this.labels = value; return this; }
+        public Builder keep(boolean value) { this.keep = value; return this; }
+
+        public RunSpec build() {
+            return new RunSpec(runnerId, runId, image, resources, trust, timeout, killGrace, labels, keep);
+        }
+    }
+}

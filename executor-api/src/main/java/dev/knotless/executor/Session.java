@@ -1,0 +1,33 @@
+package dev.knotless.executor;
+
+/**
+ * One run's environment. Steps run one at a time, in the order the caller gives.
+ *
+ * <p>Concurrency: a session is used by one thread, except that the {@link StopSignal} given to
+ * {@link #run} may fire from any thread; the session then stops the step's processes (TERM, then
+ * KILL after {@link RunSpec#killGrace()}) and {@code run} returns {@link StepOutcome.TimedOut} or
+ * {@link StepOutcome.Cancelled}.
+ *
+ * <p>Lifecycle: {@link #close()} deletes everything the session made unless the spec says keep;
+ * it never throws and may be called more than once.
+ */
+public interface Session extends AutoCloseable {
+
+    /** Extracts a tar stream into {@code dir} (absolute, created if missing) inside the run. */
+    void upload(String dir, TarSource tar, StopSignal signal) throws ExecutorException;
+
+    /**
+     * Runs one step: {@link StepPayload#command()} with {@link StepPayload#environment()} in
+     * {@link RunLayout#WORK}. Output reaches {@code output} as it is produced.
+     */
+    StepOutcome run(StepPayload step, OutputSink output, StopSignal signal);
+
+    /** Streams {@code dir} (absolute) out of the run as a tar into {@code sink}. */
+    void download(String dir, TarSink sink, StopSignal signal) throws ExecutorException;
+
+    /** What the executor calls this environment (a container id, a Job name), for logs. */
+    String describe();
+
+    @Override
+    void close();
+}
