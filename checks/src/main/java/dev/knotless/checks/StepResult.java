@@ -1,0 +1,27 @@
+package dev.knotless.checks;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Objects;
+
+/**
+ * One step of a check.
+ *
+ * @param exitCode null when the step did not exit by itself (timed out, cancelled, lost, skipped)
+ * @param reason one line when the step did not succeed, else null
+ */
+public record StepResult(
+        String name,
+        StepStatus status,
+        @JsonInclude(JsonInclude.Include.ALWAYS) Integer exitCode,
+        long durationMs,
+        String reason) {
+
+    public StepResult {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(status, "status");
+    }
+
+    public static StepResult skipped(String name) {
+        return new StepResult(name, StepStatus.SKIPPED, null, 0, null);
+    }
+}
