@@ -74,7 +74,9 @@ public final class TarExtractor implements TarSink {
             Path dest = root.resolve(rel);
             Path parent = dest.getParent();
             makeSafeDirs(root, parent, safeDirs, name);
-            if (entry.isSymbolicLink()) {
+            if (entry.isCharacterDevice() || entry.isBlockDevice() || entry.isFIFO()) {
+                throw refuse(name, "is a device node or FIFO");
+            } else if (entry.isSymbolicLink()) {
                 String link = entry.getLinkName();
                 Path resolved = parent.resolve(link).normalize();
                 if (link.startsWith("/") || !resolved.startsWith(root)) {
@@ -83,8 +85,7 @@ public final class TarExtractor implements TarSink {
                 replaceNonDirectory(dest, name);
                 Files.createSymbolicLink(dest, Path.of(link));
             } else if (entry.isLink()) {
-                Path linkRel = relative(entry.getLinkName());
-                Path source = linkRel == null ? null : root.resolve(linkRel);
+                Path source = hardLinkSource(root, entry.getLinkName());
                 if (source == null || !Files.isRegularFile(source, LinkOption.NOFOLLOW_LINKS)
                         || !safeDirs.contains(source.getParent())) {
                     throw refuse(name, "is a hard link to '" + entry.getLinkName() + "', not a file in the target");
@@ -114,7 +115,7 @@ public final class TarExtractor implements TarSink {
                 }
                 Files.setPosixFilePermissions(dest, permissions(entry.getMode()));
             } else {
-                throw refuse(name, "is a device node, FIFO or other special file");
+                throw refuse(name, "is a special file of type '" + (char) entry.getLinkFlag() + "'");
             }
         }
         // Directories last, deepest first, so a read-only directory does not block its own content.
@@ -141,6 +142,15 @@ public final class TarExtractor implements TarSink {
             return null;
         }
         return Path.of(String.join("/", parts.subList(strip, parts.size())));
+    }
+
+    private Path hardLinkSource(Path root, String linkName) {
+        try {
+            Path rel = relative(linkName);
+            return rel == null ? null : root.resolve(rel);
+        } catch (TransferLimitException e) {
+            return null;
+        }
     }
 
     private static void makeSafeDirs(Path root, Path dir, Set<Path> safeDirs, String name) throws IOException {
