@@ -1,0 +1,186 @@
+package dev.knotless.executor.docker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.Labels;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.Session;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.SweepReport;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each run in one container of the local Docker Engine, spoken to over its Unix socket
+ * (Engine API, version negotiated: {@code min(server max, 1.44)}, never below the server's min).
+ *
+ * <p>A run's container is created from the run's image (pulled when missing), labelled with
+ * {@link RunSpec#allLabels()}, hardened (see {@code ContainerConfig}), named
+ * {@code knotless-<runId>}; each step is an exec in it. Everything is deleted on close unless the
+ * spec says keep; {@link #sweep} removes what a crashed runner left.
+ *
+ * <p>Concurrency: thread-safe; holds no connection between calls.
+ */
+public final class DockerExecutor implements Executor {
+
+    public static final Path DEFAULT_SOCKET = Path.of("/var/run/docker.sock");
+
+    private static final Logger log = LoggerFactory.getLogger(DockerExecutor.class);
+
+    private final EngineClient engine;
+
+    public DockerExecutor() {
+        this(DEFAULT_SOCKET);
+    }
+
+    public DockerExecutor(Path socket) {
+        this.engine = new EngineClient(socket, new ObjectMapper());
+    }
+
+    @Override
+    public String name() {
+        return "docker";
+    }
+
+    @Override
+    public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
+        String what = "start of run " + spec.runId();
+        stoppedCheck(signal, what);
+        try {
+            engine.version();
+        } catch (IOException e) {
+            throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, e.getMessage()), e);
+        }
+        ensureImage(spec.image(), signal);
+        stoppedCheck(signal, what);
+
+        String name = ContainerConfig.containerName(spec.runId());
+        String id;
+        try {
+            // Not aborted by the signal: a create cut half-way could leave a container we cannot name.
+            id = engine.createContainer(name, ContainerConfig.of(spec, engine.json()));
+        } catch (EngineException e) {
+            if (e.status() == 409) {
+                throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "a container named " + name
+                        + " already exists (run " + spec.runId() + " is going or was left behind)");
+            }
+            if (e.isNotFound()) {
+                throw new ExecutorException(Failure.Kind.IMAGE, "image '" + spec.image() + "' disappeared: " + e.getMessage());
+            }
+            throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE,
+                    "cannot create the run's container: " + e.getMessage()), e);
+        } catch (IOException e) {
+            throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE,
+                    "cannot create the run's container: " + e.getMessage()), e);
+        }
+        log.info("container created id={} name={} runner={} run={} image={} trust={}",
+                id, name, spec.runnerId(), spec.runId(), spec.image(), spec.trust());
+        DockerSession session = new DockerSession(engine, spec, id, name);
+        try {
+            stoppedCheck(signal, what);
+            engine.startContainer(id);
+            session.createLayout();
+            stoppedCheck(signal, what);
+            return session;
+        } catch (ExecutorException e) {
+            session.close();
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            session.close();
+            throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE,
+                    "cannot start the run's container " + name + ": " + e.getMessage()), e);
+        }
+    }
+
+    private void ensureImage(String image, StopSignal signal) throws ExecutorException {
+        try {
+            if (engine.imageExists(image)) {
+                return;
+            }
+        } catch (EngineException e) {
+            if (e.status() == 400) {
+                throw new ExecutorException(new Failure(Failure.Kind.IMAGE,
+                        "image '" + image + "' is not a valid reference: " + e.getMessage()), e);
+            }
+            throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE,
+                    "cannot look up image '" + image + "': " + e.getMessage()), e);
+        } catch (IOException e) {
+            throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE,
+                    "cannot look up image '" + image + "': " + e.getMessage()), e);
+        }
+        log.info("image pull image={}", image);
+        try {
+            engine.pull(ImageRef.parse(image), signal);
+        } catch (IOException e) {
+            stoppedCheck(signal, "pull of image '" + image + "'");
+            throw new ExecutorException(new Failure(Failure.Kind.IMAGE,
+                    "image '" + image + "' not found locally and could not be pulled: " + e.getMessage()), e);
+        }
+    }
+
+    @Override
+    public SweepReport sweep(String runnerId, Set<String> goingRuns) {
+        List<String> removed = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
+        List<JsonNode> containers;
+        try {
+            containers = engine.listContainers(Labels.RUNNER, runnerId);
+        } catch (IOException e) {
+            failed.add("cannot list containers of runner " + runnerId + ": " + e.getMessage());
+            return new SweepReport(removed, failed);
+        }
+        for (JsonNode c : containers) {
+            String id = c.path("Id").asText();
+            String run = c.path("Labels").path(Labels.RUN).asText("");
+            String name = nameOf(c);
+            if (goingRuns.contains(run)) {
+                continue;
+            }
+            try {
+                engine.removeContainer(id);
+                removed.add(name);
+                log.info("container swept id={} name={} runner={} run={}", id, name, runnerId, run);
+            } catch (IOException e) {
+                failed.add(name + ": " + e.getMessage());
+                log.warn("container sweep failed id={} name={} runner={} run={} reason={}",
+                        id, name, runnerId, run, e.getMessage());
+            }
+        }
+        return new SweepReport(removed, failed);
+    }
+
+    /** Names of the containers labelled with {@code runnerId}, running or not (for tests and sweeps). */
+    List<String> containersOf(String runnerId) throws IOException {
+        List<String> names = new ArrayList<>();
+        for (JsonNode c : engine.listContainers(Labels.RUNNER, runnerId)) {
+            names.add(nameOf(c));
+        }
+        return names;
+    }
+
+    EngineClient engine() {
+        return engine;
+    }
+
+    private static String nameOf(JsonNode container) {
+        JsonNode names = container.path("Names");
+        String name = names.isArray() && !names.isEmpty() ? names.get(0).asText() : container.path("Id").asText();
+        return name.startsWith("/") ? name.substring(1) : name;
+    }
+
+    private static void stoppedCheck(StopSignal signal, String what) throws ExecutorException {
+        Optional<StopSignal.Reason> reason = signal.reason();
+        if (reason.isPresent()) {
+            throw new ExecutorException(Failure.Kind.STOPPED, what + " stopped (" + reason.get().name().toLowerCase() + ")");
+        }
+    }
+}

@@ -1,0 +1,440 @@
+package dev.knotless.executor.docker;
+
+import dev.knotless.executor.StopSignal;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One HTTP/1.1 exchange over a Unix domain socket: a request head, an optional body (fixed or
+ * chunked), a response whose body is framed by Content-Length, chunked encoding or the end of the
+ * connection, or a raw stream after {@code 101 Switching Protocols}.
+ *
+ * <p>The channel is read and written directly (never through {@code Channels.newInputStream} and
+ * {@code newOutputStream} on the same socket, which deadlock on older JDKs when used in both
+ * directions at once). There is no read timeout: a step may be silent for hours.
+ *
+ * <p>Concurrency: one thread does the exchange; {@link #abort()} may be called from any thread and
+ * makes a blocked read or write fail at once (that is how stop signals abort a transfer).
+ */
+final class HttpConnection implements Closeable {
+
+    private static final int READ_BUFFER = 64 * 1024;
+    private static final int MAX_HEAD = 64 * 1024;
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    private final SocketChannel channel;
+    private final ByteBuffer readBuffer = ByteBuffer.allocate(READ_BUFFER).flip();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile StopSignal.Registration stopRegistration = () -> {};
+
+    private HttpConnection(SocketChannel channel) {
+        this.channel = channel;
+    }
+
+    static HttpConnection open(Path socket) throws IOException {
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+        return new HttpConnection(channel);
+    }
+
+    /** Writes the request line and headers; {@code Host} is added. Values must be single-line ASCII. */
+    void writeHead(String method, String target, Map<String, String> headers) throws IOException {
+        StringBuilder head = new StringBuilder(256)
+                .append(method).append(' ').append(target).append(" HTTP/1.1\r\n")
+                .append("Host: docker\r\n");
+        headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        head.append("\r\n");
+        write(ByteBuffer.wrap(head.toString().getBytes(StandardCharsets.ISO_8859_1)));
+    }
+
+    void write(ByteBuffer... buffers) throws IOException {
+        long left = 0;
+        for (ByteBuffer b : buffers) {
+            left += b.remaining();
+        }
+        while (left > 0) {
+            left -= channel.write(buffers);
+        }
+    }
+
+    /** A body sent with chunked transfer encoding, in chunks of {@code chunkSize}; {@link ChunkedOutput#finish()} ends it. */
+    ChunkedOutput chunkedBody(int chunkSize) {
+        return new ChunkedOutput(this, chunkSize);
+    }
+
+    /** Reads the status line and headers, and frames the body by what they say. */
+    Response readResponse(boolean headRequest) throws IOException {
+        String statusLine = readLine();
+        if (statusLine == null) {
+            throw new EOFException("the Docker Engine closed the connection without answering");
+        }
+        String[] parts = statusLine.split(" ", 3);
+        if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
+            throw new IOException("not an HTTP response: " + abbreviate(statusLine));
+        }
+        int status;
+        try {
+            status = Integer.parseInt(parts[1]);
+        } catch (NumberFormatException e) {
+            throw new IOException("not an HTTP status: " + abbreviate(statusLine));
+        }
+        Map<String, String> headers = new TreeMap<>();
+        int headBytes = statusLine.length();
+        String line;
+        while ((line = readLine()) != null && !line.isEmpty()) {
+            headBytes += line.length();
+            if (headBytes > MAX_HEAD) {
+                throw new IOException("the Docker Engine sent more than 64 KiB of headers");
+            }
+            int colon = line.indexOf(':');
+            if (colon > 0) {
+                headers.merge(line.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                        line.substring(colon + 1).trim(), (a, b) -> a + ", " + b);
+            }
+        }
+        if (line == null) {
+            throw new EOFException("the Docker Engine closed the connection inside the response headers");
+        }
+        InputStream body;
+        String transferEncoding = headers.getOrDefault("transfer-encoding", "");
+        String contentLength = headers.get("content-length");
+        if (status == 101) {
+            body = new RawInput();
+        } else if (headRequest || status == 204 || status == 304 || (status >= 100 && status < 200)) {
+            body = InputStream.nullInputStream();
+        } else if (transferEncoding.toLowerCase(Locale.ROOT).contains("chunked")) {
+            body = new ChunkedInput();
+        } else if (contentLength != null) {
+            body = new FixedLengthInput(Long.parseLong(contentLength.trim()));
+        } else {
+            body = new RawInput();
+        }
+        return new Response(status, headers, body);
+    }
+
+    /** Aborts the exchange when {@code signal} stops (at once if it has); detached by {@link #close()}. */
+    void abortOn(StopSignal signal) {
+        StopSignal.Registration previous = stopRegistration;
+        stopRegistration = signal.onStop(reason -> abort());
+        previous.close();
+    }
+
+    /** Aborts the exchange; a blocked read or write on another thread fails at once. Idempotent. */
+    void abort() {
+        if (closed.compareAndSet(false, true)) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing left to release
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        abort();
+        stopRegistration.close();
+    }
+
+    /** Half-closes the request side (EOF for an upgraded stream's stdin). */
+    void shutdownOutput() throws IOException {
+        channel.shutdownOutput();
+    }
+
+    /** A response; closing its body closes the connection. */
+    record Response(int status, Map<String, String> headers, InputStream body) {
+        String header(String name) {
+            return headers.get(name.toLowerCase(Locale.ROOT));
+        }
+    }
+
+    // ---- reading -------------------------------------------------------------------------------
+
+    /** Fills the read buffer; returns false at the end of the stream. */
+    private boolean fill() throws IOException {
+        readBuffer.compact();
+        try {
+            int n = channel.read(readBuffer);
+            return n > 0;
+        } finally {
+            readBuffer.flip();
+        }
+    }
+
+    private int readRaw(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+            return 0;
+        }
+        if (readBuffer.hasRemaining()) {
+            int n = Math.min(len, readBuffer.remaining());
+            readBuffer.get(b, off, n);
+            return n;
+        }
+        if (len >= READ_BUFFER) {
+            int n;
+            do {
+                n = channel.read(ByteBuffer.wrap(b, off, len));
+            } while (n == 0);
+            return n;
+        }
+        if (!fill()) {
+            return -1;
+        }
+        int n = Math.min(len, readBuffer.remaining());
+        readBuffer.get(b, off, n);
+        return n;
+    }
+
+    /** A CRLF- or LF-terminated line without its terminator, or null at the end of the stream. */
+    private String readLine() throws IOException {
+        StringBuilder line = new StringBuilder(64);
+        while (true) {
+            while (readBuffer.hasRemaining()) {
+                byte c = readBuffer.get();
+                if (c == '\n') {
+                    int end = line.length();
+                    if (end > 0 && line.charAt(end - 1) == '\r') {
+                        line.setLength(end - 1);
+                    }
+                    return line.toString();
+                }
+                if (line.length() >= MAX_HEAD) {
+                    throw new IOException("a line from the Docker Engine is longer than 64 KiB");
+                }
+                line.append((char) (c & 0xff));
+            }
+            if (!fill()) {
+                return line.isEmpty() ? null : line.toString();
+            }
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 80 ? s.substring(0, 77) + "..." : s;
+    }
+
+    /** Everything until the connection ends: an upgraded stream, or a body without framing. */
+    private final class RawInput extends InputStream {
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            return readRaw(b, off, len);
+        }
+
+        @Override
+        public int available() {
+            return readBuffer.remaining();
+        }
+
+        @Override
+        public void close() {
+            HttpConnection.this.close();
+        }
+    }
+
+    private final class FixedLengthInput extends InputStream {
+        private long left;
+
+        FixedLengthInput(long length) {
+            this.left = length;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (left == 0) {
+                return -1;
+            }
+            int n = readRaw(b, off, (int) Math.min(len, left));
+            if (n < 0) {
+                throw new EOFException("the Docker Engine closed the connection " + left + " bytes before the end of the body");
+            }
+            left -= n;
+            return n;
+        }
+
+        @Override
+        public void close() {
+            HttpConnection.this.close();
+        }
+    }
+
+    private final class ChunkedInput extends InputStream {
+        private long chunkLeft;
+        private boolean done;
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (done) {
+                return -1;
+            }
+            if (chunkLeft == 0) {
+                String sizeLine = readLine();
+                if (sizeLine == null) {
+                    throw new EOFException("the Docker Engine closed the connection inside a chunked body");
+                }
+                int semicolon = sizeLine.indexOf(';');
+                String hex = (semicolon >= 0 ? sizeLine.substring(0, semicolon) : sizeLine).trim();
+                try {
+                    chunkLeft = Long.parseLong(hex, 16);
+                } catch (NumberFormatException e) {
+                    throw new IOException("bad chunk size from the Docker Engine: " + abbreviate(sizeLine));
+                }
+                if (chunkLeft == 0) {
+                    String trailer;
+                    do {
+                        trailer = readLine();
+                    } while (trailer != null && !trailer.isEmpty());
+                    done = true;
+                    return -1;
+                }
+            }
+            int n = readRaw(b, off, (int) Math.min(len, chunkLeft));
+            if (n < 0) {
+                throw new EOFException("the Docker Engine closed the connection inside a chunk");
+            }
+            chunkLeft -= n;
+            if (chunkLeft == 0) {
+                String end = readLine();
+                if (end == null || !end.isEmpty()) {
+                    throw new IOException("a chunk from the Docker Engine did not end with CRLF");
+                }
+            }
+            return n;
+        }
+
+        @Override
+        public void close() {
+            HttpConnection.this.close();
+        }
+    }
+
+    // ---- writing -------------------------------------------------------------------------------
+
+    /**
+     * A chunked request body. Writes are gathered into chunks of a fixed size; {@link #flush()}
+     * does not cut a chunk short (small chunks cost throughput). {@link #close()} does not end the
+     * body: only {@link #finish()} does, so a source that fails half-way never looks complete.
+     */
+    static final class ChunkedOutput extends OutputStream {
+        private final HttpConnection connection;
+        private final byte[] buffer;
+        private int count;
+        private boolean finished;
+        private IOException failure;
+
+        ChunkedOutput(HttpConnection connection, int chunkSize) {
+            this.connection = connection;
+            this.buffer = new byte[chunkSize];
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            if (count == buffer.length) {
+                sendBuffer();
+            }
+            buffer[count++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            while (len > 0) {
+                if (count == 0 && len >= buffer.length) {
+                    sendChunk(b, off, len);
+                    return;
+                }
+                int n = Math.min(len, buffer.length - count);
+                System.arraycopy(b, off, buffer, count, n);
+                count += n;
+                off += n;
+                len -= n;
+                if (count == buffer.length) {
+                    sendBuffer();
+                }
+            }
+        }
+
+        @Override
+        public void flush() {
+            // Chunks are sent when full or at finish().
+        }
+
+        @Override
+        public void close() {
+            // The body ends only with finish().
+        }
+
+        /** Sends what is buffered and the last chunk. */
+        void finish() throws IOException {
+            if (finished) {
+                return;
+            }
+            sendBuffer();
+            send(ByteBuffer.wrap(new byte[] {'0', '\r', '\n', '\r', '\n'}));
+            finished = true;
+        }
+
+        /** The first error the connection gave, if a write failed because of it (not because of the source). */
+        IOException connectionFailure() {
+            return failure;
+        }
+
+        private void sendBuffer() throws IOException {
+            if (count > 0) {
+                sendChunk(buffer, 0, count);
+                count = 0;
+            }
+        }
+
+        private void sendChunk(byte[] b, int off, int len) throws IOException {
+            byte[] size = (Integer.toHexString(len) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            send(ByteBuffer.wrap(size), ByteBuffer.wrap(b, off, len), ByteBuffer.wrap(CRLF));
+        }
+
+        private void send(ByteBuffer... buffers) throws IOException {
+            if (failure != null) {
+                throw failure;
+            }
+            try {
+                connection.write(buffers);
+            } catch (IOException e) {
+                failure = e;
+                throw e;
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.knotless.executor.docker;
+
+import dev.knotless.executor.Executor;
+import dev.knotless.testkit.ExecutorContract;
+import dev.knotless.testkit.TestImages;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The executor contract against the local Docker Engine, on the image {@code scripts/test-images} builds. */
+class DockerExecutorIT extends ExecutorContract {
+
+    private static final DockerExecutor EXECUTOR = new DockerExecutor();
+    private static String image;
+
+    @BeforeAll
+    static void buildTestImage() {
+        image = TestImages.ensureBuilt();
+    }
+
+    @Override
+    protected Executor executor() {
+        return EXECUTOR;
+    }
+
+    @Override
+    protected String image() {
+        return image;
+    }
+
+    @Override
+    protected List<String> leftovers(String runnerId) throws Exception {
+        return EXECUTOR.containersOf(runnerId);
+    }
+}

@@ -1,0 +1,143 @@
+package dev.knotless.executor.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.Resources;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.Session;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.Trust;
+import dev.knotless.testkit.RecordingOutput;
+import dev.knotless.testkit.TestImages;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What only the Docker executor promises: container hardening, and how it reports a lost container. */
+class DockerSpecificsIT {
+
+    private static final DockerExecutor EXECUTOR = new DockerExecutor();
+    private static String image;
+
+    private final List<Session> opened = new ArrayList<>();
+    private String runnerId;
+
+    @BeforeAll
+    static void buildTestImage() {
+        image = TestImages.ensureBuilt();
+    }
+
+    @BeforeEach
+    void freshRunner() {
+        byte[] b = new byte[6];
+        ThreadLocalRandom.current().nextBytes(b);
+        runnerId = "docker-it-" + HexFormat.of().formatHex(b);
+    }
+
+    @AfterEach
+    void nothingIsLeftBehind() throws Exception {
+        opened.forEach(Session::close);
+        List<String> left = EXECUTOR.containersOf(runnerId);
+        EXECUTOR.sweep(runnerId, Set.of());
+        assertThat(left).isEmpty();
+    }
+
+    private RunSpec.Builder spec() {
+        return RunSpec.builder(runnerId, runnerId + "-run", image);
+    }
+
+    private DockerSession open(RunSpec spec) throws ExecutorException {
+        DockerSession s = (DockerSession) EXECUTOR.start(spec, StopSignal.none());
+        opened.add(s);
+        return s;
+    }
+
+    @Test
+    void everyRunIsHardenedAndUntrustedRunsHaveNoNetwork() throws Exception {
+        DockerSession s = open(spec().trust(Trust.UNTRUSTED).resources(new Resources(500, 256L * 1024 * 1024)).build());
+        JsonNode inspect = EXECUTOR.engine().inspectContainer(s.id()).orElseThrow();
+        JsonNode host = inspect.path("HostConfig");
+        assertThat(host.path("SecurityOpt").toString()).contains("no-new-privileges");
+        assertThat(host.path("CapDrop").toString()).contains("ALL");
+        assertThat(host.path("CapAdd").toString()).doesNotContain("NET_RAW", "SYS_ADMIN", "NET_ADMIN");
+        assertThat(host.path("Privileged").asBoolean()).isFalse();
+        assertThat(host.path("PidsLimit").asLong()).isEqualTo(256);
+        assertThat(host.path("NanoCpus").asLong()).isEqualTo(500_000_000L);
+        assertThat(host.path("Memory").asLong()).isEqualTo(256L * 1024 * 1024);
+        assertThat(host.path("NetworkMode").asText()).isEqualTo("none");
+        assertThat(inspect.path("Mounts")).isEmpty();
+        assertThat(inspect.path("Config").path("Labels").path("dev.knotless.run").asText()).isEqualTo(runnerId + "-run");
+
+        RecordingOutput out = new RecordingOutput();
+        StepOutcome outcome = s.run(new StepPayload("net", List.of("/bin/sh", "-c",
+                "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; grep NoNewPrivs /proc/self/status"), Map.of()),
+                out, StopSignal.none());
+        assertThat(outcome).isEqualTo(new StepOutcome.Exited(0));
+        assertThat(out.stdout()).isEqualTo("lo\nNoNewPrivs:\t1\n");
+    }
+
+    @Test
+    void aContainerRemovedMidStepIsReportedLostNeverPassed() throws Exception {
+        DockerSession s = open(spec().build());
+        Thread remover = Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(1000);
+                EXECUTOR.engine().removeContainer(s.id());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        StepOutcome outcome = s.run(new StepPayload("long", List.of("/bin/sh", "-c", "sleep 60"), Map.of()),
+                new RecordingOutput(), StopSignal.none());
+        remover.join();
+        assertThat(outcome).isInstanceOfSatisfying(StepOutcome.Failed.class,
+                f -> assertThat(f.failure().kind()).isEqualTo(Failure.Kind.LOST));
+
+        StepOutcome next = s.run(new StepPayload("after", List.of("true"), Map.of()), new RecordingOutput(), StopSignal.none());
+        assertThat(next).isInstanceOfSatisfying(StepOutcome.Failed.class,
+                f -> assertThat(f.failure().kind()).isEqualTo(Failure.Kind.LOST));
+        assertThatThrownBy(() -> s.download("/outputs", in -> in.transferTo(java.io.OutputStream.nullOutputStream()), StopSignal.none()))
+                .isInstanceOfSatisfying(ExecutorException.class, e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.LOST));
+    }
+
+    @Test
+    void keepLeavesTheContainerForInspectionUntilSwept() throws Exception {
+        DockerSession s = open(spec().keep(true).build());
+        s.close();
+        assertThat(EXECUTOR.containersOf(runnerId)).hasSize(1);
+        assertThat(EXECUTOR.sweep(runnerId, Set.of()).removed()).containsExactly("knotless-" + runnerId + "-run");
+    }
+
+    @Test
+    void aStartAlreadyStoppedCreatesNothing() {
+        StopSignal cancelled = new StopSignal();
+        cancelled.stop(StopSignal.Reason.CANCELLED);
+        assertThatThrownBy(() -> EXECUTOR.start(spec().build(), cancelled))
+                .isInstanceOfSatisfying(ExecutorException.class, e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.STOPPED));
+    }
+
+    @Test
+    void anUnreachableEngineIsOneClearLine() {
+        DockerExecutor nowhere = new DockerExecutor(Path.of("/nonexistent/docker.sock"));
+        assertThatThrownBy(() -> nowhere.start(spec().build(), StopSignal.none()))
+                .isInstanceOfSatisfying(ExecutorException.class, e -> {
+                    assertThat(e.failure().kind()).isEqualTo(Failure.Kind.INFRASTRUCTURE);
+                    assertThat(e.failure().reason()).startsWith("cannot reach the Docker Engine at /nonexistent/docker.sock");
+                });
+        assertThat(nowhere.sweep(runnerId, Set.of()).failed()).singleElement().asString().contains("cannot reach");
+    }
+}

@@ -1,0 +1,168 @@
+package dev.knotless.cli;
+
+import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckJson;
+import dev.knotless.checks.CheckStore;
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.Resources;
+import dev.knotless.executor.Trust;
+import dev.knotless.runner.Event;
+import dev.knotless.runner.checkout.Commit;
+import dev.knotless.runner.checkout.Mirror;
+import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.runner.run.Cancellation;
+import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunLimits;
+import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.runner.workflow.WorkflowException;
+import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.runner.workflow.WorkflowSet;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(
+        name = "exec",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs a repository's workflows once, on one commit, and prints their checks.",
+            "Exit status: 0 all checks succeeded, 1 a check failed or was cancelled,"
+                    + " 2 usage or workflow error, 3 a check ended in error."
+        })
+final class ExecCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", arity = "0..1", defaultValue = ".", paramLabel = "REPO",
+            description = "A local repository path or a git URL (default: ${DEFAULT-VALUE}).")
+    String repo;
+
+    @Option(names = "--rev", defaultValue = "HEAD", paramLabel = "REV",
+            description = "The commit, branch or tag to run (default: ${DEFAULT-VALUE}).")
+    String rev;
+
+    @Option(names = "--workflow", paramLabel = "NAME",
+            description = "Run only this workflow, whatever its 'on' says (repeatable).")
+    List<String> workflows = new ArrayList<>();
+
+    @Option(names = "--event", defaultValue = "push", paramLabel = "EVENT",
+            description = "push, pull, batch or manual (default: ${DEFAULT-VALUE}). pull and batch run untrusted.")
+    String event;
+
+    @Option(names = "--var", paramLabel = "NAME=VALUE",
+            description = "A run variable for every step; overrides the workflow's (repeatable).")
+    Map<String, String> variables = new LinkedHashMap<>();
+
+    @Option(names = "--image", defaultValue = "debian:bookworm-slim", paramLabel = "IMAGE",
+            description = "The image for workflows that name none (default: ${DEFAULT-VALUE}).")
+    String image;
+
+    @Option(names = "--keep", description = "Leave each run's environment in place for inspection.")
+    boolean keep;
+
+    @Option(names = "--json", description = "Print one check JSON object per line on stdout; human output goes to stderr.")
+    boolean json;
+
+    @Option(names = "--checkout-limit", defaultValue = "2Gi", paramLabel = "SIZE",
+            description = "The largest checkout sent into a run (default: ${DEFAULT-VALUE}).")
+    String checkoutLimit;
+
+    @Option(names = "--kill-grace", defaultValue = "5s", paramLabel = "DURATION",
+            description = "Between TERM and KILL when a step is stopped (default: ${DEFAULT-VALUE}).")
+    String killGrace;
+
+    @Mixin
+    RunnerOptions runner;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter human = json ? err : out;
+        Event ev = Event.parse(event);
+        for (String name : variables.keySet()) {
+            if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw new IllegalArgumentException("--var " + name + ": not a shell variable name");
+            }
+        }
+        RunLimits limits = RunLimits.DEFAULT
+                .withCheckoutBytes(Resources.parseMemory(checkoutLimit))
+                .withKillGrace(WorkflowParser.parseDuration(killGrace));
+
+        Path stateDir = runner.stateDir();
+        Mirror mirror = new Mirrors(stateDir).mirrorFor(repo);
+        Commit commit = mirror.resolve(rev);
+        WorkflowSet parsed = WorkflowParser.parseAll(mirror.files(commit.sha(), WorkflowParser.DIRECTORY));
+        if (parsed.hasErrors()) {
+            for (WorkflowException e : parsed.errors()) {
+                err.println("knotless-run: " + e.getMessage());
+            }
+            return ExitCodes.USAGE;
+        }
+        List<Workflow> all = parsed.workflows();
+        List<Workflow> selected = select(all, ev, commit);
+        if (selected.isEmpty()) {
+            err.println("knotless-run: no workflow in " + repo + " at " + commit.sha().substring(0, 12)
+                    + " runs on " + ev.wireName() + (workflows.isEmpty() ? "" : " with the names " + workflows));
+            return workflows.isEmpty() ? ExitCodes.SUCCESS : ExitCodes.USAGE;
+        }
+
+        Console console = new Console(human, !json && Console.colours());
+        CheckStore store = new CheckStore(stateDir);
+        Cancellation cancellation = new Cancellation();
+        List<Check> checks = new ArrayList<>();
+        try (Executor executor = runner.executor();
+             RunnerLock lock = RunnerLock.take(stateDir, runner.runnerId())) {
+            if (lock.exclusive()) {
+                Sweeper.sweep(executor, runner.runnerId(), console);
+            }
+            try (Interrupts interrupts = Interrupts.cancelOn(cancellation, console)) {
+                Run run = new Run(executor, store, console, limits, Clock.systemUTC());
+                Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
+                for (Workflow w : selected) {
+                    RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),
+                            commit.sha(), commit.ref(), ev, trust, w, mirror.tree(commit.sha()), variables, image, keep);
+                    Check check = run.execute(request, cancellation);
+                    checks.add(check);
+                    if (json) {
+                        out.println(new CheckJson().line(check));
+                        out.flush();
+                    }
+                }
+            }
+        }
+        console.summary(checks);
+        return ExitCodes.of(checks);
+    }
+
+    private List<Workflow> select(List<Workflow> all, Event ev, Commit commit) {
+        if (!workflows.isEmpty()) {
+            List<Workflow> named = new ArrayList<>();
+            for (String name : workflows) {
+                Workflow w = all.stream().filter(x -> x.name().equals(name)).findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException("no workflow named '" + name + "'; there are "
+                                + all.stream().map(Workflow::name).toList()));
+                named.add(w);
+            }
+            return named;
+        }
+        // A commit reached by sha has no branch: only workflows without branch filters match it.
+        String branch = commit.ref().startsWith("refs/heads/") ? commit.ref().substring("refs/heads/".length()) : "";
+        return all.stream().filter(w -> w.on().matches(ev, branch)).toList();
+    }
+
+}

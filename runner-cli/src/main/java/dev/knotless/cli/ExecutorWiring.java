@@ -1,0 +1,28 @@
+package dev.knotless.cli;
+
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.docker.DockerExecutor;
+import java.util.Iterator;
+import java.util.List;
+
+/** The one place that names every executor and builds the chosen one. */
+final class ExecutorWiring {
+
+    private ExecutorWiring() {}
+
+    static Executor create(String name, RunnerOptions options) {
+        return switch (name) {
+            case "docker" -> new DockerExecutor(options.dockerSocket);
+            default -> throw new IllegalArgumentException(
+                    "--executor " + name + ": unknown executor; choose one of " + String.join(", ", new Names()));
+        };
+    }
+
+    /** The names {@code --executor} accepts. */
+    static final class Names implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return List.of("docker").iterator();
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.knotless.cli;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Tells whether this process is the only one running as this runner on this host.
+ *
+ * <p>Every process holds a shared lock on the runner's lock file while it runs. The one that gets
+ * the lock exclusively at start knows no other process of the runner is alive, so it may sweep
+ * the runner's orphans; it then holds a shared lock like the rest. A crashed process's lock is
+ * released by the kernel, which is what makes its orphans sweepable.
+ */
+final class RunnerLock implements AutoCloseable {
+
+    private final FileChannel channel;
+    private final FileLock lock;
+    private final boolean exclusive;
+
+    private RunnerLock(FileChannel channel, FileLock lock, boolean exclusive) {
+        this.channel = channel;
+        this.lock = lock;
+        this.exclusive = exclusive;
+    }
+
+    static RunnerLock take(Path stateDir, String runnerId) throws IOException {
+        Path file = stateDir.resolve("runners").resolve(runnerId + ".lock");
+        Files.createDirectories(file.getParent());
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.READ);
+        FileLock mine = ch.tryLock(0, Long.MAX_VALUE, false);
+        if (mine != null) {
+            // Sole owner: sweeping is safe. Downgrade at once so that other processes may start;
+            // between release and shared lock another process could sweep, but we own nothing yet.
+            mine.release();
+            return new RunnerLock(ch, ch.lock(0, Long.MAX_VALUE, true), true);
+        }
+        return new RunnerLock(ch, ch.lock(0, Long.MAX_VALUE, true), false);
+    }
+
+    /** Whether no other process of this runner was alive when the lock was taken. */
+    boolean exclusive() {
+        return exclusive;
+    }
+
+    @Override
+    public void close() throws IOException {
+        lock.release();
+        channel.close();
+    }
+}

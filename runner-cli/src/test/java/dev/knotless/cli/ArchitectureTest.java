@@ -1,0 +1,82 @@
+package dev.knotless.cli;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Dependencies point one way (docs/design/architecture.md): executors and libraries depend only
+ * on the executor seam; runner-core never on an executor implementation; only the CLI wires them.
+ */
+class ArchitectureTest {
+
+    static JavaClasses classes;
+
+    @BeforeAll
+    static void importProductionClasses() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.knotless");
+    }
+
+    @Test
+    void theSeamDependsOnNothingOfOurs() {
+        classes().that().resideInAnyPackage("dev.knotless.executor", "dev.knotless.tar")
+                .should().onlyDependOnClassesThat().resideInAnyPackage(
+                        "dev.knotless.executor", "dev.knotless.tar", "java..", "org.apache.commons.compress..", "org.slf4j..")
+                .check(classes);
+    }
+
+    @Test
+    void executorsDependOnlyOnTheSeam() {
+        for (String executor : new String[] {"docker", "kubernetes", "node"}) {
+            noClasses().that().resideInAPackage("dev.knotless.executor." + executor + "..")
+                    .should().dependOnClassesThat().resideInAnyPackage(
+                            "dev.knotless.runner..", "dev.knotless.checks..", "dev.knotless.secrets..",
+                            "dev.knotless.cache..", "dev.knotless.cli..", "dev.knotless.testkit..",
+                            otherExecutors(executor)[0], otherExecutors(executor)[1])
+                    .allowEmptyShould(true)
+                    .check(classes);
+        }
+    }
+
+    @Test
+    void librariesDependOnlyOnTheSeam() {
+        noClasses().that().resideInAnyPackage("dev.knotless.checks..", "dev.knotless.secrets..", "dev.knotless.cache..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "dev.knotless.runner..", "dev.knotless.cli..", "dev.knotless.executor.docker..",
+                        "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", "dev.knotless.testkit..")
+                .check(classes);
+    }
+
+    @Test
+    void runnerCoreNeverNamesAnExecutorImplementation() {
+        noClasses().that().resideInAPackage("dev.knotless.runner..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..",
+                        "dev.knotless.executor.node..", "dev.knotless.cli..", "dev.knotless.testkit..")
+                .check(classes);
+    }
+
+    @Test
+    void onlyTheCliWiresExecutors() {
+        noClasses().that().resideOutsideOfPackage("dev.knotless.cli..")
+                .and().resideOutsideOfPackages("dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..",
+                        "dev.knotless.executor.node..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..")
+                .check(classes);
+    }
+
+    private static String[] otherExecutors(String executor) {
+        return java.util.Arrays.stream(new String[] {"docker", "kubernetes", "node"})
+                .filter(e -> !e.equals(executor))
+                .map(e -> "dev.knotless.executor." + e + "..")
+                .toArray(String[]::new);
+    }
+}

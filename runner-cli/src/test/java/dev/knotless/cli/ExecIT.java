@@ -1,0 +1,195 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code knotless-run exec} end to end on the real Docker Engine: each case ends in the stated
+ * check and exit status, and leaves no container behind.
+ */
+class ExecIT {
+
+    static final String IMAGE = "local/knotless-test:1";
+
+    @TempDir Path tmp;
+    final String runnerId = "exec-it-" + UUID.randomUUID().toString().substring(0, 8);
+    final ObjectMapper mapper = new ObjectMapper();
+
+    record Result(int exit, String out, String err, List<JsonNode> checks) {}
+
+    Result exec(Path repo, String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("exec", repo.toString(), "--json", "--state-dir",
+                tmp.resolve("state").toString(), "--runner-id", runnerId, "--kill-grace", "2s"));
+        args.addAll(List.of(extra));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int exit = cli.execute(args.toArray(String[]::new));
+        List<JsonNode> checks = new ArrayList<>();
+        for (String line : out.toString().split("\n")) {
+            if (line.startsWith("{")) {
+                checks.add(mapper.readTree(line));
+            }
+        }
+        return new Result(exit, out.toString(), err.toString(), checks);
+    }
+
+    @AfterEach
+    void nothingIsLeftBehind() throws Exception {
+        assertThat(Docker.containersOf(runnerId)).as("containers left by runner " + runnerId).isEmpty();
+    }
+
+    @Test
+    void aPassingWorkflowIsASuccessWithItsImageOutputAndGitInsideSeesTheCommit() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("hello.yaml", """
+                        image: %s
+                        variables: {GREETING: hi}
+                        steps:
+                          - name: greet
+                            run: |
+                              echo "$GREETING $KNOTLESS_EVENT $CI"
+                              echo "head=$(git rev-parse HEAD)"
+                          - name: draw
+                            run: printf '\\211PNG\\r\\n\\032\\n0000' > "$KNOTLESS_RUN_OUTPUTS/plot.bin"
+                        """.formatted(IMAGE));
+        String sha = repo.commit();
+        Result r = exec(repo.dir, "--var", "GREETING=hello");
+        assertThat(r.exit).as(r.err).isZero();
+        JsonNode check = r.checks.get(0);
+        assertThat(check.get("status").asText()).isEqualTo("success");
+        assertThat(check.get("commit").asText()).isEqualTo(sha);
+        assertThat(check.get("ref").asText()).isEqualTo("refs/heads/main");
+        assertThat(check.get("steps")).hasSize(2);
+        assertThat(check.get("steps").get(0).get("exitCode").asInt()).isZero();
+        assertThat(check.get("outputs").get(0).get("mediaType").asText()).isEqualTo("image/png");
+        String log = Files.readString(Path.of(check.get("log").asText()));
+        assertThat(log).contains("hello push true").contains("head=" + sha);
+        assertThat(r.err).contains("greet │ hello push true");
+    }
+
+    @Test
+    void anImageThatDoesNotExistIsAnErrorWithOneClearLine() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("ci.yaml", "image: local/knotless-no-such-image:404\nsteps: [{run: 'true'}]\n");
+        repo.commit();
+        Result r = exec(repo.dir);
+        assertThat(r.exit).isEqualTo(3);
+        JsonNode check = r.checks.get(0);
+        assertThat(check.get("status").asText()).isEqualTo("error");
+        assertThat(check.get("reason").asText()).contains("local/knotless-no-such-image:404").doesNotContain("\n");
+        assertThat(r.err).doesNotContain("Exception").doesNotContain("\tat ");
+    }
+
+    @Test
+    void aStepExitingThreeIsAFailureWithExitCodeThreeAndTheRestIsSkipped() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("ci.yaml", "image: " + IMAGE + "\nsteps:\n  - {name: bad, run: 'exit 3'}\n  - {name: after, run: 'true'}\n");
+        repo.commit();
+        Result r = exec(repo.dir);
+        assertThat(r.exit).isEqualTo(1);
+        JsonNode check = r.checks.get(0);
+        assertThat(check.get("status").asText()).isEqualTo("failure");
+        assertThat(check.get("reason").asText()).isEqualTo("step 'bad' exited with 3");
+        assertThat(check.get("steps").get(0).get("exitCode").asInt()).isEqualTo(3);
+        assertThat(check.get("steps").get(1).get("status").asText()).isEqualTo("skipped");
+    }
+
+    @Test
+    void aStepOverItsTimeoutIsAFailureWithoutExitCode() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("ci.yaml", "image: " + IMAGE + "\nsteps:\n  - {name: slow, timeout: 2s, run: 'sleep 600'}\n");
+        repo.commit();
+        long started = System.nanoTime();
+        Result r = exec(repo.dir);
+        long seconds = (System.nanoTime() - started) / 1_000_000_000L;
+        assertThat(r.exit).isEqualTo(1);
+        JsonNode check = r.checks.get(0);
+        assertThat(check.get("status").asText()).isEqualTo("failure");
+        assertThat(check.get("reason").asText()).isEqualTo("step 'slow' timed out after 2s");
+        assertThat(check.get("steps").get(0).get("exitCode").isNull()).isTrue();
+        assertThat(seconds).isLessThan(30);
+    }
+
+    @Test
+    void aMalformedWorkflowExitsTwoNamingFileLineAndField() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("broken.yaml", "image: " + IMAGE + "\nsteps:\n  - name: a\n    run: 'true'\n    timeout: forever\n");
+        repo.commit();
+        Result r = exec(repo.dir);
+        assertThat(r.exit).isEqualTo(2);
+        assertThat(r.err).contains(".knotless/workflows/broken.yaml:5:").contains("steps[0].timeout");
+        assertThat(r.checks).isEmpty();
+    }
+
+    @Test
+    void aCheckoutOverItsSizeBoundIsAnError() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("ci.yaml", "image: " + IMAGE + "\nsteps: [{run: 'true'}]\n")
+                .file("big.txt", "x".repeat(64 * 1024));
+        repo.commit();
+        Result r = exec(repo.dir, "--checkout-limit", "16Ki");
+        assertThat(r.exit).isEqualTo(3);
+        JsonNode check = r.checks.get(0);
+        assertThat(check.get("status").asText()).isEqualTo("error");
+        assertThat(check.get("reason").asText()).isEqualTo("checkout failed: checkout is larger than its limit of 16 KiB");
+    }
+
+    @Test
+    void anOutputSymlinkPointingOutsideIsRefusedAndNothingIsWrittenOutside() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("ci.yaml", "image: " + IMAGE + "\nsteps:\n  - run: |\n      ln -s /etc \"$KNOTLESS_RUN_OUTPUTS/evil\"\n      ln -s ../../.. \"$KNOTLESS_RUN_OUTPUTS/up\"\n");
+        repo.commit();
+        Result r = exec(repo.dir);
+        assertThat(r.exit).isEqualTo(1);
+        JsonNode check = r.checks.get(0);
+        assertThat(check.get("status").asText()).isEqualTo("failure");
+        assertThat(check.get("reason").asText()).startsWith("outputs refused: ").contains("symlink");
+        Path outputs = tmp.resolve("state/outputs").resolve(check.get("id").asText());
+        try (var files = Files.walk(tmp.resolve("state/outputs"))) {
+            assertThat(files.filter(Files::isSymbolicLink)).isEmpty();
+        }
+        assertThat(outputs.getParent()).exists();
+    }
+
+    @Test
+    void anOrphanOfAnEarlierProcessIsSweptAtStart() throws Exception {
+        try (var executor = new dev.knotless.executor.docker.DockerExecutor(Path.of("/var/run/docker.sock"))) {
+            executor.start(dev.knotless.executor.RunSpec.builder(runnerId, "orphan-run", IMAGE).build(),
+                    new dev.knotless.executor.StopSignal());
+        }
+        assertThat(Docker.containersOf(runnerId)).hasSize(1);
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("ci.yaml", "image: " + IMAGE + "\nsteps: [{run: 'true'}]\n");
+        repo.commit();
+        Result r = exec(repo.dir);
+        assertThat(r.exit).isZero();
+        assertThat(r.err).contains("swept orphan");
+    }
+
+    @Test
+    void aWorkflowWhoseOnDoesNotMatchTheEventDoesNotRun() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("pushes.yaml", "on: {push: {branches: [release/*]}}\nimage: " + IMAGE + "\nsteps: [{run: 'true'}]\n");
+        repo.commit();
+        Result r = exec(repo.dir);
+        assertThat(r.exit).isZero();
+        assertThat(r.checks).isEmpty();
+        assertThat(r.err).contains("no workflow");
+    }
+}

@@ -1,0 +1,281 @@
+package dev.knotless.runner.checkout;
+
+import dev.knotless.executor.TarSource;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * One repository's bare mirror, as of its last sync by {@link Mirrors#mirrorFor}: resolves
+ * revisions and reads commits. Reads only; safe from any thread and while another process fetches
+ * into the mirror.
+ */
+public final class Mirror {
+
+    /** The most {@link #files(String, String)} reads of one file. */
+    public static final int MAX_FILE_BYTES = 1 << 20;
+
+    static final Pattern SHA = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
+
+    private final Source source;
+    private final Path path;
+
+    Mirror(Source source, Path path) {
+        this.source = source;
+        this.path = path;
+    }
+
+    /** The repository as named in messages: its real path, or its URL without credentials. */
+    public String repo() {
+        return source.display();
+    }
+
+    /** The bare repository on disk. */
+    public Path path() {
+        return path;
+    }
+
+    /**
+     * The commit a revision names.
+     *
+     * <p>{@code HEAD} (also {@code HEAD~1}, {@code HEAD^2}, ...) means the source's HEAD at the last
+     * sync, whether it named a branch or was detached. The ref of {@code HEAD} is the branch it
+     * named when that is known and still agrees (always known for a local source; for a URL, the
+     * default branch the clone saw), else the sha.
+     *
+     * <p>A branch or tag name, short ({@code main}, {@code v1.0}) or full ({@code refs/heads/main}),
+     * gives its full ref name in {@link Commit#ref()}; a branch wins over a tag of the same name.
+     * Anything else git can read as a commit (a full or abbreviated sha, {@code main~2}) gives the
+     * sha as the ref.
+     *
+     * @throws CheckoutException "revision 'x' not found in REPO" when it names no commit
+     */
+    public Commit resolve(String rev) throws IOException {
+        String revision = rev == null || rev.isBlank() ? "HEAD" : rev.strip();
+        if (revision.startsWith("-") || revision.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
+            throw notFound(revision);
+        }
+        if (revision.equals("HEAD") || revision.startsWith("HEAD~") || revision.startsWith("HEAD^")) {
+            String sha = peel(Mirrors.SOURCE_HEAD + revision.substring("HEAD".length()));
+            if (sha == null) {
+                throw notFound(revision);
+            }
+            return new Commit(sha, revision.equals("HEAD") ? headBranch(sha) : sha);
+        }
+        if (isRefName(revision)) {
+            List<String> candidates = revision.startsWith("refs/")
+                    ? List.of(revision)
+                    : List.of("refs/heads/" + revision, "refs/tags/" + revision);
+            for (String candidate : candidates) {
+                if (Git.run(path, Git.LOCAL_TIMEOUT, List.of("show-ref", "--verify", "--quiet", candidate)).ok()) {
+                    String sha = peel(candidate);
+                    if (sha == null) {
+                        throw new CheckoutException("revision '" + revision + "' in " + repo() + " is not a commit");
+                    }
+                    return new Commit(sha, candidate);
+                }
+            }
+        }
+        String sha = peel(revision);
+        if (sha == null) {
+            throw notFound(revision);
+        }
+        return new Commit(sha, sha);
+    }
+
+    /** The source's HEAD at the last sync. */
+    public Commit resolve() throws IOException {
+        return resolve("HEAD");
+    }
+
+    /**
+     * The text of the regular files directly in {@code dir} of a commit (not in its
+     * subdirectories; symlinks and submodules left out), keyed by path from the repository root,
+     * such as {@code .knotless/workflows/ci.yaml}, in path order. A missing directory gives an
+     * empty map.
+     *
+     * @param dir a directory of the tree, such as {@code .knotless/workflows}; empty for the root
+     * @throws CheckoutException when the commit is not in the mirror, or a file is larger than
+     *     {@link #MAX_FILE_BYTES} or not UTF-8
+     */
+    public Map<String, String> files(String sha, String dir) throws IOException {
+        requireSha(sha);
+        String prefix = dir.replaceAll("^/+|/+$", "");
+        List<String> args = new ArrayList<>(List.of("--literal-pathspecs", "ls-tree", "-z", "-l", sha + "^{tree}"));
+        if (!prefix.isEmpty()) {
+            args.add("--");
+            args.add(prefix + "/");
+        }
+        Git.Result listing = Git.run(path, Git.LOCAL_TIMEOUT, args);
+        if (!listing.ok()) {
+            throw commitNotFound(sha);
+        }
+        Map<String, String> objects = new LinkedHashMap<>();
+        String all = new String(listing.stdout(), StandardCharsets.UTF_8);
+        for (String record : all.split("\0")) {
+            if (record.isEmpty()) {
+                continue;
+            }
+            // <mode> SP <type> SP <object> SP+ <size> TAB <path>
+            int tab = record.indexOf('\t');
+            String[] meta = record.substring(0, tab).trim().split(" +");
+            String file = record.substring(tab + 1);
+            if (!meta[1].equals("blob") || !(meta[0].equals("100644") || meta[0].equals("100755"))) {
+                continue;
+            }
+            long size = Long.parseLong(meta[3]);
+            if (size > MAX_FILE_BYTES) {
+                throw new CheckoutException(file + " in " + repo() + " at " + sha + " is " + size
+                        + " bytes; files read from " + (prefix.isEmpty() ? "the root" : prefix)
+                        + " are limited to " + MAX_FILE_BYTES + " bytes");
+            }
+            objects.put(file, meta[2]);
+        }
+        return objects.isEmpty() ? Map.of() : readBlobs(objects, sha);
+    }
+
+    /** Reads blobs through one {@code git cat-file --batch}, one request and answer at a time. */
+    private Map<String, String> readBlobs(Map<String, String> objects, String sha) throws IOException {
+        Process process = Git.command(path, List.of("cat-file", "--batch"))
+                .redirectInput(ProcessBuilder.Redirect.PIPE)
+                .start();
+        Git.StderrDrain stderr = Git.StderrDrain.start(process);
+        Map<String, String> texts = new LinkedHashMap<>();
+        try (OutputStream requests = process.getOutputStream(); InputStream answers = process.getInputStream()) {
+            for (Map.Entry<String, String> object : objects.entrySet()) {
+                requests.write((object.getValue() + "\n").getBytes(StandardCharsets.US_ASCII));
+                requests.flush();
+                String header = readLine(answers);
+                String[] parts = header.split(" ");
+                if (parts.length != 3 || !parts[1].equals("blob")) {
+                    throw new CheckoutException("could not read " + object.getKey() + " of " + sha + " in " + repo()
+                            + ": git cat-file answered '" + header + "'" + stderrOf(stderr));
+                }
+                byte[] content = answers.readNBytes(Integer.parseInt(parts[2]));
+                answers.read(); // the newline after the content
+                texts.put(object.getKey(), utf8(content, object.getKey(), sha));
+            }
+        } finally {
+            Git.kill(process);
+        }
+        return texts;
+    }
+
+    private static String stderrOf(Git.StderrDrain stderr) {
+        try {
+            String text = stderr.text();
+            return text.isEmpty() ? "" : " (" + Git.oneLine(text) + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    private String utf8(byte[] content, String file, String sha) throws CheckoutException {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(content))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new CheckoutException(file + " in " + repo() + " at " + sha + " is not UTF-8 text");
+        }
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int b;
+        while ((b = in.read()) >= 0 && b != '\n') {
+            line.write(b);
+            if (line.size() > 1024) {
+                throw new IOException("git cat-file printed a header longer than 1 KiB");
+            }
+        }
+        if (b < 0) {
+            throw new IOException("git cat-file ended early");
+        }
+        return line.toString(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A commit's tree as a tar stream, made by {@code git archive} and copied entry by entry (no
+     * temporary file): owners root, modes, symlinks and empty directories kept, submodules as empty
+     * directories, any {@code .git} path of the tree left out. A minimal {@code .git} follows, so
+     * that {@code git rev-parse HEAD}, {@code git log -1} and {@code git describe --always} work in
+     * the run: a detached {@code HEAD}, the commit object itself, and a {@code shallow} file that
+     * stops git looking for its parents. Commands that need the tree or an index ({@code git
+     * status}, {@code git diff}) do not work. The caller bounds the size with {@code
+     * Bounded.output}.
+     *
+     * @throws CheckoutException now, when the commit is not in the mirror
+     */
+    public TarSource tree(String sha) throws IOException {
+        requireSha(sha);
+        Git.Result commit = Git.run(path, Git.LOCAL_TIMEOUT, List.of("cat-file", "commit", sha));
+        if (!commit.ok()) {
+            throw commitNotFound(sha);
+        }
+        return new CommitTree(path, sha, commit.stdout());
+    }
+
+    /** The branch the source's HEAD named at the last sync, if it is still at {@code sha}; else {@code sha}. */
+    private String headBranch(String sha) throws IOException {
+        Git.Result branch = Git.run(path, Git.LOCAL_TIMEOUT, List.of("symbolic-ref", "--quiet", "HEAD"));
+        if (branch.ok() && branch.text().startsWith("refs/heads/") && sha.equals(peel(branch.text()))) {
+            return branch.text();
+        }
+        return sha;
+    }
+
+    /** The commit's sha, or null when {@code revision} names none. */
+    private String peel(String revision) throws IOException {
+        Git.Result result = Git.run(path, Git.LOCAL_TIMEOUT,
+                List.of("rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"));
+        return result.ok() && SHA.matcher(result.text()).matches() ? result.text() : null;
+    }
+
+    /** Git's ref-name rules, enough to tell a name from an expression such as {@code main~1}. */
+    static boolean isRefName(String s) {
+        if (s.isEmpty() || s.startsWith("/") || s.endsWith("/") || s.endsWith(".") || s.endsWith(".lock")
+                || s.contains("..") || s.contains("@{") || s.contains("//") || s.equals("@")) {
+            return false;
+        }
+        for (String part : s.split("/")) {
+            if (part.startsWith(".")) {
+                return false;
+            }
+        }
+        return s.chars().noneMatch(c -> c <= ' ' || c == 0x7f || "~^:?*[\\".indexOf(c) >= 0);
+    }
+
+    private void requireSha(String sha) {
+        if (sha == null || !SHA.matcher(sha).matches()) {
+            throw new IllegalArgumentException("not a full commit sha: '" + sha + "'");
+        }
+    }
+
+    private CheckoutException notFound(String revision) {
+        return new CheckoutException("revision '" + revision + "' not found in " + repo());
+    }
+
+    private CheckoutException commitNotFound(String sha) {
+        return new CheckoutException("commit " + sha + " not found in " + repo());
+    }
+
+    @Override
+    public String toString() {
+        return "Mirror[" + repo() + " at " + path + "]";
+    }
+}

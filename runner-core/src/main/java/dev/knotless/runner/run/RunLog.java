@@ -1,0 +1,65 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.CappedLog;
+import dev.knotless.executor.OutputSink;
+import dev.knotless.secrets.Masker;
+import dev.knotless.secrets.MaskingSink;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+/**
+ * A run's log: runner notices and masked step output, into the capped check log and the listener.
+ *
+ * <p>Every byte of step output passes the run's {@link Masker} before it reaches either. Concurrency:
+ * writes are serialised here, so an executor may deliver output from its own thread.
+ */
+final class RunLog implements AutoCloseable {
+
+    private final CappedLog file;
+    private final RunRequest run;
+    private final RunListener listener;
+    private final Masker masker;
+
+    RunLog(Path path, int cap, RunRequest run, RunListener listener, Masker masker) throws IOException {
+        this.file = new CappedLog(path, cap);
+        this.run = run;
+        this.listener = listener;
+        this.masker = masker;
+    }
+
+    synchronized void notice(String line) {
+        write(("[knotless] " + line + "\n").getBytes(StandardCharsets.UTF_8));
+        listener.notice(run, line);
+    }
+
+    /** A sink for step {@code number}'s output; close it when the step ends. */
+    MaskingSink step(int number) {
+        OutputSink fanout = (stream, buffer, offset, length) -> {
+            synchronized (this) {
+                try {
+                    file.write(buffer, offset, length);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                listener.stepOutput(run, number, stream, buffer, offset, length);
+            }
+        };
+        return masker.newStream(fanout);
+    }
+
+    private void write(byte[] bytes) {
+        try {
+            file.write(bytes, 0, bytes.length);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        file.close();
+    }
+
+}

@@ -1,0 +1,81 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.Output;
+import dev.knotless.checks.StepResult;
+import dev.knotless.executor.Session;
+import dev.knotless.executor.StopSignal;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the phases of one run share. Used by the run's own thread only.
+ *
+ * <p>{@link #verdict} is the first thing that went wrong; later phases still run when they make
+ * sense (outputs are collected after a failing step), but the first verdict is the check's.
+ */
+final class RunState {
+
+    final RunRequest request;
+    final RunLimits limits;
+    final RunLog log;
+    final Path outputDir;
+    /** Stops with the run's cancellation, or with TIMEOUT at the run's deadline. */
+    final StopSignal runSignal;
+    final Map<String, String> environment;
+    private final RunListener listener;
+    private final Cancellation cancellation;
+    private final java.time.Duration runTimeout;
+    Session session;
+    final List<StepResult> steps = new ArrayList<>();
+    final List<Output> outputs = new ArrayList<>();
+    Verdict verdict;
+
+    RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,
+             java.time.Duration runTimeout, Map<String, String> environment, RunListener listener,
+             Cancellation cancellation) {
+        this.request = request;
+        this.limits = limits;
+        this.log = log;
+        this.outputDir = outputDir;
+        this.runSignal = runSignal;
+        this.runTimeout = runTimeout;
+        this.environment = environment;
+        this.listener = listener;
+        this.cancellation = cancellation;
+    }
+
+    void listenerStepStarted(int number, String name) {
+        listener.stepStarted(request, number, name);
+    }
+
+    void listenerStepFinished(int number, StepResult result) {
+        listener.stepFinished(request, number, result);
+    }
+
+    /** True when the run's own deadline, not a step's, stopped it. */
+    boolean runDeadlinePassed() {
+        return runSignal.reason().filter(r -> r == StopSignal.Reason.TIMEOUT).isPresent();
+    }
+
+    java.time.Duration runTimeout() {
+        return runTimeout;
+    }
+
+    String cancelReason() {
+        return cancellation.reason();
+    }
+
+    /** Records the first thing that went wrong; later ones only reach the log. */
+    void fail(Verdict v) {
+        if (verdict == null) {
+            verdict = v;
+        }
+        log.notice(v.reason());
+    }
+
+    boolean failed() {
+        return verdict != null;
+    }
+}

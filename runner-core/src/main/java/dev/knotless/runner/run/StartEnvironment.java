@@ -1,0 +1,43 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.RunSpec;
+import java.util.Map;
+
+/** Asks the executor for the run's environment. */
+final class StartEnvironment implements Phase {
+
+    private final Executor executor;
+
+    StartEnvironment(Executor executor) {
+        this.executor = executor;
+    }
+
+    @Override
+    public void run(RunState state) {
+        RunRequest r = state.request;
+        RunSpec spec = RunSpec.builder(r.runnerId(), r.runId(), r.image())
+                .resources(r.workflow().resources())
+                .trust(r.trust())
+                .timeout(state.limits.runTimeout())
+                .killGrace(state.limits.killGrace())
+                .labels(Map.of("dev.knotless.workflow", r.workflow().name()))
+                .keep(r.keep())
+                .build();
+        state.log.notice("starting " + r.image() + " on " + executor.name()
+                + (r.trust() == dev.knotless.executor.Trust.UNTRUSTED ? " (untrusted: isolated, no network)" : ""));
+        try {
+            state.session = executor.start(spec, state.runSignal);
+            state.log.notice("environment " + state.session.describe() + " is ready");
+        } catch (ExecutorException e) {
+            Failure f = e.failure();
+            if (f.kind() == Failure.Kind.STOPPED) {
+                return; // the run's cancellation or deadline speaks for itself
+            }
+            state.fail(new Verdict(CheckStatus.ERROR, f.reason()));
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.RunLayout;
+import dev.knotless.tar.Bounded;
+import java.time.Instant;
+
+/** Streams the commit's tree into {@code /work}, bounded by the checkout limit. */
+final class UploadCheckout implements Phase {
+
+    @Override
+    public void run(RunState state) {
+        long limit = state.limits.checkoutBytes();
+        Instant deadline = Instant.now().plus(state.limits.runTimeout());
+        long started = System.nanoTime();
+        try {
+            state.session.upload(RunLayout.WORK,
+                    out -> state.request.checkout().writeTo(Bounded.output(out, limit, deadline, "checkout")),
+                    state.runSignal);
+            state.log.notice("checkout " + shortSha(state.request.commit()) + " uploaded to " + RunLayout.WORK
+                    + " in " + Durations.human((System.nanoTime() - started) / 1_000_000));
+        } catch (ExecutorException e) {
+            if (e.failure().kind() != Failure.Kind.STOPPED) {
+                state.fail(new Verdict(CheckStatus.ERROR, "checkout failed: " + e.failure().reason()));
+            }
+        }
+    }
+
+    static String shortSha(String sha) {
+        return sha.length() > 12 ? sha.substring(0, 12) : sha;
+    }
+}

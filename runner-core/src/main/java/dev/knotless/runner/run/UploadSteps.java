@@ -1,0 +1,40 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.RunLayout;
+import dev.knotless.runner.workflow.Step;
+import dev.knotless.tar.TarStreams;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+
+/** Writes each step's script to {@code /steps/<n>}; scripts hold no variable values. */
+final class UploadSteps implements Phase {
+
+    @Override
+    public void run(RunState state) {
+        List<Step> steps = state.request.workflow().steps();
+        try {
+            state.session.upload(RunLayout.STEPS, out -> {
+                TarArchiveOutputStream tar = TarStreams.newOutput(out);
+                for (int i = 0; i < steps.size(); i++) {
+                    byte[] script = steps.get(i).run().getBytes(StandardCharsets.UTF_8);
+                    TarArchiveEntry entry = new TarArchiveEntry(String.valueOf(i + 1));
+                    entry.setMode(0100755);
+                    entry.setSize(script.length);
+                    tar.putArchiveEntry(entry);
+                    tar.write(script);
+                    tar.closeArchiveEntry();
+                }
+                tar.finish();
+            }, state.runSignal);
+        } catch (ExecutorException e) {
+            if (e.failure().kind() != Failure.Kind.STOPPED) {
+                state.fail(new Verdict(CheckStatus.ERROR, "uploading step scripts failed: " + e.failure().reason()));
+            }
+        }
+    }
+}

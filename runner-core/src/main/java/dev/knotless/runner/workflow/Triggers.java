@@ -1,0 +1,63 @@
+package dev.knotless.runner.workflow;
+
+import dev.knotless.runner.Event;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Which events run a workflow, and on which branches.
+ *
+ * <p>An event that is a key runs the workflow; its list holds branch globs, and an empty list
+ * means every branch. Globs: {@code *} within a {@code /}-separated segment, {@code **} across
+ * segments, {@code ?} one character. The branch is the short name ({@code main}, not {@code
+ * refs/heads/main}): the pushed branch for {@code push}, the branch a change would land on for
+ * {@code pull} and {@code batch}, the branch asked for with {@code manual}.
+ *
+ * @param branches per event, the branch globs; empty for every branch
+ */
+public record Triggers(Map<Event, List<String>> branches) {
+
+    /** What a workflow without {@code on} gets: {@code push} and {@code manual}, every branch. */
+    public static final Triggers DEFAULT = of(Event.PUSH, Event.MANUAL);
+
+    public Triggers {
+        Map<Event, List<String>> copy = new EnumMap<>(Event.class);
+        branches.forEach((event, globs) -> copy.put(Objects.requireNonNull(event), List.copyOf(globs)));
+        branches = Collections.unmodifiableMap(copy);
+    }
+
+    /** These events, on every branch. */
+    public static Triggers of(Event... events) {
+        Map<Event, List<String>> map = new EnumMap<>(Event.class);
+        for (Event event : events) {
+            map.put(event, List.of());
+        }
+        return new Triggers(map);
+    }
+
+    public Set<Event> events() {
+        return branches.keySet();
+    }
+
+    /** Whether {@code event} on {@code branch} (its short name) runs the workflow. */
+    public boolean matches(Event event, String branch) {
+        Objects.requireNonNull(branch, "branch");
+        List<String> globs = branches.get(Objects.requireNonNull(event, "event"));
+        if (globs == null) {
+            return false;
+        }
+        if (globs.isEmpty()) {
+            return true;
+        }
+        for (String glob : globs) {
+            if (BranchGlob.matches(glob, branch)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.knotless.runner.workflow;
+
+import dev.knotless.executor.Resources;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One workflow file of a repository ({@code .knotless/workflows/*.yaml}), read by {@link
+ * WorkflowParser}. The schema is in {@code docs/reference/workflow.md}.
+ *
+ * @param name shown on the check; the file name without its extension when the file gives none
+ * @param file the path it was read from, such as {@code .knotless/workflows/ci.yaml}
+ * @param on which events and branches run it
+ * @param runners the runner ids it is pinned to; empty for any runner
+ * @param image the OCI image its steps run in; null for the runner's default
+ * @param timeout the whole run's limit; null for the runner's default
+ * @param resources CPU and memory; {@link Resources#DEFAULT} when the file sets none
+ * @param variables run variables, in the file's order
+ * @param cache what the run caches between runs, in the file's order
+ * @param steps at least one
+ */
+public record Workflow(
+        String name,
+        String file,
+        Triggers on,
+        List<String> runners,
+        String image,
+        Duration timeout,
+        Resources resources,
+        Map<String, String> variables,
+        List<String> cache,
+        List<Step> steps) {
+
+    public Workflow {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(on, "on");
+        Objects.requireNonNull(resources, "resources");
+        runners = List.copyOf(runners);
+        variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
+        cache = List.copyOf(cache);
+        steps = List.copyOf(steps);
+    }
+}

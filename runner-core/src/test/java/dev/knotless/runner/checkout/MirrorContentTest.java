@@ -1,0 +1,254 @@
+package dev.knotless.runner.checkout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.knotless.executor.TarSource;
+import dev.knotless.executor.TransferLimitException;
+import dev.knotless.tar.Bounded;
+import dev.knotless.tar.TarExtractor;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a mirror reads out of a commit: workflow files and the whole tree as a tar. */
+class MirrorContentTest {
+
+    private static final String LONG_NAME = "deep/" + "very-long-directory-name/".repeat(6) + "file-with-a-long-name.txt";
+
+    @TempDir
+    Path temp;
+
+    private TestRepo source;
+    private Mirror mirror;
+    private String sha;
+
+    @BeforeEach
+    void makeRepository() throws Exception {
+        source = TestRepo.init(temp.resolve("src"))
+                .write(".knotless/workflows/ci.yaml", "steps:\n  - run: make\n")
+                .write(".knotless/workflows/lint.yml", "steps: [{run: lint}] # ünïcødé\n")
+                .write(".knotless/workflows/README.md", "notes\n")
+                .write(".knotless/workflows/nested/ignored.yaml", "steps: []\n")
+                .symlink(".knotless/workflows/link.yaml", "ci.yaml")
+                .executable("scripts/build.sh", "#!/bin/sh\necho built\n")
+                .write("src/main/App.java", "class App {}\n")
+                .write("ünïcødé/日本語 名前.txt", "こんにちは\n")
+                .write(LONG_NAME, "long\n")
+                .symlink("docs/latest", "../src/main")
+                .write(".gitattributes", "secret.txt export-ignore\nversion.txt export-subst\n")
+                .write("secret.txt", "kept\n")
+                .write("version.txt", "$Format:%H$\n");
+        sha = source.commit("everything");
+        mirror = new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString());
+    }
+
+    @Test
+    void filesReadsTheRegularFilesDirectlyInADirectory() throws Exception {
+        Map<String, String> files = mirror.files(sha, ".knotless/workflows");
+
+        assertThat(files).containsExactly(
+                Map.entry(".knotless/workflows/README.md", "notes\n"),
+                Map.entry(".knotless/workflows/ci.yaml", "steps:\n  - run: make\n"),
+                Map.entry(".knotless/workflows/lint.yml", "steps: [{run: lint}] # ünïcødé\n"));
+        assertThat(mirror.files(sha, "/.knotless/workflows/")).isEqualTo(files);
+    }
+
+    @Test
+    void filesOfAMissingDirectoryIsEmpty() throws Exception {
+        assertThat(mirror.files(sha, ".knotless/nothing-here")).isEmpty();
+        assertThat(mirror.files(sha, "secret.txt")).isEmpty();
+    }
+
+    @Test
+    void filesOfTheRootDirectory() throws Exception {
+        assertThat(mirror.files(sha, "")).containsOnlyKeys(".gitattributes", "secret.txt", "version.txt");
+    }
+
+    @Test
+    void filesRefusesAFileThatIsNotUtf8OrTooLarge() throws Exception {
+        source.writeBytes("bad/latin1.yaml", new byte[] {'a', ':', ' ', (byte) 0xe9, '\n'});
+        source.write("big/huge.yaml", "#".repeat(Mirror.MAX_FILE_BYTES + 1));
+        String next = source.commit("bad files");
+        Mirror synced = new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString());
+
+        assertThatThrownBy(() -> synced.files(next, "bad"))
+                .isInstanceOf(CheckoutException.class)
+                .hasMessage("bad/latin1.yaml in " + synced.repo() + " at " + next + " is not UTF-8 text");
+        assertThatThrownBy(() -> synced.files(next, "big"))
+                .isInstanceOf(CheckoutException.class)
+                .hasMessageContaining("big/huge.yaml")
+                .hasMessageContaining("is " + (Mirror.MAX_FILE_BYTES + 1) + " bytes");
+    }
+
+    @Test
+    void filesAndTreeOfAnUnknownCommitAreClearErrors() {
+        String unknown = "1234567890123456789012345678901234567890";
+        assertThatThrownBy(() -> mirror.files(unknown, ".knotless/workflows"))
+                .isInstanceOf(CheckoutException.class)
+                .hasMessage("commit " + unknown + " not found in " + mirror.repo());
+        assertThatThrownBy(() -> mirror.tree(unknown))
+                .isInstanceOf(CheckoutException.class)
+                .hasMessage("commit " + unknown + " not found in " + mirror.repo());
+        assertThatThrownBy(() -> mirror.tree("main")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void treeRoundTripsContentModesSymlinksAndNames() throws Exception {
+        Path out = extract(mirror.tree(sha));
+
+        assertThat(Files.readString(out.resolve("src/main/App.java"))).isEqualTo("class App {}\n");
+        assertThat(Files.readString(out.resolve("ünïcødé/日本語 名前.txt"))).isEqualTo("こんにちは\n");
+        assertThat(Files.readString(out.resolve(LONG_NAME))).isEqualTo("long\n");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(out.resolve("scripts/build.sh"))))
+                .isEqualTo("rwxr-xr-x");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(out.resolve("src/main/App.java"))))
+                .isEqualTo("rw-r--r--");
+        assertThat(Files.isSymbolicLink(out.resolve("docs/latest"))).isTrue();
+        assertThat(Files.readSymbolicLink(out.resolve("docs/latest"))).isEqualTo(Path.of("../src/main"));
+        assertThat(Files.readSymbolicLink(out.resolve(".knotless/workflows/link.yaml"))).isEqualTo(Path.of("ci.yaml"));
+        assertThat(Files.isDirectory(out.resolve(".knotless/workflows/nested"), LinkOption.NOFOLLOW_LINKS)).isTrue();
+    }
+
+    @Test
+    void treeIgnoresExportAttributes() throws Exception {
+        Path out = extract(mirror.tree(sha));
+
+        assertThat(Files.readString(out.resolve("secret.txt"))).isEqualTo("kept\n");
+        assertThat(Files.readString(out.resolve("version.txt"))).isEqualTo("$Format:%H$\n");
+    }
+
+    @Test
+    void treeEntriesAreOwnedByRootAndCarryNoGlobalHeader() throws Exception {
+        List<TarArchiveEntry> entries = entries(mirror.tree(sha));
+
+        assertThat(entries).isNotEmpty().allSatisfy(entry -> {
+            assertThat(entry.getLongUserId()).isZero();
+            assertThat(entry.getLongGroupId()).isZero();
+        });
+        assertThat(entries).extracting(TarArchiveEntry::getName)
+                .doesNotContain("pax_global_header")
+                .contains("scripts/build.sh", "docs/latest", ".git/HEAD", ".git/objects/", ".git/refs/");
+    }
+
+    @Test
+    void theSameCommitGivesTheSameBytes() throws Exception {
+        assertThat(bytes(mirror.tree(sha))).isEqualTo(bytes(mirror.tree(sha)));
+    }
+
+    @Test
+    void gitInTheCheckoutKnowsItsCommit() throws Exception {
+        Path out = extract(mirror.tree(sha));
+
+        assertThat(TestRepo.run(out, "rev-parse", "HEAD")).isEqualTo(sha);
+        assertThat(TestRepo.run(out, "log", "-1", "--format=%H %s")).isEqualTo(sha + " everything");
+        assertThat(TestRepo.run(out, "describe", "--always", "--abbrev=12")).isEqualTo(sha.substring(0, 12));
+        assertThat(TestRepo.run(out, "rev-parse", "--show-toplevel")).isEqualTo(out.toRealPath().toString());
+    }
+
+    @Test
+    void aTreeHoldingAGitDirectoryIsRefused() throws Exception {
+        // Git refuses to commit such paths; a crafted repository can still hold them.
+        Files.writeString(temp.resolve("hook"), "#!/bin/sh\necho owned\n");
+        String hook = source.git("hash-object", "-w", temp.resolve("hook").toString());
+        String hooks = mktree("100755 blob " + hook + "\tpost-checkout\n");
+        String dotGit = mktree("040000 tree " + hooks + "\thooks\n");
+        String root = mktree(source.git("ls-tree", sha + "^{tree}") + "\n040000 tree " + dotGit + "\t.GIT\n");
+        String commit = source.git("commit-tree", root, "-m", "crafted");
+        source.git("branch", "crafted", commit);
+        Mirror synced = new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString());
+        TarSource tree = synced.tree(commit);
+
+        assertThatThrownBy(() -> tree.writeTo(new ByteArrayOutputStream()))
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessage("git archive failed: invalid path '.GIT/hooks/post-checkout'");
+    }
+
+    @Test
+    void gitPathsAreRecognisedInAnySegmentAndCase() {
+        assertThat(CommitTree.isGitPath(".git/config")).isTrue();
+        assertThat(CommitTree.isGitPath("sub/.Git/hooks/x")).isTrue();
+        assertThat(CommitTree.isGitPath("a/.GIT")).isTrue();
+        assertThat(CommitTree.isGitPath(".github/workflows/x")).isFalse();
+        assertThat(CommitTree.isGitPath("x.git/y")).isFalse();
+        assertThat(CommitTree.isGitPath(".gitignore")).isFalse();
+    }
+
+    @Test
+    void aTarLargerThanTheCallersBoundFailsAndStopsGit() throws Exception {
+        TarSource tree = mirror.tree(sha);
+        Instant start = Instant.now();
+        assertThatThrownBy(() -> tree.writeTo(Bounded.output(OutputStream.nullOutputStream(), 1024, null, "checkout")))
+                .isInstanceOf(TransferLimitException.class)
+                .hasMessage("checkout is larger than its limit of 1 KiB");
+        assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aFailingGitArchiveFailsTheWriteWithGitsMessage() throws Exception {
+        TarSource tree = mirror.tree(sha);
+        // Break the mirror after the commit was found: the blob of App.java goes missing.
+        String blob = source.git("rev-parse", sha + ":src/main/App.java");
+        Path object = mirror.path().resolve("objects").resolve(blob.substring(0, 2)).resolve(blob.substring(2));
+        assertThat(object).exists();
+        Files.delete(object);
+
+        assertThatThrownBy(() -> tree.writeTo(new ByteArrayOutputStream()))
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessageStartingWith("git archive failed: ")
+                .hasMessageContaining(blob);
+    }
+
+    private Path extract(TarSource tree) throws Exception {
+        Path out = Files.createTempDirectory(temp, "checkout-");
+        TarExtractor.into(out, 1 << 30).readFrom(new ByteArrayInputStream(bytes(tree)));
+        return out;
+    }
+
+    private static byte[] bytes(TarSource tree) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        tree.writeTo(out);
+        return out.toByteArray();
+    }
+
+    private static List<TarArchiveEntry> entries(TarSource tree) throws Exception {
+        List<TarArchiveEntry> entries = new ArrayList<>();
+        try (TarArchiveInputStream in = new TarArchiveInputStream(
+                new ByteArrayInputStream(bytes(tree)), StandardCharsets.UTF_8.name())) {
+            TarArchiveEntry entry;
+            while ((entry = in.getNextEntry()) != null) {
+                entries.add(entry);
+            }
+        }
+        return entries;
+    }
+
+    /** {@code git mktree} of a listing in ls-tree format; returns the tree's sha. */
+    private String mktree(String listing) throws Exception {
+        Path input = Files.createTempFile(temp, "tree-", ".txt");
+        Files.writeString(input, listing);
+        Process process = new ProcessBuilder("git", "mktree")
+                .directory(source.dir.toFile())
+                .redirectInput(input.toFile())
+                .start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(err).isZero();
+        return out;
+    }
+}

@@ -1,0 +1,252 @@
+package dev.knotless.secrets;
+
+import dev.knotless.executor.OutputSink;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * {@link Masker#newStream} with patterns: scans each write with the automaton, passes the bytes
+ * it knows to be plain straight from the caller's buffer, replaces each masked run with one
+ * {@link Masker#REPLACEMENT}, and holds back the tail that might still begin a pattern.
+ *
+ * <p>Invariant, per stream kind: bytes before {@code emitted} have been passed on; bytes from
+ * {@code emitted} to {@code position} are in {@code held}, and there are fewer of them than the
+ * longest pattern. A byte is passed on only once no later byte can put it inside a match: the
+ * automaton's depth says how many trailing bytes a future match could still start in.
+ *
+ * <p>Concurrency: one thread at a time, as {@link OutputSink} requires.
+ */
+final class AutomatonSink implements MaskingSink {
+
+    private static final byte[] REPLACEMENT = Masker.REPLACEMENT.getBytes(StandardCharsets.US_ASCII);
+
+    private final ByteAutomaton automaton;
+    private final OutputSink downstream;
+    private final Lane stdout;
+    private final Lane stderr;
+    private boolean closed;
+
+    AutomatonSink(ByteAutomaton automaton, OutputSink downstream) {
+        this.automaton = automaton;
+        this.downstream = downstream;
+        this.stdout = new Lane(Stream.STDOUT, automaton.maxPatternLength);
+        this.stderr = new Lane(Stream.STDERR, automaton.maxPatternLength);
+    }
+
+    @Override
+    public void write(Stream stream, byte[] buffer, int offset, int length) {
+        if (closed) {
+            throw new IllegalStateException("write after close");
+        }
+        Objects.checkFromIndexSize(offset, length, buffer.length);
+        if (length > 0) {
+            (stream == Stream.STDERR ? stderr : stdout).write(buffer, offset, length);
+        }
+    }
+
+    @Override
+    public void flush() {
+        stdout.flush();
+        stderr.flush();
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            flush();
+            closed = true;
+        }
+    }
+
+    /** The matching state and held bytes of one stream kind. */
+    private final class Lane {
+        private final Stream kind;
+        private final byte[] held;
+        private int state = ByteAutomaton.START;
+        /** Bytes consumed so far. */
+        private long position;
+        /** Bytes passed on (plain or as part of a masked run) so far; {@code held[0]} is byte {@code emitted}. */
+        private long emitted;
+        /** The position of {@code held[0]} while a write moves the held bytes. */
+        private long heldBase;
+        /** Whether the last byte passed on was masked, so a run continuing it adds no replacement. */
+        private boolean inMask;
+        /** Masked ranges not yet passed on, as start, end pairs: sorted, disjoint. */
+        private long[] covers = new long[16];
+        private int coverCount;
+
+        Lane(Stream kind, int maxPatternLength) {
+            this.kind = kind;
+            this.held = new byte[Math.max(1, maxPatternLength - 1)];
+        }
+
+        /*
+         * Scanning alternates between two modes.
+         *
+         * Skip mode is Wu-Manber: it looks at the last three bytes of a window as long as the
+         * shortest pattern and moves the window by as much as the skip table allows, often most
+         * of its length, so ordinary text costs a fraction of a table load per byte. When the
+         * table says a pattern may start at the window's first byte (false hits are possible,
+         * misses are not), automaton mode takes over there.
+         *
+         * Automaton mode starts at the root and runs the Aho-Corasick automaton, recording every
+         * match, until no live partial match reaches back to where it started and the live one,
+         * if any, is shorter than three bytes; skip mode then resumes at the start of that
+         * partial match (at most two bytes back), so nothing is missed and the total work stays
+         * linear in the input, whatever the patterns. Near the end of a write there is no whole
+         * window left, so the automaton takes the last bytes and its state carries over into
+         * the next write, which starts in automaton mode.
+         */
+        void write(byte[] buffer, int offset, int length) {
+            final ByteAutomaton a = automaton;
+            final int[] classOf = a.classOf;
+            final int[] table = a.table;
+            final int denseLimit = a.denseLimit;
+            final byte[] shallow = a.shallowDepth;
+            final byte[] skip = a.skip;
+            final int end = offset + length;
+            final int last = end - a.window;
+            final int blockOffset = a.window - ByteAutomaton.BLOCK;
+            final long base = position - offset;
+            int s = state;
+            int i = offset;
+            // The carried state may hand over once its partial match starts inside this buffer.
+            int anchor = offset - 1;
+            while (true) {
+                // Automaton mode.
+                while (i < end) {
+                    int c = classOf[buffer[i] & 0xFF];
+                    int t = s < denseLimit ? table[s + c] : a.next(s, c);
+                    i++;
+                    if (t < 0) {
+                        t = ~t;
+                        cover(base + i - a.longestAt(t), base + i);
+                    }
+                    s = t;
+                    int d = shallow[s];
+                    if (d < ByteAutomaton.PREFIX && i - d > anchor) {
+                        i -= d;
+                        break;
+                    }
+                }
+                if (i >= end) {
+                    break;
+                }
+                // Skip mode, from the window starting at i.
+                while (i <= last) {
+                    int k = i + blockOffset;
+                    int shift = skip[ByteAutomaton.blockHash(buffer[k], buffer[k + 1], buffer[k + 2])];
+                    if (shift == 0) {
+                        break;
+                    }
+                    i += shift;
+                }
+                s = ByteAutomaton.START;
+                // A candidate, or the last bytes of the buffer: back to the automaton from the root.
+                anchor = i <= last ? i : end;
+            }
+            state = s;
+            long chunkStart = position;
+            position += length;
+            long safe = Math.max(emitted, position - a.depthAt(s));
+            emit(throughCover(safe), buffer, offset, chunkStart);
+            hold(buffer, offset, chunkStart);
+        }
+
+        void flush() {
+            emit(position, null, 0, position);
+            state = ByteAutomaton.START;
+            coverCount = 0;
+            inMask = false;
+        }
+
+        /** Records the masked range [start, end), merging it with the ranges it overlaps or touches. */
+        private void cover(long start, long end) {
+            long from = Math.max(start, emitted);
+            while (coverCount > 0 && from <= covers[2 * coverCount - 1]) {
+                from = Math.min(from, covers[2 * coverCount - 2]);
+                coverCount--;
+            }
+            if (2 * coverCount == covers.length) {
+                covers = Arrays.copyOf(covers, covers.length * 2);
+            }
+            covers[2 * coverCount] = from;
+            covers[2 * coverCount + 1] = end;
+            coverCount++;
+        }
+
+        /** Moves a boundary that falls inside a masked range to the range's end: masked bytes are final. */
+        private long throughCover(long boundary) {
+            for (int k = 0; k < coverCount; k++) {
+                if (covers[2 * k] <= boundary && boundary < covers[2 * k + 1]) {
+                    return covers[2 * k + 1];
+                }
+            }
+            return boundary;
+        }
+
+        /** Passes on bytes [emitted, until): those before chunkStart from held, the rest from buffer. */
+        private void emit(long until, byte[] buffer, int offset, long chunkStart) {
+            long p = emitted;
+            int done = 0;
+            while (done < coverCount && covers[2 * done] < until) {
+                long start = covers[2 * done];
+                long end = covers[2 * done + 1];
+                if (start > p) {
+                    plain(p, start, buffer, offset, chunkStart);
+                    p = start;
+                }
+                long stop = Math.min(end, until);
+                if (stop > p) {
+                    if (!inMask) {
+                        downstream.write(kind, REPLACEMENT.clone(), 0, REPLACEMENT.length);
+                        inMask = true;
+                    }
+                    p = stop;
+                }
+                if (end > until) {
+                    break;
+                }
+                done++;
+            }
+            if (p < until) {
+                plain(p, until, buffer, offset, chunkStart);
+            }
+            if (done > 0) {
+                System.arraycopy(covers, 2 * done, covers, 0, 2 * (coverCount - done));
+                coverCount -= done;
+            }
+            // Held bytes still before chunkStart are moved by hold(); remember where they started.
+            heldBase = emitted;
+            emitted = until;
+        }
+
+        private void plain(long from, long to, byte[] buffer, int offset, long chunkStart) {
+            inMask = false;
+            if (from < chunkStart) {
+                long stop = Math.min(to, chunkStart);
+                downstream.write(kind, held, (int) (from - emitted), (int) (stop - from));
+                from = stop;
+            }
+            if (from < to) {
+                downstream.write(kind, buffer, offset + (int) (from - chunkStart), (int) (to - from));
+            }
+        }
+
+        /** Keeps bytes [emitted, position) in held, from the old held bytes and the new buffer. */
+        private void hold(byte[] buffer, int offset, long chunkStart) {
+            int keep = (int) (position - emitted);
+            if (keep > held.length) {
+                throw new IllegalStateException("masker held " + keep + " bytes; the bound is " + held.length);
+            }
+            if (emitted < chunkStart) {
+                int fromHeld = (int) (chunkStart - emitted);
+                System.arraycopy(held, (int) (emitted - heldBase), held, 0, fromHeld);
+                System.arraycopy(buffer, offset, held, fromHeld, keep - fromHeld);
+            } else if (keep > 0) {
+                System.arraycopy(buffer, offset + (int) (emitted - chunkStart), held, 0, keep);
+            }
+        }
+    }
+}

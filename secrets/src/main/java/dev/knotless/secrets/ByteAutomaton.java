@@ -1,0 +1,311 @@
+package dev.knotless.secrets;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * An Aho–Corasick automaton over bytes: after each input byte it knows the longest pattern that
+ * ends there, and how many trailing bytes could still begin a match.
+ *
+ * <p>Layout, for speed and bounded memory. Bytes are first mapped to classes (bytes that occur in
+ * no pattern share class 0), which shrinks every row to the patterns' alphabet. States are
+ * numbered breadth-first, so shallow states come first; the shallow levels that fit in {@link
+ * #DENSE_ENTRY_BUDGET} get a full row of resolved transitions in {@link #table}. A scan over
+ * ordinary text stays among them and costs one table load per byte. Deeper states, reached only
+ * while the input really follows a pattern, keep their few trie edges and a failure link.
+ *
+ * <p>A scan carries a state <em>code</em>: for a dense state, the offset of its row in {@link
+ * #table} (so the next code is {@code table[code + class]}); for a sparse state, a number at or
+ * above {@link #denseLimit}. A transition whose target ends a pattern yields the code's
+ * complement ({@code ~code}, negative), so the scan tests for a match with one sign check.
+ *
+ * <p>Immutable and thread-safe once built; the scanning state lives with the caller.
+ */
+final class ByteAutomaton {
+
+    /** Dense rows may use at most this many table entries (4 MiB). */
+    static final int DENSE_ENTRY_BUDGET = 1 << 20;
+    /** The root's code. */
+    static final int START = 0;
+    /** Every pattern is at least this long; a scan hands over to skipping below this depth. */
+    static final int PREFIX = 3;
+    /** Bytes per skip-table block. */
+    static final int BLOCK = 3;
+    static final int MAX_WINDOW = 64;
+    private static final int SKIP_BITS = 15;
+
+    /** Byte (0–255) to class. */
+    final int[] classOf;
+    /** Dense transitions: {@code table[code + class]} is the next code, complemented on a match. */
+    final int[] table;
+    /** Codes below this are dense rows; codes from it up are sparse states. */
+    final int denseLimit;
+    /**
+     * {@code min(depth, PREFIX)} by code: how many trailing bytes the state has matched, when fewer
+     * than {@link #PREFIX}. Indexed by code; entries between dense rows are unused.
+     */
+    final byte[] shallowDepth;
+    /**
+     * The skip scan's window: the shortest pattern's length, at most {@link #MAX_WINDOW}. Every
+     * pattern's first {@code window} bytes are what the skip table knows.
+     */
+    final int window;
+    /**
+     * Wu–Manber skip table, indexed by {@link #blockHash} of the last {@link #BLOCK} bytes of a
+     * window: how far the window may move right before any pattern could start in it. Zero means
+     * a pattern may start at the window's first byte.
+     */
+    final byte[] skip;
+    final int maxPatternLength;
+    final int patternCount;
+
+    private final int classes;
+    private final int denseCount;
+    /** Per state id (breadth-first): */
+    private final int[] fail;
+    private final int[] depth;
+    private final int[] longest;
+    /** Edges of sparse states: {@code edgeStart[id] .. edgeStart[id + 1]} index the two arrays below. */
+    private final int[] edgeStart;
+    private final int[] edgeClass;
+    private final int[] edgeTarget;
+
+    /** Builds the automaton of {@code patterns}; each must be at least {@link #PREFIX} bytes long. */
+    ByteAutomaton(List<byte[]> patterns) {
+        this(patterns, DENSE_ENTRY_BUDGET);
+    }
+
+    /** As above, with dense rows limited to {@code denseEntryBudget} entries (tests use tiny ones). */
+    ByteAutomaton(List<byte[]> patterns, int denseEntryBudget) {
+        // 1. Byte classes.
+        int[] classOfByte = new int[256];
+        int classCount = 1;
+        int capacity = 1;
+        int maxLength = 0;
+        for (byte[] p : patterns) {
+            if (p.length < PREFIX) {
+                throw new IllegalArgumentException("pattern shorter than " + PREFIX + " bytes");
+            }
+            capacity += p.length;
+            maxLength = Math.max(maxLength, p.length);
+            for (byte b : p) {
+                if (classOfByte[b & 0xFF] == 0) {
+                    classOfByte[b & 0xFF] = classCount++;
+                }
+            }
+        }
+
+        // 2. The trie, as first-child / next-sibling lists over classes, in insertion numbering.
+        int[] firstChild = new int[capacity];
+        int[] nextSibling = new int[capacity];
+        int[] label = new int[capacity];
+        int[] terminal = new int[capacity];
+        Arrays.fill(firstChild, -1);
+        Arrays.fill(nextSibling, -1);
+        int nodes = 1;
+        for (byte[] p : patterns) {
+            int node = 0;
+            for (byte b : p) {
+                int c = classOfByte[b & 0xFF];
+                int child = childOf(firstChild, nextSibling, label, node, c);
+                if (child < 0) {
+                    child = nodes++;
+                    label[child] = c;
+                    nextSibling[child] = firstChild[node];
+                    firstChild[node] = child;
+                }
+                node = child;
+            }
+            terminal[node] = p.length;
+        }
+
+        // 3. Breadth-first ids, depth, failure links and longest match.
+        int[] order = new int[nodes];     // id -> trie node
+        int[] idOf = new int[nodes];      // trie node -> id
+        int[] parentNode = new int[nodes];
+        int[] depthOf = new int[nodes];
+        int[] failOf = new int[nodes];
+        int[] longestOf = new int[nodes];
+        int tail = 1;
+        for (int head = 0; head < tail; head++) {
+            int u = order[head];
+            idOf[u] = head;
+            for (int c = firstChild[u]; c >= 0; c = nextSibling[c]) {
+                parentNode[c] = u;
+                order[tail++] = c;
+            }
+        }
+        for (int id = 1; id < nodes; id++) {
+            int u = order[id];
+            int parent = parentNode[u];
+            depthOf[id] = depthOf[idOf[parent]] + 1;
+            int target = 0;
+            if (parent != 0) {
+                int f = order[failOf[idOf[parent]]];
+                while (true) {
+                    int next = childOf(firstChild, nextSibling, label, f, label[u]);
+                    if (next >= 0) {
+                        target = next;
+                        break;
+                    }
+                    if (f == 0) {
+                        break;
+                    }
+                    f = order[failOf[idOf[f]]];
+                }
+            }
+            failOf[id] = idOf[target];
+            longestOf[id] = terminal[u] != 0 ? terminal[u] : longestOf[failOf[id]];
+        }
+
+        // 4. Dense rows for the shallow levels that fit in the budget (at least the root).
+        int maxDense = Math.max(1, denseEntryBudget / classCount);
+        int dense = 1;
+        for (int id = 1; id < nodes && id < maxDense; id++) {
+            if ((id == nodes - 1 || depthOf[id + 1] != depthOf[id]) && id + 1 <= maxDense) {
+                dense = id + 1;
+            }
+        }
+        this.classes = classCount;
+        this.denseCount = dense;
+        this.denseLimit = dense * classCount;
+        this.fail = failOf;
+        this.depth = depthOf;
+        this.longest = longestOf;
+
+        // 5. Edge lists for the sparse states (their targets may be dense or sparse).
+        int[] starts = new int[nodes + 1];
+        int edges = 0;
+        for (int id = 0; id < nodes; id++) {
+            starts[id] = edges;
+            if (id >= dense) {
+                for (int c = firstChild[order[id]]; c >= 0; c = nextSibling[c]) {
+                    edges++;
+                }
+            }
+        }
+        starts[nodes] = edges;
+        int[] edgeClasses = new int[edges];
+        int[] targets = new int[edges];
+        for (int id = dense; id < nodes; id++) {
+            int e = starts[id];
+            for (int c = firstChild[order[id]]; c >= 0; c = nextSibling[c]) {
+                edgeClasses[e] = label[c];
+                targets[e] = flagged(idOf[c]);
+                e++;
+            }
+        }
+        this.edgeStart = starts;
+        this.edgeClass = edgeClasses;
+        this.edgeTarget = targets;
+
+        // 6. Dense rows: a state's row is its failure state's row with its own edges laid over.
+        int[] rows = new int[denseLimit];
+        for (int id = 0; id < dense; id++) {
+            int row = id * classCount;
+            if (id != 0) {
+                System.arraycopy(rows, failOf[id] * classCount, rows, row, classCount);
+            }
+            for (int c = firstChild[order[id]]; c >= 0; c = nextSibling[c]) {
+                rows[row + label[c]] = flagged(idOf[c]);
+            }
+        }
+        this.table = rows;
+        this.classOf = classOfByte;
+
+        // 7. The skip table and the shallow depths that let a scan hand over to it.
+        int minLength = Integer.MAX_VALUE;
+        for (byte[] p : patterns) {
+            minLength = Math.min(minLength, p.length);
+        }
+        int m = Math.min(minLength, MAX_WINDOW);
+        byte[] skips = new byte[1 << SKIP_BITS];
+        Arrays.fill(skips, (byte) (m - BLOCK + 1));
+        for (byte[] p : patterns) {
+            for (int j = BLOCK - 1; j < m; j++) {
+                int h = blockHash(p[j - 2], p[j - 1], p[j]);
+                skips[h] = (byte) Math.min(skips[h], m - 1 - j);
+            }
+        }
+        byte[] shallow = new byte[denseLimit + (nodes - dense)];
+        Arrays.fill(shallow, (byte) PREFIX);
+        for (int id = 0; id < nodes; id++) {
+            shallow[codeOf(id)] = (byte) Math.min(depthOf[id], PREFIX);
+        }
+        this.window = m;
+        this.skip = skips;
+        this.shallowDepth = shallow;
+        this.maxPatternLength = maxLength;
+        this.patternCount = patterns.size();
+    }
+
+    /** A hash of three bytes into the skip table. */
+    static int blockHash(byte b0, byte b1, byte b2) {
+        return (((b0 & 0xFF) << 16 | (b1 & 0xFF) << 8 | (b2 & 0xFF)) * 0x9E3779B1) >>> (32 - SKIP_BITS);
+    }
+
+    private static int childOf(int[] firstChild, int[] nextSibling, int[] label, int node, int c) {
+        for (int child = firstChild[node]; child >= 0; child = nextSibling[child]) {
+            if (label[child] == c) {
+                return child;
+            }
+        }
+        return -1;
+    }
+
+    private int codeOf(int id) {
+        return id < denseCount ? id * classes : denseLimit + (id - denseCount);
+    }
+
+    private int idOf(int code) {
+        return code < denseLimit ? code / classes : denseCount + (code - denseLimit);
+    }
+
+    /** The code of {@code id}, complemented when a pattern ends there. */
+    private int flagged(int id) {
+        int code = codeOf(id);
+        return longest[id] != 0 ? ~code : code;
+    }
+
+    /** The next code from a sparse state's {@code code} on byte class {@code c}; complemented on a match. */
+    int next(int code, int c) {
+        int id = idOf(code);
+        while (id >= denseCount) {
+            for (int e = edgeStart[id], end = edgeStart[id + 1]; e < end; e++) {
+                if (edgeClass[e] == c) {
+                    return edgeTarget[e];
+                }
+            }
+            id = fail[id];
+        }
+        return table[id * classes + c];
+    }
+
+    /** The state after {@code code} reads byte {@code b}: the convenient, slower form of the scan loop. */
+    int step(int code, int b) {
+        int c = classOf[b & 0xFF];
+        return code < denseLimit ? table[code + c] : next(code, c);
+    }
+
+    /** The length of the longest pattern ending in the state {@code code} (not complemented), or 0. */
+    int longestAt(int code) {
+        return longest[idOf(code)];
+    }
+
+    /** How many trailing bytes the state {@code code} has matched: a later match may start among them. */
+    int depthAt(int code) {
+        return depth[idOf(code)];
+    }
+
+    int stateCount() {
+        return depth.length;
+    }
+
+    int denseStateCount() {
+        return denseCount;
+    }
+
+    int classCount() {
+        return classes;
+    }
+}

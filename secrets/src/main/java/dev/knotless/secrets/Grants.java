@@ -1,0 +1,130 @@
+package dev.knotless.secrets;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Decides which of the secrets a step asks for it gets. Push runs get every requested secret the
+ * repository has; pull-request and merge-queue batch runs get none, since their code is not yet
+ * reviewed onto a branch (architecture.md, trust table).
+ *
+ * <p>What is granted and withheld is reported by name only; the result's {@code toString()} and
+ * {@link Granted#describe()} never show a value.
+ */
+public final class Grants {
+
+    /** Why a secret was withheld: the run kind gets no secrets. */
+    public static final String NO_SECRETS_FOR_RUN = "pull and batch runs get no secrets";
+    /** Why a secret was withheld: the repository does not have it. */
+    public static final String NOT_SET = "not set for this repository";
+    /** Why a secret was withheld: the name cannot be a secret's name. */
+    public static final String NOT_A_NAME = "not a valid secret name";
+
+    private Grants() {}
+
+    /**
+     * The secrets a step gets, in the order requested (duplicates dropped).
+     *
+     * @param requested the names the step asks for
+     * @param repo the repository the run belongs to
+     * @param store the runner's store
+     * @param runMayHaveSecrets true for push runs; false for pull and batch runs
+     * @throws SecretStoreException when the store cannot be read; a broken store fails the run
+     *     rather than silently withholding
+     */
+    public static Granted grant(List<String> requested, String repo, SecretStore store, boolean runMayHaveSecrets) {
+        Objects.requireNonNull(repo, "repo");
+        Objects.requireNonNull(store, "store");
+        List<Secret> secrets = new ArrayList<>();
+        List<Withheld> withheld = new ArrayList<>();
+        for (String name : new LinkedHashSet<>(requested)) {
+            if (!Secret.isValidName(name)) {
+                withheld.add(new Withheld(name, NOT_A_NAME));
+            } else if (!runMayHaveSecrets) {
+                withheld.add(new Withheld(name, NO_SECRETS_FOR_RUN));
+            } else {
+                Optional<Secret> secret = store.get(repo, name);
+                if (secret.isPresent()) {
+                    secrets.add(secret.get());
+                } else {
+                    withheld.add(new Withheld(name, NOT_SET));
+                }
+            }
+        }
+        return new Granted(secrets, withheld);
+    }
+
+    /**
+     * The outcome of {@link #grant}.
+     *
+     * @param secrets what the step gets, in request order
+     * @param withheld what it asked for and does not get, each with the reason
+     */
+    public record Granted(List<Secret> secrets, List<Withheld> withheld) {
+
+        public static final Granted NONE = new Granted(List.of(), List.of());
+
+        public Granted {
+            secrets = List.copyOf(secrets);
+            withheld = List.copyOf(withheld);
+        }
+
+        /** Name to value, in request order: what goes into the step's environment. */
+        public Map<String, String> environment() {
+            Map<String, String> environment = new LinkedHashMap<>();
+            for (Secret secret : secrets) {
+                environment.put(secret.name(), secret.value());
+            }
+            return Collections.unmodifiableMap(environment);
+        }
+
+        /** The granted values, for {@link Masker#of}. */
+        public List<String> values() {
+            return secrets.stream().map(Secret::value).toList();
+        }
+
+        /**
+         * One log line, names only: {@code secrets: granted A, B; withheld C (not set for this
+         * repository)}; empty when nothing was requested.
+         */
+        public String describe() {
+            if (secrets.isEmpty() && withheld.isEmpty()) {
+                return "";
+            }
+            StringBuilder line = new StringBuilder("secrets:");
+            if (!secrets.isEmpty()) {
+                line.append(" granted ").append(secrets.stream().map(Secret::name).collect(Collectors.joining(", ")));
+            }
+            if (!withheld.isEmpty()) {
+                line.append(secrets.isEmpty() ? " " : "; ").append("withheld ")
+                        .append(withheld.stream().map(Withheld::toString).collect(Collectors.joining(", ")));
+            }
+            return line.toString();
+        }
+
+        @Override
+        public String toString() {
+            return "Granted[" + describe() + "]";
+        }
+    }
+
+    /** A requested secret the step does not get, and why. */
+    public record Withheld(String name, String reason) {
+        public Withheld {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(reason, "reason");
+        }
+
+        @Override
+        public String toString() {
+            return name + " (" + reason + ")";
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package dev.knotless.secrets;
+
+import dev.knotless.executor.OutputSink;
+import java.io.ByteArrayOutputStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Replaces secret values in output with {@value #REPLACEMENT}, as the output streams past.
+ *
+ * <h2>What is masked</h2>
+ *
+ * For every value of at least {@value #MIN_LENGTH} characters, these byte strings (see {@link
+ * #forms}), each only when at least {@value #MIN_LENGTH} bytes long:
+ *
+ * <ul>
+ *   <li>the value's UTF-8 bytes, and each of its lines when it has several;
+ *   <li>its standard base64 encoding, with padding, and the three alignments in which it can sit
+ *       inside a longer base64 text (starting at byte offset 0, 1 or 2 of a 3-byte group),
+ *       trimmed of the characters that also depend on the neighbouring bytes;
+ *   <li>its URL encoding ({@link URLEncoder}, spaces as {@code +}) and the same with spaces as
+ *       {@code %20}.
+ * </ul>
+ *
+ * Shorter values are not masked: masking a one- or two-character value would replace every such
+ * letter pair in the log and protect nothing. {@link #isMaskable} lets callers warn about them.
+ *
+ * <h2>How</h2>
+ *
+ * One Aho–Corasick automaton over bytes ({@link ByteAutomaton}) finds every occurrence of every
+ * pattern in one pass. Every byte covered by an occurrence is masked, and each maximal run of
+ * masked bytes becomes one {@value #REPLACEMENT}; where patterns overlap or one contains another
+ * the longest therefore wins, and two overlapping values never leave a fragment showing. The
+ * result does not depend on how the output was split into writes.
+ *
+ * <h2>Streams</h2>
+ *
+ * {@link #newStream} keeps one matching state per stream kind, so a value split across writes of
+ * the same stream is masked. A value written half to stdout and half to stderr is not: the two are
+ * separate pipes, read separately, whose relative order the runner does not know, so there is no
+ * single byte sequence to match against. Masking is a guard against accidents (a tool echoing
+ * its configuration), not against a step that sets out to reveal a secret, which it can always
+ * do by transforming it. Because each kind holds back its own tail, held stdout bytes may be
+ * emitted after stderr bytes that were written later (by at most the held amount).
+ *
+ * <p>Immutable and thread-safe; each {@link MaskingSink} is used by one thread at a time.
+ */
+public final class Masker {
+
+    /** Values with fewer characters, and encoded forms with fewer bytes, are not masked. */
+    public static final int MIN_LENGTH = 3;
+    /** What a masked run of output becomes. */
+    public static final String REPLACEMENT = "***";
+
+    private static final Masker NONE = new Masker(null);
+
+    private final ByteAutomaton automaton;
+
+    private Masker(ByteAutomaton automaton) {
+        this.automaton = automaton;
+    }
+
+    /** A masker for {@code values}; empty and too-short values are skipped (see the class comment). */
+    public static Masker of(Collection<String> values) {
+        return of(values, ByteAutomaton.DENSE_ENTRY_BUDGET);
+    }
+
+    /** {@link #of(Collection)} with the automaton's dense part limited, so tests reach its sparse part. */
+    static Masker of(Collection<String> values, int denseEntryBudget) {
+        Set<String> patterns = new LinkedHashSet<>();
+        for (String value : values) {
+            patterns.addAll(forms(Objects.requireNonNull(value, "value")));
+        }
+        if (patterns.isEmpty()) {
+            return NONE;
+        }
+        List<byte[]> bytes = new ArrayList<>(patterns.size());
+        for (String p : patterns) {
+            bytes.add(p.getBytes(StandardCharsets.UTF_8));
+        }
+        return new Masker(new ByteAutomaton(bytes, denseEntryBudget));
+    }
+
+    /** The masker that masks nothing; its streams pass writes straight through. */
+    public static Masker none() {
+        return NONE;
+    }
+
+    /** True when {@code value} is long enough to be masked. */
+    public static boolean isMaskable(String value) {
+        return value.codePointCount(0, value.length()) >= MIN_LENGTH;
+    }
+
+    /** A masking view of {@code downstream}; with no patterns, a pass-through that copies nothing. */
+    public MaskingSink newStream(OutputSink downstream) {
+        Objects.requireNonNull(downstream, "downstream");
+        return automaton == null ? new PassThroughSink(downstream) : new AutomatonSink(automaton, downstream);
+    }
+
+    /** {@code text} with every value masked; for one-off strings such as error messages. */
+    public String mask(String text) {
+        if (automaton == null) {
+            return text;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(text.length() + 16);
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        try (MaskingSink sink = newStream((stream, buffer, offset, length) -> out.write(buffer, offset, length))) {
+            sink.write(OutputSink.Stream.STDOUT, bytes, 0, bytes.length);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /** How many distinct byte strings are masked. */
+    public int patternCount() {
+        return automaton == null ? 0 : automaton.patternCount;
+    }
+
+    /** The longest masked byte string; a stream holds back fewer bytes than this per kind. */
+    public int longestPattern() {
+        return automaton == null ? 0 : automaton.maxPatternLength;
+    }
+
+    /** The texts masked for one value, as listed in the class comment; empty when too short. */
+    static Set<String> forms(String value) {
+        Set<String> forms = new LinkedHashSet<>();
+        if (!isMaskable(value)) {
+            return forms;
+        }
+        add(forms, value);
+        if (value.indexOf('\n') >= 0 || value.indexOf('\r') >= 0) {
+            for (String line : value.split("\r?\n|\r")) {
+                if (isMaskable(line)) {
+                    add(forms, line);
+                }
+            }
+        }
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        add(forms, Base64.getEncoder().encodeToString(bytes));
+        for (int shift = 0; shift < 3; shift++) {
+            add(forms, base64Core(bytes, shift));
+        }
+        String url = URLEncoder.encode(value, StandardCharsets.UTF_8);
+        add(forms, url);
+        add(forms, url.replace("+", "%20"));
+        return forms;
+    }
+
+    /**
+     * The base64 characters that depend only on {@code bytes} when they start {@code shift} bytes
+     * into a 3-byte group: encode {@code shift} filler bytes and the value, then keep the
+     * characters whose 6 bits all come from the value.
+     */
+    static String base64Core(byte[] bytes, int shift) {
+        byte[] shifted = new byte[shift + bytes.length];
+        System.arraycopy(bytes, 0, shifted, shift, bytes.length);
+        String encoded = Base64.getEncoder().withoutPadding().encodeToString(shifted);
+        int from = (8 * shift + 5) / 6;
+        int to = (8 * (shift + bytes.length)) / 6;
+        return from < to ? encoded.substring(from, to) : "";
+    }
+
+    private static void add(Set<String> forms, String form) {
+        if (form.getBytes(StandardCharsets.UTF_8).length >= MIN_LENGTH) {
+            forms.add(form);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Masker[" + patternCount() + " patterns]";
+    }
+
+    /** The sink of a masker with no patterns: every write goes straight through, uncopied. */
+    private static final class PassThroughSink implements MaskingSink {
+        private final OutputSink downstream;
+        private boolean closed;
+
+        PassThroughSink(OutputSink downstream) {
+            this.downstream = downstream;
+        }
+
+        @Override
+        public void write(Stream stream, byte[] buffer, int offset, int length) {
+            if (closed) {
+                throw new IllegalStateException("write after close");
+            }
+            downstream.write(stream, buffer, offset, length);
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.knotless.secrets;
+
+import dev.knotless.executor.OutputSink;
+
+/**
+ * An {@link OutputSink} that masks secret values before passing output on, made by {@link
+ * Masker#newStream}. It holds back the last few bytes of each stream kind (fewer than the longest
+ * pattern) until it knows they do not begin a secret; {@link #flush()} releases them.
+ *
+ * <p>Concurrency: like any {@link OutputSink}, called from one thread at a time. The downstream
+ * sink is called on the same thread, with buffers it must not keep after the call returns.
+ */
+public interface MaskingSink extends OutputSink, AutoCloseable {
+
+    /**
+     * Emits the held bytes of both stream kinds, masked. A value whose start was written before a
+     * flush and whose end after it is not recognised, so flush at the end of a step, not during it.
+     */
+    void flush();
+
+    /** Flushes; later writes throw {@link IllegalStateException}. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,13 @@
+/**
+ * Secrets for steps: the encrypted store, which secrets a run is granted, the shell payload that
+ * carries them to a step, and the masker that keeps them out of logs.
+ *
+ * <p>Null-safety: no method accepts or returns {@code null}; absence is an {@link
+ * java.util.Optional} or an empty collection.
+ *
+ * <p>Public API: {@link dev.knotless.secrets.Secret}, {@link dev.knotless.secrets.SecretStore},
+ * {@link dev.knotless.secrets.SecretStoreException}, {@link dev.knotless.secrets.Grants}, {@link
+ * dev.knotless.secrets.ShellPayload}, {@link dev.knotless.secrets.Masker} and {@link
+ * dev.knotless.secrets.MaskingSink}. Everything else is package-private machinery.
+ */
+package dev.knotless.secrets;

@@ -1,0 +1,175 @@
+package dev.knotless.secrets;
+
+import static dev.knotless.executor.OutputSink.Stream.STDERR;
+import static dev.knotless.executor.OutputSink.Stream.STDOUT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.executor.OutputSink;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The streaming masker against a slow, obviously correct reference: mark every byte inside any
+ * occurrence of any pattern, then turn each run of marked bytes into one replacement. Inputs use
+ * a tiny alphabet so that patterns overlap, nest and almost-match all the time.
+ */
+class MaskerPropertyTest {
+
+    private static final byte[] ALPHABET = "abc".getBytes(StandardCharsets.US_ASCII);
+
+    @RepeatedTest(20)
+    void streamingOutputEqualsTheReferenceForAnyChunking() {
+        long seed = new Random().nextLong();
+        Random random = new Random(seed);
+        for (int round = 0; round < 100; round++) {
+            List<String> values = new ArrayList<>();
+            for (int i = 1 + random.nextInt(6); i > 0; i--) {
+                values.add(randomText(random, 3 + random.nextInt(8)));
+            }
+            // Half the rounds keep only the root (or the first levels) dense, to cover the sparse states.
+            Masker masker = random.nextBoolean() ? Masker.of(values) : Masker.of(values, random.nextInt(40));
+            byte[] input = randomInput(random, values, 1 + random.nextInt(400));
+            String expected = reference(patterns(values), input);
+
+            String streamed = streamInRandomChunks(masker, input, random);
+
+            assertThat(streamed).as("seed %d round %d values %s input %s", seed, round, values,
+                    new String(input, StandardCharsets.UTF_8)).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void interleavedStreamsEachEqualTheReference() {
+        Random random = new Random(99);
+        for (int round = 0; round < 300; round++) {
+            List<String> values = List.of(randomText(random, 4), randomText(random, 6));
+            Masker masker = Masker.of(values);
+            byte[] out = randomInput(random, values, 200);
+            byte[] err = randomInput(random, values, 200);
+            ByteArrayOutputStream gotOut = new ByteArrayOutputStream();
+            ByteArrayOutputStream gotErr = new ByteArrayOutputStream();
+            try (MaskingSink sink = masker.newStream((stream, b, o, l) ->
+                    (stream == STDOUT ? gotOut : gotErr).write(b, o, l))) {
+                int i = 0;
+                int j = 0;
+                while (i < out.length || j < err.length) {
+                    if (random.nextBoolean() && i < out.length) {
+                        int n = Math.min(out.length - i, random.nextInt(9));
+                        sink.write(STDOUT, out, i, n);
+                        i += n;
+                    } else if (j < err.length) {
+                        int n = Math.min(err.length - j, random.nextInt(9));
+                        sink.write(STDERR, err, j, n);
+                        j += n;
+                    }
+                }
+            }
+            Set<byte[]> patterns = patterns(values);
+            assertThat(gotOut.toString(StandardCharsets.UTF_8)).isEqualTo(reference(patterns, out));
+            assertThat(gotErr.toString(StandardCharsets.UTF_8)).isEqualTo(reference(patterns, err));
+        }
+    }
+
+    @Test
+    void realisticValuesInRealisticTextEqualTheReference() {
+        Random random = new Random(5);
+        List<String> values = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            values.add(MaskerBench.randomSecret(random));
+        }
+        Set<byte[]> patterns = patterns(values);
+        for (int round = 0; round < 50; round++) {
+            Masker masker = round % 2 == 0 ? Masker.of(values) : Masker.of(values, 5_000);
+            StringBuilder text = new StringBuilder();
+            for (int i = 0; i < 40; i++) {
+                String v = values.get(random.nextInt(values.size()));
+                switch (random.nextInt(4)) {
+                    case 0 -> text.append("token=").append(v);
+                    case 1 -> text.append("auth ").append(Base64.getEncoder().encodeToString(
+                            ("u:" + v).getBytes(StandardCharsets.UTF_8)));
+                    case 2 -> text.append("prefix ").append(v, 0, v.length() - 1);
+                    default -> text.append("[INFO] step ").append(i).append(" ok");
+                }
+                text.append('\n');
+            }
+            byte[] input = text.toString().getBytes(StandardCharsets.UTF_8);
+            assertThat(streamInRandomChunks(masker, input, random)).isEqualTo(reference(patterns, input));
+        }
+    }
+
+    static String streamInRandomChunks(Masker masker, byte[] input, Random random) {
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        try (MaskingSink sink = masker.newStream((OutputSink.Stream stream, byte[] b, int o, int l) -> got.write(b, o, l))) {
+            int i = 0;
+            while (i < input.length) {
+                int n = Math.min(input.length - i, random.nextInt(random.nextBoolean() ? 4 : 40));
+                // Copy into a scratch buffer that is then scribbled on, as a reusing reader would.
+                byte[] scratch = new byte[n + 2];
+                System.arraycopy(input, i, scratch, 1, n);
+                sink.write(STDOUT, scratch, 1, n);
+                java.util.Arrays.fill(scratch, (byte) '#');
+                i += n;
+            }
+        }
+        return got.toString(StandardCharsets.UTF_8);
+    }
+
+    static Set<byte[]> patterns(List<String> values) {
+        Set<byte[]> patterns = new LinkedHashSet<>();
+        for (String v : values) {
+            for (String form : Masker.forms(v)) {
+                patterns.add(form.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        return patterns;
+    }
+
+    /** Marks every byte of every occurrence, then one replacement per marked run. */
+    static String reference(Set<byte[]> patterns, byte[] input) {
+        boolean[] masked = new boolean[input.length];
+        for (byte[] p : patterns) {
+            for (int i = 0; i + p.length <= input.length; i++) {
+                if (java.util.Arrays.equals(input, i, i + p.length, p, 0, p.length)) {
+                    java.util.Arrays.fill(masked, i, i + p.length, true);
+                }
+            }
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < input.length; i++) {
+            if (!masked[i]) {
+                out.write(input[i]);
+            } else if (i == 0 || !masked[i - 1]) {
+                out.writeBytes(Masker.REPLACEMENT.getBytes(StandardCharsets.US_ASCII));
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static String randomText(Random random, int length) {
+        byte[] b = new byte[length];
+        for (int i = 0; i < length; i++) {
+            b[i] = ALPHABET[random.nextInt(ALPHABET.length)];
+        }
+        return new String(b, StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] randomInput(Random random, List<String> values, int length) {
+        StringBuilder text = new StringBuilder();
+        while (text.length() < length) {
+            if (random.nextInt(4) == 0) {
+                text.append(values.get(random.nextInt(values.size())));
+            } else {
+                text.append(randomText(random, 1 + random.nextInt(6)));
+            }
+        }
+        return text.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+}
