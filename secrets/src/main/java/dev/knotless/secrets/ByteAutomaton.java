@@ -4,20 +4,25 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * An Aho–Corasick automaton over bytes: after each input byte it knows the longest pattern that
- * ends there, and how many trailing bytes could still begin a match.
+ * Aho–Corasick over bytes, with a Wu–Manber skip table in front. After each input byte the
+ * automaton knows the longest pattern that ends there and how many trailing bytes could still
+ * begin a match; the skip table lets a scan jump over text where no pattern can begin.
  *
  * <p>Layout, for speed and bounded memory. Bytes are first mapped to classes (bytes that occur in
  * no pattern share class 0), which shrinks every row to the patterns' alphabet. States are
  * numbered breadth-first, so shallow states come first; the shallow levels that fit in {@link
- * #DENSE_ENTRY_BUDGET} get a full row of resolved transitions in {@link #table}. A scan over
- * ordinary text stays among them and costs one table load per byte. Deeper states, reached only
- * while the input really follows a pattern, keep their few trie edges and a failure link.
+ * #DENSE_ENTRY_BUDGET} get a full row of resolved transitions in {@link #table}. Deeper states,
+ * reached only while the input really follows a pattern, keep their few trie edges and a failure
+ * link.
  *
  * <p>A scan carries a state <em>code</em>: for a dense state, the offset of its row in {@link
  * #table} (so the next code is {@code table[code + class]}); for a sparse state, a number at or
  * above {@link #denseLimit}. A transition whose target ends a pattern yields the code's
  * complement ({@code ~code}, negative), so the scan tests for a match with one sign check.
+ *
+ * <p>The skip table is Wu–Manber's: for a window as long as the shortest pattern (at most {@link
+ * #MAX_WINDOW}), the hash of its last {@link #BLOCK} bytes gives how far the window can move
+ * before a pattern could start inside it. Hash collisions only shorten skips, never lengthen them.
  *
  * <p>Immutable and thread-safe once built; the scanning state lives with the caller.
  */

@@ -21,7 +21,10 @@ import java.util.Set;
  * #forms}), each only when at least {@value #MIN_LENGTH} bytes long:
  *
  * <ul>
- *   <li>the value's UTF-8 bytes, and each of its lines when it has several;
+ *   <li>the value's UTF-8 bytes, and, when it has several lines, each line of at least {@value
+ *       #MIN_LINE_LENGTH} characters without its surrounding whitespace (tools often print a key
+ *       or a JSON document line by line, re-indented; short lines such as <code>},</code> would
+ *       mask half the log);
  *   <li>its standard base64 encoding, with padding, and the three alignments in which it can sit
  *       inside a longer base64 text (starting at byte offset 0, 1 or 2 of a 3-byte group),
  *       trimmed of the characters that also depend on the neighbouring bytes;
@@ -34,11 +37,18 @@ import java.util.Set;
  *
  * <h2>How</h2>
  *
- * One Aho–Corasick automaton over bytes ({@link ByteAutomaton}) finds every occurrence of every
- * pattern in one pass. Every byte covered by an occurrence is masked, and each maximal run of
- * masked bytes becomes one {@value #REPLACEMENT}; where patterns overlap or one contains another
- * the longest therefore wins, and two overlapping values never leave a fragment showing. The
- * result does not depend on how the output was split into writes.
+ * Every byte covered by an occurrence of any pattern is masked, and each maximal run of masked
+ * bytes becomes one {@value #REPLACEMENT}; where patterns overlap or one contains another the
+ * longest therefore wins, and two overlapping values never leave a fragment showing. The result
+ * does not depend on how the output was split into writes.
+ *
+ * <p>Finding the occurrences takes one pass over the bytes ({@link ByteAutomaton}): a Wu–Manber
+ * skip scan moves over ordinary text several bytes at a time, and where a pattern may begin an
+ * Aho–Corasick automaton takes over until no partial match is left. The work is linear in the
+ * output whatever the values (no pattern is ever re-compared from its start), and ordinary text
+ * costs a fraction of a table lookup per byte. The skip distance is bounded by the shortest
+ * pattern, so very short values (under about eight bytes) make masking slower, though never
+ * slower than the automaton alone. See {@code docs/design/secrets.md} for measurements.
  *
  * <h2>Streams</h2>
  *
@@ -56,6 +66,8 @@ public final class Masker {
 
     /** Values with fewer characters, and encoded forms with fewer bytes, are not masked. */
     public static final int MIN_LENGTH = 3;
+    /** Lines of a multi-line value are masked on their own when, stripped, at least this long. */
+    public static final int MIN_LINE_LENGTH = 8;
     /** What a masked run of output becomes. */
     public static final String REPLACEMENT = "***";
 
@@ -136,8 +148,9 @@ public final class Masker {
         add(forms, value);
         if (value.indexOf('\n') >= 0 || value.indexOf('\r') >= 0) {
             for (String line : value.split("\r?\n|\r")) {
-                if (isMaskable(line)) {
-                    add(forms, line);
+                String stripped = line.strip();
+                if (stripped.codePointCount(0, stripped.length()) >= MIN_LINE_LENGTH) {
+                    add(forms, stripped);
                 }
             }
         }
