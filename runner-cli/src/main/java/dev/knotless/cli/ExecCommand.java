@@ -18,6 +18,7 @@ import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowException;
 import dev.knotless.runner.workflow.WorkflowParser;
 import dev.knotless.runner.workflow.WorkflowSet;
+import dev.knotless.secrets.SecretStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -131,7 +132,10 @@ final class ExecCommand implements Callable<Integer> {
                 Sweeper.sweep(executor, runner.runnerId(), console);
             }
             try (Interrupts interrupts = Interrupts.cancelOn(cancellation, console)) {
-                Run run = new Run(executor, store, console, limits, Clock.systemUTC());
+                // The encrypted store makes its key on first use: only open it when a step asks for a secret.
+                boolean wantsSecrets = selected.stream().anyMatch(w -> w.steps().stream().anyMatch(s -> !s.secrets().isEmpty()));
+                SecretStore secrets = wantsSecrets ? SecretStore.encryptedFile(stateDir) : SecretStore.inMemory();
+                Run run = new Run(executor, store, secrets, console, limits, Clock.systemUTC());
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),

@@ -3,18 +3,13 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code knotless-run exec} end to end on the real Docker Engine: each case ends in the stated
@@ -26,27 +21,9 @@ class ExecIT {
 
     @TempDir Path tmp;
     final String runnerId = "exec-it-" + UUID.randomUUID().toString().substring(0, 8);
-    final ObjectMapper mapper = new ObjectMapper();
 
-    record Result(int exit, String out, String err, List<JsonNode> checks) {}
-
-    Result exec(Path repo, String... extra) throws Exception {
-        List<String> args = new ArrayList<>(List.of("exec", repo.toString(), "--json", "--state-dir",
-                tmp.resolve("state").toString(), "--runner-id", runnerId, "--kill-grace", "2s"));
-        args.addAll(List.of(extra));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = Main.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int exit = cli.execute(args.toArray(String[]::new));
-        List<JsonNode> checks = new ArrayList<>();
-        for (String line : out.toString().split("\n")) {
-            if (line.startsWith("{")) {
-                checks.add(mapper.readTree(line));
-            }
-        }
-        return new Result(exit, out.toString(), err.toString(), checks);
+    CliRun exec(Path repo, String... extra) throws Exception {
+        return CliRun.exec(tmp.resolve("state"), runnerId, repo, extra);
     }
 
     @AfterEach
@@ -69,9 +46,9 @@ class ExecIT {
                             run: printf '\\211PNG\\r\\n\\032\\n0000' > "$KNOTLESS_RUN_OUTPUTS/plot.bin"
                         """.formatted(IMAGE));
         String sha = repo.commit();
-        Result r = exec(repo.dir, "--var", "GREETING=hello");
-        assertThat(r.exit).as(r.err).isZero();
-        JsonNode check = r.checks.get(0);
+        CliRun r = exec(repo.dir, "--var", "GREETING=hello");
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode check = r.checks().get(0);
         assertThat(check.get("status").asText()).isEqualTo("success");
         assertThat(check.get("commit").asText()).isEqualTo(sha);
         assertThat(check.get("ref").asText()).isEqualTo("refs/heads/main");
@@ -80,7 +57,7 @@ class ExecIT {
         assertThat(check.get("outputs").get(0).get("mediaType").asText()).isEqualTo("image/png");
         String log = Files.readString(Path.of(check.get("log").asText()));
         assertThat(log).contains("hello push true").contains("head=" + sha);
-        assertThat(r.err).contains("greet │ hello push true");
+        assertThat(r.err()).contains("greet │ hello push true");
     }
 
     @Test
@@ -88,12 +65,12 @@ class ExecIT {
         TestRepo repo = new TestRepo(tmp.resolve("repo"))
                 .workflow("ci.yaml", "image: local/knotless-no-such-image:404\nsteps: [{run: 'true'}]\n");
         repo.commit();
-        Result r = exec(repo.dir);
-        assertThat(r.exit).isEqualTo(3);
-        JsonNode check = r.checks.get(0);
+        CliRun r = exec(repo.dir);
+        assertThat(r.exit()).isEqualTo(3);
+        JsonNode check = r.checks().get(0);
         assertThat(check.get("status").asText()).isEqualTo("error");
         assertThat(check.get("reason").asText()).contains("local/knotless-no-such-image:404").doesNotContain("\n");
-        assertThat(r.err).doesNotContain("Exception").doesNotContain("\tat ");
+        assertThat(r.err()).doesNotContain("Exception").doesNotContain("\tat ");
     }
 
     @Test
@@ -101,9 +78,9 @@ class ExecIT {
         TestRepo repo = new TestRepo(tmp.resolve("repo"))
                 .workflow("ci.yaml", "image: " + IMAGE + "\nsteps:\n  - {name: bad, run: 'exit 3'}\n  - {name: after, run: 'true'}\n");
         repo.commit();
-        Result r = exec(repo.dir);
-        assertThat(r.exit).isEqualTo(1);
-        JsonNode check = r.checks.get(0);
+        CliRun r = exec(repo.dir);
+        assertThat(r.exit()).isEqualTo(1);
+        JsonNode check = r.checks().get(0);
         assertThat(check.get("status").asText()).isEqualTo("failure");
         assertThat(check.get("reason").asText()).isEqualTo("step 'bad' exited with 3");
         assertThat(check.get("steps").get(0).get("exitCode").asInt()).isEqualTo(3);
@@ -116,10 +93,10 @@ class ExecIT {
                 .workflow("ci.yaml", "image: " + IMAGE + "\nsteps:\n  - {name: slow, timeout: 2s, run: 'sleep 600'}\n");
         repo.commit();
         long started = System.nanoTime();
-        Result r = exec(repo.dir);
+        CliRun r = exec(repo.dir);
         long seconds = (System.nanoTime() - started) / 1_000_000_000L;
-        assertThat(r.exit).isEqualTo(1);
-        JsonNode check = r.checks.get(0);
+        assertThat(r.exit()).isEqualTo(1);
+        JsonNode check = r.checks().get(0);
         assertThat(check.get("status").asText()).isEqualTo("failure");
         assertThat(check.get("reason").asText()).isEqualTo("step 'slow' timed out after 2s");
         assertThat(check.get("steps").get(0).get("exitCode").isNull()).isTrue();
@@ -131,10 +108,10 @@ class ExecIT {
         TestRepo repo = new TestRepo(tmp.resolve("repo"))
                 .workflow("broken.yaml", "image: " + IMAGE + "\nsteps:\n  - name: a\n    run: 'true'\n    timeout: forever\n");
         repo.commit();
-        Result r = exec(repo.dir);
-        assertThat(r.exit).isEqualTo(2);
-        assertThat(r.err).contains(".knotless/workflows/broken.yaml:5:").contains("steps[0].timeout");
-        assertThat(r.checks).isEmpty();
+        CliRun r = exec(repo.dir);
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains(".knotless/workflows/broken.yaml:5:").contains("steps[0].timeout");
+        assertThat(r.checks()).isEmpty();
     }
 
     @Test
@@ -143,9 +120,9 @@ class ExecIT {
                 .workflow("ci.yaml", "image: " + IMAGE + "\nsteps: [{run: 'true'}]\n")
                 .file("big.txt", "x".repeat(64 * 1024));
         repo.commit();
-        Result r = exec(repo.dir, "--checkout-limit", "16Ki");
-        assertThat(r.exit).isEqualTo(3);
-        JsonNode check = r.checks.get(0);
+        CliRun r = exec(repo.dir, "--checkout-limit", "16Ki");
+        assertThat(r.exit()).isEqualTo(3);
+        JsonNode check = r.checks().get(0);
         assertThat(check.get("status").asText()).isEqualTo("error");
         assertThat(check.get("reason").asText()).isEqualTo("checkout failed: checkout is larger than its limit of 16 KiB");
     }
@@ -155,9 +132,9 @@ class ExecIT {
         TestRepo repo = new TestRepo(tmp.resolve("repo"))
                 .workflow("ci.yaml", "image: " + IMAGE + "\nsteps:\n  - run: |\n      ln -s /etc \"$KNOTLESS_RUN_OUTPUTS/evil\"\n      ln -s ../../.. \"$KNOTLESS_RUN_OUTPUTS/up\"\n");
         repo.commit();
-        Result r = exec(repo.dir);
-        assertThat(r.exit).isEqualTo(1);
-        JsonNode check = r.checks.get(0);
+        CliRun r = exec(repo.dir);
+        assertThat(r.exit()).isEqualTo(1);
+        JsonNode check = r.checks().get(0);
         assertThat(check.get("status").asText()).isEqualTo("failure");
         assertThat(check.get("reason").asText()).startsWith("outputs refused: ").contains("symlink");
         Path outputs = tmp.resolve("state/outputs").resolve(check.get("id").asText());
@@ -177,9 +154,9 @@ class ExecIT {
         TestRepo repo = new TestRepo(tmp.resolve("repo"))
                 .workflow("ci.yaml", "image: " + IMAGE + "\nsteps: [{run: 'true'}]\n");
         repo.commit();
-        Result r = exec(repo.dir);
-        assertThat(r.exit).isZero();
-        assertThat(r.err).contains("swept orphan");
+        CliRun r = exec(repo.dir);
+        assertThat(r.exit()).isZero();
+        assertThat(r.err()).contains("swept orphan");
     }
 
     @Test
@@ -187,9 +164,9 @@ class ExecIT {
         TestRepo repo = new TestRepo(tmp.resolve("repo"))
                 .workflow("pushes.yaml", "on: {push: {branches: [release/*]}}\nimage: " + IMAGE + "\nsteps: [{run: 'true'}]\n");
         repo.commit();
-        Result r = exec(repo.dir);
-        assertThat(r.exit).isZero();
-        assertThat(r.checks).isEmpty();
-        assertThat(r.err).contains("no workflow");
+        CliRun r = exec(repo.dir);
+        assertThat(r.exit()).isZero();
+        assertThat(r.checks()).isEmpty();
+        assertThat(r.err()).contains("no workflow");
     }
 }

@@ -62,13 +62,17 @@ final class AutomatonSink implements MaskingSink {
     /** The matching state and held bytes of one stream kind. */
     private final class Lane {
         private final Stream kind;
+        /** Room for twice the bound, so that held bytes are moved only when the end is reached. */
         private final byte[] held;
+        private final int bound;
         private int state = ByteAutomaton.START;
         /** Bytes consumed so far. */
         private long position;
-        /** Bytes passed on (plain or as part of a masked run) so far; {@code held[0]} is byte {@code emitted}. */
+        /** Bytes passed on (plain or as part of a masked run) so far. */
         private long emitted;
-        /** The position of {@code held[0]} while a write moves the held bytes. */
+        /** Where in {@code held} the byte at {@code emitted} is. */
+        private int heldFrom;
+        /** The value of {@code emitted} before the current write's emission, while hold() runs. */
         private long heldBase;
         /** Whether the last byte passed on was masked, so a run continuing it adds no replacement. */
         private boolean inMask;
@@ -78,7 +82,8 @@ final class AutomatonSink implements MaskingSink {
 
         Lane(Stream kind, int maxPatternLength) {
             this.kind = kind;
-            this.held = new byte[Math.max(1, maxPatternLength - 1)];
+            this.bound = Math.max(1, maxPatternLength - 1);
+            this.held = new byte[2 * bound];
         }
 
         /*
@@ -108,6 +113,9 @@ final class AutomatonSink implements MaskingSink {
             final int end = offset + length;
             final int last = end - a.window;
             final int blockOffset = a.window - ByteAutomaton.BLOCK;
+            final int maxShift = a.window - ByteAutomaton.BLOCK + 1;
+            final int lastPair = last - maxShift;
+            final int[] chain = a.chain;
             final long base = position - offset;
             int s = state;
             int i = offset;
@@ -117,7 +125,13 @@ final class AutomatonSink implements MaskingSink {
                 // Automaton mode.
                 while (i < end) {
                     int c = classOf[buffer[i] & 0xFF];
-                    int t = s < denseLimit ? table[s + c] : a.next(s, c);
+                    int t;
+                    if (s < denseLimit) {
+                        t = table[s + c];
+                    } else {
+                        int first = chain[s - denseLimit];
+                        t = first >> 1 == c ? ((first & 1) == 0 ? s + 1 : ~(s + 1)) : a.next(s, c);
+                    }
                     i++;
                     if (t < 0) {
                         t = ~t;
@@ -133,7 +147,26 @@ final class AutomatonSink implements MaskingSink {
                 if (i >= end) {
                     break;
                 }
-                // Skip mode, from the window starting at i.
+                // Skip mode, from the window starting at i. While two windows fit, the second
+                // window's skip is looked up together with the first's: most windows move by
+                // the whole maximum, and then the second lookup was not wasted.
+                while (i <= lastPair) {
+                    int k = i + blockOffset;
+                    int first = skip[ByteAutomaton.blockHash(buffer[k], buffer[k + 1], buffer[k + 2])];
+                    int second = skip[ByteAutomaton.blockHash(buffer[k + maxShift], buffer[k + maxShift + 1], buffer[k + maxShift + 2])];
+                    if (first == 0) {
+                        break;
+                    }
+                    if (first < maxShift) {
+                        i += first;
+                        continue;
+                    }
+                    i += maxShift;
+                    if (second == 0) {
+                        break;
+                    }
+                    i += second;
+                }
                 while (i <= last) {
                     int k = i + blockOffset;
                     int shift = skip[ByteAutomaton.blockHash(buffer[k], buffer[k + 1], buffer[k + 2])];
@@ -156,6 +189,7 @@ final class AutomatonSink implements MaskingSink {
 
         void flush() {
             emit(position, null, 0, position);
+            heldFrom = 0;
             state = ByteAutomaton.START;
             coverCount = 0;
             inMask = false;
@@ -226,7 +260,7 @@ final class AutomatonSink implements MaskingSink {
             inMask = false;
             if (from < chunkStart) {
                 long stop = Math.min(to, chunkStart);
-                downstream.write(kind, held, (int) (from - emitted), (int) (stop - from));
+                downstream.write(kind, held, heldFrom + (int) (from - emitted), (int) (stop - from));
                 from = stop;
             }
             if (from < to) {
@@ -234,19 +268,30 @@ final class AutomatonSink implements MaskingSink {
             }
         }
 
-        /** Keeps bytes [emitted, position) in held, from the old held bytes and the new buffer. */
+        /**
+         * Keeps bytes [emitted, position) in held: appended after the old held bytes that remain,
+         * which move to the front only when the array's end is reached (so a long partial match
+         * fed one byte at a time costs amortised constant work per byte, not its length).
+         */
         private void hold(byte[] buffer, int offset, long chunkStart) {
             int keep = (int) (position - emitted);
-            if (keep > held.length) {
-                throw new IllegalStateException("masker held " + keep + " bytes; the bound is " + held.length);
+            if (keep > bound) {
+                throw new IllegalStateException("masker held " + keep + " bytes; the bound is " + bound);
             }
-            if (emitted < chunkStart) {
-                int fromHeld = (int) (chunkStart - emitted);
-                System.arraycopy(held, (int) (emitted - heldBase), held, 0, fromHeld);
-                System.arraycopy(buffer, offset, held, fromHeld, keep - fromHeld);
-            } else if (keep > 0) {
+            if (emitted >= chunkStart) {
                 System.arraycopy(buffer, offset + (int) (emitted - chunkStart), held, 0, keep);
+                heldFrom = 0;
+                return;
             }
+            int from = heldFrom + (int) (emitted - heldBase);
+            int old = (int) (chunkStart - emitted);
+            int added = keep - old;
+            if (from + keep > held.length) {
+                System.arraycopy(held, from, held, 0, old);
+                from = 0;
+            }
+            System.arraycopy(buffer, offset, held, from + old, added);
+            heldFrom = from;
         }
     }
 }

@@ -13,7 +13,7 @@ import java.util.List;
  * numbered breadth-first, so shallow states come first; the shallow levels that fit in {@link
  * #DENSE_ENTRY_BUDGET} get a full row of resolved transitions in {@link #table}. Deeper states,
  * reached only while the input really follows a pattern, keep their few trie edges and a failure
- * link.
+ * link, and are numbered depth-first so that following one pattern reads memory sequentially.
  *
  * <p>A scan carries a state <em>code</em>: for a dense state, the offset of its row in {@link
  * #table} (so the next code is {@code table[code + class]}); for a sparse state, a number at or
@@ -28,8 +28,8 @@ import java.util.List;
  */
 final class ByteAutomaton {
 
-    /** Dense rows may use at most this many table entries (4 MiB). */
-    static final int DENSE_ENTRY_BUDGET = 1 << 20;
+    /** Dense rows may use at most this many table entries (256 KiB): the levels a scan visits often. */
+    static final int DENSE_ENTRY_BUDGET = 1 << 16;
     /** The root's code. */
     static final int START = 0;
     /** Every pattern is at least this long; a scan hands over to skipping below this depth. */
@@ -45,6 +45,12 @@ final class ByteAutomaton {
     final int[] table;
     /** Codes below this are dense rows; codes from it up are sparse states. */
     final int denseLimit;
+    /**
+     * For sparse states, by {@code code - denseLimit}: the class of the first child, shifted left
+     * one bit, plus 1 when that child ends a pattern; -1 without children. Numbered depth-first,
+     * the first child's code is {@code code + 1}, so following a pattern needs no other lookup.
+     */
+    final int[] chain;
     /**
      * {@code min(depth, PREFIX)} by code: how many trailing bytes the state has matched, when fewer
      * than {@link #PREFIX}. Indexed by code; entries between dense rows are unused.
@@ -66,7 +72,7 @@ final class ByteAutomaton {
 
     private final int classes;
     private final int denseCount;
-    /** Per state id (breadth-first): */
+    /** Per state id: */
     private final int[] fail;
     private final int[] depth;
     private final int[] longest;
@@ -124,52 +130,73 @@ final class ByteAutomaton {
             terminal[node] = p.length;
         }
 
-        // 3. Breadth-first ids, depth, failure links and longest match.
-        int[] order = new int[nodes];     // id -> trie node
-        int[] idOf = new int[nodes];      // trie node -> id
-        int[] parentNode = new int[nodes];
-        int[] depthOf = new int[nodes];
-        int[] failOf = new int[nodes];
-        int[] longestOf = new int[nodes];
+        // 3. Breadth-first order; depth, failure link and longest match per trie node.
+        int[] order = new int[nodes];
+        int[] depthOfNode = new int[nodes];
+        int[] failOfNode = new int[nodes];
+        int[] longestOfNode = new int[nodes];
         int tail = 1;
         for (int head = 0; head < tail; head++) {
             int u = order[head];
-            idOf[u] = head;
-            for (int c = firstChild[u]; c >= 0; c = nextSibling[c]) {
-                parentNode[c] = u;
-                order[tail++] = c;
-            }
-        }
-        for (int id = 1; id < nodes; id++) {
-            int u = order[id];
-            int parent = parentNode[u];
-            depthOf[id] = depthOf[idOf[parent]] + 1;
-            int target = 0;
-            if (parent != 0) {
-                int f = order[failOf[idOf[parent]]];
-                while (true) {
-                    int next = childOf(firstChild, nextSibling, label, f, label[u]);
-                    if (next >= 0) {
-                        target = next;
-                        break;
+            for (int child = firstChild[u]; child >= 0; child = nextSibling[child]) {
+                order[tail++] = child;
+                depthOfNode[child] = depthOfNode[u] + 1;
+                int target = 0;
+                if (u != 0) {
+                    for (int f = failOfNode[u]; ; f = failOfNode[f]) {
+                        int next = childOf(firstChild, nextSibling, label, f, label[child]);
+                        if (next >= 0) {
+                            target = next;
+                            break;
+                        }
+                        if (f == 0) {
+                            break;
+                        }
                     }
-                    if (f == 0) {
-                        break;
-                    }
-                    f = order[failOf[idOf[f]]];
                 }
+                failOfNode[child] = target;
+                longestOfNode[child] = terminal[child] != 0 ? terminal[child] : longestOfNode[target];
             }
-            failOf[id] = idOf[target];
-            longestOf[id] = terminal[u] != 0 ? terminal[u] : longestOf[failOf[id]];
         }
 
-        // 4. Dense rows for the shallow levels that fit in the budget (at least the root).
+        // 4. Ids: the shallow levels that fit in the budget, breadth-first, get dense rows; the
+        //    deeper nodes are numbered depth-first, so that a pattern's chain of states is
+        //    contiguous in memory and following it reads sequentially.
         int maxDense = Math.max(1, denseEntryBudget / classCount);
         int dense = 1;
-        for (int id = 1; id < nodes && id < maxDense; id++) {
-            if ((id == nodes - 1 || depthOf[id + 1] != depthOf[id]) && id + 1 <= maxDense) {
-                dense = id + 1;
+        for (int k = 1; k < nodes && k < maxDense; k++) {
+            if (k == nodes - 1 || depthOfNode[order[k + 1]] != depthOfNode[order[k]]) {
+                dense = k + 1;
             }
+        }
+        int[] idOfNode = new int[nodes];
+        for (int k = 0; k < dense; k++) {
+            idOfNode[order[k]] = k;
+        }
+        int nextId = dense;
+        int denseDepth = depthOfNode[order[dense - 1]];
+        int[] stack = new int[nodes];
+        for (int k = 0; k < dense; k++) {
+            int u = order[k];
+            if (depthOfNode[u] != denseDepth) {
+                continue;
+            }
+            int top = 0;
+            top = pushChildren(firstChild, nextSibling, u, stack, top);
+            while (top > 0) {
+                int v = stack[--top];
+                idOfNode[v] = nextId++;
+                top = pushChildren(firstChild, nextSibling, v, stack, top);
+            }
+        }
+        int[] depthOf = new int[nodes];
+        int[] failOf = new int[nodes];
+        int[] longestOf = new int[nodes];
+        for (int u = 0; u < nodes; u++) {
+            int id = idOfNode[u];
+            depthOf[id] = depthOfNode[u];
+            failOf[id] = idOfNode[failOfNode[u]];
+            longestOf[id] = longestOfNode[u];
         }
         this.classes = classCount;
         this.denseCount = dense;
@@ -178,13 +205,17 @@ final class ByteAutomaton {
         this.depth = depthOf;
         this.longest = longestOf;
 
-        // 5. Edge lists for the sparse states (their targets may be dense or sparse).
+        // 5. Edge lists for the sparse states, in id order (their targets may be dense or sparse).
+        int[] nodeOfId = new int[nodes];
+        for (int u = 0; u < nodes; u++) {
+            nodeOfId[idOfNode[u]] = u;
+        }
         int[] starts = new int[nodes + 1];
         int edges = 0;
         for (int id = 0; id < nodes; id++) {
             starts[id] = edges;
             if (id >= dense) {
-                for (int c = firstChild[order[id]]; c >= 0; c = nextSibling[c]) {
+                for (int c = firstChild[nodeOfId[id]]; c >= 0; c = nextSibling[c]) {
                     edges++;
                 }
             }
@@ -194,25 +225,39 @@ final class ByteAutomaton {
         int[] targets = new int[edges];
         for (int id = dense; id < nodes; id++) {
             int e = starts[id];
-            for (int c = firstChild[order[id]]; c >= 0; c = nextSibling[c]) {
+            for (int c = firstChild[nodeOfId[id]]; c >= 0; c = nextSibling[c]) {
                 edgeClasses[e] = label[c];
-                targets[e] = flagged(idOf[c]);
+                targets[e] = flagged(idOfNode[c]);
                 e++;
             }
         }
         this.edgeStart = starts;
         this.edgeClass = edgeClasses;
         this.edgeTarget = targets;
+        int[] chains = new int[nodes - dense];
+        for (int id = dense; id < nodes; id++) {
+            int first = firstChild[nodeOfId[id]];
+            if (first < 0) {
+                chains[id - dense] = -1;
+            } else {
+                if (idOfNode[first] != id + 1) {
+                    throw new AssertionError("depth-first numbering broken at " + id);
+                }
+                chains[id - dense] = label[first] << 1 | (longestOf[id + 1] != 0 ? 1 : 0);
+            }
+        }
+        this.chain = chains;
 
-        // 6. Dense rows: a state's row is its failure state's row with its own edges laid over.
+        // 6. Dense rows, breadth-first: a state's row is its failure state's row (shallower, so
+        //    already built) with its own edges laid over.
         int[] rows = new int[denseLimit];
         for (int id = 0; id < dense; id++) {
             int row = id * classCount;
             if (id != 0) {
                 System.arraycopy(rows, failOf[id] * classCount, rows, row, classCount);
             }
-            for (int c = firstChild[order[id]]; c >= 0; c = nextSibling[c]) {
-                rows[row + label[c]] = flagged(idOf[c]);
+            for (int c = firstChild[nodeOfId[id]]; c >= 0; c = nextSibling[c]) {
+                rows[row + label[c]] = flagged(idOfNode[c]);
             }
         }
         this.table = rows;
@@ -228,7 +273,7 @@ final class ByteAutomaton {
         Arrays.fill(skips, (byte) (m - BLOCK + 1));
         for (byte[] p : patterns) {
             for (int j = BLOCK - 1; j < m; j++) {
-                int h = blockHash(p[j - 2], p[j - 1], p[j]);
+                int h = blockHash(p[j - 2], p[j - 1], p[j]); // BLOCK == 3
                 skips[h] = (byte) Math.min(skips[h], m - 1 - j);
             }
         }
@@ -247,6 +292,20 @@ final class ByteAutomaton {
     /** A hash of three bytes into the skip table. */
     static int blockHash(byte b0, byte b1, byte b2) {
         return (((b0 & 0xFF) << 16 | (b1 & 0xFF) << 8 | (b2 & 0xFF)) * 0x9E3779B1) >>> (32 - SKIP_BITS);
+    }
+
+    /** Pushes {@code node}'s children so that its first child is popped first; returns the new top. */
+    private static int pushChildren(int[] firstChild, int[] nextSibling, int node, int[] stack, int top) {
+        int first = top;
+        for (int c = firstChild[node]; c >= 0; c = nextSibling[c]) {
+            stack[top++] = c;
+        }
+        for (int i = first, j = top - 1; i < j; i++, j--) {
+            int t = stack[i];
+            stack[i] = stack[j];
+            stack[j] = t;
+        }
+        return top;
     }
 
     private static int childOf(int[] firstChild, int[] nextSibling, int[] label, int node, int c) {
@@ -286,12 +345,6 @@ final class ByteAutomaton {
         return table[id * classes + c];
     }
 
-    /** The state after {@code code} reads byte {@code b}: the convenient, slower form of the scan loop. */
-    int step(int code, int b) {
-        int c = classOf[b & 0xFF];
-        return code < denseLimit ? table[code + c] : next(code, c);
-    }
-
     /** The length of the longest pattern ending in the state {@code code} (not complemented), or 0. */
     int longestAt(int code) {
         return longest[idOf(code)];
@@ -304,13 +357,5 @@ final class ByteAutomaton {
 
     int stateCount() {
         return depth.length;
-    }
-
-    int denseStateCount() {
-        return denseCount;
-    }
-
-    int classCount() {
-        return classes;
     }
 }

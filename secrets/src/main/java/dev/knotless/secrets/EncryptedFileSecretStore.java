@@ -153,9 +153,13 @@ final class EncryptedFileSecretStore implements SecretStore {
     private boolean update(Path file, Update change) {
         synchronized (monitor) {
             try (FileChannel channel = FileChannel.open(directory.resolve(".lock"),
-                            Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), SecretKeyFile.OWNER_ONLY_FILE);
-                    FileLock lock = channel.lock()) {
-                return change.apply();
+                    Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), SecretKeyFile.OWNER_ONLY_FILE)) {
+                FileLock lock = channel.lock();
+                try {
+                    return change.apply();
+                } finally {
+                    lock.release();
+                }
             } catch (IOException e) {
                 throw new SecretStoreException("cannot write " + file + ": " + e, e);
             }

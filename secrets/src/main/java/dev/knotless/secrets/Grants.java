@@ -90,9 +90,15 @@ public final class Grants {
             return secrets.stream().map(Secret::value).toList();
         }
 
+        /** Names of granted secrets too short for the masker to hide ({@link Masker#isMaskable}). */
+        public List<String> unmaskable() {
+            return secrets.stream().filter(s -> !Masker.isMaskable(s.value())).map(Secret::name).toList();
+        }
+
         /**
          * One log line, names only: {@code secrets: granted A, B; withheld C (not set for this
-         * repository)}; empty when nothing was requested.
+         * repository)}, plus a warning naming granted secrets too short to mask; empty when
+         * nothing was requested.
          */
         public String describe() {
             if (secrets.isEmpty() && withheld.isEmpty()) {
@@ -105,6 +111,11 @@ public final class Grants {
             if (!withheld.isEmpty()) {
                 line.append(secrets.isEmpty() ? " " : "; ").append("withheld ")
                         .append(withheld.stream().map(Withheld::toString).collect(Collectors.joining(", ")));
+            }
+            List<String> unmaskable = unmaskable();
+            if (!unmaskable.isEmpty()) {
+                line.append("; not masked in logs (shorter than ").append(Masker.MIN_LENGTH).append(" characters): ")
+                        .append(String.join(", ", unmaskable));
             }
             return line.toString();
         }

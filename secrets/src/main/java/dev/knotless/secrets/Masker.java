@@ -73,6 +73,7 @@ public final class Masker {
 
     private static final Masker NONE = new Masker(null);
 
+    /** Null when there is nothing to mask. */
     private final ByteAutomaton automaton;
 
     private Masker(ByteAutomaton automaton) {
@@ -137,6 +138,11 @@ public final class Masker {
     /** The longest masked byte string; a stream holds back fewer bytes than this per kind. */
     public int longestPattern() {
         return automaton == null ? 0 : automaton.maxPatternLength;
+    }
+
+    /** The automaton's size in states, for the benchmark. */
+    int stateCount() {
+        return automaton == null ? 0 : automaton.stateCount();
     }
 
     /** The texts masked for one value, as listed in the class comment; empty when too short. */

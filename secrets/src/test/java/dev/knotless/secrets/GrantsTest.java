@@ -87,6 +87,17 @@ class GrantsTest {
     }
 
     @Test
+    void grantedSecretsTooShortToMaskAreNamedInTheLogLine() {
+        store.put("acme/app", new Secret("PIN", "42"));
+
+        Granted granted = Grants.grant(List.of("PIN", "NPM_TOKEN"), "acme/app", store, true);
+
+        assertThat(granted.unmaskable()).containsExactly("PIN");
+        assertThat(granted.describe()).isEqualTo(
+                "secrets: granted PIN, NPM_TOKEN; not masked in logs (shorter than 3 characters): PIN");
+    }
+
+    @Test
     void theGrantedValuesFeedTheMasker() {
         Granted granted = Grants.grant(List.of("NPM_TOKEN", "DEPLOY_KEY"), "acme/app", store, true);
 

@@ -50,8 +50,8 @@ public final class MaskerBench {
         Masker masker = Masker.of(secrets);
         double buildMs = (System.nanoTime() - buildStart) / 1e6;
 
-        System.out.printf(Locale.ROOT, "masker-bench: %d secrets (16-64 chars) -> %d patterns, longest %d bytes, built in %.1f ms%n",
-                secretCount, masker.patternCount(), masker.longestPattern(), buildMs);
+        System.out.printf(Locale.ROOT, "masker-bench: %d secrets (16-64 chars) -> %d patterns, longest %d bytes, %d states, built in %.1f ms%n",
+                secretCount, masker.patternCount(), masker.longestPattern(), masker.stateCount(), buildMs);
         System.out.printf(Locale.ROOT, "workload: %.1f MB in %d-byte chunks; %d secrets in the text (%d base64), %d across a chunk boundary; seed %d; %s %s%n",
                 data.bytes.length / 1e6, chunk, data.inserted, data.base64, data.straddling, seed,
                 System.getProperty("java.vm.name"), System.getProperty("java.version"));

@@ -24,19 +24,26 @@ import org.junit.jupiter.api.Test;
 class MaskerPropertyTest {
 
     private static final byte[] ALPHABET = "abc".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] WIDE = "abcdefgh ".getBytes(StandardCharsets.US_ASCII);
 
     @RepeatedTest(20)
     void streamingOutputEqualsTheReferenceForAnyChunking() {
         long seed = new Random().nextLong();
         Random random = new Random(seed);
         for (int round = 0; round < 100; round++) {
+            // Short patterns over "abc" overlap and nest constantly; longer ones over a wider
+            // alphabet let the skip scan take long strides between candidates.
+            boolean longPatterns = random.nextBoolean();
+            byte[] alphabet = longPatterns ? WIDE : ALPHABET;
             List<String> values = new ArrayList<>();
             for (int i = 1 + random.nextInt(6); i > 0; i--) {
-                values.add(randomText(random, 3 + random.nextInt(8)));
+                values.add(longPatterns
+                        ? randomText(random, alphabet, 8 + random.nextInt(40))
+                        : randomText(random, alphabet, 3 + random.nextInt(8)));
             }
-            // Half the rounds keep only the root (or the first levels) dense, to cover the sparse states.
-            Masker masker = random.nextBoolean() ? Masker.of(values) : Masker.of(values, random.nextInt(40));
-            byte[] input = randomInput(random, values, 1 + random.nextInt(400));
+            // Some rounds keep only the root (or the first levels) dense, to cover the sparse states.
+            Masker masker = random.nextBoolean() ? Masker.of(values) : Masker.of(values, random.nextInt(200));
+            byte[] input = randomInput(random, alphabet, values, 1 + random.nextInt(longPatterns ? 3000 : 400));
             String expected = reference(patterns(values), input);
 
             String streamed = streamInRandomChunks(masker, input, random);
@@ -110,7 +117,11 @@ class MaskerPropertyTest {
         try (MaskingSink sink = masker.newStream((OutputSink.Stream stream, byte[] b, int o, int l) -> got.write(b, o, l))) {
             int i = 0;
             while (i < input.length) {
-                int n = Math.min(input.length - i, random.nextInt(random.nextBoolean() ? 4 : 40));
+                int n = Math.min(input.length - i, random.nextInt(switch (random.nextInt(3)) {
+                    case 0 -> 4;
+                    case 1 -> 40;
+                    default -> 600;
+                }));
                 // Copy into a scratch buffer that is then scribbled on, as a reusing reader would.
                 byte[] scratch = new byte[n + 2];
                 System.arraycopy(input, i, scratch, 1, n);
@@ -154,20 +165,34 @@ class MaskerPropertyTest {
     }
 
     private static String randomText(Random random, int length) {
+        return randomText(random, ALPHABET, length);
+    }
+
+    private static String randomText(Random random, byte[] alphabet, int length) {
         byte[] b = new byte[length];
         for (int i = 0; i < length; i++) {
-            b[i] = ALPHABET[random.nextInt(ALPHABET.length)];
+            b[i] = alphabet[random.nextInt(alphabet.length)];
         }
         return new String(b, StandardCharsets.US_ASCII);
     }
 
     private static byte[] randomInput(Random random, List<String> values, int length) {
+        return randomInput(random, ALPHABET, values, length);
+    }
+
+    private static byte[] randomInput(Random random, byte[] alphabet, List<String> values, int length) {
         StringBuilder text = new StringBuilder();
         while (text.length() < length) {
-            if (random.nextInt(4) == 0) {
-                text.append(values.get(random.nextInt(values.size())));
+            int kind = random.nextInt(8);
+            String value = values.get(random.nextInt(values.size()));
+            if (kind == 0) {
+                text.append(value);
+            } else if (kind == 1) {
+                // A near miss: the value with one byte changed or cut short.
+                int at = random.nextInt(value.length());
+                text.append(value, 0, at).append(random.nextBoolean() ? "" : "#").append(value, Math.min(value.length(), at + 1), value.length());
             } else {
-                text.append(randomText(random, 1 + random.nextInt(6)));
+                text.append(randomText(random, alphabet, 1 + random.nextInt(alphabet == ALPHABET ? 6 : 60)));
             }
         }
         return text.toString().getBytes(StandardCharsets.US_ASCII);

@@ -244,6 +244,62 @@ class MaskerTest {
     }
 
     @Test
+    void shortLinesOfAMultiLineValueAreNotMaskedOnTheirOwn() {
+        String json = "{\n  \"type\": \"service_account\",\n  \"key\": \"k-8f3a9c2e\"\n},\n";
+
+        assertThat(Masker.forms(json)).contains("\"key\": \"k-8f3a9c2e\"").doesNotContain("},", "{");
+        assertThat(mask(List.of(json), "config: {\n},\n  \"key\": \"k-8f3a9c2e\"\n"))
+                .isEqualTo("config: {\n},\n  ***\n");
+    }
+
+    @Test
+    void anAdversarialInputStaysLinear() {
+        String value = "a".repeat(20_000) + "b";
+        byte[] input = "a".repeat(4_000_000).getBytes(StandardCharsets.UTF_8);
+        Masker masker = Masker.of(List.of(value));
+        RecordingOutput out = new RecordingOutput();
+
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+            try (MaskingSink sink = masker.newStream(out)) {
+                for (int at = 0; at < input.length; at += 8192) {
+                    sink.write(STDOUT, input, at, Math.min(8192, input.length - at));
+                }
+            }
+        });
+        assertThat(out.emittedBytes()).isEqualTo(input.length);
+    }
+
+    @Test
+    void aLongValueWrittenOneByteAtATimeIsMaskedInLinearTime() {
+        Random random = new Random(3);
+        StringBuilder value = new StringBuilder();
+        for (int i = 0; i < 100_000; i++) {
+            value.append((char) ('a' + random.nextInt(26)));
+        }
+        byte[] text = ("<" + value + ">").getBytes(StandardCharsets.UTF_8);
+        String noMatch = "a".repeat(60_000) + "b";
+        byte[] as = "a".repeat(200_000).getBytes(StandardCharsets.UTF_8);
+        RecordingOutput first = new RecordingOutput();
+        RecordingOutput second = new RecordingOutput();
+
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+            try (MaskingSink sink = Masker.of(List.of(value.toString())).newStream(first)) {
+                for (int i = 0; i < text.length; i++) {
+                    sink.write(STDOUT, text, i, 1);
+                }
+            }
+            // Each write here releases one byte and keeps a partial match of 60,000 bytes.
+            try (MaskingSink sink = Masker.of(List.of(noMatch)).newStream(second)) {
+                for (int i = 0; i < as.length; i++) {
+                    sink.write(STDOUT, as, i, 1);
+                }
+            }
+        });
+        assertThat(first.stdout()).isEqualTo("<***>");
+        assertThat(second.emittedBytes()).isEqualTo(as.length);
+    }
+
+    @Test
     void anEmptyValueSetIsAPassThroughThatCopiesNothing() {
         Masker masker = Masker.of(List.of());
         RecordingOutput out = new RecordingOutput();

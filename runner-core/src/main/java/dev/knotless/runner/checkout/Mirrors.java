@@ -68,6 +68,14 @@ public final class Mirrors {
      *     ssh://}, {@code file://} or {@code user@host:path}
      * @throws CheckoutException naming the repository when it cannot be read or git fails
      */
+    /**
+     * The name a repository goes by in checks, secrets and caches: the canonical path or URL, with
+     * no credential. {@code exec ./repo} and {@code secrets set --repo ./repo} agree on it.
+     */
+    public static String repoName(String repo) throws CheckoutException {
+        return Source.of(repo).display();
+    }
+
     @SuppressWarnings("try") // the file lock is held by the try, never referenced
     public Mirror mirrorFor(String repo) throws IOException {
         Source source = Source.of(repo);

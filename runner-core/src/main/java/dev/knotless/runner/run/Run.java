@@ -6,7 +6,10 @@ import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.runner.Event;
+import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
+import dev.knotless.secrets.SecretStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -32,13 +35,15 @@ public final class Run {
 
     private final Executor executor;
     private final CheckStore checks;
+    private final SecretStore secrets;
     private final RunListener listener;
     private final RunLimits limits;
     private final Clock clock;
 
-    public Run(Executor executor, CheckStore checks, RunListener listener, RunLimits limits, Clock clock) {
+    public Run(Executor executor, CheckStore checks, SecretStore secrets, RunListener listener, RunLimits limits, Clock clock) {
         this.executor = executor;
         this.checks = checks;
+        this.secrets = secrets;
         this.listener = listener;
         this.limits = limits;
         this.clock = clock;
@@ -61,10 +66,12 @@ public final class Run {
         listener.runStarted(request);
         Duration runTimeout = request.workflow().timeout() != null ? request.workflow().timeout() : limits.runTimeout();
         RunState state = null;
+        List<Grants.Granted> grants = grant(request);
+        Masker masker = Masker.of(grants.stream().flatMap(g -> g.values().stream()).toList());
         try (StopSignal runSignal = cancellation.signal().child(runTimeout);
-             RunLog log = new RunLog(checks.logPath(request.runId()), limits.logCap(), request, listener, Masker.none())) {
+             RunLog log = new RunLog(checks.logPath(request.runId()), limits.logCap(), request, listener, masker)) {
             state = new RunState(request, limits, log, checks.outputDir(request.runId()), runSignal, runTimeout,
-                    environment(request), listener, cancellation);
+                    environment(request), grants, listener, cancellation);
             try {
                 for (Phase phase : phases()) {
                     boolean skip = state.session == null && !(phase instanceof StartEnvironment)
@@ -102,6 +109,18 @@ public final class Run {
         save(check);
         listener.runFinished(request, check);
         return check;
+    }
+
+    /**
+     * Each step's secrets (docs/design/secrets.md): pushes and manual runs get the names a step
+     * asks for and the repository has; pull and batch runs get none.
+     */
+    private List<Grants.Granted> grant(RunRequest r) {
+        boolean mayHaveSecrets = r.event() == Event.PUSH || r.event() == Event.MANUAL;
+        return r.workflow().steps().stream()
+                .map(step -> step.secrets().isEmpty() ? Grants.Granted.NONE
+                        : Grants.grant(step.secrets(), r.repo(), secrets, mayHaveSecrets))
+                .toList();
     }
 
     private Check newCheck(RunRequest r, Instant started) {

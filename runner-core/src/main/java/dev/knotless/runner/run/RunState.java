@@ -4,6 +4,7 @@ import dev.knotless.checks.Output;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.secrets.Grants;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,8 @@ final class RunState {
     /** Stops with the run's cancellation, or with TIMEOUT at the run's deadline. */
     final StopSignal runSignal;
     final Map<String, String> environment;
+    /** Each step's granted secrets, by step index. */
+    final List<Grants.Granted> grants;
     private final RunListener listener;
     private final Cancellation cancellation;
     private final java.time.Duration runTimeout;
@@ -33,8 +36,8 @@ final class RunState {
     Verdict verdict;
 
     RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,
-             java.time.Duration runTimeout, Map<String, String> environment, RunListener listener,
-             Cancellation cancellation) {
+             java.time.Duration runTimeout, Map<String, String> environment, List<Grants.Granted> grants,
+             RunListener listener, Cancellation cancellation) {
         this.request = request;
         this.limits = limits;
         this.log = log;
@@ -42,6 +45,7 @@ final class RunState {
         this.runSignal = runSignal;
         this.runTimeout = runTimeout;
         this.environment = environment;
+        this.grants = grants;
         this.listener = listener;
         this.cancellation = cancellation;
     }

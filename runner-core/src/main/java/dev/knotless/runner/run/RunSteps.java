@@ -7,7 +7,10 @@ import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.workflow.Step;
+import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.MaskingSink;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.time.Duration;
 import java.util.List;
 
@@ -33,12 +36,27 @@ final class RunSteps implements Phase {
     private StepResult runOne(RunState state, int number, Step step) {
         state.log.notice("step " + number + " '" + step.name() + "'");
         state.listenerStepStarted(number, step.name());
-        StepPayload payload = StepPayload.script(step.name(), number, state.environment);
+        Grants.Granted granted = state.grants.get(number - 1);
+        if (!granted.describe().isEmpty()) {
+            state.log.notice(granted.describe());
+        }
+        Map<String, String> environment = new LinkedHashMap<>(state.environment);
+        environment.putAll(granted.environment());
+        StepPayload payload = StepPayload.script(step.name(), number, environment);
+        LeftoverProcesses leftovers = granted.secrets().isEmpty() ? null : LeftoverProcesses.before(state.session, state.runSignal);
         long started = System.nanoTime();
         StepOutcome outcome;
         try (StopSignal stepSignal = state.runSignal.child(step.timeout());
              MaskingSink sink = state.log.step(number)) {
             outcome = state.session.run(payload, sink, stepSignal);
+        }
+        if (leftovers != null) {
+            // No background process may carry this step's secrets into the next step.
+            List<String> killed = leftovers.killNew(state.session, state.runSignal);
+            if (!killed.isEmpty()) {
+                state.log.notice("stopped " + killed.size() + " process(es) step " + number
+                        + " left running with its secrets: pid " + String.join(", ", killed));
+            }
         }
         long ms = (System.nanoTime() - started) / 1_000_000;
         StepResult result = switch (outcome) {

@@ -1,0 +1,401 @@
+package dev.knotless.cache;
+
+import dev.knotless.executor.TarSource;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
+
+/**
+ * Cache layers on the runner host, under {@code <state>/cache}, within a size budget.
+ *
+ * <p>For each {@link CacheKey} (one cached path of one workflow) and each ref (a branch, or a
+ * pull request's ref such as {@code pull/12}) the store holds at most one <em>base</em> layer: a
+ * zstd-compressed tar. Before a run's steps, the runner streams the base into the run ({@link
+ * #base}, {@link #restore}); after them it streams the path back out into an <em>upper</em> layer
+ * ({@link #beginUpper}, {@link Upper#sink()}), and then, by trust and result, decides:
+ *
+ * <ul>
+ *   <li>a passing push: {@link #promote} to its branch, replacing the branch's base;
+ *   <li>a passing pull request by a trusted author: {@link #keep} under the pull's ref, so its
+ *       next run starts warm; the target branch's base is untouched;
+ *   <li>an untrusted pull request, a merge-queue batch, a failure or a cancel: {@link #drop}.
+ * </ul>
+ *
+ * Untrusted runs restore like any other: they get a streamed copy of the base and have no way to
+ * write to it. The trust decision itself is the orchestrator's; this class only stores.
+ *
+ * <p>Invariant: a base, once visible, is a complete, fsynced file; a kill -9 at any moment leaves
+ * each key and ref with its old base or its new one. Total compressed bytes of the bases are
+ * brought back within the budget after each promote or keep by evicting the least recently used
+ * layers (last used = last restored or written, kept in the layer's metadata). Staging files do
+ * not count against the budget.
+ *
+ * <h2>Concurrency</h2>
+ * Thread-safe. Changes to a key's files take that key's lock (in-JVM, then an OS file lock so
+ * runner processes sharing the directory also take turns); two promotes of the same key run one
+ * after the other and the last one wins. Nothing holds two key locks at once. Restoring takes no
+ * lock: it opens the base file, and a rename or delete of that file afterwards does not disturb
+ * the open handle, so a reader finishes the layer it started. Eviction passes run one at a time
+ * and re-check each victim under its key's lock, skipping one that was used meanwhile.
+ *
+ * <h2>Lifecycle</h2>
+ * Nothing to close. Runs that never decide leave staging files; {@link #prune(long)} and {@link
+ * #prune(Duration)} remove those not written for a day, and any leftovers of a crash.
+ */
+public final class CacheStore {
+
+    static final Duration STALE_STAGING = Duration.ofDays(1);
+
+    private final Layout layout;
+    private final long budgetBytes;
+    private final Clock clock;
+    private final KeyLocks locks;
+    private final ReentrantLock evicting = new ReentrantLock();
+
+    public CacheStore(Path root, long budgetBytes, Clock clock) {
+        if (budgetBytes < 0) {
+            throw new IllegalArgumentException("budget is negative: " + budgetBytes);
+        }
+        this.layout = new Layout(Objects.requireNonNull(root, "root"));
+        this.budgetBytes = budgetBytes;
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.locks = new KeyLocks(layout.locks);
+    }
+
+    public long budgetBytes() {
+        return budgetBytes;
+    }
+
+    /**
+     * The base layer for {@code branch}, else the one for {@code defaultBranch}, else empty (a
+     * cold first use). The layer found counts as used now.
+     */
+    public Optional<Layer> base(CacheKey key, String branch, String defaultBranch) throws IOException {
+        CacheKey.requireText(branch, "branch");
+        CacheKey.requireText(defaultBranch, "defaultBranch");
+        Optional<Layer> own = touch(key, branch);
+        if (own.isPresent() || branch.equals(defaultBranch)) {
+            return own;
+        }
+        return touch(key, defaultBranch);
+    }
+
+    /**
+     * The layer's tar, decompressed as it is written. If the layer was evicted since {@link
+     * #base} found it, the source writes an empty archive: the run starts cold rather than fails.
+     * A corrupt or truncated file fails with an {@link IOException} (zstd checks a checksum).
+     */
+    public TarSource restore(Layer layer) {
+        Path data = layout.data(layer.key().id(), Layout.id(layer.ref()));
+        return out -> {
+            InputStream file;
+            try {
+                file = Files.newInputStream(data);
+            } catch (NoSuchFileException evicted) {
+                out.write(new byte[1024]); // two zero blocks: the end of an empty tar
+                out.flush();
+                return;
+            }
+            Zstd.decompress(file, out);
+        };
+    }
+
+    /** A new, empty upper layer for one run's copy of the cached path. */
+    public Upper beginUpper(CacheKey key, String runId) throws IOException {
+        Objects.requireNonNull(key, "key");
+        Files.createDirectories(layout.staging);
+        Path staging = layout.staging.resolve(key.id() + "-" + UUID.randomUUID() + Layout.DATA);
+        Files.createFile(staging);
+        return new Upper(key, runId, staging);
+    }
+
+    /**
+     * Makes the upper layer the base for {@code branch}, replacing the previous one atomically,
+     * then evicts least recently used layers until the store is within its budget. An upper layer
+     * larger than the whole budget is dropped instead and the previous base stays; the returned
+     * {@link Promotion} says which happened.
+     */
+    public Promotion promote(Upper upper, String branch) throws IOException {
+        return store(upper, CacheKey.requireText(branch, "branch"));
+    }
+
+    /**
+     * Stores the upper layer as the base for a pull request's own {@code ref} (e.g.
+     * {@code pull/12}), so its next run is warm; the target branch's base is untouched. Otherwise
+     * as {@link #promote}.
+     */
+    public Promotion keep(Upper upper, String ref) throws IOException {
+        return store(upper, CacheKey.requireText(ref, "ref"));
+    }
+
+    /** Deletes the upper layer's staging file. Safe in any state and more than once. */
+    public void drop(Upper upper) throws IOException {
+        upper.finishNow();
+        Files.deleteIfExists(upper.staging());
+    }
+
+    /** Every stored layer, most recently used first. */
+    public List<Entry> list() throws IOException {
+        List<Entry> entries = new ArrayList<>(scan().stream().map(Stored::entry).toList());
+        entries.sort(Comparator.comparing(Entry::lastUsed).thenComparing(Entry::created).reversed()
+                .thenComparing(e -> e.key().repo()).thenComparing(e -> e.key().scope()).thenComparing(Entry::ref));
+        return entries;
+    }
+
+    /** Compressed bytes of all stored layers (staging files not included). */
+    public long totalBytes() throws IOException {
+        return scan().stream().mapToLong(s -> s.entry().bytes()).sum();
+    }
+
+    /**
+     * Evicts least recently used layers until at most {@code budget} bytes are stored, and removes
+     * stale staging files and crash leftovers.
+     */
+    public PruneReport prune(long budget) throws IOException {
+        if (budget < 0) {
+            throw new IllegalArgumentException("budget is negative: " + budget);
+        }
+        Stale stale = removeStale();
+        List<Entry> removed = evict(budget, stored -> false);
+        return new PruneReport(removed, stale.files, stale.bytes, totalBytes());
+    }
+
+    /**
+     * Removes layers not used for {@code unusedFor}, and stale staging files and crash leftovers.
+     */
+    public PruneReport prune(Duration unusedFor) throws IOException {
+        if (unusedFor.isNegative()) {
+            throw new IllegalArgumentException("duration is negative: " + unusedFor);
+        }
+        Instant cutoff = clock.instant().minus(unusedFor);
+        Stale stale = removeStale();
+        List<Entry> removed = new ArrayList<>();
+        evicting.lock();
+        try {
+            for (Stored s : oldestFirst(scan())) {
+                if (s.entry().lastUsed().isBefore(cutoff) && removeIfUnchanged(s)) {
+                    removed.add(s.entry());
+                }
+            }
+        } finally {
+            evicting.unlock();
+        }
+        return new PruneReport(removed, stale.files, stale.bytes, totalBytes());
+    }
+
+    // --- machinery ------------------------------------------------------------------------------
+
+    /** A layer seen on disk, with what identifies its files and the state it was seen in. */
+    private record Stored(String keyId, String refId, Entry entry, FileTime modified) {}
+
+    private record Stale(int files, long bytes) {}
+
+    @SuppressWarnings("try") // the key lock is held for the block
+    private Optional<Layer> touch(CacheKey key, String ref) throws IOException {
+        String keyId = key.id();
+        String refId = Layout.id(ref);
+        Path data = layout.data(keyId, refId);
+        Path meta = layout.meta(keyId, refId);
+        if (!Files.exists(meta)) {
+            return Optional.empty(); // cold: no need to create the key's lock file
+        }
+        try (KeyLocks.Held held = locks.lock(keyId)) {
+            Optional<LayerMeta> found = LayerMeta.read(meta);
+            if (found.isEmpty() || !found.get().describes(key, ref)) {
+                return Optional.empty();
+            }
+            BasicFileAttributes attrs;
+            try {
+                attrs = Files.readAttributes(data, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            } catch (NoSuchFileException e) {
+                return Optional.empty(); // metadata of a first promote that did not finish
+            }
+            found.get().usedAt(clock.instant()).writeTo(meta);
+            return Optional.of(new Layer(key, ref, attrs.size(), attrs.lastModifiedTime().toInstant()));
+        }
+    }
+
+    @SuppressWarnings("try") // the key lock is held for the block
+    private Promotion store(Upper upper, String ref) throws IOException {
+        if (!upper.finishIfReady()) {
+            throw new IllegalStateException(upper + " has no finished content to store");
+        }
+        CacheKey key = upper.key();
+        long bytes = upper.bytes();
+        if (bytes > budgetBytes) {
+            Files.deleteIfExists(upper.staging());
+            return new Promotion(key, ref, bytes, /* stored= */ false, budgetBytes, List.of());
+        }
+        String keyId = key.id();
+        String refId = Layout.id(ref);
+        Instant now = clock.instant();
+        try (KeyLocks.Held held = locks.lock(keyId)) {
+            Files.createDirectories(layout.keyDir(keyId));
+            // Metadata first: its content only differs from the old one's in the last-used time,
+            // so a crash before the rename below leaves the old base, a little younger.
+            LayerMeta.of(key, ref, now).writeTo(layout.meta(keyId, refId));
+            Files.setLastModifiedTime(upper.staging(), FileTime.from(now)); // the layer's creation time
+            Durable.replace(upper.staging(), layout.data(keyId, refId));
+        }
+        List<Entry> evicted = evict(budgetBytes, s -> s.keyId().equals(keyId) && s.refId().equals(refId));
+        return new Promotion(key, ref, bytes, /* stored= */ true, budgetBytes, evicted);
+    }
+
+    private List<Entry> evict(long budget, Predicate<Stored> spare) throws IOException {
+        evicting.lock();
+        try {
+            List<Stored> all = scan();
+            long total = all.stream().mapToLong(s -> s.entry().bytes()).sum();
+            List<Entry> removed = new ArrayList<>();
+            for (Stored victim : oldestFirst(all)) {
+                if (total <= budget) {
+                    break;
+                }
+                if (!spare.test(victim) && removeIfUnchanged(victim)) {
+                    total -= victim.entry().bytes();
+                    removed.add(victim.entry());
+                }
+            }
+            return removed;
+        } finally {
+            evicting.unlock();
+        }
+    }
+
+    private static List<Stored> oldestFirst(List<Stored> all) {
+        List<Stored> sorted = new ArrayList<>(all);
+        sorted.sort(Comparator.comparing((Stored s) -> s.entry().lastUsed())
+                .thenComparing(s -> s.entry().created())
+                .thenComparing(Stored::keyId).thenComparing(Stored::refId));
+        return sorted;
+    }
+
+    /** Deletes the layer unless it was used or replaced since it was seen. */
+    @SuppressWarnings("try") // the key lock is held for the block
+    private boolean removeIfUnchanged(Stored seen) throws IOException {
+        try (KeyLocks.Held held = locks.lock(seen.keyId())) {
+            Optional<Stored> now = read(seen.keyId(), seen.refId());
+            if (now.isEmpty() || !now.get().equals(seen)) {
+                return false;
+            }
+            // Data first: a crash in between leaves metadata alone, which reads as no layer.
+            Files.deleteIfExists(layout.data(seen.keyId(), seen.refId()));
+            Files.deleteIfExists(layout.meta(seen.keyId(), seen.refId()));
+            Durable.forceDirectory(layout.keyDir(seen.keyId()));
+            return true;
+        }
+    }
+
+    private List<Stored> scan() throws IOException {
+        List<Stored> all = new ArrayList<>();
+        for (Path keyDir : children(layout.layers)) {
+            if (!Files.isDirectory(keyDir, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            String keyId = keyDir.getFileName().toString();
+            for (Path file : children(keyDir)) {
+                String name = file.getFileName().toString();
+                if (name.startsWith(".") || !name.endsWith(Layout.META)) {
+                    continue;
+                }
+                read(keyId, name.substring(0, name.length() - Layout.META.length())).ifPresent(all::add);
+            }
+        }
+        return all;
+    }
+
+    private Optional<Stored> read(String keyId, String refId) throws IOException {
+        Optional<LayerMeta> meta = LayerMeta.read(layout.meta(keyId, refId));
+        if (meta.isEmpty()) {
+            return Optional.empty();
+        }
+        BasicFileAttributes attrs;
+        try {
+            attrs = Files.readAttributes(layout.data(keyId, refId), BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+        LayerMeta m = meta.get();
+        Entry entry = new Entry(m.key(), m.ref(), attrs.size(), m.lastUsedAt(), attrs.lastModifiedTime().toInstant());
+        return Optional.of(new Stored(keyId, refId, entry, attrs.lastModifiedTime()));
+    }
+
+    /**
+     * Staging files not written for a day, and in each key's directory (under its lock, so no
+     * writer is busy there) temp files, metadata without data and data without metadata.
+     */
+    @SuppressWarnings("try") // the key lock is held for the block
+    private Stale removeStale() throws IOException {
+        int files = 0;
+        long bytes = 0;
+        Instant cutoff = clock.instant().minus(STALE_STAGING);
+        for (Path file : children(layout.staging)) {
+            BasicFileAttributes attrs = attributes(file);
+            if (attrs != null && attrs.lastModifiedTime().toInstant().isBefore(cutoff) && Files.deleteIfExists(file)) {
+                files++;
+                bytes += attrs.size();
+            }
+        }
+        for (Path keyDir : children(layout.layers)) {
+            if (!Files.isDirectory(keyDir, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            try (KeyLocks.Held held = locks.lock(keyDir.getFileName().toString())) {
+                for (Path file : children(keyDir)) {
+                    String name = file.getFileName().toString();
+                    boolean leftover = name.startsWith(".")
+                            || name.endsWith(Layout.META) && !Files.exists(sibling(file, Layout.META, Layout.DATA))
+                            || name.endsWith(Layout.DATA) && !Files.exists(sibling(file, Layout.DATA, Layout.META));
+                    BasicFileAttributes attrs = attributes(file);
+                    if (leftover && attrs != null && Files.deleteIfExists(file)) {
+                        files++;
+                        bytes += attrs.size();
+                    }
+                }
+            }
+        }
+        return new Stale(files, bytes);
+    }
+
+    private static Path sibling(Path file, String suffix, String otherSuffix) {
+        String name = file.getFileName().toString();
+        return file.resolveSibling(name.substring(0, name.length() - suffix.length()) + otherSuffix);
+    }
+
+    private static BasicFileAttributes attributes(Path file) throws IOException {
+        try {
+            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    private static List<Path> children(Path dir) throws IOException {
+        List<Path> children = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+            stream.forEach(children::add);
+        } catch (NoSuchFileException e) {
+            return List.of();
+        }
+        children.sort(null);
+        return children;
+    }
+}

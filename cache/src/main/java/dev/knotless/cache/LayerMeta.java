@@ -1,0 +1,80 @@
+package dev.knotless.cache;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+
+/**
+ * The metadata file beside a layer: the raw key and ref its hashed name stands for, and when it
+ * was last restored or written. The layer's size and creation time are the data file's own size
+ * and modification time, so a crash between writing this file and renaming the data file can
+ * only leave a last-used time that is a little too new.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+record LayerMeta(int format, String repo, String scope, String ref, String lastUsed) {
+
+    static final int FORMAT = 1;
+
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .build();
+
+    static LayerMeta of(CacheKey key, String ref, Instant lastUsed) {
+        return new LayerMeta(FORMAT, key.repo(), key.scope(), ref, lastUsed.toString());
+    }
+
+    LayerMeta usedAt(Instant when) {
+        return new LayerMeta(format, repo, scope, ref, when.toString());
+    }
+
+    CacheKey key() {
+        return new CacheKey(repo, scope);
+    }
+
+    Instant lastUsedAt() {
+        return Instant.parse(lastUsed);
+    }
+
+    boolean describes(CacheKey key, String ref) {
+        return key.repo().equals(repo) && key.scope().equals(scope) && ref.equals(this.ref);
+    }
+
+    void writeTo(Path file) throws IOException {
+        Durable.write(file, JSON.writeValueAsBytes(this));
+    }
+
+    /** The metadata in {@code file}; empty if there is none or it is not a whole, known record. */
+    static Optional<LayerMeta> read(Path file) throws IOException {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+        try {
+            LayerMeta meta = JSON.readValue(bytes, LayerMeta.class);
+            if (meta.format != FORMAT || isBlank(meta.repo) || isBlank(meta.scope) || isBlank(meta.ref)
+                    || meta.lastUsed == null) {
+                return Optional.empty();
+            }
+            meta.lastUsedAt();
+            return Optional.of(meta);
+        } catch (IOException | DateTimeParseException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static boolean isBlank(String s) {
+        return s == null || s.isBlank();
+    }
+}

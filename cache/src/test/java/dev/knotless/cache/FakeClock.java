@@ -1,0 +1,36 @@
+package dev.knotless.cache;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+
+/** A clock that moves only when told to. */
+final class FakeClock extends Clock {
+
+    private volatile Instant now;
+
+    FakeClock(Instant start) {
+        this.now = start;
+    }
+
+    void advance(Duration by) {
+        now = now.plus(by);
+    }
+
+    @Override
+    public Instant instant() {
+        return now;
+    }
+
+    @Override
+    public ZoneId getZone() {
+        return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+        return this;
+    }
+}

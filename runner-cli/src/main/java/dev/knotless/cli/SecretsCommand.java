@@ -1,0 +1,125 @@
+package dev.knotless.cli;
+
+import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.secrets.Secret;
+import dev.knotless.secrets.SecretStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "secrets", mixinStandardHelpOptions = true,
+        description = "Manages a repository's secrets, encrypted at rest under the state dir.",
+        subcommands = {SecretsCommand.Set.class, SecretsCommand.List.class, SecretsCommand.Remove.class})
+final class SecretsCommand implements Runnable {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** --repo and --state-dir, shared by the subcommands. */
+    static final class Target {
+        @Option(names = "--repo", required = true, paramLabel = "REPO",
+                description = "The repository: the same path or URL given to exec.")
+        String repo;
+
+        @Mixin
+        StateDirOption state;
+
+        String repoName() throws IOException {
+            return Mirrors.repoName(repo);
+        }
+
+        SecretStore store() {
+            return SecretStore.encryptedFile(state.stateDir());
+        }
+    }
+
+    @Command(name = "set", mixinStandardHelpOptions = true,
+            description = {"Sets a secret; the value is read from standard input, never from the command line.",
+                    "One trailing newline is dropped (as in `echo value | knotless-run secrets set …`)."})
+    static final class Set implements Callable<Integer> {
+        @Mixin Target target;
+
+        @Parameters(index = "0", paramLabel = "NAME", description = "A shell variable name.")
+        String name;
+
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            Secret.checkName(name);
+            String value = readValue(System.in);
+            target.store().put(target.repoName(), new Secret(name, value));
+            spec.commandLine().getErr().println("secret " + name + " set for " + target.repoName());
+            return ExitCodes.SUCCESS;
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the names of a repository's secrets (never values).")
+    static final class List implements Callable<Integer> {
+        @Mixin Target target;
+
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            for (String name : target.store().names(target.repoName())) {
+                spec.commandLine().getOut().println(name);
+            }
+            spec.commandLine().getOut().flush();
+            return ExitCodes.SUCCESS;
+        }
+    }
+
+    @Command(name = "rm", mixinStandardHelpOptions = true, description = "Removes a secret.")
+    static final class Remove implements Callable<Integer> {
+        @Mixin Target target;
+
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            if (!target.store().remove(target.repoName(), name)) {
+                spec.commandLine().getErr().println("knotless-run: no secret " + name + " for " + target.repoName());
+                return ExitCodes.USAGE;
+            }
+            spec.commandLine().getErr().println("secret " + name + " removed from " + target.repoName());
+            return ExitCodes.SUCCESS;
+        }
+    }
+
+    static String readValue(InputStream in) throws IOException {
+        byte[] bytes = in.readAllBytes();
+        int end = bytes.length;
+        if (end > 0 && bytes[end - 1] == '\n') {
+            end--;
+            if (end > 0 && bytes[end - 1] == '\r') {
+                end--;
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes, 0, end)).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("the secret's value is not UTF-8 text");
+        }
+    }
+}
