@@ -202,8 +202,8 @@ public final class CacheStore {
 
     // --- machinery ------------------------------------------------------------------------------
 
-    /** A layer seen on disk, with what identifies its files and the state it was seen in. */
-    private record Stored(String keyId, String refId, Entry entry, FileTime modified) {}
+    /** A layer seen on disk: the ids of its files and what it looked like then. */
+    private record Stored(String keyId, String refId, Entry entry) {}
 
     private record Stale(int files, long bytes) {}
 
@@ -335,7 +335,7 @@ public final class CacheStore {
         }
         LayerMeta m = meta.get();
         Entry entry = new Entry(m.key(), m.ref(), attrs.size(), m.lastUsedAt(), attrs.lastModifiedTime().toInstant());
-        return Optional.of(new Stored(keyId, refId, entry, attrs.lastModifiedTime()));
+        return Optional.of(new Stored(keyId, refId, entry));
     }
 
     /**
