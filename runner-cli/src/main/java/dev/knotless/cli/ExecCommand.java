@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckJson;
 import dev.knotless.checks.CheckStore;
@@ -83,6 +84,10 @@ final class ExecCommand implements Callable<Integer> {
             description = "Between TERM and KILL when a step is stopped (default: ${DEFAULT-VALUE}).")
     String killGrace;
 
+    @Option(names = "--cache-budget", defaultValue = "5Gi", paramLabel = "SIZE",
+            description = "Total size of stored cache layers; least recently used go first (default: ${DEFAULT-VALUE}).")
+    String cacheBudget;
+
     @Mixin
     RunnerOptions runner;
 
@@ -107,6 +112,8 @@ final class ExecCommand implements Callable<Integer> {
         Path stateDir = runner.stateDir();
         Mirror mirror = new Mirrors(stateDir).mirrorFor(repo);
         Commit commit = mirror.resolve(rev);
+        Commit head = mirror.resolve();
+        String defaultRef = head.isRef() ? head.ref() : commit.ref();
         WorkflowSet parsed = WorkflowParser.parseAll(mirror.files(commit.sha(), WorkflowParser.DIRECTORY));
         if (parsed.hasErrors()) {
             for (WorkflowException e : parsed.errors()) {
@@ -135,11 +142,12 @@ final class ExecCommand implements Callable<Integer> {
                 // The encrypted store makes its key on first use: only open it when a step asks for a secret.
                 boolean wantsSecrets = selected.stream().anyMatch(w -> w.steps().stream().anyMatch(s -> !s.secrets().isEmpty()));
                 SecretStore secrets = wantsSecrets ? SecretStore.encryptedFile(stateDir) : SecretStore.inMemory();
-                Run run = new Run(executor, store, secrets, console, limits, Clock.systemUTC());
+                CacheStore caches = new CacheStore(stateDir.resolve("cache"), Resources.parseMemory(cacheBudget), Clock.systemUTC());
+                Run run = new Run(executor, store, secrets, caches, console, limits, Clock.systemUTC());
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),
-                            commit.sha(), commit.ref(), ev, trust, w, mirror.tree(commit.sha()), variables, image, keep);
+                            commit.sha(), commit.ref(), defaultRef, ev, trust, w, mirror.tree(commit.sha()), variables, image, keep);
                     Check check = run.execute(request, cancellation);
                     checks.add(check);
                     if (json) {

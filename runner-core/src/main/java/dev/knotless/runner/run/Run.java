@@ -1,5 +1,6 @@
 package dev.knotless.runner.run;
 
+import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
@@ -36,14 +37,17 @@ public final class Run {
     private final Executor executor;
     private final CheckStore checks;
     private final SecretStore secrets;
+    private final CacheStore caches;
     private final RunListener listener;
     private final RunLimits limits;
     private final Clock clock;
 
-    public Run(Executor executor, CheckStore checks, SecretStore secrets, RunListener listener, RunLimits limits, Clock clock) {
+    public Run(Executor executor, CheckStore checks, SecretStore secrets, CacheStore caches, RunListener listener,
+               RunLimits limits, Clock clock) {
         this.executor = executor;
         this.checks = checks;
         this.secrets = secrets;
+        this.caches = caches;
         this.listener = listener;
         this.limits = limits;
         this.clock = clock;
@@ -54,8 +58,10 @@ public final class Run {
         return List.of(
                 new StartEnvironment(executor),
                 new UploadCheckout(),
+                new RestoreCaches(caches),
                 new UploadSteps(),
                 new RunSteps(),
+                new SaveCaches(caches),
                 new CollectOutputs());
     }
 

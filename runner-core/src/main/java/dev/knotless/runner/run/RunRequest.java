@@ -13,6 +13,7 @@ import java.util.Objects;
  * @param runId unique; becomes the check id and the executor's run label
  * @param commit the full sha
  * @param ref the full ref name the commit was reached by, or the sha
+ * @param defaultRef the repository's default branch as a full ref; caches fall back to it
  * @param checkout the commit's tree (with its minimal {@code .git}) as a tar
  * @param variables run variables given by the caller ({@code --var}); they override the workflow's
  * @param defaultImage the image when the workflow names none
@@ -23,6 +24,7 @@ public record RunRequest(
         String repo,
         String commit,
         String ref,
+        String defaultRef,
         Event event,
         Trust trust,
         Workflow workflow,

@@ -27,6 +27,7 @@ final class RunState {
     final Map<String, String> environment;
     /** Each step's granted secrets, by step index. */
     final List<Grants.Granted> grants;
+    final CachePlan cachePlan;
     private final RunListener listener;
     private final Cancellation cancellation;
     private final java.time.Duration runTimeout;
@@ -46,6 +47,7 @@ final class RunState {
         this.runTimeout = runTimeout;
         this.environment = environment;
         this.grants = grants;
+        this.cachePlan = CachePlan.of(request);
         this.listener = listener;
         this.cancellation = cancellation;
     }
