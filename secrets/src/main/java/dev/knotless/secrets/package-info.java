@@ -7,7 +7,7 @@
  *
  * <p>Public API: {@link dev.knotless.secrets.Secret}, {@link dev.knotless.secrets.SecretStore},
  * {@link dev.knotless.secrets.SecretStoreException}, {@link dev.knotless.secrets.Grants}, {@link
- * dev.knotless.secrets.ShellPayload}, {@link dev.knotless.secrets.Masker} and {@link
+ * dev.knotless.secrets.Masker} and {@link
  * dev.knotless.secrets.MaskingSink}. Everything else is package-private machinery.
  */
 package dev.knotless.secrets;

@@ -3,6 +3,7 @@ package dev.knotless.executor.docker;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.executor.Environment;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
@@ -47,11 +48,7 @@ final class DockerSession implements Session {
 
     private static final Logger log = LoggerFactory.getLogger(DockerSession.class);
 
-    /** Linux refuses an environment entry ({@code NAME=value} and its NUL) longer than this. */
-    static final int MAX_ENV_ENTRY = 128 * 1024;
     private static final int UPLOAD_CHUNK = 256 * 1024;
-    /** Linux's limit for argv and environment together, with the usual 8 MiB stack. */
-    static final int MAX_ENV_TOTAL = 2 * 1024 * 1024;
     private static final long EXIT_WAIT_MILLIS = 2_000;
     private static final int GONE_LOOKS = 5;
 
@@ -222,9 +219,9 @@ final class DockerSession implements Session {
         if (early.isPresent()) {
             return StepOutcome.stopped(early.get());
         }
-        String oversized = oversizedVariable(step.environment());
-        if (oversized != null) {
-            return failed(Failure.Kind.LIMIT, oversized);
+        Optional<String> oversized = Environment.problem(step.environment());
+        if (oversized.isPresent()) {
+            return failed(Failure.Kind.LIMIT, oversized.get());
         }
         AtomicReference<HttpConnection> stream = new AtomicReference<>();
         StepStopper stopper = new StepStopper(this::signalAll, spec.killGrace(), () -> {
@@ -367,31 +364,6 @@ final class DockerSession implements Session {
         return config;
     }
 
-    /** The one-line reason when variables cannot be passed to a process on Linux; names, never values. */
-    static String oversizedVariable(Map<String, String> environment) {
-        long total = 0;
-        for (Map.Entry<String, String> e : environment.entrySet()) {
-            String key = e.getKey();
-            if (key.isEmpty() || key.indexOf('=') >= 0 || key.indexOf('\0') >= 0) {
-                return "variable name '" + key.replace('\0', '?') + "' is not valid in an environment";
-            }
-            if (e.getValue().indexOf('\0') >= 0) {
-                return "variable " + key + " contains a NUL byte, which no environment can carry";
-            }
-            long size = key.getBytes(StandardCharsets.UTF_8).length + 2L + e.getValue().getBytes(StandardCharsets.UTF_8).length;
-            if (size > MAX_ENV_ENTRY) {
-                return "variable " + key + " is " + Bounded.bytes(size) + "; Linux allows at most "
-                        + Bounded.bytes(MAX_ENV_ENTRY) + " for one environment entry (pass large data as a file)";
-            }
-            total += size + Long.BYTES;
-        }
-        if (total > MAX_ENV_TOTAL) {
-            return "the step's " + environment.size() + " variables add up to " + Bounded.bytes(total)
-                    + "; Linux allows about " + Bounded.bytes(MAX_ENV_TOTAL)
-                    + " for a process's arguments and environment together (pass large data as files)";
-        }
-        return null;
-    }
 
     /** Sends {@code signal} to every process in the container except PID 1 (and the sender). */
     private void signalAll(String signal) throws IOException {

@@ -33,14 +33,6 @@ class SmallPartsTest {
     }
 
     @Test
-    void aVariableTooLargeForOneEnvironmentEntryIsNamedNotShown() {
-        assertThat(DockerSession.oversizedVariable(Map.of("OK", "v".repeat(100_000)))).isNull();
-        String reason = DockerSession.oversizedVariable(Map.of("BIG", "secret".repeat(30_000)));
-        assertThat(reason).contains("BIG", "128 KiB").doesNotContain("secret");
-        assertThat(DockerSession.oversizedVariable(Map.of("A=B", "v"))).contains("not valid");
-    }
-
-    @Test
     void queryValuesAndImagePathsAreEncoded() {
         assertThat(EngineClient.query("{\"label\":[\"a=b c\"]}")).isEqualTo("%7B%22label%22%3A%5B%22a%3Db%20c%22%5D%7D");
         assertThat(EngineClient.pathSegment("127.0.0.1:5000/a/b:v1")).isEqualTo("127.0.0.1:5000/a/b:v1");

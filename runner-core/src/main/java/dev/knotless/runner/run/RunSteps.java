@@ -3,6 +3,7 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
+import dev.knotless.executor.Environment;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
@@ -11,6 +12,7 @@ import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.MaskingSink;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.time.Duration;
 import java.util.List;
 
@@ -43,6 +45,13 @@ final class RunSteps implements Phase {
         Map<String, String> environment = new LinkedHashMap<>(state.environment);
         environment.putAll(granted.environment());
         StepPayload payload = StepPayload.script(step.name(), number, environment);
+        Optional<String> unfit = Environment.problem(environment);
+        if (unfit.isPresent()) {
+            state.fail(new Verdict(CheckStatus.ERROR, "step '" + step.name() + "': " + unfit.get()));
+            StepResult result = new StepResult(step.name(), StepStatus.ERROR, null, 0, unfit.get());
+            state.listenerStepFinished(number, result);
+            return result;
+        }
         LeftoverProcesses leftovers = granted.secrets().isEmpty() ? null : LeftoverProcesses.before(state.session, state.runSignal);
         long started = System.nanoTime();
         StepOutcome outcome;

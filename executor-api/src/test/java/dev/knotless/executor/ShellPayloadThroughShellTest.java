@@ -1,4 +1,4 @@
-package dev.knotless.secrets;
+package dev.knotless.executor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -85,7 +85,7 @@ class ShellPayloadThroughShellTest {
             {"empty", ""},
             {"glob characters", "* ? [a-z] ~ ~root"},
             {"high bytes of latin-1", "\u00ff\u00fe\u0080"},
-            {"a 127 KiB value (the largest one environment string holds)", hostile(random, Secret.MAX_ENVIRONMENT_STRING - 3 - 4 * 4)},
+            {"a 127 KiB value (the largest one environment string holds)", hostile(random, Environment.MAX_ENTRY - 3 - 4 * 4)},
         };
         for (Shell shell : Shell.values()) {
             for (Delivery delivery : Delivery.values()) {
@@ -168,7 +168,7 @@ class ShellPayloadThroughShellTest {
 
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> ShellPayload.build(Map.of("BIG", big), List.of("true")))
-                .withMessage("value of BIG is 262144 bytes; Linux limits one environment variable to 131072 bytes including its name");
+                .withMessage("variable BIG is 262149 bytes; Linux allows at most 131072 bytes for one environment variable including its name (pass large data as a file)");
         ProcessBuilder direct = new ProcessBuilder("/bin/true");
         direct.environment().put("BIG", big);
         assertThatThrownBy(direct::start).isInstanceOf(IOException.class).hasMessageContaining("Argument list too long");

@@ -1,6 +1,5 @@
-package dev.knotless.secrets;
+package dev.knotless.executor;
 
-import dev.knotless.executor.StepPayload;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,7 +56,7 @@ import java.util.regex.Pattern;
  * <h2>Limits</h2>
  *
  * Names must be shell identifiers and values must hold no NUL (a C string cannot). Each {@code
- * NAME=value} must fit in {@link Secret#MAX_ENVIRONMENT_STRING} bytes, Linux's limit on one
+ * NAME=value} must fit in {@link Environment#MAX_ENTRY} bytes, Linux's limit on one
  * environment string; all variables and arguments together must fit in the kernel's ARG_MAX
  * (a quarter of the stack limit, 2 MiB by default), which this class does not check.
  *
@@ -98,9 +97,10 @@ public final class ShellPayload {
             throw new IllegalArgumentException("a step needs a command");
         }
         int size = 16;
+        Environment.problem(environment).ifPresent(problem -> {
+            throw new IllegalArgumentException(problem);
+        });
         for (Map.Entry<String, String> e : environment.entrySet()) {
-            Secret.checkName(e.getKey());
-            Secret.checkValue(e.getKey(), Objects.requireNonNull(e.getValue(), e.getKey()));
             size += e.getKey().length() + e.getValue().length() + 12;
         }
         StringBuilder out = new StringBuilder(size).append("{\n");

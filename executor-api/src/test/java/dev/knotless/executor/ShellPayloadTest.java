@@ -1,9 +1,8 @@
-package dev.knotless.secrets;
+package dev.knotless.executor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-import dev.knotless.executor.StepPayload;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,7 +76,7 @@ class ShellPayloadTest {
     void aValueWithNulIsRefusedWithoutShowingIt() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> ShellPayload.build(Map.of("TOKEN", "hunter2\0"), List.of("true")))
-                .withMessage("value of TOKEN contains a NUL byte, which an environment variable cannot hold");
+                .withMessage("variable TOKEN contains a NUL byte, which no environment can carry");
     }
 
     @Test
