@@ -9,9 +9,29 @@ _new_key() { # ec key
     [ -f "$1" ] || { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1.tmp" 2>/dev/null && chmod 600 "$1.tmp" && mv "$1.tmp" "$1"; }
 }
 
-# _sign NAME SUBJECT EXTENDED_KEY_USAGE [SUBJECT_ALT_NAMES]
+# _new_ca NAME COMMON_NAME
+_new_ca() {
+    local name=$1 cn=$2
+    [ -f "$PKI/$name.crt" ] && return 0
+    _new_key "$PKI/$name.key"
+    cat >"$PKI/$name.cnf" <<'EOF'
+[req]
+distinguished_name = dn
+[dn]
+[v3_ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign, digitalSignature
+subjectKeyIdentifier = hash
+EOF
+    openssl req -x509 -new -key "$PKI/$name.key" -subj "/CN=$cn" -days "$PKI_DAYS" -sha256 \
+        -config "$PKI/$name.cnf" -extensions v3_ca -out "$PKI/$name.crt.tmp" 2>/dev/null
+    mv "$PKI/$name.crt.tmp" "$PKI/$name.crt"
+    rm -f "$PKI/$name.cnf"
+}
+
+# _sign NAME SUBJECT EXTENDED_KEY_USAGE [SUBJECT_ALT_NAMES]  (signed by $SIGNING_CA, default ca)
 _sign() {
-    local name=$1 subj=$2 eku=$3 san=${4:-}
+    local name=$1 subj=$2 eku=$3 san=${4:-} ca=${SIGNING_CA:-ca}
     [ -f "$PKI/$name.crt" ] && [ -f "$PKI/$name.key" ] && return 0
     _new_key "$PKI/$name.key"
     {
@@ -21,7 +41,7 @@ _sign() {
         [ -n "$san" ] && echo "subjectAltName = $san"
     } >"$PKI/$name.ext"
     openssl req -new -key "$PKI/$name.key" -subj "$subj" -out "$PKI/$name.csr" 2>/dev/null
-    openssl x509 -req -in "$PKI/$name.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" \
+    openssl x509 -req -in "$PKI/$name.csr" -CA "$PKI/$ca.crt" -CAkey "$PKI/$ca.key" \
         -set_serial "0x$(openssl rand -hex 16)" -days "$PKI_DAYS" -sha256 \
         -extfile "$PKI/$name.ext" -out "$PKI/$name.crt.tmp" 2>/dev/null
     mv "$PKI/$name.crt.tmp" "$PKI/$name.crt"
@@ -58,22 +78,11 @@ EOF
 make_pki() {
     mkdir -p "$PKI"
     chmod 700 "$PKI"
-    if [ ! -f "$PKI/ca.crt" ]; then
-        _new_key "$PKI/ca.key"
-        cat >"$PKI/ca.cnf" <<'EOF'
-[req]
-distinguished_name = dn
-[dn]
-[v3_ca]
-basicConstraints = critical, CA:TRUE
-keyUsage = critical, keyCertSign, cRLSign, digitalSignature
-subjectKeyIdentifier = hash
-EOF
-        openssl req -x509 -new -key "$PKI/ca.key" -subj "/CN=knotless-test-cluster-ca" \
-            -days "$PKI_DAYS" -sha256 -config "$PKI/ca.cnf" -extensions v3_ca -out "$PKI/ca.crt.tmp" 2>/dev/null
-        mv "$PKI/ca.crt.tmp" "$PKI/ca.crt"
-        rm -f "$PKI/ca.cnf"
-    fi
+    _new_ca ca knotless-test-cluster-ca
+    # The API server's request-header authentication (aggregation layer); without it the
+    # controller manager and scheduler log errors about a missing client CA every few seconds.
+    _new_ca front-proxy-ca knotless-test-cluster-front-proxy-ca
+    SIGNING_CA=front-proxy-ca _sign front-proxy-client "/CN=front-proxy-client" clientAuth
     _sign apiserver "/CN=kube-apiserver" serverAuth \
         "DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local, DNS:$NODE_NAME, IP:127.0.0.1, IP:$SERVICE_IP"
     _sign apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth

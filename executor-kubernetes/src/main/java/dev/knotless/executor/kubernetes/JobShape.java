@@ -1,0 +1,215 @@
+package dev.knotless.executor.kubernetes;
+
+import dev.knotless.executor.Labels;
+import dev.knotless.executor.Resources;
+import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.Trust;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The objects a run is made of: its Job (and pod template) and the runner's deny-ingress
+ * NetworkPolicy, with the names and label values Kubernetes accepts. Stateless.
+ */
+final class JobShape {
+
+    /** The run container's name. */
+    static final String CONTAINER = "run";
+    /** Pods of untrusted runs carry this label with value {@link #UNTRUSTED}; they repel each other per node. */
+    static final String ISOLATION = "dev.knotless.isolation";
+    static final String UNTRUSTED = "untrusted";
+    /** Set by the Job controller on the pods it creates. */
+    static final String JOB_NAME = "job-name";
+    static final String HOSTNAME = "kubernetes.io/hostname";
+
+    /** PID 1: exits at once on TERM (fast deletes), survives the kill of its {@code sleep}. */
+    static final String PID1 = "trap \"exit 0\" TERM INT; while :; do sleep 3600 & wait $!; done";
+    /** What docker grants (CHOWN, DAC_OVERRIDE, FOWNER, FSETID, SETUID, SETGID, KILL). */
+    static final List<String> CAPABILITIES = List.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL");
+    static final int TTL_AFTER_FINISHED = 600;
+    static final long TERMINATION_GRACE = 2;
+
+    private static final Pattern LABEL_VALUE = Pattern.compile("([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?");
+    private static final Pattern LABEL_KEY = Pattern.compile("([a-z0-9.-]{1,253}/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?");
+
+    private JobShape() {}
+
+    /** {@code knotless-<run id>} as a DNS-1123 label of at most 63 characters; hashed when it had to change. */
+    static String jobName(String runId) {
+        String raw = "knotless-" + runId;
+        String clean = raw.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]+", "-").replaceAll("-+$", "");
+        if (clean.equals(raw) && clean.length() <= 63) {
+            return clean;
+        }
+        String hash = hash(runId);
+        String head = clean.substring(0, Math.min(clean.length(), 63 - hash.length() - 1)).replaceAll("-+$", "");
+        return head + "-" + hash;
+    }
+
+    /** {@code value} when it is a valid label value, else a readable prefix plus a hash of the whole. */
+    static String labelValue(String value) {
+        if (LABEL_VALUE.matcher(value).matches()) {
+            return value;
+        }
+        String hash = hash(value);
+        String clean = value.replaceAll("[^A-Za-z0-9._-]+", "-").replaceAll("^[^A-Za-z0-9]+", "");
+        clean = clean.substring(0, Math.min(clean.length(), 63 - hash.length() - 1)).replaceAll("[^A-Za-z0-9]+$", "");
+        return clean.isEmpty() ? hash : clean + "-" + hash;
+    }
+
+    static String networkPolicyName(String runnerId) {
+        return "knotless-deny-ingress-" + hash(runnerId);
+    }
+
+    /** The labels on the Job and its pod: the run's extra labels that are valid, then runner and run. */
+    static Map<String, String> labels(RunSpec spec) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        spec.labels().forEach((k, v) -> {
+            if (LABEL_KEY.matcher(k).matches() && LABEL_VALUE.matcher(v).matches()) {
+                labels.put(k, v);
+            }
+        });
+        labels.put(Labels.RUNNER, labelValue(spec.runnerId()));
+        labels.put(Labels.RUN, labelValue(spec.runId()));
+        return labels;
+    }
+
+    /** The raw values, which the sweep compares: label values may have been hashed. */
+    static Map<String, String> annotations(RunSpec spec) {
+        Map<String, String> annotations = new LinkedHashMap<>(spec.labels());
+        annotations.put(Labels.RUNNER, spec.runnerId());
+        annotations.put(Labels.RUN, spec.runId());
+        return annotations;
+    }
+
+    static Job job(RunSpec spec, KubernetesOptions options) {
+        Map<String, String> podLabels = new LinkedHashMap<>(labels(spec));
+        if (spec.trust() == Trust.UNTRUSTED) {
+            podLabels.put(ISOLATION, UNTRUSTED);
+        }
+        return new JobBuilder()
+                .withNewMetadata()
+                    .withName(jobName(spec.runId()))
+                    .withNamespace(options.namespace())
+                    .withLabels(labels(spec))
+                    .withAnnotations(annotations(spec))
+                .endMetadata()
+                .withNewSpec()
+                    .withBackoffLimit(0)
+                    .withActiveDeadlineSeconds(Math.max(1, spec.timeout().toSeconds()))
+                    .withTtlSecondsAfterFinished(spec.keep() ? null : TTL_AFTER_FINISHED)
+                    .withNewTemplate()
+                        .withNewMetadata().withLabels(podLabels).withAnnotations(annotations(spec)).endMetadata()
+                        .withSpec(podSpec(spec, options))
+                    .endTemplate()
+                .endSpec()
+                .build();
+    }
+
+    private static PodSpec podSpec(RunSpec spec, KubernetesOptions options) {
+        PodSpecBuilder pod = new PodSpecBuilder()
+                .withRestartPolicy("Never")
+                .withAutomountServiceAccountToken(false)
+                .withEnableServiceLinks(false)
+                .withTerminationGracePeriodSeconds(TERMINATION_GRACE)
+                .withServiceAccountName(options.serviceAccount())
+                .withNodeSelector(options.nodeSelector().isEmpty() ? null : options.nodeSelector())
+                .withContainers(container(spec, options))
+                .withVolumes(
+                        new VolumeBuilder().withName("work").withNewEmptyDir().endEmptyDir().build(),
+                        new VolumeBuilder().withName("steps").withNewEmptyDir().endEmptyDir().build(),
+                        new VolumeBuilder().withName("outputs").withNewEmptyDir().endEmptyDir().build());
+        if (spec.trust() == Trust.UNTRUSTED) {
+            pod.withAffinity(new AffinityBuilder()
+                    .withNewPodAntiAffinity()
+                        .withRequiredDuringSchedulingIgnoredDuringExecution(new PodAffinityTermBuilder()
+                                .withTopologyKey(HOSTNAME)
+                                .withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of(ISOLATION, UNTRUSTED)).build())
+                                .build())
+                    .endPodAntiAffinity()
+                    .build());
+        }
+        return pod.build();
+    }
+
+    private static Container container(RunSpec spec, KubernetesOptions options) {
+        Map<String, Quantity> resources = new LinkedHashMap<>();
+        Resources r = spec.resources();
+        String cpu = r.milliCpu() > 0 ? r.milliCpu() + "m" : options.cpuRequest();
+        String memory = r.memoryBytes() > 0 ? String.valueOf(r.memoryBytes()) : options.memoryRequest();
+        if (cpu != null) {
+            resources.put("cpu", new Quantity(cpu));
+        }
+        if (memory != null) {
+            resources.put("memory", new Quantity(memory));
+        }
+        return new ContainerBuilder()
+                .withName(CONTAINER)
+                .withImage(spec.image())
+                .withImagePullPolicy("IfNotPresent")
+                .withCommand("/bin/sh", "-c", PID1)
+                .withWorkingDir(RunLayout.WORK)
+                .withVolumeMounts(
+                        new VolumeMountBuilder().withName("work").withMountPath(RunLayout.WORK).build(),
+                        new VolumeMountBuilder().withName("steps").withMountPath(RunLayout.STEPS).build(),
+                        new VolumeMountBuilder().withName("outputs").withMountPath(RunLayout.OUTPUTS).build())
+                .withResources(resources.isEmpty() ? null
+                        : new ResourceRequirementsBuilder().withRequests(resources).withLimits(resources).build())
+                .withSecurityContext(new SecurityContextBuilder()
+                        .withAllowPrivilegeEscalation(false)
+                        .withPrivileged(false)
+                        .withNewCapabilities().withDrop("ALL").withAdd(CAPABILITIES).endCapabilities()
+                        .build())
+                .build();
+    }
+
+    /** Denies all ingress to the runner's pods (enforced only by a CNI that implements policies). */
+    static NetworkPolicy denyIngress(String runnerId, String namespace) {
+        return new NetworkPolicyBuilder()
+                .withNewMetadata()
+                    .withName(networkPolicyName(runnerId))
+                    .withNamespace(namespace)
+                    .withLabels(Map.of(Labels.RUNNER, labelValue(runnerId)))
+                    .withAnnotations(Map.of(Labels.RUNNER, runnerId))
+                .endMetadata()
+                .withNewSpec()
+                    .withNewPodSelector().withMatchLabels(Map.of(Labels.RUNNER, labelValue(runnerId))).endPodSelector()
+                    .withPolicyTypes("Ingress")
+                .endSpec()
+                .build();
+    }
+
+    /** 10 hex digits of SHA-256: stable, short, collision-unlikely within one namespace. */
+    static String hash(String value) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 5);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

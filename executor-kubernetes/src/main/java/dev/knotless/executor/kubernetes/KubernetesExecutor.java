@@ -1,0 +1,322 @@
+package dev.knotless.executor.kubernetes;
+
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.Labels;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.Session;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.SweepReport;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each run in one pod of a batch/v1 Job; steps, uploads and downloads are execs in it
+ * (docs/design/kubernetes.md).
+ *
+ * <p>{@link #start} creates the Job (and, once per runner, a deny-ingress NetworkPolicy), waits
+ * for the pod to be Ready within {@link KubernetesOptions#pendingTimeout()}, and deletes the Job
+ * again when the pod cannot start. Deletes are foreground and wait until the Job and its pod are
+ * gone, so nothing of a closed run is left when {@code close} or {@link #sweep} returns.
+ *
+ * <p>Concurrency: thread-safe. One fabric8 client (Vert.x 5 HTTP client) is shared by all runs
+ * and closed by {@link #close()}.
+ */
+public final class KubernetesExecutor implements Executor {
+
+    private static final Logger log = LoggerFactory.getLogger(KubernetesExecutor.class);
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration DELETE_WAIT = Duration.ofSeconds(60);
+
+    private final KubernetesOptions options;
+    private final KubernetesClient client;
+    private final Set<String> policiesApplied = ConcurrentHashMap.newKeySet();
+
+    public KubernetesExecutor(KubernetesOptions options) {
+        this.options = options;
+        Config config;
+        try {
+            config = options.kubeconfig() == null
+                    ? Config.autoConfigure(options.context())
+                    : Kubeconfigs.load(options.kubeconfig(), options.context());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the kubeconfig " + options.kubeconfig() + ": " + e.getMessage(), e);
+        }
+        this.client = new KubernetesClientBuilder()
+                .withConfig(config)
+                .withHttpClientFactory(new Vertx5HttpClientFactory())
+                .build();
+    }
+
+    @Override
+    public String name() {
+        return "kubernetes";
+    }
+
+    @Override
+    public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
+        String what = "start of run " + spec.runId();
+        stoppedCheck(signal, what);
+        ensureNetworkPolicy(spec.runnerId());
+        Job job = JobShape.job(spec, options);
+        String jobName = job.getMetadata().getName();
+        long started = System.nanoTime();
+        try {
+            client.batch().v1().jobs().inNamespace(options.namespace()).resource(job).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 409) {
+                throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "a Job named " + jobName
+                        + " already exists (run " + spec.runId() + " is going or was left behind)");
+            }
+            throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, "cannot create the run's Job "
+                    + jobName + ": " + message(e)), e);
+        }
+        log.info("job created job={} namespace={} runner={} run={} image={} trust={}",
+                jobName, options.namespace(), spec.runnerId(), spec.runId(), spec.image(), spec.trust());
+        String pod;
+        try {
+            pod = awaitReady(spec, jobName, signal);
+        } catch (ExecutorException e) {
+            deleteUnstarted(jobName);
+            throw e;
+        } catch (RuntimeException e) {
+            deleteUnstarted(jobName);
+            throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, "cannot follow the run's pod: " + message(e)), e);
+        }
+        log.info("pod ready job={} pod={} run={} millis={}", jobName, pod, spec.runId(), (System.nanoTime() - started) / 1_000_000);
+        return new KubernetesSession(this, spec, jobName, pod);
+    }
+
+    /** Polls the Job's pod until it is Ready, fails for good, the signal stops, or the pending timeout passes. */
+    private String awaitReady(RunSpec spec, String jobName, StopSignal signal) throws ExecutorException {
+        long deadline = System.nanoTime() + options.pendingTimeout().toNanos();
+        Pod last = null;
+        Object wake = new Object();
+        StopSignal.Registration waking = signal.onStop(why -> {
+            synchronized (wake) {
+                wake.notifyAll();
+            }
+        });
+        try (waking) {
+            while (true) {
+                stoppedCheck(signal, "start of run " + spec.runId());
+                List<Pod> pods = client.pods().inNamespace(options.namespace()).withLabel(JobShape.JOB_NAME, jobName).list().getItems();
+                if (!pods.isEmpty()) {
+                    last = pods.get(0);
+                    if (PodReadiness.isReady(last)) {
+                        return last.getMetadata().getName();
+                    }
+                    Optional<ExecutorException> failed = PodReadiness.failure(last, spec.image());
+                    if (failed.isPresent()) {
+                        throw failed.get();
+                    }
+                } else {
+                    Job job = client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName).get();
+                    if (job == null) {
+                        throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "the run's Job " + jobName + " was deleted before its pod started");
+                    }
+                    Optional<ExecutorException> failed = PodReadiness.jobFailure(job);
+                    if (failed.isPresent()) {
+                        throw failed.get();
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw pendingTooLong(jobName, last);
+                }
+                synchronized (wake) {
+                    if (!signal.isStopped()) {
+                        wake.wait(Math.max(1, Math.min(POLL.toMillis(), left / 1_000_000)));
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecutorException(Failure.Kind.STOPPED, "start of run " + spec.runId() + " interrupted");
+        }
+    }
+
+    private ExecutorException pendingTooLong(String jobName, Pod pod) {
+        List<Event> events = new ArrayList<>();
+        try {
+            String involved = pod == null ? jobName : pod.getMetadata().getName();
+            events = client.v1().events().inNamespace(options.namespace())
+                    .withField("involvedObject.name", involved).list().getItems();
+        } catch (KubernetesClientException e) {
+            // the reason then comes from the pod alone
+        }
+        String why = PodReadiness.pendingReason(pod, events);
+        Failure.Kind kind = pod != null && PodReadiness.unschedulable(pod).isPresent()
+                || why.startsWith("FailedScheduling") ? Failure.Kind.UNSCHEDULABLE : Failure.Kind.INFRASTRUCTURE;
+        return new ExecutorException(kind, "pod still pending after " + human(options.pendingTimeout()) + ": " + why);
+    }
+
+    /** Creates the runner's deny-ingress policy once per process; 409 (made by anyone, any time) is success. */
+    private void ensureNetworkPolicy(String runnerId) throws ExecutorException {
+        if (policiesApplied.contains(runnerId)) {
+            return;
+        }
+        try {
+            client.network().v1().networkPolicies().inNamespace(options.namespace())
+                    .resource(JobShape.denyIngress(runnerId, options.namespace())).create();
+            log.info("network policy created name={} namespace={} runner={}",
+                    JobShape.networkPolicyName(runnerId), options.namespace(), runnerId);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, "cannot create the NetworkPolicy "
+                        + JobShape.networkPolicyName(runnerId) + ": " + message(e)), e);
+            }
+        }
+        policiesApplied.add(runnerId);
+    }
+
+    @Override
+    public SweepReport sweep(String runnerId, Set<String> goingRuns) {
+        List<String> removed = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
+        List<Job> jobs;
+        try {
+            jobs = runnerJobs(runnerId);
+        } catch (KubernetesClientException e) {
+            return new SweepReport(removed, List.of("cannot list Jobs of runner " + runnerId + ": " + message(e)));
+        }
+        for (Job job : jobs) {
+            String run = annotation(job, Labels.RUN);
+            String name = job.getMetadata().getName();
+            if (goingRuns.contains(run)) {
+                continue;
+            }
+            if (deleteJob(name)) {
+                removed.add(name);
+                log.info("orphan swept job={} runner={} run={}", name, runnerId, run);
+            } else {
+                failed.add(name + ": still there after " + human(DELETE_WAIT));
+            }
+        }
+        return new SweepReport(removed, failed);
+    }
+
+    /** The Jobs of {@code runnerId} in the namespace: by the (maybe hashed) label, then the raw annotation. */
+    List<Job> runnerJobs(String runnerId) {
+        return client.batch().v1().jobs().inNamespace(options.namespace())
+                .withLabel(Labels.RUNNER, JobShape.labelValue(runnerId)).list().getItems().stream()
+                .filter(j -> runnerId.equals(annotation(j, Labels.RUNNER)))
+                .toList();
+    }
+
+    /** Names of the runner's Jobs, and of its pods that belong to none of them: one entry per run (tests, sweeps). */
+    List<String> leftovers(String runnerId) {
+        List<String> jobs = runnerJobs(runnerId).stream().map(j -> j.getMetadata().getName()).toList();
+        List<String> names = new ArrayList<>(jobs);
+        for (Pod pod : client.pods().inNamespace(options.namespace())
+                .withLabel(Labels.RUNNER, JobShape.labelValue(runnerId)).list().getItems()) {
+            String job = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(JobShape.JOB_NAME);
+            if (runnerId.equals(annotation(pod.getMetadata().getAnnotations(), Labels.RUNNER)) && !jobs.contains(job)) {
+                names.add("pod/" + pod.getMetadata().getName());
+            }
+        }
+        return names;
+    }
+
+    /**
+     * Deletes the Job of a start that failed. Its pod never ran a step, so it is removed without a
+     * grace period: a pod stuck pulling an image otherwise takes the kubelet tens of seconds.
+     */
+    private void deleteUnstarted(String jobName) {
+        try {
+            client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName)
+                    .withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
+            client.pods().inNamespace(options.namespace()).withLabel(JobShape.JOB_NAME, jobName)
+                    .withGracePeriod(0).delete();
+        } catch (KubernetesClientException e) {
+            log.warn("pod delete failed job={} namespace={} reason={}", jobName, options.namespace(), message(e));
+        }
+        deleteJob(jobName);
+    }
+
+    /**
+     * Deletes a Job in the foreground (its pod first) and waits until both are gone; never throws.
+     * Returns false when they were still there after {@link #DELETE_WAIT}.
+     */
+    boolean deleteJob(String jobName) {
+        long started = System.nanoTime();
+        try {
+            client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName)
+                    .withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
+            long deadline = started + DELETE_WAIT.toNanos();
+            while (System.nanoTime() < deadline) {
+                boolean jobGone = client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName).get() == null;
+                boolean podsGone = client.pods().inNamespace(options.namespace())
+                        .withLabel(JobShape.JOB_NAME, jobName).list().getItems().isEmpty();
+                if (jobGone && podsGone) {
+                    log.info("job deleted job={} namespace={} millis={}", jobName, options.namespace(), (System.nanoTime() - started) / 1_000_000);
+                    return true;
+                }
+                Thread.sleep(POLL.toMillis());
+            }
+            log.warn("job delete unfinished job={} namespace={} after={}", jobName, options.namespace(), human(DELETE_WAIT));
+        } catch (KubernetesClientException | IllegalStateException e) {
+            log.warn("job delete failed job={} namespace={} reason={}", jobName, options.namespace(), message(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
+    KubernetesClient client() {
+        return client;
+    }
+
+    KubernetesOptions options() {
+        return options;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    static String message(Exception e) {
+        String m = e instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null
+                ? k.getStatus().getMessage() : e.getMessage();
+        return m == null ? e.getClass().getSimpleName() : m;
+    }
+
+    private static String annotation(Job job, String key) {
+        return annotation(job.getMetadata().getAnnotations(), key);
+    }
+
+    private static String annotation(java.util.Map<String, String> annotations, String key) {
+        return annotations == null ? null : annotations.get(key);
+    }
+
+    static String human(Duration d) {
+        long s = d.toSeconds();
+        return s >= 60 && s % 60 == 0 ? s / 60 + "m" : s + "s";
+    }
+
+    static void stoppedCheck(StopSignal signal, String what) throws ExecutorException {
+        Optional<StopSignal.Reason> reason = signal.reason();
+        if (reason.isPresent()) {
+            throw new ExecutorException(Failure.Kind.STOPPED, what + " stopped (" + reason.get().name().toLowerCase() + ")");
+        }
+    }
+}

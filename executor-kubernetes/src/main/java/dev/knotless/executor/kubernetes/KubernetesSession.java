@@ -1,0 +1,406 @@
+package dev.knotless.executor.kubernetes;
+
+import dev.knotless.executor.Environment;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.OutputSink;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.Session;
+import dev.knotless.executor.ShellPayload;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.TarSink;
+import dev.knotless.executor.TarSource;
+import dev.knotless.executor.TransferLimitException;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run's pod. Every operation is one exec in its container: a step is {@link
+ * ShellPayload#receiver()} fed {@link ShellPayload#framed} on stdin (values never in argv or the
+ * spec); an upload is {@link FramedUpload#RECEIVER} fed a framed tar; a download is {@code tar -c}.
+ * Nothing sent relies on closing stdin, which the v4 exec protocol cannot do.
+ *
+ * <p>Concurrency: used by one thread, except that stop signals fire from others (they only close
+ * an exec and start a {@link StepStopper}); {@link #close()} is idempotent and thread-safe.
+ */
+final class KubernetesSession implements Session {
+
+    private static final Logger log = LoggerFactory.getLogger(KubernetesSession.class);
+
+    /** The download's exit status when the directory is missing (tar's own are 1 and 2). */
+    private static final int NO_SUCH_DIRECTORY = 86;
+    /**
+     * {@code sh -c DOWNLOAD sh DIR}: the directory's entries as {@code ./name}, top level in sorted
+     * order (the shell sorts globs; BusyBox tar has no {@code -T}), like Docker's archive endpoint.
+     */
+    private static final String DOWNLOAD = String.join("\n",
+            "cd -- \"$1\" 2>/dev/null || exit " + NO_SUCH_DIRECTORY,
+            "set --",
+            "for f in ./* ./.[!.]* ./..?*; do if [ -e \"$f\" ] || [ -L \"$f\" ]; then set -- \"$@\" \"$f\"; fi; done",
+            "if [ $# -eq 0 ]; then exec tar -c --no-recursion .; fi",
+            "exec tar -c \"$@\"");
+    private static final int STDERR_KEEP = 4096;
+    private static final long SIGNAL_WAIT_MILLIS = 10_000;
+
+    private final KubernetesExecutor executor;
+    private final RunSpec spec;
+    private final String job;
+    private final String pod;
+    private final String namespace;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    KubernetesSession(KubernetesExecutor executor, RunSpec spec, String job, String pod) {
+        this.executor = executor;
+        this.spec = spec;
+        this.job = job;
+        this.pod = pod;
+        this.namespace = executor.options().namespace();
+    }
+
+    @Override
+    public String describe() {
+        return "job " + job + " (pod " + pod + ")";
+    }
+
+    String pod() {
+        return pod;
+    }
+
+    String job() {
+        return job;
+    }
+
+    // ---- run -----------------------------------------------------------------------------------
+
+    @Override
+    public StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
+        if (closed.get()) {
+            return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "' cannot run: the session is closed");
+        }
+        Optional<StopSignal.Reason> early = signal.reason();
+        if (early.isPresent()) {
+            return StepOutcome.stopped(early.get());
+        }
+        Optional<String> oversized = Environment.problem(step.environment());
+        if (oversized.isPresent()) {
+            return failed(Failure.Kind.LIMIT, oversized.get());
+        }
+        byte[] frame = ShellPayload.framed(step);
+        AtomicReference<PodExec> exec = new AtomicReference<>();
+        StepStopper stopper = new StepStopper(this::signalAll, spec.killGrace(), () -> {
+            PodExec e = exec.get();
+            if (e != null) {
+                e.close();
+            }
+        });
+        long started = System.nanoTime();
+        log.info("step start job={} pod={} step={}", job, pod, step.name());
+        PodExec.Result result;
+        Object sinkLock = new Object();
+        StopSignal.Registration registration = signal.onStop(stopper::requested);
+        try {
+            PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ true,
+                    sinkStream(output, OutputSink.Stream.STDOUT, sinkLock),
+                    sinkStream(output, OutputSink.Stream.STDERR, sinkLock),
+                    ShellPayload.receiver().toArray(String[]::new));
+            exec.set(e);
+            stopper.started();
+            try {
+                OutputStream in = e.input();
+                in.write(frame);
+                in.flush();
+            } catch (IOException writeFailed) {
+                // the exec ended before taking its payload: its status (or the lack of one) says why
+            }
+            result = e.await();
+        } catch (KubernetesClientException e) {
+            Optional<StopSignal.Reason> stopped = stopper.finish();
+            if (stopped.isPresent()) {
+                return StepOutcome.stopped(stopped.get());
+            }
+            return lostOrBroken(step, "could not start: " + KubernetesExecutor.message(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopper.requested(StopSignal.Reason.CANCELLED);
+            stopper.finish();
+            return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "': interrupted");
+        } catch (RuntimeException e) {
+            // the caller's sink failed: stop the step's processes before passing it on
+            stopper.requested(StopSignal.Reason.CANCELLED);
+            stopper.finish();
+            throw e;
+        } finally {
+            registration.close();
+            PodExec e = exec.get();
+            if (e != null) {
+                e.close();
+            }
+        }
+        Optional<StopSignal.Reason> stopped = stopper.finish();
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        if (stopped.isPresent()) {
+            log.info("step end job={} step={} outcome=stopped reason={} millis={}", job, step.name(), stopped.get(), millis);
+            return StepOutcome.stopped(stopped.get());
+        }
+        StepOutcome outcome;
+        if (result.exitCode() == null) {
+            outcome = lostOrBroken(step, "its exec stream ended without an exit status"
+                    + (result.message().isEmpty() ? "" : " (" + result.message() + ")"));
+        } else if (result.exitCode() >= 126) {
+            // a pod being deleted takes its execs with it (137) a moment before its status says so
+            Optional<String> gone = podGone();
+            outcome = gone.isPresent()
+                    ? failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: " + gone.get())
+                    : new StepOutcome.Exited(result.exitCode());
+        } else {
+            outcome = new StepOutcome.Exited(result.exitCode());
+        }
+        log.info("step end job={} step={} outcome={} millis={}", job, step.name(), outcome, millis);
+        return outcome;
+    }
+
+    /** A step without an exit status: LOST, saying so when the pod is gone. Never a pass. */
+    private StepOutcome lostOrBroken(StepPayload step, String what) {
+        Optional<String> gone = podGone();
+        return failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: " + gone.orElse(what));
+    }
+
+    /** Why the pod cannot run steps any more, if it cannot. */
+    private Optional<String> podGone() {
+        try {
+            Pod p = executor.client().pods().inNamespace(namespace).withName(pod).get();
+            if (p == null) {
+                return Optional.of("pod " + pod + " was deleted");
+            }
+            if (p.getMetadata().getDeletionTimestamp() != null) {
+                return Optional.of("pod " + pod + " is being deleted");
+            }
+            String phase = p.getStatus() == null ? "Unknown" : p.getStatus().getPhase();
+            if (!"Running".equals(phase)) {
+                return Optional.of("pod " + pod + " is " + phase);
+            }
+            return Optional.empty();
+        } catch (KubernetesClientException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Sends {@code signal} to every process in the container but PID 1 (and the sender). */
+    private void signalAll(String signal) throws Exception {
+        try (PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ false,
+                OutputStream.nullOutputStream(), OutputStream.nullOutputStream(),
+                "/bin/sh", "-c", "kill -" + signal + " -1")) {
+            e.await(SIGNAL_WAIT_MILLIS);
+        }
+        log.debug("signal sent pod={} signal={}", pod, signal);
+    }
+
+    private static OutputStream sinkStream(OutputSink sink, OutputSink.Stream stream, Object lock) {
+        return new OutputStream() {
+            @Override
+            public void write(int b) {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                synchronized (lock) {
+                    sink.write(stream, b, off, len);
+                }
+            }
+        };
+    }
+
+    // ---- upload --------------------------------------------------------------------------------
+
+    @Override
+    public void upload(String dir, TarSource tar, StopSignal signal) throws ExecutorException {
+        String path = absolute(dir);
+        String what = "upload to " + path;
+        checkUsable(signal, what);
+        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+        PodExec exec;
+        try {
+            exec = PodExec.start(executor.client(), namespace, pod, /* stdin= */ true,
+                    OutputStream.nullOutputStream(), bounded(stderr), "/bin/sh", "-c", FramedUpload.RECEIVER, "sh", path);
+        } catch (KubernetesClientException e) {
+            throw failure(what, KubernetesExecutor.message(e), e);
+        }
+        FramedUpload frames = new FramedUpload(exec.input());
+        StopSignal.Registration stopping = signal.onStop(why -> {
+            frames.abort();
+            exec.close();
+        });
+        try (exec; stopping) {
+            try {
+                tar.writeTo(frames);
+                frames.finish();
+            } catch (TransferLimitException e) {
+                throw new ExecutorException(Failure.Kind.LIMIT, e.getMessage());
+            } catch (IOException e) {
+                KubernetesExecutor.stoppedCheck(signal, what);
+                throw failure(what, e.getMessage() + tail(stderr), e);
+            }
+            PodExec.Result result = exec.await();
+            KubernetesExecutor.stoppedCheck(signal, what);
+            if (result.exitCode() == null) {
+                throw failure(what, "the exec ended without an exit status" + tail(stderr), null);
+            }
+            if (result.exitCode() != 0) {
+                throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, what + " failed (exit code "
+                        + result.exitCode() + ")" + tail(stderr));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecutorException(Failure.Kind.STOPPED, what + " interrupted");
+        }
+    }
+
+    // ---- download ------------------------------------------------------------------------------
+
+    @Override
+    public void download(String dir, TarSink sink, StopSignal signal) throws ExecutorException {
+        String path = absolute(dir);
+        String what = "download of " + path;
+        checkUsable(signal, what);
+        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+        PodExec exec;
+        try {
+            exec = PodExec.start(executor.client(), namespace, pod, /* stdin= */ false,
+                    null, bounded(stderr), "/bin/sh", "-c", DOWNLOAD, "sh", path);
+        } catch (KubernetesClientException e) {
+            throw failure(what, KubernetesExecutor.message(e), e);
+        }
+        StopSignal.Registration stopping = signal.onStop(why -> exec.close());
+        try (exec; stopping) {
+            InputStream out = exec.output();
+            IOException sinkFailure = null;
+            try {
+                sink.readFrom(out);
+                out.transferTo(OutputStream.nullOutputStream());
+            } catch (TransferLimitException e) {
+                throw new ExecutorException(Failure.Kind.LIMIT, e.getMessage());
+            } catch (IOException e) {
+                sinkFailure = e;
+                exec.close();
+            }
+            PodExec.Result result = exec.await();
+            KubernetesExecutor.stoppedCheck(signal, what);
+            if (result.exitCode() != null && result.exitCode() == NO_SUCH_DIRECTORY) {
+                throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "no such directory in the run: " + path);
+            }
+            if (sinkFailure != null) {
+                throw failure(what, sinkFailure.getMessage(), sinkFailure);
+            }
+            if (result.exitCode() == null) {
+                throw failure(what, "the exec ended without an exit status" + tail(stderr), null);
+            }
+            if (result.exitCode() != 0) {
+                throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, what + " failed (exit code "
+                        + result.exitCode() + ")" + tail(stderr));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecutorException(Failure.Kind.STOPPED, what + " interrupted");
+        }
+    }
+
+    // ---- close ---------------------------------------------------------------------------------
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (spec.keep()) {
+            log.info("job kept job={} pod={} run={}", job, pod, spec.runId());
+            return;
+        }
+        try {
+            executor.deleteJob(job);
+        } catch (RuntimeException e) {
+            log.warn("job delete failed job={} run={} reason={}", job, spec.runId(), e.getMessage());
+        }
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------
+
+    private void checkUsable(StopSignal signal, String what) throws ExecutorException {
+        if (closed.get()) {
+            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, what + " failed: the session is closed");
+        }
+        KubernetesExecutor.stoppedCheck(signal, what);
+    }
+
+    private ExecutorException failure(String what, String why, Throwable cause) {
+        Optional<String> gone = podGone();
+        Failure f = gone.isPresent()
+                ? new Failure(Failure.Kind.LOST, what + " failed: " + gone.get())
+                : new Failure(Failure.Kind.INFRASTRUCTURE, what + " failed: " + why);
+        return cause == null ? new ExecutorException(f) : new ExecutorException(f, cause);
+    }
+
+    private static String tail(ByteArrayOutputStream stderr) {
+        String s;
+        synchronized (stderr) {
+            s = stderr.toString(StandardCharsets.UTF_8).strip();
+        }
+        return s.isEmpty() ? "" : ": " + s.replaceAll("\\s*\\R\\s*", " ");
+    }
+
+    /** Keeps the first {@link #STDERR_KEEP} bytes written. */
+    private static OutputStream bounded(ByteArrayOutputStream target) {
+        return new OutputStream() {
+            @Override
+            public void write(int b) {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                synchronized (target) {
+                    int n = Math.min(len, STDERR_KEEP - target.size());
+                    if (n > 0) {
+                        target.write(b, off, n);
+                    }
+                }
+            }
+        };
+    }
+
+    private static StepOutcome failed(Failure.Kind kind, String reason) {
+        return new StepOutcome.Failed(new Failure(kind, reason));
+    }
+
+    private static String absolute(String dir) {
+        if (!dir.startsWith("/")) {
+            throw new IllegalArgumentException("not an absolute path: '" + dir + "'");
+        }
+        List<String> parts = new ArrayList<>();
+        for (String part : dir.split("/")) {
+            if (part.isEmpty() || part.equals(".")) {
+                continue;
+            }
+            if (part.equals("..")) {
+                throw new IllegalArgumentException("path with '..': '" + dir + "'");
+            }
+            parts.add(part);
+        }
+        return "/" + String.join("/", parts);
+    }
+}

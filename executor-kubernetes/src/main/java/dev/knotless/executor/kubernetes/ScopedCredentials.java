@@ -1,0 +1,105 @@
+package dev.knotless.executor.kubernetes;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * Least-privilege credentials for the runner: a ServiceAccount, a namespaced Role that allows
+ * exactly what the executor does (Jobs, pods, pods/log, pods/exec, events, NetworkPolicies — no
+ * Secrets, nothing cluster-wide), a RoleBinding, and a kubeconfig holding a token that expires.
+ *
+ * <p>Made with an admin kubeconfig, once per namespace; applying it again updates the Role and
+ * issues a fresh token. The token comes from the TokenRequest API, so no long-lived token Secret
+ * is created.
+ */
+public final class ScopedCredentials {
+
+    /** What the runner may do in its namespace, and nothing more. */
+    static final List<PolicyRule> RULES = List.of(
+            rule("batch", "jobs", "create", "get", "list", "watch", "delete"),
+            rule("", "pods", "get", "list", "watch", "delete"),
+            rule("", "pods/log", "get"),
+            rule("", "pods/exec", "create", "get"),
+            rule("", "events", "get", "list", "watch"),
+            rule("networking.k8s.io", "networkpolicies", "create", "get", "list"));
+
+    private ScopedCredentials() {}
+
+    /**
+     * Creates (or updates) the account, Role and binding in {@code namespace}, and writes a
+     * kubeconfig for it to {@code out} with mode 0600.
+     *
+     * @return the kubeconfig's path
+     */
+    public static Path write(String adminKubeconfig, String context, String namespace, String name, Duration ttl, Path out)
+            throws IOException {
+        Config admin = Kubeconfigs.load(adminKubeconfig, context);
+        try (KubernetesClient client = Kubeconfigs.client(admin)) {
+            if (client.namespaces().withName(namespace).get() == null) {
+                client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+                        .serverSideApply();
+            }
+            client.serviceAccounts().inNamespace(namespace).resource(new ServiceAccountBuilder()
+                    .withNewMetadata().withName(name).addToLabels("app.kubernetes.io/managed-by", "knotless-run").endMetadata()
+                    .withAutomountServiceAccountToken(false)
+                    .build()).createOr(existing -> existing.update());
+            client.rbac().roles().inNamespace(namespace).resource(new RoleBuilder()
+                    .withNewMetadata().withName(name).endMetadata()
+                    .withRules(RULES)
+                    .build()).createOr(existing -> existing.update());
+            client.rbac().roleBindings().inNamespace(namespace).resource(new RoleBindingBuilder()
+                    .withNewMetadata().withName(name).endMetadata()
+                    .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName(name).endRoleRef()
+                    .addNewSubject().withKind("ServiceAccount").withName(name).withNamespace(namespace).endSubject()
+                    .build()).createOr(existing -> existing.update());
+            TokenRequest token = client.serviceAccounts().inNamespace(namespace).withName(name).tokenRequest(
+                    new TokenRequestBuilder().withNewSpec().withExpirationSeconds(ttl.toSeconds()).endSpec().build());
+            String yaml = kubeconfig(admin, namespace, name, token.getStatus().getToken());
+            Files.createDirectories(out.toAbsolutePath().getParent());
+            Path temp = Files.createTempFile(out.toAbsolutePath().getParent(), ".kubeconfig", ".tmp",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(temp, yaml);
+            Files.move(temp, out, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            return out;
+        }
+    }
+
+    private static String kubeconfig(Config admin, String namespace, String name, String token) throws IOException {
+        String ca = admin.getCaCertData();
+        if (ca == null && admin.getCaCertFile() != null) {
+            ca = Base64.getEncoder().encodeToString(Files.readAllBytes(Path.of(admin.getCaCertFile())));
+        }
+        StringBuilder y = new StringBuilder();
+        y.append("apiVersion: v1\nkind: Config\n");
+        y.append("clusters:\n- name: knotless\n  cluster:\n    server: \"").append(admin.getMasterUrl()).append("\"\n");
+        if (ca != null) {
+            y.append("    certificate-authority-data: \"").append(ca).append("\"\n");
+        }
+        y.append("users:\n- name: \"").append(name).append("\"\n  user:\n    token: \"").append(token).append("\"\n");
+        y.append("contexts:\n- name: knotless\n  context:\n    cluster: knotless\n    user: \"").append(name)
+                .append("\"\n    namespace: \"").append(namespace).append("\"\n");
+        y.append("current-context: knotless\n");
+        return new String(y.toString().getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+    }
+
+    private static PolicyRule rule(String group, String resource, String... verbs) {
+        return new PolicyRuleBuilder().withApiGroups(group).withResources(resource).withVerbs(verbs).build();
+    }
+}

@@ -1,0 +1,44 @@
+package dev.knotless.executor.kubernetes;
+
+import dev.knotless.executor.Executor;
+import dev.knotless.testkit.ExecutorContract;
+import dev.knotless.testkit.TestImages;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The executor contract against the real test cluster, in a namespace of its own. */
+class KubernetesExecutorIT extends ExecutorContract {
+
+    private static TestCluster cluster;
+    private static String image;
+
+    @BeforeAll
+    static void namespace() {
+        image = TestImages.ensureBuilt();
+        cluster = TestCluster.withNamespace(Duration.ofSeconds(60));
+    }
+
+    @AfterAll
+    static void deleteNamespace() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Override
+    protected Executor executor() {
+        return cluster.executor;
+    }
+
+    @Override
+    protected String image() {
+        return image;
+    }
+
+    @Override
+    protected List<String> leftovers(String runnerId) {
+        return cluster.executor.leftovers(runnerId);
+    }
+}

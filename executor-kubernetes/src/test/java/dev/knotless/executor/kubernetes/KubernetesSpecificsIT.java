@@ -1,0 +1,196 @@
+package dev.knotless.executor.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.Labels;
+import dev.knotless.executor.Resources;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.Trust;
+import dev.knotless.testkit.RecordingOutput;
+import dev.knotless.testkit.TestImages;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodAffinityTerm;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What only the Kubernetes executor has: the Job's shape, pending-pod failures, a pod deleted under a step. */
+class KubernetesSpecificsIT {
+
+    private static final Duration PENDING = Duration.ofSeconds(20);
+    private static TestCluster cluster;
+    private static String image;
+    private String runner;
+
+    @BeforeAll
+    static void namespace() {
+        image = TestImages.ensureBuilt();
+        cluster = TestCluster.withNamespace(PENDING);
+    }
+
+    @AfterAll
+    static void deleteNamespace() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @BeforeEach
+    void freshRunner() {
+        runner = "specifics/" + hex(); // a '/' that no label value may hold: labels are hashed, annotations raw
+    }
+
+    @AfterEach
+    void nothingIsLeft() {
+        List<String> left = cluster.executor.leftovers(runner);
+        cluster.executor.sweep(runner, java.util.Set.of());
+        assertThat(left).isEmpty();
+    }
+
+    @Test
+    void theJobAndPodAreHardenedLabelledAndAnnotated() throws Exception {
+        RunSpec spec = spec().timeout(Duration.ofMinutes(7)).resources(new Resources(250, 64L << 20)).build();
+        try (KubernetesSession s = (KubernetesSession) cluster.executor.start(spec, StopSignal.none())) {
+            Job job = cluster.client().batch().v1().jobs().inNamespace(cluster.namespace).withName(s.job()).get();
+            assertThat(job.getSpec().getBackoffLimit()).isZero();
+            assertThat(job.getSpec().getActiveDeadlineSeconds()).isEqualTo(420L);
+            assertThat(job.getSpec().getTtlSecondsAfterFinished()).isEqualTo(600);
+            assertThat(job.getMetadata().getAnnotations()).containsEntry(Labels.RUNNER, runner).containsEntry(Labels.RUN, spec.runId());
+            assertThat(job.getMetadata().getLabels().get(Labels.RUNNER)).matches("[A-Za-z0-9._-]{1,63}").isNotEqualTo(runner);
+
+            Pod pod = cluster.client().pods().inNamespace(cluster.namespace).withName(s.pod()).get();
+            PodSpec p = pod.getSpec();
+            assertThat(p.getRestartPolicy()).isEqualTo("Never");
+            assertThat(p.getAutomountServiceAccountToken()).isFalse();
+            assertThat(p.getEnableServiceLinks()).isFalse();
+            assertThat(p.getTerminationGracePeriodSeconds()).isEqualTo(2L);
+            assertThat(p.getHostNetwork()).isNotEqualTo(Boolean.TRUE);
+            assertThat(p.getVolumes()).allSatisfy(v -> {
+                assertThat(v.getHostPath()).isNull();
+                assertThat(v.getEmptyDir()).isNotNull();
+            });
+            assertThat(p.getAffinity()).isNull();
+            Container c = p.getContainers().get(0);
+            assertThat(c.getImagePullPolicy()).isEqualTo("IfNotPresent");
+            assertThat(c.getWorkingDir()).isEqualTo("/work");
+            assertThat(c.getVolumeMounts()).extracting(m -> m.getMountPath()).containsExactly("/work", "/steps", "/outputs");
+            assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+            assertThat(c.getSecurityContext().getPrivileged()).isNotEqualTo(Boolean.TRUE);
+            assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+            assertThat(c.getSecurityContext().getCapabilities().getAdd())
+                    .containsExactlyInAnyOrder("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL");
+            assertThat(c.getResources().getRequests().get("cpu").toString()).isEqualTo("250m");
+            assertThat(c.getResources().getLimits()).isEqualTo(c.getResources().getRequests());
+
+            NetworkPolicy policy = cluster.client().network().v1().networkPolicies().inNamespace(cluster.namespace)
+                    .withName(JobShape.networkPolicyName(runner)).get();
+            assertThat(policy).as("the runner's deny-ingress policy").isNotNull();
+            assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
+            assertThat(policy.getSpec().getIngress()).isNullOrEmpty();
+            assertThat(pod.getMetadata().getLabels()).containsAllEntriesOf(policy.getSpec().getPodSelector().getMatchLabels());
+        }
+        assertThat(cluster.executor.leftovers(runner)).isEmpty();
+    }
+
+    @Test
+    void anUntrustedRunRepelsOtherUntrustedRunsPerNode() throws Exception {
+        try (KubernetesSession s = (KubernetesSession) cluster.executor.start(spec().trust(Trust.UNTRUSTED).build(), StopSignal.none())) {
+            Pod pod = cluster.client().pods().inNamespace(cluster.namespace).withName(s.pod()).get();
+            assertThat(pod.getMetadata().getLabels()).containsEntry(JobShape.ISOLATION, JobShape.UNTRUSTED);
+            List<PodAffinityTerm> terms = pod.getSpec().getAffinity().getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
+            assertThat(terms).singleElement().satisfies(t -> {
+                assertThat(t.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+                assertThat(t.getLabelSelector().getMatchLabels()).isEqualTo(Map.of(JobShape.ISOLATION, JobShape.UNTRUSTED));
+            });
+        }
+    }
+
+    @Test
+    void requestsNoNodeCanHoldFailAsUnschedulableWithinThePendingTimeoutAndLeaveNoJob() {
+        RunSpec spec = spec().resources(new Resources(64_000, 0)).build();
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> cluster.executor.start(spec, StopSignal.none()))
+                .isInstanceOfSatisfying(ExecutorException.class, e -> {
+                    assertThat(e.failure().kind()).isEqualTo(Failure.Kind.UNSCHEDULABLE);
+                    assertThat(e.failure().reason()).contains("pending after 20s", "cpu");
+                });
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(PENDING.plusSeconds(15));
+        assertThat(cluster.executor.leftovers(runner)).isEmpty();
+    }
+
+    @Test
+    void aMissingImageFailsWithImageAndLeavesNoJob() {
+        String missing = "local/knotless-missing-" + hex() + ":none";
+        RunSpec spec = RunSpec.builder(runner, "run-" + hex(), missing).build();
+        assertThatThrownBy(() -> cluster.executor.start(spec, StopSignal.none()))
+                .isInstanceOfSatisfying(ExecutorException.class, e -> {
+                    assertThat(e.failure().kind()).isEqualTo(Failure.Kind.IMAGE);
+                    assertThat(e.failure().reason()).contains("image '" + missing + "' cannot be pulled");
+                });
+        assertThat(cluster.executor.leftovers(runner)).isEmpty();
+    }
+
+    @Test
+    void aPodDeletedMidStepFailsTheStepAsLost() throws Exception {
+        try (KubernetesSession s = (KubernetesSession) cluster.executor.start(spec().build(), StopSignal.none())) {
+            Thread deleter = Thread.ofVirtual().start(() -> {
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                cluster.client().pods().inNamespace(cluster.namespace).withName(s.pod()).delete();
+            });
+            StepOutcome outcome = s.run(new StepPayload("long", List.of("/bin/sh", "-c", "sleep 600"), Map.of()),
+                    new RecordingOutput(), StopSignal.none());
+            deleter.join();
+            assertThat(outcome).isInstanceOfSatisfying(StepOutcome.Failed.class, f -> {
+                assertThat(f.failure().kind()).isEqualTo(Failure.Kind.LOST);
+                assertThat(f.failure().reason()).contains(s.pod());
+            });
+        }
+    }
+
+    @Test
+    void startingStoppedDeletesTheJobAndSaysStopped() {
+        StopSignal signal = new StopSignal();
+        Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                return;
+            }
+            signal.stop(StopSignal.Reason.CANCELLED);
+        });
+        assertThatThrownBy(() -> cluster.executor.start(spec().resources(new Resources(64_000, 0)).build(), signal))
+                .isInstanceOfSatisfying(ExecutorException.class, e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.STOPPED));
+        assertThat(cluster.executor.leftovers(runner)).isEmpty();
+    }
+
+    private RunSpec.Builder spec() {
+        return RunSpec.builder(runner, "run-" + hex(), image).killGrace(Duration.ofSeconds(2));
+    }
+
+    private static String hex() {
+        byte[] b = new byte[5];
+        ThreadLocalRandom.current().nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+}

@@ -1,0 +1,60 @@
+package dev.knotless.cli;
+
+import dev.knotless.executor.kubernetes.ScopedCredentials;
+import dev.knotless.runner.workflow.WorkflowParser;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "kubernetes", mixinStandardHelpOptions = true,
+        description = "Tools for the kubernetes executor.",
+        subcommands = {KubernetesCommand.Credentials.class})
+final class KubernetesCommand implements Runnable {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    @Command(name = "credentials", mixinStandardHelpOptions = true,
+            description = {"With an admin kubeconfig, makes a ServiceAccount, a namespaced Role (Jobs, pods, pods/log,"
+                    + " pods/exec, events, NetworkPolicies; no Secrets) and a binding, and writes a kubeconfig with a"
+                    + " token that expires, for the runner's --kubeconfig."})
+    static final class Credentials implements Callable<Integer> {
+        @Option(names = "--kubeconfig", required = true, paramLabel = "FILE", description = "An admin kubeconfig.")
+        String kubeconfig;
+
+        @Option(names = "--context", paramLabel = "NAME", description = "The context to use (default: the current one).")
+        String context;
+
+        @Option(names = "--namespace", required = true, paramLabel = "NS", description = "Where runs will live; made if missing.")
+        String namespace;
+
+        @Option(names = "--name", defaultValue = "knotless-runner", paramLabel = "NAME",
+                description = "Name of the ServiceAccount, Role and binding (default: ${DEFAULT-VALUE}).")
+        String name;
+
+        @Option(names = "--ttl", defaultValue = "24h", paramLabel = "DURATION",
+                description = "How long the token is valid (default: ${DEFAULT-VALUE}).")
+        String ttl;
+
+        @Option(names = "--out", required = true, paramLabel = "FILE", description = "Where to write the kubeconfig (mode 0600).")
+        Path out;
+
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            Path written = ScopedCredentials.write(kubeconfig, context, namespace, name, WorkflowParser.parseDuration(ttl), out);
+            spec.commandLine().getOut().println(written.toAbsolutePath());
+            spec.commandLine().getOut().flush();
+            return ExitCodes.SUCCESS;
+        }
+    }
+}

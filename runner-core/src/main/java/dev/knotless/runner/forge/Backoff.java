@@ -1,0 +1,69 @@
+package dev.knotless.runner.forge;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * When each key (a repository) may be polled next: {@code interval} after a success; after the
+ * n-th failure in a row {@code interval * 2^n}, at most {@code max}. A key never seen is due now.
+ * Thread-safe.
+ */
+public final class Backoff {
+
+    private final Clock clock;
+    private final Duration interval;
+    private final Duration max;
+
+    /* @GuardedBy("this") */
+    private final Map<String, Instant> due = new HashMap<>();
+    /* @GuardedBy("this") */
+    private final Map<String, Integer> failures = new HashMap<>();
+
+    public Backoff(Clock clock, Duration interval, Duration max) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("poll interval must be positive: " + interval);
+        }
+        if (max.compareTo(interval) < 0) {
+            throw new IllegalArgumentException("maximum backoff " + max + " is shorter than the interval " + interval);
+        }
+        this.interval = interval;
+        this.max = max;
+    }
+
+    /** Whether {@code key} may be polled now. */
+    public synchronized boolean isDue(String key) {
+        Instant next = due.get(key);
+        return next == null || !clock.instant().isBefore(next);
+    }
+
+    /** Records a successful poll: the next is {@code interval} from now. */
+    public synchronized void succeeded(String key) {
+        failures.remove(key);
+        due.put(key, clock.instant().plus(interval));
+    }
+
+    /** Records a failed poll; returns how long until the next try. */
+    public synchronized Duration failed(String key) {
+        int n = failures.merge(key, 1, Integer::sum);
+        Duration wait = max;
+        if (n < 31) {
+            long millis = interval.toMillis() << n;
+            if (millis > 0 && millis < max.toMillis()) {
+                wait = Duration.ofMillis(millis);
+            }
+        }
+        due.put(key, clock.instant().plus(wait));
+        return wait;
+    }
+
+    /** Forgets {@code key}: it is due now. */
+    public synchronized void forget(String key) {
+        due.remove(key);
+        failures.remove(key);
+    }
+}

@@ -1,0 +1,57 @@
+package dev.knotless.runner.state;
+
+import java.util.List;
+
+/**
+ * The state database's schema, as ordered steps: version N is reached by running step N-1. A
+ * released step never changes; a change to the schema is a new step at the end.
+ */
+final class Migrations {
+
+    private Migrations() {}
+
+    static final List<List<String>> STEPS = List.of(
+            // v1: runs (steps live in check_json), the merge queue, poll cursors.
+            List.of(
+                    """
+                    CREATE TABLE runs (
+                      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                      id TEXT NOT NULL UNIQUE,
+                      repo TEXT NOT NULL,
+                      commit_sha TEXT NOT NULL,
+                      ref TEXT NOT NULL,
+                      workflow TEXT NOT NULL,
+                      event TEXT NOT NULL,
+                      trust TEXT NOT NULL,
+                      status TEXT NOT NULL,
+                      reason TEXT,
+                      runner TEXT NOT NULL,
+                      created_at TEXT NOT NULL,
+                      started_at TEXT,
+                      finished_at TEXT,
+                      take_seq INTEGER,
+                      check_json TEXT
+                    )""",
+                    "CREATE INDEX runs_waiting ON runs(status, repo, seq)",
+                    "CREATE INDEX runs_taken ON runs(repo, take_seq)",
+                    """
+                    CREATE TABLE queue (
+                      repo TEXT NOT NULL,
+                      number INTEGER NOT NULL,
+                      target TEXT NOT NULL,
+                      state TEXT NOT NULL,
+                      updated_at TEXT NOT NULL,
+                      PRIMARY KEY (repo, number)
+                    )""",
+                    """
+                    CREATE TABLE cursors (
+                      repo TEXT NOT NULL,
+                      ref TEXT NOT NULL,
+                      sha TEXT NOT NULL,
+                      PRIMARY KEY (repo, ref)
+                    )"""));
+
+    static int latest() {
+        return STEPS.size();
+    }
+}

@@ -1,0 +1,37 @@
+package dev.knotless.runner.state;
+
+import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.executor.Trust;
+import dev.knotless.runner.Event;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A run as the state store has it.
+ *
+ * @param status {@code PENDING} while queued, {@code RUNNING} once taken, then final
+ * @param reason one line when final and not a success, else null
+ * @param startedAt when it was taken; null while queued
+ * @param finishedAt null until final
+ * @param check the final check; null until final
+ */
+public record RunRecord(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
+        CheckStatus status, String reason, String runner, Instant createdAt, Instant startedAt, Instant finishedAt,
+        Check check) {
+
+    public RunRecord {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(status, "status");
+    }
+
+    public Optional<Check> finalCheck() {
+        return Optional.ofNullable(check);
+    }
+
+    /** The run as it was queued. */
+    public QueuedRun queued() {
+        return new QueuedRun(id, repo, commit, ref, workflow, event, trust, runner);
+    }
+}

@@ -1,0 +1,479 @@
+package dev.knotless.runner.state;
+
+import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckJson;
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.executor.Trust;
+import dev.knotless.runner.Event;
+import dev.knotless.runner.forge.Cursors;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * The runner's durable record of runs, checks, merge-queue state and poll cursors: one SQLite
+ * database, {@code <state>/runner.db}, in WAL mode with {@code synchronous=FULL}. Every method that
+ * changes state has committed, and the commit is on disk, when it returns: a kill -9 right after
+ * loses nothing a caller could have reported.
+ *
+ * <p>Runs go {@code pending} (queued) → {@code running} (taken) → a final check status. {@link
+ * #takeNext} is fair across repositories: it serves the repository served least recently, so a
+ * repository with one waiting run is not stuck behind another's hundred. Nothing is ever dropped:
+ * a full runner leaves runs waiting.
+ *
+ * <h2>Concurrency</h2>
+ * Thread-safe: one connection, used under one lock. Other processes may open the same database
+ * (SQLite's own locks order them; writes wait up to 10 s).
+ *
+ * <h2>Schema</h2>
+ * {@link Migrations} steps, applied in order on open; {@code schema_version} holds the versions
+ * applied. A database newer than this runner is refused.
+ */
+public final class StateStore implements Cursors, AutoCloseable {
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /* @GuardedBy("lock") */
+    private final Connection db;
+    private final Clock clock;
+    private final CheckJson checkJson = new CheckJson();
+    private final Path file;
+
+    private StateStore(Path file, Connection db, Clock clock) {
+        this.file = file;
+        this.db = db;
+        this.clock = clock;
+    }
+
+    /** Opens (creating and migrating as needed) {@code <stateDir>/runner.db}. */
+    public static StateStore open(Path stateDir) throws IOException {
+        return open(stateDir, Clock.systemUTC());
+    }
+
+    public static StateStore open(Path stateDir, Clock clock) throws IOException {
+        Files.createDirectories(stateDir);
+        Path file = stateDir.resolve("runner.db").toAbsolutePath();
+        SQLiteConfig config = new SQLiteConfig();
+        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+        config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        config.setBusyTimeout(10_000);
+        config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+        config.enforceForeignKeys(true);
+        try {
+            Connection db = config.createConnection("jdbc:sqlite:" + file);
+            StateStore store = new StateStore(file, db, clock);
+            try {
+                store.migrate();
+            } catch (IOException | RuntimeException e) {
+                db.close();
+                throw e;
+            }
+            return store;
+        } catch (SQLException e) {
+            throw failure("open", file, e);
+        }
+    }
+
+    /** The schema version the database is at. */
+    public int schemaVersion() throws IOException {
+        return locked("read the schema version of", () -> version());
+    }
+
+    // ---- runs ----
+
+    /** Queues a run; false (and no change) when a run of that id exists. */
+    public boolean enqueue(QueuedRun run) throws IOException {
+        return enqueue(List.of(run)) == 1;
+    }
+
+    /** Queues runs in one transaction: all or none. Returns how many were new. */
+    public int enqueue(List<QueuedRun> runs) throws IOException {
+        return transaction("queue runs in", () -> {
+            int added = 0;
+            String now = clock.instant().toString();
+            try (PreparedStatement insert = db.prepareStatement("""
+                    INSERT OR IGNORE INTO runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)""")) {
+                for (QueuedRun run : runs) {
+                    insert.setString(1, run.id());
+                    insert.setString(2, run.repo());
+                    insert.setString(3, run.commit());
+                    insert.setString(4, run.ref());
+                    insert.setString(5, run.workflow());
+                    insert.setString(6, run.event().wireName());
+                    insert.setString(7, run.trust().name().toLowerCase(Locale.ROOT));
+                    insert.setString(8, run.runner());
+                    insert.setString(9, now);
+                    added += insert.executeUpdate();
+                }
+            }
+            return added;
+        });
+    }
+
+    /**
+     * Takes the next waiting run and marks it running, unless {@code maxRunning} runs are running
+     * already. The run is the oldest waiting one of the repository served least recently (never
+     * served first; ties go to the older waiting run).
+     */
+    public Optional<RunRecord> takeNext(int maxRunning) throws IOException {
+        if (maxRunning <= 0) {
+            throw new IllegalArgumentException("maxRunning must be positive: " + maxRunning);
+        }
+        return transaction("take a run from", () -> {
+            if (count("SELECT COUNT(*) FROM runs WHERE status = 'running'") >= maxRunning) {
+                return Optional.empty();
+            }
+            String id = null;
+            try (Statement next = db.createStatement();
+                    ResultSet rows = next.executeQuery("""
+                            SELECT r.id FROM runs r
+                            JOIN (SELECT repo, MIN(seq) AS first FROM runs WHERE status = 'pending' GROUP BY repo) w
+                              ON r.seq = w.first
+                            LEFT JOIN (SELECT repo, MAX(take_seq) AS last FROM runs WHERE take_seq IS NOT NULL GROUP BY repo) t
+                              ON t.repo = w.repo
+                            ORDER BY COALESCE(t.last, 0), w.first
+                            LIMIT 1""")) {
+                if (rows.next()) {
+                    id = rows.getString(1);
+                }
+            }
+            if (id == null) {
+                return Optional.empty();
+            }
+            long takeSeq = count("SELECT COALESCE(MAX(take_seq), 0) + 1 FROM runs");
+            try (PreparedStatement take = db.prepareStatement(
+                    "UPDATE runs SET status = 'running', started_at = ?, take_seq = ? WHERE id = ?")) {
+                take.setString(1, clock.instant().toString());
+                take.setLong(2, takeSeq);
+                take.setString(3, id);
+                take.executeUpdate();
+            }
+            return find(id);
+        });
+    }
+
+    /**
+     * Records a run's final check.
+     *
+     * @throws IllegalArgumentException when there is no such run, or the check is not final
+     */
+    public void finish(String runId, Check check) throws IOException {
+        if (!check.status().isFinal()) {
+            throw new IllegalArgumentException("check " + check.id() + " is " + check.status().wireName() + ", not final");
+        }
+        String json = checkJson.line(check);
+        int changed = transaction("record the check of a run in", () -> {
+            try (PreparedStatement update = db.prepareStatement("""
+                    UPDATE runs SET status = ?, reason = ?, finished_at = ?, check_json = ?,
+                      started_at = COALESCE(started_at, ?)
+                    WHERE id = ?""")) {
+                String now = clock.instant().toString();
+                update.setString(1, check.status().wireName());
+                update.setString(2, check.reason());
+                update.setString(3, check.finishedAt() != null ? check.finishedAt().toString() : now);
+                update.setString(4, json);
+                update.setString(5, now);
+                update.setString(6, runId);
+                return update.executeUpdate();
+            }
+        });
+        if (changed == 0) {
+            throw new IllegalArgumentException("no run " + runId);
+        }
+    }
+
+    /** Puts a running run back in the queue (after a restart found it going); false when it was not running. */
+    public boolean requeue(String runId) throws IOException {
+        return transaction("requeue a run in", () -> {
+            try (PreparedStatement update = db.prepareStatement(
+                    "UPDATE runs SET status = 'pending', started_at = NULL WHERE id = ? AND status = 'running'")) {
+                update.setString(1, runId);
+                return update.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /** The runs marked running, oldest taken first: after a restart, the ones a crash interrupted. */
+    public List<RunRecord> going() throws IOException {
+        return locked("list running runs in", () -> select(
+                "SELECT * FROM runs WHERE status = 'running' ORDER BY take_seq", List.of()));
+    }
+
+    /** The runs waiting, in the order they were queued. */
+    public List<RunRecord> waiting() throws IOException {
+        return locked("list waiting runs in", () -> select(
+                "SELECT * FROM runs WHERE status = 'pending' ORDER BY seq", List.of()));
+    }
+
+    public List<RunRecord> runs(Filter filter) throws IOException {
+        StringBuilder sql = new StringBuilder("SELECT * FROM runs WHERE 1 = 1");
+        List<Object> args = new ArrayList<>();
+        if (filter.repo() != null) {
+            sql.append(" AND repo = ?");
+            args.add(filter.repo());
+        }
+        if (filter.status() != null) {
+            sql.append(" AND status = ?");
+            args.add(filter.status().wireName());
+        }
+        sql.append(" ORDER BY seq DESC LIMIT ?");
+        args.add(filter.limit());
+        return locked("list runs in", () -> select(sql.toString(), args));
+    }
+
+    public Optional<RunRecord> run(String id) throws IOException {
+        return locked("read a run from", () -> find(id));
+    }
+
+    // ---- merge queue ----
+
+    /** Records where pull request {@code number} stands in {@code repo}'s merge queue. */
+    public void putQueue(String repo, int number, String target, String state) throws IOException {
+        transaction("record the merge queue in", () -> {
+            try (PreparedStatement upsert = db.prepareStatement("""
+                    INSERT INTO queue(repo, number, target, state, updated_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(repo, number) DO UPDATE SET target = excluded.target, state = excluded.state,
+                      updated_at = excluded.updated_at""")) {
+                upsert.setString(1, repo);
+                upsert.setInt(2, number);
+                upsert.setString(3, target);
+                upsert.setString(4, state);
+                upsert.setString(5, clock.instant().toString());
+                return upsert.executeUpdate();
+            }
+        });
+    }
+
+    /** {@code repo}'s merge-queue rows, by pull request number. */
+    public List<QueueRow> queue(String repo) throws IOException {
+        return locked("read the merge queue from", () -> {
+            List<QueueRow> rows = new ArrayList<>();
+            try (PreparedStatement query = db.prepareStatement(
+                    "SELECT number, target, state, updated_at FROM queue WHERE repo = ? ORDER BY number")) {
+                query.setString(1, repo);
+                try (ResultSet r = query.executeQuery()) {
+                    while (r.next()) {
+                        rows.add(new QueueRow(repo, r.getInt(1), r.getString(2), r.getString(3), Instant.parse(r.getString(4))));
+                    }
+                }
+            }
+            return List.copyOf(rows);
+        });
+    }
+
+    /** Forgets pull request {@code number}'s merge-queue row; false when there was none. */
+    public boolean removeQueue(String repo, int number) throws IOException {
+        return transaction("record the merge queue in", () -> {
+            try (PreparedStatement delete = db.prepareStatement("DELETE FROM queue WHERE repo = ? AND number = ?")) {
+                delete.setString(1, repo);
+                delete.setInt(2, number);
+                return delete.executeUpdate() == 1;
+            }
+        });
+    }
+
+    // ---- cursors ----
+
+    @Override
+    public Map<String, String> get(String repo) throws IOException {
+        return locked("read the cursors of " + repo + " from", () -> {
+            Map<String, String> cursors = new TreeMap<>();
+            try (PreparedStatement query = db.prepareStatement("SELECT ref, sha FROM cursors WHERE repo = ?")) {
+                query.setString(1, repo);
+                try (ResultSet r = query.executeQuery()) {
+                    while (r.next()) {
+                        cursors.put(r.getString(1), r.getString(2));
+                    }
+                }
+            }
+            return Map.copyOf(cursors);
+        });
+    }
+
+    @Override
+    public void put(String repo, String key, String value) throws IOException {
+        transaction("record a cursor in", () -> {
+            try (PreparedStatement upsert = db.prepareStatement(
+                    "INSERT INTO cursors(repo, ref, sha) VALUES (?, ?, ?) ON CONFLICT(repo, ref) DO UPDATE SET sha = excluded.sha")) {
+                upsert.setString(1, repo);
+                upsert.setString(2, key);
+                upsert.setString(3, value);
+                return upsert.executeUpdate();
+            }
+        });
+    }
+
+    @Override
+    public void remove(String repo, String key) throws IOException {
+        transaction("remove a cursor from", () -> {
+            try (PreparedStatement delete = db.prepareStatement("DELETE FROM cursors WHERE repo = ? AND ref = ?")) {
+                delete.setString(1, repo);
+                delete.setString(2, key);
+                return delete.executeUpdate();
+            }
+        });
+    }
+
+    @Override
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            db.close();
+        } catch (SQLException e) {
+            throw failure("close", file, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "StateStore[" + file + "]";
+    }
+
+    /*
+     * Internals. Every database access runs under `lock`; writes in one IMMEDIATE transaction.
+     */
+
+    private interface Work<T> {
+        T run() throws SQLException, IOException;
+    }
+
+    private <T> T locked(String what, Work<T> work) throws IOException {
+        lock.lock();
+        try {
+            return work.run();
+        } catch (SQLException e) {
+            throw failure(what, file, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private <T> T transaction(String what, Work<T> work) throws IOException {
+        return locked(what, () -> {
+            db.setAutoCommit(false);
+            try {
+                T result = work.run();
+                db.commit();
+                return result;
+            } catch (SQLException | IOException | RuntimeException e) {
+                try {
+                    db.rollback();
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            } finally {
+                db.setAutoCommit(true);
+            }
+        });
+    }
+
+    private void migrate() throws IOException {
+        locked("migrate", () -> {
+            try (Statement create = db.createStatement()) {
+                create.executeUpdate("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+            }
+            return null;
+        });
+        int current = schemaVersion();
+        if (current > Migrations.latest()) {
+            throw new IOException(file + " has schema version " + current + ", newer than this runner knows ("
+                    + Migrations.latest() + "); use a newer knotless-run");
+        }
+        for (int version = current + 1; version <= Migrations.latest(); version++) {
+            int target = version;
+            transaction("migrate to schema version " + version, () -> {
+                if (version() >= target) {
+                    return null; // another process got there first
+                }
+                try (Statement step = db.createStatement()) {
+                    for (String sql : Migrations.STEPS.get(target - 1)) {
+                        step.executeUpdate(sql);
+                    }
+                }
+                try (PreparedStatement mark = db.prepareStatement("INSERT INTO schema_version(version, applied_at) VALUES (?, ?)")) {
+                    mark.setInt(1, target);
+                    mark.setString(2, clock.instant().toString());
+                    mark.executeUpdate();
+                }
+                return null;
+            });
+        }
+    }
+
+    private int version() throws SQLException {
+        return (int) count("SELECT COALESCE(MAX(version), 0) FROM schema_version");
+    }
+
+    private long count(String sql) throws SQLException {
+        try (Statement statement = db.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
+    private Optional<RunRecord> find(String id) throws SQLException, IOException {
+        List<RunRecord> found = select("SELECT * FROM runs WHERE id = ?", List.of(id));
+        return found.isEmpty() ? Optional.empty() : Optional.of(found.getFirst());
+    }
+
+    private List<RunRecord> select(String sql, List<Object> args) throws SQLException, IOException {
+        List<RunRecord> records = new ArrayList<>();
+        try (PreparedStatement query = db.prepareStatement(sql)) {
+            for (int i = 0; i < args.size(); i++) {
+                query.setObject(i + 1, args.get(i));
+            }
+            try (ResultSet r = query.executeQuery()) {
+                while (r.next()) {
+                    records.add(record(r));
+                }
+            }
+        }
+        return List.copyOf(records);
+    }
+
+    private RunRecord record(ResultSet r) throws SQLException, IOException {
+        String json = r.getString("check_json");
+        return new RunRecord(
+                r.getString("id"),
+                r.getString("repo"),
+                r.getString("commit_sha"),
+                r.getString("ref"),
+                r.getString("workflow"),
+                Event.parse(r.getString("event")),
+                Trust.valueOf(r.getString("trust").toUpperCase(Locale.ROOT)),
+                CheckStatus.valueOf(r.getString("status").toUpperCase(Locale.ROOT)),
+                r.getString("reason"),
+                r.getString("runner"),
+                instant(r.getString("created_at")),
+                instant(r.getString("started_at")),
+                instant(r.getString("finished_at")),
+                json == null ? null : checkJson.read(json.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static Instant instant(String text) {
+        return text == null ? null : Instant.parse(text);
+    }
+
+    private static IOException failure(String what, Path file, SQLException e) {
+        return new IOException("could not " + what + " " + file + ": " + e.getMessage(), e);
+    }
+}

@@ -1,0 +1,294 @@
+package dev.knotless.runner.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.executor.Trust;
+import dev.knotless.runner.Event;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StateStoreTest {
+
+    @TempDir
+    Path stateDir;
+
+    private StateStore store;
+
+    @BeforeEach
+    void open() throws Exception {
+        store = StateStore.open(stateDir);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        store.close();
+    }
+
+    static QueuedRun run(String id, String repo) {
+        return new QueuedRun(id, repo, "a".repeat(40), "refs/heads/main", "ci", Event.PUSH, Trust.TRUSTED, "r1");
+    }
+
+    @Test
+    void anEmptyDirectoryIsMigratedToTheLatestVersionInWalMode() throws Exception {
+        assertThat(store.schemaVersion()).isEqualTo(Migrations.latest());
+        try (Connection raw = DriverManager.getConnection("jdbc:sqlite:" + stateDir.resolve("runner.db"));
+                Statement s = raw.createStatement()) {
+            try (ResultSet mode = s.executeQuery("PRAGMA journal_mode")) {
+                mode.next();
+                assertThat(mode.getString(1)).isEqualTo("wal");
+            }
+            try (ResultSet tables = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")) {
+                List<String> names = new ArrayList<>();
+                while (tables.next()) {
+                    names.add(tables.getString(1));
+                }
+                assertThat(names).contains("cursors", "queue", "runs", "schema_version");
+            }
+        }
+    }
+
+    @Test
+    void reopeningMigratesNothingAgainAndKeepsTheRuns() throws Exception {
+        store.enqueue(run("r-1", "acme/app"));
+        store.close();
+        store = StateStore.open(stateDir);
+        store.close();
+        store = StateStore.open(stateDir);
+        assertThat(store.schemaVersion()).isEqualTo(Migrations.latest());
+        assertThat(store.run("r-1")).isPresent();
+        try (Connection raw = DriverManager.getConnection("jdbc:sqlite:" + stateDir.resolve("runner.db"));
+                Statement s = raw.createStatement();
+                ResultSet count = s.executeQuery("SELECT COUNT(*) FROM schema_version")) {
+            count.next();
+            assertThat(count.getInt(1)).isEqualTo(Migrations.latest());
+        }
+    }
+
+    @Test
+    void aDatabaseNewerThanThisRunnerIsRefused() throws Exception {
+        store.close();
+        try (Connection raw = DriverManager.getConnection("jdbc:sqlite:" + stateDir.resolve("runner.db"));
+                Statement s = raw.createStatement()) {
+            s.executeUpdate("INSERT INTO schema_version(version, applied_at) VALUES (99, 'later')");
+        }
+        assertThatThrownBy(() -> StateStore.open(stateDir))
+                .hasMessageContaining("has schema version 99, newer than this runner knows");
+        store = StateStore.open(stateDir.resolve("other")); // for close()
+    }
+
+    @Test
+    void enqueueingTheSameIdTwiceAddsItOnce() throws Exception {
+        assertThat(store.enqueue(run("r-1", "acme/app"))).isTrue();
+        assertThat(store.enqueue(run("r-1", "acme/app"))).isFalse();
+        assertThat(store.waiting()).hasSize(1);
+    }
+
+    @Test
+    void takeNextMarksTheRunRunningAndRespectsTheLimit() throws Exception {
+        store.enqueue(List.of(run("r-1", "acme/app"), run("r-2", "acme/app"), run("r-3", "acme/app")));
+        RunRecord first = store.takeNext(2).orElseThrow();
+        assertThat(first.id()).isEqualTo("r-1");
+        assertThat(first.status()).isEqualTo(CheckStatus.RUNNING);
+        assertThat(first.startedAt()).isNotNull();
+        assertThat(store.takeNext(2)).map(RunRecord::id).contains("r-2");
+        assertThat(store.takeNext(2)).isEmpty(); // full: r-3 waits
+        assertThat(store.waiting()).extracting(RunRecord::id).containsExactly("r-3");
+        store.finish("r-1", check("r-1", CheckStatus.SUCCESS, null));
+        assertThat(store.takeNext(2)).map(RunRecord::id).contains("r-3");
+    }
+
+    @Test
+    void aRepositoryWithOneWaitingRunIsServedWithinTwoTakesOfAnotherWithFive() throws Exception {
+        for (int i = 1; i <= 5; i++) {
+            store.enqueue(run("a-" + i, "acme/a"));
+        }
+        store.enqueue(run("b-1", "acme/b"));
+        List<String> order = new ArrayList<>();
+        Optional<RunRecord> next;
+        while ((next = store.takeNext(100)).isPresent()) {
+            order.add(next.get().id());
+        }
+        assertThat(order.subList(0, 2)).contains("b-1");
+        assertThat(order).containsExactly("a-1", "b-1", "a-2", "a-3", "a-4", "a-5");
+    }
+
+    @Test
+    void repositoriesAreServedRoundRobinInTheOrderTheyFirstWaited() throws Exception {
+        for (int i = 1; i <= 3; i++) {
+            store.enqueue(run("a-" + i, "acme/a"));
+            store.enqueue(run("b-" + i, "acme/b"));
+            store.enqueue(run("c-" + i, "acme/c"));
+        }
+        List<String> order = new ArrayList<>();
+        Optional<RunRecord> next;
+        while ((next = store.takeNext(100)).isPresent()) {
+            order.add(next.get().id());
+        }
+        assertThat(order).containsExactly("a-1", "b-1", "c-1", "a-2", "b-2", "c-2", "a-3", "b-3", "c-3");
+    }
+
+    @Test
+    void aRepositoryThatWasJustServedWaitsBehindOneThatWasNotAfterARestart() throws Exception {
+        store.enqueue(run("a-1", "acme/a"));
+        store.enqueue(run("a-2", "acme/a"));
+        store.takeNext(10);
+        store.enqueue(run("b-1", "acme/b"));
+        store.close();
+        store = StateStore.open(stateDir);
+        assertThat(store.takeNext(10)).map(RunRecord::id).contains("b-1");
+    }
+
+    @Test
+    void nothingIsDroppedWhenAThousandRunsWaitOnAFullRunner() throws Exception {
+        List<QueuedRun> runs = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            runs.add(run("run-" + i, "acme/repo-" + (i % 7)));
+        }
+        assertThat(store.enqueue(runs)).isEqualTo(1000);
+        Set<String> taken = new HashSet<>();
+        RunRecord running = store.takeNext(1).orElseThrow();
+        assertThat(store.takeNext(1)).isEmpty();
+        while (true) {
+            taken.add(running.id());
+            store.finish(running.id(), check(running.id(), CheckStatus.SUCCESS, null));
+            Optional<RunRecord> next = store.takeNext(1);
+            if (next.isEmpty()) {
+                break;
+            }
+            running = next.get();
+        }
+        assertThat(taken).hasSize(1000);
+        assertThat(store.runs(Filter.recent().status(CheckStatus.SUCCESS).limit(5000))).hasSize(1000);
+    }
+
+    @Test
+    void finishStoresTheCheckAndGoingListsOnlyRunningRuns() throws Exception {
+        store.enqueue(List.of(run("r-1", "acme/app"), run("r-2", "acme/app"), run("r-3", "acme/other")));
+        store.takeNext(5);
+        store.takeNext(5);
+        assertThat(store.going()).extracting(RunRecord::id).containsExactly("r-1", "r-3");
+        Check failed = check("r-1", CheckStatus.FAILURE, "step 2 exited with 1");
+        store.finish("r-1", failed);
+        assertThat(store.going()).extracting(RunRecord::id).containsExactly("r-3");
+        RunRecord done = store.run("r-1").orElseThrow();
+        assertThat(done.status()).isEqualTo(CheckStatus.FAILURE);
+        assertThat(done.reason()).isEqualTo("step 2 exited with 1");
+        assertThat(done.check()).isEqualTo(failed);
+        assertThat(done.finishedAt()).isEqualTo(failed.finishedAt());
+        assertThat(done.event()).isEqualTo(Event.PUSH);
+        assertThat(done.trust()).isEqualTo(Trust.TRUSTED);
+    }
+
+    @Test
+    void finishingAnUnknownRunOrWithAPendingCheckIsRefused() throws Exception {
+        assertThatThrownBy(() -> store.finish("nope", check("nope", CheckStatus.SUCCESS, null)))
+                .hasMessage("no run nope");
+        assertThatThrownBy(() -> store.finish("nope", check("nope", CheckStatus.RUNNING, null)))
+                .hasMessageContaining("not final");
+    }
+
+    @Test
+    void aRequeuedRunIsTakenAgain() throws Exception {
+        store.enqueue(run("r-1", "acme/app"));
+        store.takeNext(1);
+        assertThat(store.requeue("r-1")).isTrue();
+        assertThat(store.requeue("r-1")).isFalse();
+        assertThat(store.going()).isEmpty();
+        assertThat(store.takeNext(1)).map(RunRecord::id).contains("r-1");
+    }
+
+    @Test
+    void runsAreFilteredByRepositoryAndStatusNewestFirst() throws Exception {
+        store.enqueue(List.of(run("r-1", "acme/app"), run("r-2", "acme/lib"), run("r-3", "acme/app")));
+        store.takeNext(5);
+        assertThat(store.runs(Filter.recent())).extracting(RunRecord::id).containsExactly("r-3", "r-2", "r-1");
+        assertThat(store.runs(Filter.recent().repo("acme/app"))).extracting(RunRecord::id).containsExactly("r-3", "r-1");
+        assertThat(store.runs(Filter.recent().status(CheckStatus.PENDING))).extracting(RunRecord::id)
+                .containsExactly("r-3", "r-2");
+        assertThat(store.runs(Filter.recent().limit(1))).extracting(RunRecord::id).containsExactly("r-3");
+    }
+
+    @Test
+    void cursorsArePutReplacedAndRemovedPerRepository() throws Exception {
+        store.put("acme/app", "refs/heads/main", "a".repeat(40));
+        store.put("acme/app", "refs/heads/main", "b".repeat(40));
+        store.put("acme/app", "refs/heads/dev", "c".repeat(40));
+        store.put("acme/lib", "refs/heads/main", "d".repeat(40));
+        store.remove("acme/app", "refs/heads/dev");
+        store.close();
+        store = StateStore.open(stateDir);
+        assertThat(store.get("acme/app")).isEqualTo(Map.of("refs/heads/main", "b".repeat(40)));
+        assertThat(store.get("acme/none")).isEmpty();
+    }
+
+    @Test
+    void mergeQueueRowsAreUpsertedAndRemoved() throws Exception {
+        store.putQueue("acme/app", 3, "main", "waiting");
+        store.putQueue("acme/app", 1, "main", "waiting");
+        store.putQueue("acme/app", 3, "main", "testing");
+        assertThat(store.queue("acme/app")).extracting(QueueRow::number, QueueRow::state)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(1, "waiting"), org.assertj.core.groups.Tuple.tuple(3, "testing"));
+        assertThat(store.removeQueue("acme/app", 1)).isTrue();
+        assertThat(store.queue("acme/app")).extracting(QueueRow::number).containsExactly(3);
+    }
+
+    @Test
+    void manyThreadsTakingAtOnceNeverTakeARunTwiceOrExceedTheLimit() throws Exception {
+        List<QueuedRun> runs = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            runs.add(run("run-" + i, "acme/repo-" + (i % 3)));
+        }
+        store.enqueue(runs);
+        Set<String> taken = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        List<Thread> threads = new ArrayList<>();
+        java.util.concurrent.atomic.AtomicInteger duplicates = new java.util.concurrent.atomic.AtomicInteger();
+        for (int t = 0; t < 8; t++) {
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    Optional<RunRecord> next;
+                    while ((next = store.takeNext(4)).isPresent() || !store.waiting().isEmpty()) {
+                        if (next.isPresent()) {
+                            if (!taken.add(next.get().id())) {
+                                duplicates.incrementAndGet();
+                            }
+                            if (store.going().size() > 4) {
+                                duplicates.incrementAndGet();
+                            }
+                            store.finish(next.get().id(), check(next.get().id(), CheckStatus.SUCCESS, null));
+                        }
+                    }
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }));
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        assertThat(duplicates).hasValue(0);
+        assertThat(taken).hasSize(200);
+    }
+
+    static Check check(String id, CheckStatus status, String reason) {
+        return new Check(id, "acme/app", "a".repeat(40), "refs/heads/main", "ci", "push", "r1", "docker", status, reason,
+                Instant.parse("2026-01-01T00:00:00Z"), Instant.parse("2026-01-01T00:01:00Z"), List.of(), List.of(),
+                "/state/logs/" + id + ".log");
+    }
+}
