@@ -1,9 +1,7 @@
 package dev.knotless.cli;
 
-import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckJson;
-import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.Trust;
@@ -130,7 +128,6 @@ final class ExecCommand implements Callable<Integer> {
         }
 
         Console console = new Console(human, !json && Console.colours());
-        CheckStore store = new CheckStore(stateDir);
         Cancellation cancellation = new Cancellation();
         List<Check> checks = new ArrayList<>();
         try (Executor executor = runner.executor();
@@ -142,8 +139,8 @@ final class ExecCommand implements Callable<Integer> {
                 // The encrypted store makes its key on first use: only open it when a step asks for a secret.
                 boolean wantsSecrets = selected.stream().anyMatch(w -> w.steps().stream().anyMatch(s -> !s.secrets().isEmpty()));
                 SecretStore secrets = wantsSecrets ? SecretStore.encryptedFile(stateDir) : SecretStore.inMemory();
-                CacheStore caches = new CacheStore(stateDir.resolve("cache"), Resources.parseMemory(cacheBudget), Clock.systemUTC());
-                Run run = new Run(executor, store, secrets, caches, console, limits, Clock.systemUTC());
+                Run run = RunWiring.run(executor, stateDir, secrets, console, limits, Resources.parseMemory(cacheBudget),
+                        Clock.systemUTC());
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),

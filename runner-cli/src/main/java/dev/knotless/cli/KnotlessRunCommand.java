@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Runs a repository's workflows in fresh environments and reports checks.",
-        subcommands = {ExecCommand.class, ChecksCommand.class, SecretsCommand.class, CacheCommand.class, RepoCommand.class,
+        subcommands = {ExecCommand.class, DaemonCommand.class, ChecksCommand.class, SecretsCommand.class, CacheCommand.class, RepoCommand.class,
             QueueCommand.class, KubernetesCommand.class},
         commandListHeading = "%nCommands:%n")
 final class KnotlessRunCommand implements Runnable {

@@ -1,0 +1,26 @@
+package dev.knotless.cli;
+
+import dev.knotless.cache.CacheStore;
+import dev.knotless.checks.CheckStore;
+import dev.knotless.executor.Executor;
+import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunLimits;
+import dev.knotless.runner.run.RunListener;
+import dev.knotless.secrets.SecretStore;
+import java.nio.file.Path;
+import java.time.Clock;
+
+/** How a {@link Run} is built from the state dir: checks, caches and the given secrets, in one place. */
+final class RunWiring {
+
+    private RunWiring() {}
+
+    /**
+     * @param cacheBudget the total size of stored cache layers, in bytes
+     */
+    static Run run(Executor executor, Path stateDir, SecretStore secrets, RunListener listener, RunLimits limits,
+            long cacheBudget, Clock clock) {
+        CacheStore caches = new CacheStore(stateDir.resolve("cache"), cacheBudget, clock);
+        return new Run(executor, new CheckStore(stateDir), secrets, caches, listener, limits, clock);
+    }
+}

@@ -1,0 +1,367 @@
+package dev.knotless.runner.daemon;
+
+import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.CheckStore;
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.SweepReport;
+import dev.knotless.runner.checkout.Mirror;
+import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.runner.forge.Backoff;
+import dev.knotless.runner.forge.Forge;
+import dev.knotless.runner.forge.ForgeEvent;
+import dev.knotless.runner.forge.Poller;
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.forge.RunnerSelection;
+import dev.knotless.runner.run.Cancellation;
+import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.state.QueuedRun;
+import dev.knotless.runner.state.RunRecord;
+import dev.knotless.runner.state.StateStore;
+import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.runner.workflow.WorkflowException;
+import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.runner.workflow.WorkflowSet;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The long-running runner: polls the forge, queues the runs its events make, runs them, records and
+ * publishes their checks.
+ *
+ * <p>Invariants: an event is acknowledged only after the runs it made are durably queued (so a crash
+ * makes it come again, and the idempotent enqueue ignores it); at most {@code concurrency} runs go at
+ * once, taken fairly across repositories by {@link StateStore#takeNext}; a run's check is saved in the
+ * state store before it is published. One repository's failure is one log line and never stops the
+ * loop.
+ *
+ * <h2>Lifecycle</h2>
+ * {@link #start} first ends the runs a previous process left {@code running} as {@code error}
+ * ("runner restarted") and sweeps the executor's leftovers of this runner; runs still waiting stay
+ * queued. {@link #stop} takes no new work, lets running runs finish within the grace, then cancels
+ * them and waits for their checks.
+ *
+ * <h2>Concurrency</h2>
+ * One platform thread polls and dispatches; each run has its own virtual thread. {@code start} and
+ * {@code stop} are called by one controlling thread. The caller must make sure no other process runs
+ * as the same runner on the same state (the CLI's runner lock), since start-up sweeps.
+ */
+public final class Daemon implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+    private static final Object WAKE = new Object();
+
+    /**
+     * What the daemon does.
+     *
+     * @param discover watch every repository whose record names this runner
+     * @param repos watch these repositories ({@code owner/name}) when their record names this runner
+     * @param pulls run pull requests
+     * @param concurrency at most this many runs at once
+     * @param defaultImage the image of workflows that name none
+     */
+    public record Settings(String runnerId, boolean discover, Set<String> repos, boolean pulls, int concurrency,
+            Duration pollInterval, String defaultImage) {
+        public Settings {
+            Objects.requireNonNull(runnerId, "runnerId");
+            repos = Set.copyOf(repos);
+            Objects.requireNonNull(pollInterval, "pollInterval");
+            Objects.requireNonNull(defaultImage, "defaultImage");
+            if (concurrency <= 0) {
+                throw new IllegalArgumentException("concurrency must be positive: " + concurrency);
+            }
+            if (!discover && repos.isEmpty()) {
+                throw new IllegalArgumentException("nothing to watch: give --discover or --repo NAME");
+            }
+        }
+    }
+
+    private final Settings settings;
+    private final Forge forge;
+    private final StateStore state;
+    private final Mirrors mirrors;
+    private final Run run;
+    private final Executor executor;
+    private final CheckStore checks;
+    private final DaemonLog log;
+    private final Clock clock;
+    private final Backoff backoff;
+    private final Poller poller;
+    private final Planner planner;
+
+    private final LinkedBlockingQueue<Object> wake = new LinkedBlockingQueue<>();
+    private final Map<String, Cancellation> going = new ConcurrentHashMap<>();
+    private final Map<String, Thread> workers = new ConcurrentHashMap<>();
+    private volatile boolean stopping;
+    private Thread loop;
+
+    public Daemon(Settings settings, Forge forge, StateStore state, Mirrors mirrors, Run run, Executor executor,
+            CheckStore checks, DaemonLog log, Clock clock) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.forge = Objects.requireNonNull(forge, "forge");
+        this.state = Objects.requireNonNull(state, "state");
+        this.mirrors = Objects.requireNonNull(mirrors, "mirrors");
+        this.run = Objects.requireNonNull(run, "run");
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.checks = Objects.requireNonNull(checks, "checks");
+        this.log = Objects.requireNonNull(log, "log");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        Duration max = settings.pollInterval().compareTo(Duration.ofMinutes(5)) > 0 ? settings.pollInterval() : Duration.ofMinutes(5);
+        this.backoff = new Backoff(clock, settings.pollInterval(), max);
+        this.poller = new Poller(forge, backoff);
+        this.planner = new Planner(settings.runnerId(), mirrors, settings.pulls(), Duration.ofMinutes(30));
+    }
+
+    /** Recovers from a previous process, then starts polling and running. */
+    public synchronized void start() throws IOException {
+        if (loop != null) {
+            throw new IllegalStateException("the daemon was started already");
+        }
+        recover();
+        loop = Thread.ofPlatform().name("knotless-daemon-" + settings.runnerId()).start(this::loop);
+        log.line("runner " + settings.runnerId() + " watching " + (settings.discover() ? "every repository naming it"
+                : settings.repos().stream().sorted().toList()) + ", " + settings.concurrency() + " at once"
+                + (settings.pulls() ? ", pull requests too" : ""));
+    }
+
+    /**
+     * Stops: takes no new work, waits up to {@code grace} for running runs, then cancels them ("runner
+     * stopping") and waits for their checks to be saved.
+     */
+    public synchronized void stop(Duration grace) {
+        stopping = true;
+        wake.offer(WAKE);
+        if (loop != null) {
+            join(loop, Duration.ofMinutes(1));
+        }
+        Instant deadline = clock.instant().plus(grace);
+        for (Thread worker : List.copyOf(workers.values())) {
+            join(worker, Duration.between(clock.instant(), deadline));
+        }
+        if (!going.isEmpty()) {
+            log.line("cancelling " + going.size() + " running run(s): the stop grace of " + grace.toSeconds() + "s is over");
+            going.values().forEach(c -> c.cancel("runner stopping"));
+            for (Thread worker : List.copyOf(workers.values())) {
+                join(worker, Duration.ofMinutes(2));
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        stop(Duration.ofSeconds(30));
+    }
+
+    /** The ids of the runs going now. */
+    public Set<String> going() {
+        return Set.copyOf(going.keySet());
+    }
+
+    // ---- start-up ----
+
+    private void recover() throws IOException {
+        List<RunRecord> interrupted = state.going();
+        SweepReport swept = executor.sweep(settings.runnerId(), Set.of());
+        swept.removed().forEach(r -> log.line("swept " + r + " left by an earlier process of runner " + settings.runnerId()));
+        swept.failed().forEach(f -> log.line("could not sweep " + f));
+        for (RunRecord record : interrupted) {
+            Check check = errorCheck(record, "runner restarted", null);
+            state.finish(record.id(), check);
+            checks.save(check);
+            publish(check);
+            log.line(describe(record) + " error: runner restarted");
+        }
+    }
+
+    // ---- the loop ----
+
+    private void loop() {
+        while (!stopping) {
+            try {
+                pollOnce();
+            } catch (IOException | RuntimeException e) {
+                log.line("could not poll the forge: " + oneLine(e));
+                LOG.debug("poll failed", e);
+            }
+            try {
+                dispatch();
+            } catch (IOException | RuntimeException e) {
+                log.line("could not take a run from the queue: " + oneLine(e));
+                LOG.debug("dispatch failed", e);
+            }
+            try {
+                // Woken early when a run finishes (a slot is free) or when stopping.
+                wake.poll(settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+                wake.clear();
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Polls the due repositories and queues what their events make; one line per failure. */
+    void pollOnce() throws IOException {
+        Poller.Round round = poller.pollDue(repo -> RunnerSelection.watches(repo, settings.runnerId())
+                && (settings.discover() || settings.repos().contains(repo.name())));
+        round.errors().forEach(log::line);
+        for (ForgeEvent event : round.events()) {
+            if (stopping) {
+                return; // not acknowledged: it comes again after the restart
+            }
+            if (event instanceof ForgeEvent.QueueEntry) {
+                continue; // the lander's (not built yet): left unacknowledged for it
+            }
+            Optional<Repository> repo = round.polled().stream().filter(r -> r.name().equals(event.repo())).findFirst();
+            if (repo.isEmpty()) {
+                continue;
+            }
+            try {
+                List<QueuedRun> runs = planner.plan(repo.get(), event);
+                int added = runs.isEmpty() ? 0 : state.enqueue(runs);
+                forge.acknowledge(repo.get(), event);
+                log.line(describe(event) + ": " + runs.size() + " run(s)" + (added == runs.size() ? "" : ", " + added + " new"));
+            } catch (IOException | RuntimeException e) {
+                Duration wait = backoff.failed(repo.get().name());
+                log.line(event.repo() + ": could not plan " + describe(event) + ": " + oneLine(e)
+                        + " (next try in " + wait.toSeconds() + "s)");
+                LOG.debug("planning failed", e);
+            }
+        }
+    }
+
+    /** Starts runs while slots are free. */
+    private void dispatch() throws IOException {
+        while (!stopping) {
+            Optional<RunRecord> next = state.takeNext(settings.concurrency());
+            if (next.isEmpty()) {
+                return;
+            }
+            RunRecord record = next.get();
+            Cancellation cancellation = new Cancellation();
+            going.put(record.id(), cancellation);
+            Thread worker = Thread.ofVirtual().name("run-" + record.id()).unstarted(() -> work(record, cancellation));
+            workers.put(record.id(), worker);
+            worker.start();
+        }
+    }
+
+    // ---- a run ----
+
+    private void work(RunRecord record, Cancellation cancellation) {
+        try {
+            log.line(describe(record) + " started");
+            Check check;
+            try {
+                check = execute(record, cancellation);
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("run {} could not start", record.id(), e);
+                check = errorCheck(record, oneLine(e), null);
+                checks.save(check);
+            }
+            state.finish(record.id(), check);
+            log.line(describe(record) + " " + check.status().wireName()
+                    + (check.reason() == null ? "" : ": " + check.reason()));
+            publish(check);
+        } catch (IOException | RuntimeException e) {
+            log.line(describe(record) + ": could not record its check: " + oneLine(e));
+            LOG.warn("run {} could not be recorded", record.id(), e);
+        } finally {
+            going.remove(record.id());
+            workers.remove(record.id());
+            wake.offer(WAKE);
+        }
+    }
+
+    private Check execute(RunRecord record, Cancellation cancellation) throws IOException {
+        Repository repo = forge.repositories().stream().filter(r -> r.name().equals(record.repo())).findFirst()
+                .orElse(null);
+        if (repo == null) {
+            Check check = errorCheck(record, "repository " + record.repo() + " is no longer recorded", null);
+            checks.save(check);
+            return check;
+        }
+        Mirror mirror = mirrors.mirrorFor(repo.cloneUrl());
+        WorkflowSet set = WorkflowParser.parseAll(mirror.files(record.commit(), WorkflowParser.DIRECTORY));
+        for (WorkflowException broken : set.errors()) {
+            if (broken.file().equals(record.workflow())) {
+                Check check = errorCheck(record, broken.getMessage(), mirror.repo());
+                checks.save(check);
+                return check;
+            }
+        }
+        Workflow workflow = set.workflows().stream().filter(w -> w.name().equals(record.workflow())).findFirst().orElse(null);
+        if (workflow == null) {
+            Check check = errorCheck(record, "no workflow named '" + record.workflow() + "' at " + shortSha(record.commit()), mirror.repo());
+            checks.save(check);
+            return check;
+        }
+        RunRequest request = new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(), record.ref(),
+                repo.defaultRef(), record.event(), record.trust(), workflow, mirror.tree(record.commit()), Map.of(),
+                settings.defaultImage(), /* keep= */ false);
+        return run.execute(request, cancellation);
+    }
+
+    /** A final {@code error} check for a run that never reached the executor; steps unknown. */
+    private Check errorCheck(RunRecord r, String reason, String repoName) {
+        Instant now = clock.instant();
+        return new Check(r.id(), repoName != null ? repoName : r.repo(), r.commit(), r.ref(), r.workflow(),
+                r.event().wireName(), settings.runnerId(), executor.name(), CheckStatus.ERROR, reason,
+                r.startedAt() != null ? r.startedAt() : now, now, List.of(), List.of(), null);
+    }
+
+    private void publish(Check check) {
+        try {
+            forge.publisher().publish(check);
+        } catch (IOException | RuntimeException e) {
+            log.line("could not publish check " + check.id() + ": " + oneLine(e));
+        }
+    }
+
+    // ---- words ----
+
+    private static String describe(RunRecord r) {
+        return r.repo() + " " + r.workflow() + " " + r.event().wireName() + " " + r.ref() + "@" + shortSha(r.commit())
+                + " run " + r.id();
+    }
+
+    private static String describe(ForgeEvent event) {
+        return switch (event) {
+            case ForgeEvent.Push p -> p.repo() + " push " + p.ref() + "@" + shortSha(p.after());
+            case ForgeEvent.PullRequest p -> p.repo() + " pull #" + p.number() + " " + p.headRef() + "@" + shortSha(p.headSha())
+                    + " by " + p.author() + (p.authorTrusted() ? " (trusted)" : " (untrusted)") + " into " + p.targetBranch();
+            case ForgeEvent.QueueEntry q -> q.repo() + " queue #" + q.number() + " into " + q.targetBranch();
+        };
+    }
+
+    private static String shortSha(String sha) {
+        return sha.substring(0, Math.min(12, sha.length()));
+    }
+
+    private static String oneLine(Throwable e) {
+        String m = e.getMessage();
+        return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s*\\R\\s*", " ");
+    }
+
+    private static void join(Thread thread, Duration atMost) {
+        try {
+            if (!atMost.isNegative() && !atMost.isZero()) {
+                thread.join(atMost);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

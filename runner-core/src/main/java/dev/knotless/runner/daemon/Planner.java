@@ -1,0 +1,128 @@
+package dev.knotless.runner.daemon;
+
+import dev.knotless.executor.Trust;
+import dev.knotless.runner.Event;
+import dev.knotless.runner.checkout.Mirror;
+import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.runner.forge.ForgeEvent;
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.forge.RunnerSelection;
+import dev.knotless.runner.state.QueuedRun;
+import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.runner.workflow.WorkflowException;
+import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.runner.workflow.WorkflowSet;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Turns a forge event into the runs this runner owes it: the workflows at the event's commit whose
+ * {@code on} matches and whose {@code runners:} pin allows this runner. A workflow file that does not
+ * parse becomes a run too, named by its path, which the daemon ends at once as an {@code error} check
+ * carrying the parser's {@code file:line:column: field} message.
+ *
+ * <p>Run ids are derived from (runner, repository, workflow, event, commit), so planning the same
+ * event twice gives the same runs and the state store's idempotent enqueue adds nothing.
+ *
+ * <h2>Concurrency</h2>
+ * Called from the daemon's one polling thread; not meant to be shared.
+ */
+public final class Planner {
+
+    private final String runnerId;
+    private final Mirrors mirrors;
+    private final boolean pulls;
+    private final Duration gitTimeout;
+
+    /**
+     * @param pulls whether pull requests make runs at all
+     */
+    public Planner(String runnerId, Mirrors mirrors, boolean pulls, Duration gitTimeout) {
+        this.runnerId = Objects.requireNonNull(runnerId, "runnerId");
+        this.mirrors = Objects.requireNonNull(mirrors, "mirrors");
+        this.pulls = pulls;
+        this.gitTimeout = Objects.requireNonNull(gitTimeout, "gitTimeout");
+    }
+
+    /**
+     * The runs {@code event} makes for this runner, in workflow file order; empty when it makes none
+     * (a merge-queue entry, a pull request with pulls off, no matching workflow).
+     *
+     * @throws IOException when the repository cannot be fetched or the commit read
+     */
+    public List<QueuedRun> plan(Repository repo, ForgeEvent event) throws IOException {
+        Trigger trigger = trigger(event);
+        if (trigger == null) {
+            return List.of();
+        }
+        Mirror mirror = mirrors.mirrorFor(repo.cloneUrl());
+        if (trigger.event() == Event.PULL) {
+            PullHeads.fetch(mirror, repo.cloneUrl(), trigger.ref(), gitTimeout);
+        }
+        WorkflowSet set = WorkflowParser.parseAll(mirror.files(trigger.commit(), WorkflowParser.DIRECTORY));
+        List<QueuedRun> runs = new ArrayList<>();
+        for (WorkflowException broken : set.errors()) {
+            if (RunnerSelection.watches(repo, runnerId)) {
+                runs.add(queued(repo, trigger, broken.file()));
+            }
+        }
+        for (Workflow workflow : set.workflows()) {
+            if (workflow.on().matches(trigger.event(), trigger.branch())
+                    && RunnerSelection.runs(repo, runnerId, workflow.runners())) {
+                runs.add(queued(repo, trigger, workflow.name()));
+            }
+        }
+        return List.copyOf(runs);
+    }
+
+    /**
+     * The id of a run: the commit's first 12 hex digits, a dash, and 12 of the SHA-256 of runner,
+     * repository, workflow, event and commit. Safe as a container, Job and file name.
+     */
+    public static String runId(String runnerId, String repo, String workflow, Event event, String commit) {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            for (String part : List.of(runnerId, repo, workflow, event.wireName(), commit)) {
+                digest.update(part.getBytes(StandardCharsets.UTF_8));
+                digest.update((byte) 0);
+            }
+            String hash = HexFormat.of().formatHex(digest.digest(), 0, 6);
+            return commit.substring(0, Math.min(12, commit.length())) + "-" + hash;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private QueuedRun queued(Repository repo, Trigger t, String workflow) {
+        return new QueuedRun(runId(runnerId, repo.name(), workflow, t.event(), t.commit()), repo.name(), t.commit(),
+                t.ref(), workflow, t.event(), t.trust(), runnerId);
+    }
+
+    /** What an event means for planning; null when it makes no run. */
+    private Trigger trigger(ForgeEvent event) {
+        return switch (event) {
+            case ForgeEvent.Push push -> push.ref().startsWith("refs/heads/") && !ForgeEvent.NO_COMMIT.equals(push.after())
+                    ? new Trigger(Event.PUSH, push.ref().substring("refs/heads/".length()), push.after(), push.ref(),
+                            Trust.TRUSTED)
+                    : null;
+            case ForgeEvent.PullRequest pull -> pulls
+                    ? new Trigger(Event.PULL, pull.targetBranch(), pull.headSha(), pull.headRef(),
+                            pull.authorTrusted() ? Trust.TRUSTED : Trust.UNTRUSTED)
+                    : null;
+            case ForgeEvent.QueueEntry entry -> null; // the lander's, not built yet
+        };
+    }
+
+    /**
+     * @param branch the short branch name {@code on} is matched against
+     * @param ref the full ref the commit was reached by
+     */
+    private record Trigger(Event event, String branch, String commit, String ref, Trust trust) {}
+}

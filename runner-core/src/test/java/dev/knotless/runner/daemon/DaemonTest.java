@@ -1,0 +1,193 @@
+package dev.knotless.runner.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.cache.CacheStore;
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.CheckStore;
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.Session;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.SweepReport;
+import dev.knotless.executor.Trust;
+import dev.knotless.runner.Event;
+import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunLimits;
+import dev.knotless.runner.run.RunListener;
+import dev.knotless.runner.state.Filter;
+import dev.knotless.runner.state.QueuedRun;
+import dev.knotless.runner.state.RunRecord;
+import dev.knotless.runner.state.StateStore;
+import dev.knotless.secrets.SecretStore;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The loop without Docker: an executor that makes no environment, so every run that reaches it
+ * ends {@code error} with its reason. What the daemon queues, acknowledges, records and recovers is real.
+ */
+class DaemonTest {
+
+    /** Makes nothing; records sweeps. */
+    static final class RefusingExecutor implements Executor {
+        final List<String> swept = new CopyOnWriteArrayList<>();
+
+        @Override
+        public String name() {
+            return "refusing";
+        }
+
+        @Override
+        public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
+            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "no environments here");
+        }
+
+        @Override
+        public SweepReport sweep(String runnerId, Set<String> goingRuns) {
+            swept.add(runnerId);
+            return new SweepReport(List.of(), List.of());
+        }
+    }
+
+    @TempDir Path temp;
+
+    GitRepo source;
+    StateStore state;
+    EmbeddedForge forge;
+    RefusingExecutor executor = new RefusingExecutor();
+    List<String> lines = new CopyOnWriteArrayList<>();
+    Daemon daemon;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        source = new GitRepo(temp.resolve("source")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
+        source.commit();
+        state = StateStore.open(temp.resolve("state"));
+        forge = new EmbeddedForge(temp.resolve("state/forge"), state);
+        forge.add(new Repository("acme/app", source.dir.toString(), "main", List.of("a"), List.of()));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (daemon != null) {
+            daemon.stop(Duration.ofSeconds(5));
+        }
+        state.close();
+    }
+
+    Daemon daemon() {
+        Path dir = temp.resolve("state");
+        Run run = new Run(executor, new CheckStore(dir), SecretStore.inMemory(),
+                new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
+                Clock.systemUTC());
+        Daemon.Settings settings = new Daemon.Settings("a", /* discover= */ true, Set.of(), /* pulls= */ false, 2,
+                Duration.ofMillis(100), "debian:bookworm-slim");
+        return new Daemon(settings, forge, state, new Mirrors(dir), run, executor, new CheckStore(dir), lines::add,
+                Clock.systemUTC());
+    }
+
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        Instant deadline = Instant.now().plusSeconds(20);
+        while (!condition.getAsBoolean()) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    List<RunRecord> runs() {
+        try {
+            return state.runs(new Filter(null, null, 100));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    boolean baselined() {
+        try {
+            return state.get("acme/app").containsKey("@baseline");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void aPushIsQueuedAcknowledgedRunAndRecordedAndABrokenWorkflowIsAnErrorNamingItsLine() throws Exception {
+        daemon = daemon();
+        daemon.start();
+        await("the first poll took the baseline", this::baselined);
+        source.workflow("broken.yaml", "steps:\n  - run: 'true'\n    timeout: soon\n");
+        String sha = source.commit();
+        await("both runs are final", () -> runs().size() == 2 && runs().stream().allMatch(r -> r.status().isFinal()));
+
+        RunRecord ci = runs().stream().filter(r -> r.workflow().equals("ci")).findFirst().orElseThrow();
+        assertThat(ci.status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(ci.reason()).contains("no environments here");
+        assertThat(ci.commit()).isEqualTo(sha);
+        assertThat(ci.event()).isEqualTo(Event.PUSH);
+        RunRecord broken = runs().stream().filter(r -> r.workflow().endsWith("broken.yaml")).findFirst().orElseThrow();
+        assertThat(broken.status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(broken.reason()).startsWith(".knotless/workflows/broken.yaml:3:").contains("field 'steps[0].timeout'");
+        assertThat(state.get("acme/app")).containsEntry("refs/heads/main", sha);
+
+        Thread.sleep(400); // several more polls: the acknowledged push comes no more
+        assertThat(runs()).hasSize(2);
+        assertThat(lines).anyMatch(l -> l.contains("acme/app push refs/heads/main@" + sha.substring(0, 12) + ": 2 run(s)"));
+        assertThat(lines).anyMatch(l -> l.contains(ci.id() + " started"));
+    }
+
+    @Test
+    void aRunLeftRunningByAKilledProcessEndsAsRunnerRestartedAndWaitingRunsStillRun() throws Exception {
+        String sha = source.git("rev-parse", "HEAD").strip();
+        QueuedRun killed = new QueuedRun("killed-1", "acme/app", sha, "refs/heads/main", "ci", Event.PUSH, Trust.TRUSTED, "a");
+        QueuedRun waiting = new QueuedRun("waiting-1", "acme/app", sha, "refs/heads/main", "ci", Event.PUSH, Trust.TRUSTED, "a");
+        state.enqueue(List.of(killed, waiting));
+        assertThat(state.takeNext(2).orElseThrow().id()).isEqualTo("killed-1");
+
+        daemon = daemon();
+        daemon.start();
+        RunRecord recovered = state.run("killed-1").orElseThrow();
+        assertThat(recovered.status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(recovered.reason()).isEqualTo("runner restarted");
+        assertThat(recovered.check().steps()).isEmpty();
+        assertThat(new CheckStore(temp.resolve("state")).load("killed-1").orElseThrow().reason()).isEqualTo("runner restarted");
+        assertThat(executor.swept).containsExactly("a");
+        await("the waiting run ran", () -> runs().stream().filter(r -> r.id().equals("waiting-1")).allMatch(r -> r.status().isFinal()));
+        assertThat(state.run("waiting-1").orElseThrow().reason()).contains("no environments here");
+    }
+
+    @Test
+    void watchingNamedRepositoriesOnlyLeavesTheOthersUnpolled() throws Exception {
+        GitRepo other = new GitRepo(temp.resolve("other")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
+        other.commit();
+        forge.add(new Repository("acme/other", other.dir.toString(), "main", List.of("a"), List.of()));
+        Path dir = temp.resolve("state");
+        Run run = new Run(executor, new CheckStore(dir), SecretStore.inMemory(),
+                new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
+                Clock.systemUTC());
+        daemon = new Daemon(new Daemon.Settings("a", false, Set.of("acme/app"), false, 1, Duration.ofMillis(100),
+                "debian:bookworm-slim"), forge, state, new Mirrors(dir), run, executor, new CheckStore(dir), lines::add,
+                Clock.systemUTC());
+        daemon.start();
+        await("the first poll took the baseline", this::baselined);
+        Thread.sleep(300);
+        assertThat(state.get("acme/other")).isEmpty();
+    }
+}

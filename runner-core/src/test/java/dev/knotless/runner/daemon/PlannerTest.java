@@ -1,0 +1,143 @@
+package dev.knotless.runner.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.executor.Trust;
+import dev.knotless.runner.Event;
+import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.runner.forge.ForgeEvent;
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.state.QueuedRun;
+import dev.knotless.runner.state.StateStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PlannerTest {
+
+    @TempDir Path temp;
+
+    GitRepo source;
+    Repository repo;
+    Mirrors mirrors;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        source = new GitRepo(temp.resolve("source"))
+                .workflow("ci.yaml", "steps: [{run: 'true'}]\n")
+                .workflow("pulls.yaml", "on: pull\nsteps: [{run: 'true'}]\n")
+                .workflow("mine.yaml", "runners: [a]\nsteps: [{run: 'true'}]\n")
+                .workflow("theirs.yaml", "runners: [other]\nsteps: [{run: 'true'}]\n")
+                .workflow("release.yaml", "on: {push: {branches: ['release/*']}}\nsteps: [{run: 'true'}]\n");
+        repo = new Repository("acme/app", source.dir.toString(), "main", List.of("a", "b"), List.of());
+        mirrors = new Mirrors(temp.resolve("state"));
+    }
+
+    Planner planner(String runner, boolean pulls) {
+        return new Planner(runner, mirrors, pulls, Duration.ofSeconds(30));
+    }
+
+    static ForgeEvent.Push push(String branch, String sha) {
+        return new ForgeEvent.Push("acme/app", "refs/heads/" + branch, ForgeEvent.NO_COMMIT, sha);
+    }
+
+    @Test
+    void aPushRunsTheWorkflowsWhoseOnMatchesTheBranchAndWhosePinAllowsThisRunner() throws Exception {
+        String sha = source.commit();
+        List<QueuedRun> runs = planner("a", false).plan(repo, push("main", sha));
+        assertThat(runs).extracting(QueuedRun::workflow).containsExactly("ci", "mine");
+        assertThat(runs).allSatisfy(r -> {
+            assertThat(r.event()).isEqualTo(Event.PUSH);
+            assertThat(r.trust()).isEqualTo(Trust.TRUSTED);
+            assertThat(r.commit()).isEqualTo(sha);
+            assertThat(r.ref()).isEqualTo("refs/heads/main");
+            assertThat(r.runner()).isEqualTo("a");
+            assertThat(r.repo()).isEqualTo("acme/app");
+        });
+        assertThat(planner("b", false).plan(repo, push("main", sha))).extracting(QueuedRun::workflow).containsExactly("ci");
+        assertThat(planner("a", false).plan(repo, push("release/1", sha))).extracting(QueuedRun::workflow)
+                .containsExactly("ci", "mine", "release");
+    }
+
+    @Test
+    void aRunnerTheRecordDoesNotNameRunsNothingEvenWhenPinned() throws Exception {
+        String sha = source.commit();
+        assertThat(planner("other", false).plan(repo, push("main", sha))).isEmpty();
+    }
+
+    @Test
+    void planningAnEventAgainGivesTheSameIdsSoEnqueueingItAgainAddsNothing() throws Exception {
+        String sha = source.commit();
+        List<QueuedRun> first = planner("a", false).plan(repo, push("main", sha));
+        List<QueuedRun> again = planner("a", false).plan(repo, push("main", sha));
+        assertThat(again).isEqualTo(first);
+        try (StateStore state = StateStore.open(temp.resolve("db"))) {
+            assertThat(state.enqueue(first)).isEqualTo(2);
+            assertThat(state.enqueue(again)).isZero();
+        }
+        List<QueuedRun> otherRunner = planner("b", false).plan(repo, push("main", sha));
+        assertThat(otherRunner.getFirst().id()).isNotEqualTo(first.getFirst().id());
+        assertThat(first.getFirst().id()).matches("[0-9a-f]{12}-[0-9a-f]{12}").startsWith(sha.substring(0, 12));
+    }
+
+    @Test
+    void runIdsDependOnRunnerRepositoryWorkflowEventAndCommit() {
+        String sha = "a".repeat(40);
+        String id = Planner.runId("a", "acme/app", "ci", Event.PUSH, sha);
+        assertThat(Planner.runId("a", "acme/app", "ci", Event.PUSH, sha)).isEqualTo(id);
+        assertThat(List.of(
+                Planner.runId("b", "acme/app", "ci", Event.PUSH, sha),
+                Planner.runId("a", "acme/lib", "ci", Event.PUSH, sha),
+                Planner.runId("a", "acme/app", "lint", Event.PUSH, sha),
+                Planner.runId("a", "acme/app", "ci", Event.PULL, sha),
+                Planner.runId("a", "acme/app", "ci", Event.PUSH, "b".repeat(40)))).doesNotContain(id).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void aPullRequestRunsOnlyWithPullsOnItsTargetBranchAndTrustFollowsTheAuthor() throws Exception {
+        source.commit();
+        source.git("checkout", "-q", "-b", "topic");
+        source.workflow("topic.yaml", "on: {pull: {branches: [main]}}\nsteps: [{run: 'true'}]\n");
+        String head = source.commit();
+        source.git("checkout", "-q", "main");
+        source.git("branch", "-q", "-D", "topic");
+        source.git("update-ref", "refs/pulls/7/head", head); // reachable from no branch
+
+        ForgeEvent.PullRequest untrusted = new ForgeEvent.PullRequest("acme/app", 7, head, "refs/pulls/7/head", "main",
+                "mallory", false);
+        assertThat(planner("a", false).plan(repo, untrusted)).isEmpty();
+
+        List<QueuedRun> runs = planner("a", true).plan(repo, untrusted);
+        assertThat(runs).extracting(QueuedRun::workflow).containsExactly("pulls", "topic");
+        assertThat(runs).allSatisfy(r -> {
+            assertThat(r.event()).isEqualTo(Event.PULL);
+            assertThat(r.trust()).isEqualTo(Trust.UNTRUSTED);
+            assertThat(r.commit()).isEqualTo(head);
+            assertThat(r.ref()).isEqualTo("refs/pulls/7/head");
+        });
+
+        ForgeEvent.PullRequest trusted = new ForgeEvent.PullRequest("acme/app", 7, head, "refs/pulls/7/head", "stable",
+                "alice", true);
+        List<QueuedRun> trustedRuns = planner("a", true).plan(repo, trusted);
+        assertThat(trustedRuns).extracting(QueuedRun::workflow).containsExactly("pulls");
+        assertThat(trustedRuns.getFirst().trust()).isEqualTo(Trust.TRUSTED);
+    }
+
+    @Test
+    void aMergeQueueEntryMakesNoRunYet() throws Exception {
+        source.commit();
+        assertThat(planner("a", true).plan(repo, new ForgeEvent.QueueEntry("acme/app", 3, "main", Instant.EPOCH))).isEmpty();
+    }
+
+    @Test
+    void aMalformedWorkflowFileIsARunNamedByItsPathAndTheOthersStillRun() throws Exception {
+        source.workflow("broken.yaml", "steps:\n  - run: 'true'\n    timeout: soon\n");
+        String sha = source.commit();
+        List<QueuedRun> runs = planner("a", false).plan(repo, push("main", sha));
+        assertThat(runs).extracting(QueuedRun::workflow).containsExactly(".knotless/workflows/broken.yaml", "ci", "mine");
+    }
+}
