@@ -2,6 +2,9 @@ package dev.knotless.cli;
 
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.docker.DockerExecutor;
+import dev.knotless.executor.kubernetes.KubernetesExecutor;
+import dev.knotless.executor.kubernetes.KubernetesOptions;
+import dev.knotless.runner.workflow.WorkflowParser;
 import java.util.Iterator;
 import java.util.List;
 
@@ -13,6 +16,12 @@ final class ExecutorWiring {
     static Executor create(String name, RunnerOptions options) {
         return switch (name) {
             case "docker" -> new DockerExecutor(options.dockerSocket);
+            case "kubernetes" -> {
+                RunnerOptions.KubernetesFlags k = options.kubernetes;
+                yield new KubernetesExecutor(new KubernetesOptions(k.kubeconfig, k.context, k.namespace, k.serviceAccount,
+                        k.nodeSelector, k.cpuRequest, k.memoryRequest,
+                        k.pendingTimeout == null ? null : WorkflowParser.parseDuration(k.pendingTimeout)));
+            }
             default -> throw new IllegalArgumentException(
                     "--executor " + name + ": unknown executor; choose one of " + String.join(", ", new Names()));
         };
@@ -22,7 +31,7 @@ final class ExecutorWiring {
     static final class Names implements Iterable<String> {
         @Override
         public Iterator<String> iterator() {
-            return List.of("docker").iterator();
+            return List.of("docker", "kubernetes").iterator();
         }
     }
 }

@@ -28,6 +28,41 @@ final class RunnerOptions {
             description = "The Docker Engine's unix socket (default: ${DEFAULT-VALUE}).")
     Path dockerSocket;
 
+    @picocli.CommandLine.ArgGroup(exclusive = false, heading = "%nKubernetes executor:%n")
+    KubernetesFlags kubernetes = new KubernetesFlags();
+
+    /** The flags of {@code --executor kubernetes}. */
+    static final class KubernetesFlags {
+        @Option(names = "--kubeconfig", paramLabel = "FILE",
+                description = "The kubeconfig (default: $KUBECONFIG, ~/.kube/config, or in-cluster).")
+        String kubeconfig;
+
+        @Option(names = "--context", paramLabel = "NAME", description = "The kubeconfig context (default: its current one).")
+        String context;
+
+        @Option(names = "--namespace", paramLabel = "NS", description = "Where run Jobs are created (default: default).")
+        String namespace;
+
+        @Option(names = "--service-account", paramLabel = "NAME",
+                description = "The run pods' service account; its token is never mounted.")
+        String serviceAccount;
+
+        @Option(names = "--node-selector", paramLabel = "KEY=VALUE", description = "Put on every run pod (repeatable).")
+        java.util.Map<String, String> nodeSelector = new java.util.LinkedHashMap<>();
+
+        @Option(names = "--cpu-request", paramLabel = "CPU",
+                description = "CPU request and limit when a workflow sets none (500m, 2).")
+        String cpuRequest;
+
+        @Option(names = "--memory-request", paramLabel = "SIZE",
+                description = "Memory request and limit when a workflow sets none (512Mi).")
+        String memoryRequest;
+
+        @Option(names = "--pending-timeout", paramLabel = "DURATION", defaultValue = "2m",
+                description = "How long a run pod may stay pending before the check is an error (default: ${DEFAULT-VALUE}).")
+        String pendingTimeout;
+    }
+
     Path stateDir() {
         return state.stateDir();
     }

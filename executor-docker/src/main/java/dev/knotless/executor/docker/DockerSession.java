@@ -12,6 +12,7 @@ import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StepStopper;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.TarSink;
 import dev.knotless.executor.TarSource;

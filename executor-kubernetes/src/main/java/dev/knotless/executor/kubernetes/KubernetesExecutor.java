@@ -45,6 +45,8 @@ public final class KubernetesExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(KubernetesExecutor.class);
     private static final Duration POLL = Duration.ofMillis(200);
     private static final Duration DELETE_WAIT = Duration.ofSeconds(60);
+    /** Deletes take seconds (kubelet status sync): no need to ask the API server more often. */
+    private static final Duration DELETE_POLL = Duration.ofMillis(500);
 
     private final KubernetesOptions options;
     private final KubernetesClient client;
@@ -270,7 +272,7 @@ public final class KubernetesExecutor implements Executor {
                     log.info("job deleted job={} namespace={} millis={}", jobName, options.namespace(), (System.nanoTime() - started) / 1_000_000);
                     return true;
                 }
-                Thread.sleep(POLL.toMillis());
+                Thread.sleep(DELETE_POLL.toMillis());
             }
             log.warn("job delete unfinished job={} namespace={} after={}", jobName, options.namespace(), human(DELETE_WAIT));
         } catch (KubernetesClientException | IllegalStateException e) {

@@ -184,6 +184,46 @@ class KubernetesSpecificsIT {
         assertThat(cluster.executor.leftovers(runner)).isEmpty();
     }
 
+    /** Not a benchmark: records the per-step and upload cost on this cluster in the log, loosely bounded. */
+    @Test
+    void stepLatencyAndUploadThroughputAreLogged() throws Exception {
+        try (KubernetesSession s = (KubernetesSession) cluster.executor.start(spec().build(), StopSignal.none())) {
+            StepPayload truth = new StepPayload("true", List.of("true"), Map.of());
+            long[] nanos = new long[21];
+            for (int i = 0; i < nanos.length; i++) {
+                long t = System.nanoTime();
+                assertThat(s.run(truth, new RecordingOutput(), StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+                nanos[i] = System.nanoTime() - t;
+            }
+            java.util.Arrays.sort(nanos);
+            long medianMillis = nanos[nanos.length / 2] / 1_000_000;
+
+            long size = 100L << 20;
+            byte[] block = new byte[1 << 20];
+            ThreadLocalRandom.current().nextBytes(block);
+            long t = System.nanoTime();
+            s.upload("/work", out -> {
+                var tar = dev.knotless.tar.TarStreams.newOutput(out);
+                var entry = new org.apache.commons.compress.archivers.tar.TarArchiveEntry("big.bin");
+                entry.setSize(size);
+                tar.putArchiveEntry(entry);
+                for (int i = 0; i < 100; i++) {
+                    tar.write(block);
+                }
+                tar.closeArchiveEntry();
+                tar.finish();
+            }, StopSignal.none());
+            double seconds = (System.nanoTime() - t) / 1e9;
+            RecordingOutput out = new RecordingOutput();
+            s.run(new StepPayload("size", List.of("/bin/sh", "-c", "wc -c < /work/big.bin"), Map.of()), out, StopSignal.none());
+            assertThat(out.stdout().strip()).isEqualTo(String.valueOf(size));
+            org.slf4j.LoggerFactory.getLogger(KubernetesSpecificsIT.class).info(
+                    "measured step run(true) median={}ms min={}ms upload 100MiB={}s ({} MiB/s)",
+                    medianMillis, nanos[0] / 1_000_000, String.format("%.2f", seconds), String.format("%.0f", 100 / seconds));
+            assertThat(medianMillis).isLessThan(2_000);
+        }
+    }
+
     private RunSpec.Builder spec() {
         return RunSpec.builder(runner, "run-" + hex(), image).killGrace(Duration.ofSeconds(2));
     }

@@ -1,6 +1,5 @@
-package dev.knotless.executor.docker;
+package dev.knotless.executor;
 
-import dev.knotless.executor.StopSignal;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -10,14 +9,16 @@ import java.util.Optional;
  * step's process had not started when the first signal went out); as a last resort the step's
  * stream is cut so that {@code run} returns.
  *
+ * <p>Every executor stops a step the same way (docs/design/executors.md), so they share this.
+ *
  * <p>Concurrency: {@link #requested} is called on the signalling thread and only starts a virtual
  * thread; {@link #started} and {@link #finish} are called by the thread running the step, and
  * {@link #finish} waits for the stopping thread so that no late KILL can reach the next step.
  */
-final class StepStopper {
+public final class StepStopper {
 
     /** Sends one signal to every process in the run except PID 1. */
-    interface Killer {
+    public interface Killer {
         void signalAll(String signal) throws Exception;
     }
 
@@ -37,14 +38,14 @@ final class StepStopper {
     // @GuardedBy("lock")
     private Thread worker;
 
-    StepStopper(Killer killer, Duration grace, Runnable cutStream) {
+    public StepStopper(Killer killer, Duration grace, Runnable cutStream) {
         this.killer = killer;
         this.grace = grace;
         this.cutStream = cutStream;
     }
 
     /** The signal fired: start stopping, or remember to once the step has started. */
-    void requested(StopSignal.Reason why) {
+    public void requested(StopSignal.Reason why) {
         synchronized (lock) {
             if (reason != null) {
                 return;
@@ -57,7 +58,7 @@ final class StepStopper {
     }
 
     /** The step's process is (about to be) running: a stop requested before now starts here. */
-    void started() {
+    public void started() {
         synchronized (lock) {
             started = true;
             if (reason != null && !ended) {
@@ -67,7 +68,7 @@ final class StepStopper {
     }
 
     /** The step's stream ended; waits for the stopping thread and says whether a stop was requested. */
-    Optional<StopSignal.Reason> finish() {
+    public Optional<StopSignal.Reason> finish() {
         Thread w;
         synchronized (lock) {
             ended = true;

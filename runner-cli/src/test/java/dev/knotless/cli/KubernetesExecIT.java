@@ -1,0 +1,189 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.executor.kubernetes.Kubeconfigs;
+import dev.knotless.executor.kubernetes.ScopedCredentials;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code knotless-run exec --executor kubernetes} end to end on the project's real test cluster,
+ * with the least-privilege kubeconfig {@code kubernetes credentials} writes: a run succeeds with
+ * its image output; a push run's secret reaches its step and nothing else (no Job or pod spec, no
+ * Kubernetes Secret, no process's argv on the host, no check record); a pull run gets none; a
+ * cache is cold then warm. Nothing is left in the namespace after each test.
+ */
+class KubernetesExecIT {
+
+    static final String NAMESPACE = "knotless-cli-" + UUID.randomUUID().toString().substring(0, 8);
+    static final String VALUE = "k8s-s3cr3t-'q'-$(nope)-\u00e9-tail";
+    static String admin;
+    static Path scoped;
+
+    @TempDir static Path shared;
+    @TempDir Path tmp;
+    final String runnerId = "k8s-it-" + UUID.randomUUID().toString().substring(0, 8);
+
+    @BeforeAll
+    static void credentials() throws Exception {
+        admin = TestCluster.adminKubeconfig();
+        scoped = ScopedCredentials.write(admin, null, NAMESPACE, "knotless-runner", Duration.ofHours(1), shared.resolve("scoped"));
+    }
+
+    @AfterAll
+    static void deleteNamespace() throws Exception {
+        try (KubernetesClient client = Kubeconfigs.client(Kubeconfigs.load(admin, null))) {
+            client.namespaces().withName(NAMESPACE).delete();
+        }
+    }
+
+    @AfterEach
+    void nothingIsLeftInTheNamespace() throws Exception {
+        try (KubernetesClient client = Kubeconfigs.client(Kubeconfigs.load(admin, null))) {
+            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems()).isEmpty();
+            assertThat(client.pods().inNamespace(NAMESPACE).list().getItems()).isEmpty();
+        }
+    }
+
+    CliRun exec(Path repo, String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--executor", "kubernetes", "--kubeconfig", scoped.toString(),
+                "--namespace", NAMESPACE, "--pending-timeout", "60s"));
+        args.addAll(List.of(extra));
+        return CliRun.exec(tmp.resolve("state"), runnerId, repo, args.toArray(String[]::new));
+    }
+
+    static String log(CliRun r) throws Exception {
+        assertThat(r.checks()).as(r.err()).hasSize(1);
+        return Files.readString(Path.of(r.checks().get(0).get("log").asText()));
+    }
+
+    @Test
+    void aWorkflowRunsWithTheScopedCredentialsAndShowsItsImage() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", """
+                image: %s
+                steps:
+                  - run: echo "head=$(git rev-parse HEAD) event=$KNOTLESS_EVENT"
+                  - run: printf '\\211PNG\\r\\n\\032\\n0000' > "$KNOTLESS_RUN_OUTPUTS/plot.bin"
+                """.formatted(ExecIT.IMAGE));
+        String sha = repo.commit();
+        CliRun r = exec(repo.dir);
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode check = r.checks().get(0);
+        assertThat(check.get("executor").asText()).isEqualTo("kubernetes");
+        assertThat(check.get("outputs").get(0).get("mediaType").asText()).isEqualTo("image/png");
+        assertThat(log(r)).contains("head=" + sha + " event=push");
+    }
+
+    @Test
+    void aPushRunsSecretReachesOnlyItsStepAndAPullGetsNone() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", """
+                image: %s
+                on: [push, pull]
+                steps:
+                  - name: use
+                    secrets: [TOKEN]
+                    run: |
+                      [ -n "$TOKEN" ] && echo "token bytes ${#TOKEN}" || echo "no token"
+                      echo "plain:$TOKEN"
+                      printf '%%s' "$TOKEN" | base64 -w0; echo
+                      for f in /proc/[0-9]*/cmdline; do
+                        c=$(tr '\\000' ' ' < "$f" 2>/dev/null) || continue
+                        case "$c" in *"$TOKEN"*) [ -n "$TOKEN" ] && { echo "LEAK in $f"; exit 9; } ;; esac
+                      done
+                      sleep 1000 &
+                  - name: after
+                    run: |
+                      if [ "$KNOTLESS_EVENT" = push ] && ps | grep -v grep | grep -q 'sleep 1000'; then echo leftover; exit 7; fi
+                """.formatted(ExecIT.IMAGE));
+        repo.commit();
+        InputStream saved = System.in;
+        System.setIn(new ByteArrayInputStream(VALUE.getBytes(StandardCharsets.UTF_8)));
+        try {
+            CommandLine cli = Main.commandLine();
+            cli.setErr(new PrintWriter(new StringWriter(), true));
+            assertThat(cli.execute("secrets", "set", "--repo", repo.dir.toString(), "--state-dir",
+                    tmp.resolve("state").toString(), "TOKEN")).isZero();
+        } finally {
+            System.setIn(saved);
+        }
+        String b64 = Base64.getEncoder().encodeToString(VALUE.getBytes(StandardCharsets.UTF_8));
+        String raw = new String(VALUE.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+
+        CliRun push = exec(repo.dir, "--keep");
+        try (KubernetesClient client = Kubeconfigs.client(Kubeconfigs.load(admin, null))) {
+            assertThat(push.exit()).as(push.err()).isZero();
+            String log = log(push);
+            assertThat(log).contains("token bytes " + VALUE.getBytes(StandardCharsets.UTF_8).length)
+                    .contains("plain:***").doesNotContain(VALUE).doesNotContain(b64);
+            assertThat(push.out() + push.err()).doesNotContain(VALUE).doesNotContain(b64);
+            String specs = Serialization.asYaml(client.batch().v1().jobs().inNamespace(NAMESPACE).list())
+                    + Serialization.asYaml(client.pods().inNamespace(NAMESPACE).list());
+            assertThat(specs).as("the kept Job and pod").contains("dev.knotless.run").doesNotContain(VALUE).doesNotContain(b64);
+            String allSecrets = Serialization.asYaml(client.secrets().inAnyNamespace().list());
+            assertThat(allSecrets).doesNotContain(VALUE).doesNotContain(b64);
+            try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+                for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                    try {
+                        String cmd = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.ISO_8859_1);
+                        assertThat(cmd).as("argv of host process " + p).doesNotContain(raw);
+                    } catch (java.io.IOException gone) {
+                        // the process ended while we looked
+                    }
+                }
+            }
+            try (Stream<Path> files = Files.walk(tmp.resolve("state"))) {
+                for (Path f : files.filter(Files::isRegularFile).toList()) {
+                    assertThat(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1)).as("plaintext in " + f).doesNotContain(raw);
+                }
+            }
+            client.batch().v1().jobs().inNamespace(NAMESPACE).withPropagationPolicy(
+                    io.fabric8.kubernetes.api.model.DeletionPropagation.FOREGROUND).delete();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(90)).until(() ->
+                    client.pods().inNamespace(NAMESPACE).list().getItems().isEmpty()
+                            && client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems().isEmpty());
+        }
+
+        CliRun pull = exec(repo.dir, "--event", "pull");
+        assertThat(pull.exit()).as(pull.err()).isZero();
+        assertThat(log(pull)).contains("no token").contains("withheld TOKEN (pull and batch runs get no secrets)");
+    }
+
+    @Test
+    void aCacheIsColdThenWarm() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", """
+                image: %s
+                cache: [deps]
+                steps:
+                  - run: |
+                      if [ -f deps/warm ]; then echo "cache warm"; else echo "cache cold"; mkdir -p deps; echo x > deps/warm; fi
+                """.formatted(ExecIT.IMAGE));
+        repo.commit();
+        CliRun cold = exec(repo.dir);
+        assertThat(cold.exit()).as(cold.err()).isZero();
+        assertThat(log(cold)).contains("cache cold");
+        CliRun warm = exec(repo.dir);
+        assertThat(warm.exit()).as(warm.err()).isZero();
+        assertThat(log(warm)).contains("cache warm");
+    }
+}
