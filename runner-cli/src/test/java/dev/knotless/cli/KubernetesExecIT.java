@@ -31,7 +31,8 @@ import picocli.CommandLine;
  * {@code knotless-run exec --executor kubernetes} end to end on the project's real test cluster,
  * with the least-privilege kubeconfig {@code kubernetes credentials} writes: a run succeeds with
  * its image output; a push run's secret reaches its step and nothing else (no Job or pod spec, no
- * Kubernetes Secret, no process's argv on the host, no check record); a pull run gets none; a
+ * Kubernetes Secret, no process's argv in the pod or on the host, no file in the run, no file
+ * under the state dir, no log); a pull run gets none; a
  * cache is cold then warm. Nothing is left in the namespace after each test.
  */
 class KubernetesExecIT {
@@ -140,6 +141,19 @@ class KubernetesExecIT {
             String specs = Serialization.asYaml(client.batch().v1().jobs().inNamespace(NAMESPACE).list())
                     + Serialization.asYaml(client.pods().inNamespace(NAMESPACE).list());
             assertThat(specs).as("the kept Job and pod").contains("dev.knotless.run").doesNotContain(VALUE).doesNotContain(b64);
+            // The test cluster's kubelet runs pods on the local Docker Engine: its export is every
+            // file of the run container, a witness independent of the runner.
+            Process ps = new ProcessBuilder("docker", "ps", "-q", "--filter", "label=io.kubernetes.pod.namespace=" + NAMESPACE,
+                    "--filter", "label=io.kubernetes.docker.type=container").start();
+            String ids = new String(ps.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            assertThat(ps.waitFor()).isZero();
+            assertThat(ids).as("the kept run container").isNotEmpty();
+            for (String id : ids.split("\\s+")) {
+                Process export = new ProcessBuilder("docker", "export", id).start();
+                byte[] fs = export.getInputStream().readAllBytes();
+                assertThat(export.waitFor()).isZero();
+                assertThat(new String(fs, StandardCharsets.ISO_8859_1)).as("the secret in a file in the run").doesNotContain(raw);
+            }
             String allSecrets = Serialization.asYaml(client.secrets().inAnyNamespace().list());
             assertThat(allSecrets).doesNotContain(VALUE).doesNotContain(b64);
             try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
