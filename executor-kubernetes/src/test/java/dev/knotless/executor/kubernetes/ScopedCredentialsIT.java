@@ -29,7 +29,7 @@ class ScopedCredentialsIT {
 
     @BeforeAll
     static void findTheCluster() throws Exception {
-        admin = TestClusterConfig.adminKubeconfig();
+        admin = TestCluster.kubeconfig();
     }
 
     @AfterAll

@@ -20,8 +20,8 @@ final class TestCluster implements AutoCloseable {
     final String namespace = "knotless-it-" + HexFormat.of().formatHex(randomBytes());
     final KubernetesExecutor executor;
 
-    private TestCluster(Duration pendingTimeout) {
-        executor = new KubernetesExecutor(new KubernetesOptions(kubeconfig(), null, namespace, null, Map.of(),
+    private TestCluster(String kubeconfig, Duration pendingTimeout) {
+        executor = new KubernetesExecutor(new KubernetesOptions(kubeconfig, null, namespace, null, Map.of(),
                 null, null, pendingTimeout));
         KubernetesClient client = executor.client();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
@@ -31,7 +31,12 @@ final class TestCluster implements AutoCloseable {
     }
 
     static TestCluster withNamespace(Duration pendingTimeout) {
-        return new TestCluster(pendingTimeout);
+        return new TestCluster(kubeconfig(), pendingTimeout);
+    }
+
+    /** A namespace on any cluster the kubeconfig reaches (the live test). */
+    static TestCluster on(String kubeconfig, Duration pendingTimeout) {
+        return new TestCluster(kubeconfig, pendingTimeout);
     }
 
     KubernetesClient client() {
