@@ -108,6 +108,8 @@ class KubernetesExecIT {
                       [ -n "$TOKEN" ] && echo "token bytes ${#TOKEN}" || echo "no token"
                       echo "plain:$TOKEN"
                       printf '%%s' "$TOKEN" | base64 -w0; echo
+                      half=${#TOKEN}; half=$((half / 2))
+                      printf 'split:%%s' "$(printf '%%s' "$TOKEN" | head -c $half)"; sleep 0.3; printf '%%s\n' "$(printf '%%s' "$TOKEN" | tail -c +$((half + 1)))"
                       for f in /proc/[0-9]*/cmdline; do
                         c=$(tr '\\000' ' ' < "$f" 2>/dev/null) || continue
                         case "$c" in *"$TOKEN"*) [ -n "$TOKEN" ] && { echo "LEAK in $f"; exit 9; } ;; esac
@@ -136,7 +138,7 @@ class KubernetesExecIT {
             assertThat(push.exit()).as(push.err()).isZero();
             String log = log(push);
             assertThat(log).contains("token bytes " + VALUE.getBytes(StandardCharsets.UTF_8).length)
-                    .contains("plain:***").doesNotContain(VALUE).doesNotContain(b64);
+                    .contains("plain:***").contains("split:***").doesNotContain(VALUE).doesNotContain(b64);
             assertThat(push.out() + push.err()).doesNotContain(VALUE).doesNotContain(b64);
             String specs = Serialization.asYaml(client.batch().v1().jobs().inNamespace(NAMESPACE).list())
                     + Serialization.asYaml(client.pods().inNamespace(NAMESPACE).list());
