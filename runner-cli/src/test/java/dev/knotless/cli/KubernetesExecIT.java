@@ -109,7 +109,7 @@ class KubernetesExecIT {
                       echo "plain:$TOKEN"
                       printf '%%s' "$TOKEN" | base64 -w0; echo
                       half=${#TOKEN}; half=$((half / 2))
-                      printf 'split:%%s' "$(printf '%%s' "$TOKEN" | head -c $half)"; sleep 0.3; printf '%%s\n' "$(printf '%%s' "$TOKEN" | tail -c +$((half + 1)))"
+                      printf 'split:%%s' "$(printf '%%s' "$TOKEN" | head -c $half)"; sleep 0.3; printf '%%s\\n' "$(printf '%%s' "$TOKEN" | tail -c +$((half + 1)))"
                       for f in /proc/[0-9]*/cmdline; do
                         c=$(tr '\\000' ' ' < "$f" 2>/dev/null) || continue
                         case "$c" in *"$TOKEN"*) [ -n "$TOKEN" ] && { echo "LEAK in $f"; exit 9; } ;; esac
