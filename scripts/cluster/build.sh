@@ -5,8 +5,10 @@
 # shellcheck shell=bash
 
 K8S_BINARIES=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
-# Bump when the patches applied below change, so that old caches are not used.
-K8S_PATCH_LEVEL=1
+# Bump when the patches applied below change, so that old caches are not used. (A cluster that is
+# up and healthy keeps running its binaries; the next start after `down` builds and uses the new.)
+K8S_PATCH_LEVEL=2
+K8S_PATCHES_DIR=$ROOT/scripts/cluster/patches
 
 # Adds a deb-src entry for the same archive as the system's deb entries (a copy of
 # /etc/apt/sources.list.d/debian.sources with "Types: deb-src"). `apt-get update` must follow
@@ -82,6 +84,14 @@ patch_k8s_source() {
         echo "test-cluster: the oom_score_adj patch did not apply to this source version" >&2
         return 1
     }
+    # Fixes for building this old tree with a newer Go (see each file's header).
+    local p
+    for p in "$K8S_PATCHES_DIR"/*.patch; do
+        patch -d "$tree" -p1 --forward --batch --silent <"$p" || {
+            echo "test-cluster: $(basename "$p") did not apply to this source version" >&2
+            return 1
+        }
+    done
 }
 
 # Builds into $K8S_CACHE/$1/bin unless a complete build is there. Serialised by a lock on the
@@ -97,7 +107,7 @@ build_k8s() {
     if k8s_cache_complete "$version"; then exec 8>&-; return 0; fi
 
     # The package's Build-Depends that matter here: golang-go, rsync, jq.
-    apt_install golang-go dpkg-dev rsync jq curl openssl
+    apt_install golang-go dpkg-dev patch rsync jq curl openssl
     local upstream major minor work tree start
     upstream=$(k8s_upstream_version "$version")
     major=${upstream%%.*}
@@ -105,7 +115,7 @@ build_k8s() {
     work=$dest/build
     rm -rf "$work" "$dest/bin.new"
     mkdir -p "$work"
-    say "building kubernetes $upstream from Debian source $version (takes ~5 minutes; log: $dest/build.log)"
+    say "building kubernetes $upstream from Debian source $version (5 to 20 minutes on 2 cores, depending on load; log: $dest/build.log)"
     start=$(date +%s)
     (
         cd "$work"
