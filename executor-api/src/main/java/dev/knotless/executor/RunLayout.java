@@ -14,4 +14,26 @@ public final class RunLayout {
     public static String stepScript(int number) {
         return STEPS + "/" + number;
     }
+
+    /**
+     * {@code dir} in its plain absolute form ({@code //a/./b/} → {@code /a/b}).
+     *
+     * @throws IllegalArgumentException when it is relative or has a {@code ..} segment
+     */
+    public static String absolute(String dir) {
+        if (!dir.startsWith("/")) {
+            throw new IllegalArgumentException("not an absolute path: '" + dir + "'");
+        }
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        for (String part : dir.split("/")) {
+            if (part.isEmpty() || part.equals(".")) {
+                continue;
+            }
+            if (part.equals("..")) {
+                throw new IllegalArgumentException("path with '..': '" + dir + "'");
+            }
+            parts.add(part);
+        }
+        return "/" + String.join("/", parts);
+    }
 }

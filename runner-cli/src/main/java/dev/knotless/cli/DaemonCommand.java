@@ -2,7 +2,6 @@ package dev.knotless.cli;
 
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
-import dev.knotless.executor.Resources;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.runner.daemon.DaemonLog;
@@ -66,17 +65,11 @@ final class DaemonCommand implements Callable<Integer> {
             description = "On stop, how long running runs may finish before they are cancelled (default: ${DEFAULT-VALUE}).")
     String stopGrace;
 
-    @Option(names = "--image", defaultValue = "debian:bookworm-slim", paramLabel = "IMAGE",
-            description = "The image for workflows that name none (default: ${DEFAULT-VALUE}).")
-    String image;
 
-    @Option(names = "--kill-grace", defaultValue = "5s", paramLabel = "DURATION",
-            description = "Between TERM and KILL when a step is stopped (default: ${DEFAULT-VALUE}).")
-    String killGrace;
 
-    @Option(names = "--cache-budget", defaultValue = "5Gi", paramLabel = "SIZE",
-            description = "Total size of stored cache layers; least recently used go first (default: ${DEFAULT-VALUE}).")
-    String cacheBudget;
+
+    @Mixin
+    RunOptions runOptions;
 
     @Mixin
     RunnerOptions runner;
@@ -95,9 +88,9 @@ final class DaemonCommand implements Callable<Integer> {
             dev.knotless.runner.forge.Repository.checkName(repo);
         }
         Daemon.Settings settings = new Daemon.Settings(runnerId, discover, new HashSet<>(repos), pulls, concurrency,
-                duration("--poll-interval", pollInterval), image);
+                duration("--poll-interval", pollInterval), runOptions.image);
         Duration grace = duration("--stop-grace", stopGrace);
-        RunLimits limits = RunLimits.DEFAULT.withKillGrace(WorkflowParser.parseDuration(killGrace));
+        RunLimits limits = runOptions.limits();
         DaemonLog log = line -> err.println(Instant.now().truncatedTo(ChronoUnit.MILLIS) + " " + line);
 
         Path stateDir = runner.stateDir();
@@ -110,7 +103,7 @@ final class DaemonCommand implements Callable<Integer> {
                 return ExitCodes.USAGE;
             }
             Run run = RunWiring.run(executor, stateDir, SecretStore.encryptedFile(stateDir), RunListener.NONE, limits,
-                    Resources.parseMemory(cacheBudget), Clock.systemUTC());
+                    runOptions.cacheBudgetBytes(), Clock.systemUTC());
             Daemon daemon = new Daemon(settings, new EmbeddedForge(stateDir.resolve("forge"), state), state,
                     new Mirrors(stateDir), run, executor, new CheckStore(stateDir), log, Clock.systemUTC());
             Cancellation shutdown = new Cancellation();

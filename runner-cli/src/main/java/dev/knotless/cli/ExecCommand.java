@@ -3,7 +3,6 @@ package dev.knotless.cli;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckJson;
 import dev.knotless.executor.Executor;
-import dev.knotless.executor.Resources;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.Event;
 import dev.knotless.runner.checkout.Commit;
@@ -64,9 +63,6 @@ final class ExecCommand implements Callable<Integer> {
             description = "A run variable for every step; overrides the workflow's (repeatable).")
     Map<String, String> variables = new LinkedHashMap<>();
 
-    @Option(names = "--image", defaultValue = "debian:bookworm-slim", paramLabel = "IMAGE",
-            description = "The image for workflows that name none (default: ${DEFAULT-VALUE}).")
-    String image;
 
     @Option(names = "--keep", description = "Leave each run's environment in place for inspection.")
     boolean keep;
@@ -74,17 +70,11 @@ final class ExecCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one check JSON object per line on stdout; human output goes to stderr.")
     boolean json;
 
-    @Option(names = "--checkout-limit", defaultValue = "2Gi", paramLabel = "SIZE",
-            description = "The largest checkout sent into a run (default: ${DEFAULT-VALUE}).")
-    String checkoutLimit;
 
-    @Option(names = "--kill-grace", defaultValue = "5s", paramLabel = "DURATION",
-            description = "Between TERM and KILL when a step is stopped (default: ${DEFAULT-VALUE}).")
-    String killGrace;
 
-    @Option(names = "--cache-budget", defaultValue = "5Gi", paramLabel = "SIZE",
-            description = "Total size of stored cache layers; least recently used go first (default: ${DEFAULT-VALUE}).")
-    String cacheBudget;
+
+    @Mixin
+    RunOptions runOptions;
 
     @Mixin
     RunnerOptions runner;
@@ -103,9 +93,7 @@ final class ExecCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--var " + name + ": not a shell variable name");
             }
         }
-        RunLimits limits = RunLimits.DEFAULT
-                .withCheckoutBytes(Resources.parseMemory(checkoutLimit))
-                .withKillGrace(WorkflowParser.parseDuration(killGrace));
+        RunLimits limits = runOptions.limits();
 
         Path stateDir = runner.stateDir();
         Mirror mirror = new Mirrors(stateDir).mirrorFor(repo);
@@ -139,12 +127,12 @@ final class ExecCommand implements Callable<Integer> {
                 // The encrypted store makes its key on first use: only open it when a step asks for a secret.
                 boolean wantsSecrets = selected.stream().anyMatch(w -> w.steps().stream().anyMatch(s -> !s.secrets().isEmpty()));
                 SecretStore secrets = wantsSecrets ? SecretStore.encryptedFile(stateDir) : SecretStore.inMemory();
-                Run run = RunWiring.run(executor, stateDir, secrets, console, limits, Resources.parseMemory(cacheBudget),
+                Run run = RunWiring.run(executor, stateDir, secrets, console, limits, runOptions.cacheBudgetBytes(),
                         Clock.systemUTC());
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),
-                            commit.sha(), commit.ref(), defaultRef, ev, trust, w, mirror.tree(commit.sha()), variables, image, keep);
+                            commit.sha(), commit.ref(), defaultRef, ev, trust, w, mirror.tree(commit.sha()), variables, runOptions.image, keep);
                     Check check = run.execute(request, cancellation);
                     checks.add(check);
                     if (json) {

@@ -79,7 +79,7 @@ final class DockerSession implements Session {
 
     @Override
     public void upload(String dir, TarSource tar, StopSignal signal) throws ExecutorException {
-        String path = absolute(dir);
+        String path = RunLayout.absolute(dir);
         checkUsable(signal, "upload to " + path);
         try {
             ensureDirectory(path);
@@ -384,7 +384,7 @@ final class DockerSession implements Session {
 
     @Override
     public void download(String dir, TarSink sink, StopSignal signal) throws ExecutorException {
-        String path = absolute(dir);
+        String path = RunLayout.absolute(dir);
         checkUsable(signal, "download of " + path);
         String contents = path.equals("/") ? "/." : path + "/.";
         try {
@@ -468,22 +468,5 @@ final class DockerSession implements Session {
 
     private static StepOutcome failed(Failure.Kind kind, String reason) {
         return new StepOutcome.Failed(new Failure(kind, reason));
-    }
-
-    private static String absolute(String dir) {
-        if (!dir.startsWith("/")) {
-            throw new IllegalArgumentException("not an absolute path: '" + dir + "'");
-        }
-        List<String> parts = new ArrayList<>();
-        for (String part : dir.split("/")) {
-            if (part.isEmpty() || part.equals(".")) {
-                continue;
-            }
-            if (part.equals("..")) {
-                throw new IllegalArgumentException("path with '..': '" + dir + "'");
-            }
-            parts.add(part);
-        }
-        return "/" + String.join("/", parts);
     }
 }

@@ -4,6 +4,7 @@ import dev.knotless.executor.Environment;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
+import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.ShellPayload;
@@ -21,8 +22,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -231,7 +230,7 @@ final class KubernetesSession implements Session {
 
     @Override
     public void upload(String dir, TarSource tar, StopSignal signal) throws ExecutorException {
-        String path = absolute(dir);
+        String path = RunLayout.absolute(dir);
         String what = "upload to " + path;
         checkUsable(signal, what);
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
@@ -276,7 +275,7 @@ final class KubernetesSession implements Session {
 
     @Override
     public void download(String dir, TarSink sink, StopSignal signal) throws ExecutorException {
-        String path = absolute(dir);
+        String path = RunLayout.absolute(dir);
         String what = "download of " + path;
         checkUsable(signal, what);
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
@@ -386,22 +385,5 @@ final class KubernetesSession implements Session {
 
     private static StepOutcome failed(Failure.Kind kind, String reason) {
         return new StepOutcome.Failed(new Failure(kind, reason));
-    }
-
-    private static String absolute(String dir) {
-        if (!dir.startsWith("/")) {
-            throw new IllegalArgumentException("not an absolute path: '" + dir + "'");
-        }
-        List<String> parts = new ArrayList<>();
-        for (String part : dir.split("/")) {
-            if (part.isEmpty() || part.equals(".")) {
-                continue;
-            }
-            if (part.equals("..")) {
-                throw new IllegalArgumentException("path with '..': '" + dir + "'");
-            }
-            parts.add(part);
-        }
-        return "/" + String.join("/", parts);
     }
 }

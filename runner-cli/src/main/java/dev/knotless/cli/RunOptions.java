@@ -1,0 +1,36 @@
+package dev.knotless.cli;
+
+import dev.knotless.executor.Resources;
+import dev.knotless.runner.run.RunLimits;
+import dev.knotless.runner.workflow.WorkflowParser;
+import picocli.CommandLine.Option;
+
+/** How each run is bounded and what it runs in when a workflow says nothing: shared by exec and daemon. */
+final class RunOptions {
+
+    @Option(names = "--image", defaultValue = "debian:bookworm-slim", paramLabel = "IMAGE",
+            description = "The image for workflows that name none (default: ${DEFAULT-VALUE}).")
+    String image;
+
+    @Option(names = "--checkout-limit", defaultValue = "2Gi", paramLabel = "SIZE",
+            description = "The largest checkout sent into a run (default: ${DEFAULT-VALUE}).")
+    String checkoutLimit;
+
+    @Option(names = "--kill-grace", defaultValue = "5s", paramLabel = "DURATION",
+            description = "Between TERM and KILL when a step is stopped (default: ${DEFAULT-VALUE}).")
+    String killGrace;
+
+    @Option(names = "--cache-budget", defaultValue = "5Gi", paramLabel = "SIZE",
+            description = "Total size of stored cache layers; least recently used go first (default: ${DEFAULT-VALUE}).")
+    String cacheBudget;
+
+    RunLimits limits() {
+        return RunLimits.DEFAULT
+                .withCheckoutBytes(Resources.parseMemory(checkoutLimit))
+                .withKillGrace(WorkflowParser.parseDuration(killGrace));
+    }
+
+    long cacheBudgetBytes() {
+        return Resources.parseMemory(cacheBudget);
+    }
+}
