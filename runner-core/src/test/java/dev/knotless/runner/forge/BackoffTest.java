@@ -1,5 +1,6 @@
 package dev.knotless.runner.forge;
 
+import dev.knotless.testkit.FakeClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

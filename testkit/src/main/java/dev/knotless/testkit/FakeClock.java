@@ -1,4 +1,4 @@
-package dev.knotless.cache;
+package dev.knotless.testkit;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -6,16 +6,21 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock that moves only when told to. */
-final class FakeClock extends Clock {
+/** A clock that moves only when told to. Thread-safe. */
+public final class FakeClock extends Clock {
 
     private volatile Instant now;
 
-    FakeClock(Instant start) {
+    public FakeClock(Instant start) {
         this.now = start;
     }
 
-    void advance(Duration by) {
+    /** Starts at 2026-01-01T00:00:00Z. */
+    public FakeClock() {
+        this(Instant.parse("2026-01-01T00:00:00Z"));
+    }
+
+    public synchronized void advance(Duration by) {
         now = now.plus(by);
     }
 
