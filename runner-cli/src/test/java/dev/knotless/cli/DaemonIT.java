@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.CheckStatus;

@@ -1,5 +1,6 @@
 package dev.knotless.runner.daemon;
 
+import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.cache.CacheStore;
@@ -67,7 +68,7 @@ class DaemonTest {
 
     @TempDir Path temp;
 
-    GitRepo source;
+    TestRepo source;
     StateStore state;
     EmbeddedForge forge;
     RefusingExecutor executor = new RefusingExecutor();
@@ -76,7 +77,7 @@ class DaemonTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        source = new GitRepo(temp.resolve("source")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
+        source = new TestRepo(temp.resolve("source")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
         source.commit();
         state = StateStore.open(temp.resolve("state"));
         forge = new EmbeddedForge(temp.resolve("state/forge"), state);
@@ -175,7 +176,7 @@ class DaemonTest {
 
     @Test
     void watchingNamedRepositoriesOnlyLeavesTheOthersUnpolled() throws Exception {
-        GitRepo other = new GitRepo(temp.resolve("other")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
+        TestRepo other = new TestRepo(temp.resolve("other")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
         other.commit();
         forge.add(new Repository("acme/other", other.dir.toString(), "main", List.of("a"), List.of()));
         Path dir = temp.resolve("state");

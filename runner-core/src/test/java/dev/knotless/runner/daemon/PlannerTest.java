@@ -1,5 +1,6 @@
 package dev.knotless.runner.daemon;
 
+import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.executor.Trust;
@@ -21,13 +22,13 @@ class PlannerTest {
 
     @TempDir Path temp;
 
-    GitRepo source;
+    TestRepo source;
     Repository repo;
     Mirrors mirrors;
 
     @BeforeEach
     void setUp() throws Exception {
-        source = new GitRepo(temp.resolve("source"))
+        source = new TestRepo(temp.resolve("source"))
                 .workflow("ci.yaml", "steps: [{run: 'true'}]\n")
                 .workflow("pulls.yaml", "on: pull\nsteps: [{run: 'true'}]\n")
                 .workflow("mine.yaml", "runners: [a]\nsteps: [{run: 'true'}]\n")

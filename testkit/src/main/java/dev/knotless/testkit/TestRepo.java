@@ -1,4 +1,4 @@
-package dev.knotless.runner.daemon;
+package dev.knotless.testkit;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -6,31 +6,38 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A real git repository in a temp dir, with workflow files. */
-final class GitRepo {
+/** A real git repository in a temp dir, with workflow files, for end-to-end tests. */
+public final class TestRepo {
 
-    final Path dir;
+    public final Path dir;
 
-    GitRepo(Path dir) throws IOException, InterruptedException {
+    public TestRepo(Path dir) throws IOException, InterruptedException {
         this.dir = dir;
         Files.createDirectories(dir);
         git("init", "-q", "-b", "main");
     }
 
-    GitRepo workflow(String file, String yaml) throws IOException {
+    public TestRepo workflow(String file, String yaml) throws IOException {
         Path p = dir.resolve(".knotless/workflows").resolve(file);
         Files.createDirectories(p.getParent());
         Files.writeString(p, yaml);
         return this;
     }
 
-    String commit() throws IOException, InterruptedException {
+    public TestRepo file(String name, String content) throws IOException {
+        Path p = dir.resolve(name);
+        Files.createDirectories(p.toAbsolutePath().getParent());
+        Files.writeString(p, content);
+        return this;
+    }
+
+    public String commit() throws IOException, InterruptedException {
         git("add", "-A");
         git("-c", "user.name=test", "-c", "user.email=test@example.invalid", "commit", "-q", "-m", "test", "--allow-empty");
         return git("rev-parse", "HEAD").strip();
     }
 
-    String git(String... args) throws IOException, InterruptedException {
+    public String git(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("git", "-C", dir.toString()));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
