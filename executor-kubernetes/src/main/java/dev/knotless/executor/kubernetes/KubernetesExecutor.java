@@ -44,7 +44,8 @@ public final class KubernetesExecutor implements Executor {
 
     private static final Logger log = LoggerFactory.getLogger(KubernetesExecutor.class);
     private static final Duration POLL = Duration.ofMillis(200);
-    private static final Duration DELETE_WAIT = Duration.ofSeconds(60);
+    /** A foreground delete waits for the kubelet to confirm the pod gone; under load that took over a minute. */
+    private static final Duration DELETE_WAIT = Duration.ofSeconds(150);
     /** Deletes take seconds (kubelet status sync): no need to ask the API server more often. */
     private static final Duration DELETE_POLL = Duration.ofMillis(500);
 
