@@ -258,13 +258,7 @@ final class KubernetesSession implements Session {
             }
             PodExec.Result result = exec.await();
             KubernetesExecutor.stoppedCheck(signal, what);
-            if (result.exitCode() == null) {
-                throw failure(what, "the exec ended without an exit status" + tail(stderr), null);
-            }
-            if (result.exitCode() != 0) {
-                throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, what + " failed (exit code "
-                        + result.exitCode() + ")" + tail(stderr));
-            }
+            requireSuccess(what, result, stderr);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ExecutorException(Failure.Kind.STOPPED, what + " interrupted");
@@ -307,16 +301,21 @@ final class KubernetesSession implements Session {
             if (sinkFailure != null) {
                 throw failure(what, sinkFailure.getMessage(), sinkFailure);
             }
-            if (result.exitCode() == null) {
-                throw failure(what, "the exec ended without an exit status" + tail(stderr), null);
-            }
-            if (result.exitCode() != 0) {
-                throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, what + " failed (exit code "
-                        + result.exitCode() + ")" + tail(stderr));
-            }
+            requireSuccess(what, result, stderr);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ExecutorException(Failure.Kind.STOPPED, what + " interrupted");
+        }
+    }
+
+    /** A transfer's exec passed only with a status of 0 from the status channel; no status is never a pass. */
+    private void requireSuccess(String what, PodExec.Result result, ByteArrayOutputStream stderr) throws ExecutorException {
+        if (result.exitCode() == null) {
+            throw failure(what, "the exec ended without an exit status" + tail(stderr), null);
+        }
+        if (result.exitCode() != 0) {
+            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, what + " failed (exit code "
+                    + result.exitCode() + ")" + tail(stderr));
         }
     }
 
