@@ -81,6 +81,50 @@ class KubernetesExecIT {
     }
 
     @Test
+    void aRunnerKilledMidRunLeavesAJobThatTheNextStartSweeps() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", """
+                image: %s
+                steps:
+                  - name: wait
+                    run: |
+                      echo started
+                      sleep 600
+                """.formatted(ExecIT.IMAGE));
+        repo.commit();
+        Path root = CliReferenceTest.reference().getParent().getParent().getParent();
+        Process p = new ProcessBuilder(root.resolve("bin/knotless-run").toString(), "exec", repo.dir.toString(), "--json",
+                "--state-dir", tmp.resolve("state").toString(), "--runner-id", runnerId,
+                "--executor", "kubernetes", "--kubeconfig", scoped.toString(), "--namespace", NAMESPACE, "--pending-timeout", "60s")
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        StringBuilder err = new StringBuilder();
+        try (java.io.BufferedReader lines = p.errorReader(StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                err.append(line).append('\n');
+                if (line.contains("wait │ started")) {
+                    p.destroyForcibly(); // SIGKILL: no shutdown hook, no cleanup
+                    break;
+                }
+            }
+        }
+        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as(err.toString()).isTrue();
+        assertThat(err.toString()).contains("wait │ started");
+        try (KubernetesClient client = Kubeconfigs.client(Kubeconfigs.load(admin, null))) {
+            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems())
+                    .as("the dead runner's Job is still there").hasSize(1);
+        }
+
+        repo.workflow("ci.yaml", "image: " + ExecIT.IMAGE + "\nsteps:\n  - run: 'true'\n");
+        repo.commit();
+        CliRun next = exec(repo.dir);
+        assertThat(next.exit()).as(next.err()).isZero();
+        assertThat(next.err()).containsPattern("swept orphan knotless-run-[0-9a-f]+ left by an earlier run of runner " + runnerId);
+        // @AfterEach: no Job or pod is left in the namespace
+    }
+
+    @Test
     void aWorkflowRunsWithTheScopedCredentialsAndShowsItsImage() throws Exception {
         TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", """
                 image: %s

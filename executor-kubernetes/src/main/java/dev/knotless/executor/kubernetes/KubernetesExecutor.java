@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -51,9 +52,26 @@ public final class KubernetesExecutor implements Executor {
 
     private final KubernetesOptions options;
     private final KubernetesClient client;
+    /**
+     * WebSocket ping interval of exec streams. Load balancers and proxies in front of API servers
+     * cut connections idle for a minute or more; a step may be silent for much longer.
+     */
+    static final Duration KEEPALIVE = Duration.ofSeconds(20);
+
     private final Set<String> policiesApplied = ConcurrentHashMap.newKeySet();
+    private final KubernetesCounters counters = new KubernetesCounters();
 
     public KubernetesExecutor(KubernetesOptions options) {
+        this(options, KEEPALIVE);
+    }
+
+    /** With another keepalive interval (tests that cut idle connections within seconds). */
+    KubernetesExecutor(KubernetesOptions options, Duration keepalive) {
+        this(options, keepalive, new Vertx5HttpClientFactory());
+    }
+
+    /** With another of fabric8's HTTP clients (the benchmark compares them). */
+    KubernetesExecutor(KubernetesOptions options, Duration keepalive, HttpClient.Factory http) {
         this.options = options;
         Config config;
         try {
@@ -63,9 +81,10 @@ public final class KubernetesExecutor implements Executor {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the kubeconfig " + options.kubeconfig() + ": " + e.getMessage(), e);
         }
+        config.setWebsocketPingInterval(keepalive.toMillis());
         this.client = new KubernetesClientBuilder()
                 .withConfig(config)
-                .withHttpClientFactory(new Vertx5HttpClientFactory())
+                .withHttpClientFactory(http)
                 .build();
     }
 
@@ -92,6 +111,7 @@ public final class KubernetesExecutor implements Executor {
             throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, "cannot create the run's Job "
                     + jobName + ": " + message(e)), e);
         }
+        counters.jobCreated();
         log.info("job created job={} namespace={} runner={} run={} image={} trust={}",
                 jobName, options.namespace(), spec.runnerId(), spec.runId(), spec.image(), spec.trust());
         String pod;
@@ -209,6 +229,7 @@ public final class KubernetesExecutor implements Executor {
             }
             if (deleteJob(name)) {
                 removed.add(name);
+                counters.orphanSwept();
                 log.info("orphan swept job={} runner={} run={}", name, runnerId, run);
             } else {
                 failed.add(name + ": still there after " + human(DELETE_WAIT));
@@ -270,13 +291,16 @@ public final class KubernetesExecutor implements Executor {
                 boolean podsGone = client.pods().inNamespace(options.namespace())
                         .withLabel(JobShape.JOB_NAME, jobName).list().getItems().isEmpty();
                 if (jobGone && podsGone) {
+                    counters.jobDeleted();
                     log.info("job deleted job={} namespace={} millis={}", jobName, options.namespace(), (System.nanoTime() - started) / 1_000_000);
                     return true;
                 }
                 Thread.sleep(DELETE_POLL.toMillis());
             }
+            counters.cleanupFailed();
             log.warn("job delete unfinished job={} namespace={} after={}", jobName, options.namespace(), human(DELETE_WAIT));
         } catch (KubernetesClientException | IllegalStateException e) {
+            counters.cleanupFailed();
             log.warn("job delete failed job={} namespace={} reason={}", jobName, options.namespace(), message(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -286,6 +310,11 @@ public final class KubernetesExecutor implements Executor {
 
     KubernetesClient client() {
         return client;
+    }
+
+    /** What this executor has done so far: Jobs, sweeps, cleanup failures, reattaches. */
+    public KubernetesCounters counters() {
+        return counters;
     }
 
     KubernetesOptions options() {

@@ -22,17 +22,22 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One run's pod. Every operation is one exec in its container: a step is {@link
- * ShellPayload#receiver()} fed {@link ShellPayload#framed} on stdin (values never in argv or the
- * spec); an upload is {@link FramedUpload#RECEIVER} fed a framed tar; a download is {@code tar -c}.
+ * DetachedStep#RECEIVER} fed {@link ShellPayload#framed} on stdin (values never in argv or the
+ * spec), followed again by a new exec when its stream is cut; an upload is {@link FramedUpload#RECEIVER} fed a framed tar; a download is {@code tar -c}.
  * Nothing sent relies on closing stdin, which the v4 exec protocol cannot do.
  *
  * <p>Concurrency: used by one thread, except that stop signals fire from others (they only close
@@ -56,6 +61,9 @@ final class KubernetesSession implements Session {
             "exec tar -c \"$@\"");
     private static final int STDERR_KEEP = 4096;
     private static final long SIGNAL_WAIT_MILLIS = 10_000;
+    /** How long a cut step's connection may stay broken before the step counts as lost. */
+    private static final Duration REATTACH_WINDOW = Duration.ofMinutes(2);
+    private static final Duration GREETING_WAIT = Duration.ofSeconds(10);
 
     private final KubernetesExecutor executor;
     private final RunSpec spec;
@@ -63,6 +71,7 @@ final class KubernetesSession implements Session {
     private final String pod;
     private final String namespace;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong steps = new AtomicLong();
 
     KubernetesSession(KubernetesExecutor executor, RunSpec spec, String job, String pod) {
         this.executor = executor;
@@ -101,6 +110,7 @@ final class KubernetesSession implements Session {
             return failed(Failure.Kind.LIMIT, oversized.get());
         }
         byte[] frame = ShellPayload.framed(step);
+        String dir = DetachedStep.directory(steps.incrementAndGet());
         AtomicReference<PodExec> exec = new AtomicReference<>();
         StepStopper stopper = new StepStopper(this::signalAll, spec.killGrace(), () -> {
             PodExec e = exec.get();
@@ -109,15 +119,15 @@ final class KubernetesSession implements Session {
             }
         });
         long started = System.nanoTime();
-        log.info("step start job={} pod={} step={}", job, pod, step.name());
+        log.info("step start job={} pod={} step={} dir={}", job, pod, step.name(), dir);
         PodExec.Result result;
         Object sinkLock = new Object();
+        CountingStream stdout = new CountingStream(output, OutputSink.Stream.STDOUT, sinkLock);
+        CountingStream stderr = new CountingStream(output, OutputSink.Stream.STDERR, sinkLock);
         StopSignal.Registration registration = signal.onStop(stopper::requested);
         try {
-            PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ true,
-                    sinkStream(output, OutputSink.Stream.STDOUT, sinkLock),
-                    sinkStream(output, OutputSink.Stream.STDERR, sinkLock),
-                    ShellPayload.receiver().toArray(String[]::new));
+            PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ true, stdout, stderr,
+                    DetachedStep.receiver(dir).toArray(String[]::new));
             exec.set(e);
             stopper.started();
             try {
@@ -128,6 +138,9 @@ final class KubernetesSession implements Session {
                 // the exec ended before taking its payload: its status (or the lack of one) says why
             }
             result = e.await();
+            if (result.exitCode() == null && signal.reason().isEmpty()) {
+                result = reattach(step, dir, stdout, stderr, exec, signal, result);
+            }
         } catch (KubernetesClientException e) {
             Optional<StopSignal.Reason> stopped = stopper.finish();
             if (stopped.isPresent()) {
@@ -174,6 +187,65 @@ final class KubernetesSession implements Session {
         return outcome;
     }
 
+    /**
+     * The step's exec stream ended without a status, but the step may still be running: follows
+     * it again from the bytes already delivered, with new execs, until one ends with a status, the
+     * pod is gone, the step's record is gone, the signal stops it, or {@link #REATTACH_WINDOW}
+     * passes without a working connection. Returns the last exec's result (no exit code: lost).
+     */
+    private PodExec.Result reattach(StepPayload step, String dir, CountingStream stdout, CountingStream stderr,
+            AtomicReference<PodExec> exec, StopSignal signal, PodExec.Result cut) throws InterruptedException {
+        PodExec.Result last = cut;
+        long deadline = System.nanoTime() + REATTACH_WINDOW.toNanos();
+        long backoff = 100;
+        while (signal.reason().isEmpty() && System.nanoTime() < deadline) {
+            if (podGone().isPresent()) {
+                return last;
+            }
+            try {
+                if (!stepRecorded(dir)) {
+                    return new PodExec.Result(null, "the step's record " + dir + " is gone from the pod");
+                }
+                long out = stdout.count();
+                long err = stderr.count();
+                PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ false, stdout, stderr,
+                        DetachedStep.reattach(dir, out, err).toArray(String[]::new));
+                PodExec previous = exec.getAndSet(e);
+                if (previous != null) {
+                    previous.close();
+                }
+                if (signal.reason().isPresent()) {
+                    e.close();
+                }
+                executor.counters().reattached();
+                log.info("step reattached job={} pod={} step={} stdoutOffset={} stderrOffset={} after={}",
+                        job, pod, step.name(), out, err, last.message().isEmpty() ? "no status" : last.message());
+                last = e.await();
+                if (last.exitCode() != null) {
+                    return last;
+                }
+            } catch (KubernetesClientException e) {
+                last = new PodExec.Result(null, KubernetesExecutor.message(e));
+            }
+            Thread.sleep(backoff);
+            backoff = Math.min(backoff * 2, 5_000);
+        }
+        return last;
+    }
+
+    /** Whether the step's directory exists; a failed exec (no status) counts as an error, not a no. */
+    private boolean stepRecorded(String dir) throws InterruptedException {
+        try (PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ false,
+                OutputStream.nullOutputStream(), OutputStream.nullOutputStream(),
+                DetachedStep.exists(dir).toArray(String[]::new))) {
+            PodExec.Result r = e.await();
+            if (r.exitCode() == null) {
+                throw new KubernetesClientException("cannot look for the step's record: " + r.message());
+            }
+            return r.exitCode() == 0;
+        }
+    }
+
     /** A step without an exit status: LOST, saying so when the pod is gone. Never a pass. */
     private StepOutcome lostOrBroken(StepPayload step, String what) {
         Optional<String> gone = podGone();
@@ -210,20 +282,37 @@ final class KubernetesSession implements Session {
         log.debug("signal sent pod={} signal={}", pod, signal);
     }
 
-    private static OutputStream sinkStream(OutputSink sink, OutputSink.Stream stream, Object lock) {
-        return new OutputStream() {
-            @Override
-            public void write(int b) {
-                write(new byte[] {(byte) b}, 0, 1);
-            }
+    /** Passes one stream of a step's output to the sink and counts the bytes, so a reattach resumes after them. */
+    private static final class CountingStream extends OutputStream {
+        private final OutputSink sink;
+        private final OutputSink.Stream stream;
+        private final Object lock;
+        private long count;
 
-            @Override
-            public void write(byte[] b, int off, int len) {
-                synchronized (lock) {
-                    sink.write(stream, b, off, len);
-                }
+        CountingStream(OutputSink sink, OutputSink.Stream stream, Object lock) {
+            this.sink = sink;
+            this.stream = stream;
+            this.lock = lock;
+        }
+
+        long count() {
+            synchronized (lock) {
+                return count;
             }
-        };
+        }
+
+        @Override
+        public void write(int b) {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            synchronized (lock) {
+                sink.write(stream, b, off, len);
+                count += len;
+            }
+        }
     }
 
     // ---- upload --------------------------------------------------------------------------------
@@ -234,14 +323,17 @@ final class KubernetesSession implements Session {
         String what = "upload to " + path;
         checkUsable(signal, what);
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+        FirstLine greeting = new FirstLine();
         PodExec exec;
         try {
             exec = PodExec.start(executor.client(), namespace, pod, /* stdin= */ true,
-                    OutputStream.nullOutputStream(), bounded(stderr), "/bin/sh", "-c", FramedUpload.RECEIVER, "sh", path);
+                    greeting, bounded(stderr), "/bin/sh", "-c", FramedUpload.RECEIVER, "sh", path);
         } catch (KubernetesClientException e) {
             throw failure(what, KubernetesExecutor.message(e), e);
         }
-        FramedUpload frames = new FramedUpload(exec.input());
+        // the receiver's first line says whether it can gunzip; without it (slow or gone) frames go raw
+        boolean gzip = FramedUpload.GZIP.equals(greeting.await(GREETING_WAIT));
+        FramedUpload frames = new FramedUpload(exec.input(), gzip);
         StopSignal.Registration stopping = signal.onStop(why -> {
             frames.abort();
             exec.close();
@@ -259,9 +351,44 @@ final class KubernetesSession implements Session {
             PodExec.Result result = exec.await();
             KubernetesExecutor.stoppedCheck(signal, what);
             requireSuccess(what, result, stderr);
+            log.debug("upload done pod={} dir={} gzip={} sentBytes={}", pod, path, gzip, frames.sent());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ExecutorException(Failure.Kind.STOPPED, what + " interrupted");
+        }
+    }
+
+    /** Collects a stream's first line (up to 64 bytes) and ignores the rest. */
+    private static final class FirstLine extends OutputStream {
+        private final StringBuilder line = new StringBuilder();
+        private final CompletableFuture<String> done = new CompletableFuture<>();
+
+        @Override
+        public void write(int b) {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            for (int i = off; i < off + len && !done.isDone(); i++) {
+                if (b[i] == '\n' || line.length() >= 64) {
+                    done.complete(line.toString());
+                } else {
+                    line.append((char) (b[i] & 0xff));
+                }
+            }
+        }
+
+        /** The line, or null when none came within {@code wait}. */
+        String await(Duration wait) {
+            try {
+                return done.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            } catch (ExecutionException | TimeoutException e) {
+                return null;
+            }
         }
     }
 

@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.PodAffinityTerm;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What only the Kubernetes executor has: the Job's shape, pending-pod failures, a pod deleted under a step. */
 class KubernetesSpecificsIT {
@@ -144,6 +146,22 @@ class KubernetesSpecificsIT {
                     assertThat(e.failure().kind()).isEqualTo(Failure.Kind.IMAGE);
                     assertThat(e.failure().reason()).contains("image '" + missing + "' cannot be pulled");
                 });
+        assertThat(cluster.executor.leftovers(runner)).isEmpty();
+    }
+
+    @Test
+    void aPullDeniedByARegistryThatRequiresAuthFailsWithImageAndLeavesNoJob(@TempDir Path dir) throws Exception {
+        try (AuthRegistry registry = AuthRegistry.start(dir)) {
+            String denied = registry.image("knotless/private-" + hex() + ":1");
+            RunSpec spec = RunSpec.builder(runner, "run-" + hex(), denied).build();
+            assertThatThrownBy(() -> cluster.executor.start(spec, StopSignal.none()))
+                    .isInstanceOfSatisfying(ExecutorException.class, e -> {
+                        assertThat(e.failure().kind()).isEqualTo(Failure.Kind.IMAGE);
+                        assertThat(e.failure().reason()).contains("image '" + denied + "' cannot be pulled")
+                                .containsIgnoringCase("auth");
+                        assertThat(e.failure().reason()).doesNotContain("\n");
+                    });
+        }
         assertThat(cluster.executor.leftovers(runner)).isEmpty();
     }
 

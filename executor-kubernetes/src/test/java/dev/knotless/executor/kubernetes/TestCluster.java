@@ -3,6 +3,7 @@ package dev.knotless.executor.kubernetes;
 import dev.knotless.testkit.TestImages;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,9 +21,10 @@ final class TestCluster implements AutoCloseable {
     final String namespace = "knotless-it-" + HexFormat.of().formatHex(randomBytes());
     final KubernetesExecutor executor;
 
-    private TestCluster(String kubeconfig, Duration pendingTimeout) {
-        executor = new KubernetesExecutor(new KubernetesOptions(kubeconfig, null, namespace, null, Map.of(),
-                null, null, pendingTimeout));
+    /** {@code http}: one of fabric8's HTTP client factories; null for the executor's own. */
+    private TestCluster(String kubeconfig, Duration pendingTimeout, HttpClient.Factory http) {
+        KubernetesOptions options = new KubernetesOptions(kubeconfig, null, namespace, null, Map.of(), null, null, pendingTimeout);
+        executor = http == null ? new KubernetesExecutor(options) : new KubernetesExecutor(options, KubernetesExecutor.KEEPALIVE, http);
         KubernetesClient client = executor.client();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         // Pods are refused until the service-account controller has made the namespace's default account.
@@ -31,12 +33,16 @@ final class TestCluster implements AutoCloseable {
     }
 
     static TestCluster withNamespace(Duration pendingTimeout) {
-        return new TestCluster(kubeconfig(), pendingTimeout);
+        return new TestCluster(kubeconfig(), pendingTimeout, null);
+    }
+
+    static TestCluster withNamespace(Duration pendingTimeout, HttpClient.Factory http) {
+        return new TestCluster(kubeconfig(), pendingTimeout, http);
     }
 
     /** A namespace on any cluster the kubeconfig reaches (the live test). */
     static TestCluster on(String kubeconfig, Duration pendingTimeout) {
-        return new TestCluster(kubeconfig, pendingTimeout);
+        return new TestCluster(kubeconfig, pendingTimeout, null);
     }
 
     KubernetesClient client() {

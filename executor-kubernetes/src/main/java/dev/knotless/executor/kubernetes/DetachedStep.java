@@ -1,0 +1,113 @@
+package dev.knotless.executor.kubernetes;
+
+import dev.knotless.executor.ShellPayload;
+import java.util.List;
+
+/**
+ * A step that outlives its exec stream: the shell scripts that run it in the pod, and the one
+ * that reattaches to it.
+ *
+ * <p>An exec stream can end without an exit status (an API server restart, a proxy's idle cut, a
+ * dropped connection) while the step goes on in the pod. A step writing straight into the exec's
+ * stdout would then block as soon as the pipe filled (Docker stops draining a detached exec), so
+ * the step never writes to the exec at all:
+ *
+ * <pre>
+ * exec (stdin: framed payload)                       files in DIR = /steps/.exec/SEQ
+ *   receiver: read payload, unset it after the fork
+ *     ( ( eval payload ) &gt;&gt;out 2&gt;&gt;err; echo $? &gt; status ) &amp;    out, err, status
+ *     follower: copy new bytes of out/err to the exec ──► runner (counts bytes per stream)
+ *               until status exists; exit with it
+ * after a cut, a new exec:  follower DIR OUT_OFFSET ERR_OFFSET
+ * </pre>
+ *
+ * The exit status still comes from the status channel: the follower exits with the step's
+ * recorded status. Secrets stay in the receiver's memory and the step's environment, as before;
+ * the files hold only the step's (unmasked) output, which the runner masks as it reads it.
+ *
+ * <p>The follower outlives TERM and INT (it ends when the step has a status, or by KILL), so the
+ * exec still ends only with the step, as the stopper expects. It polls (10 ms doubling to 250 ms
+ * while nothing is written), and the step's end wakes it at once with {@code SIGUSR1}, so a short
+ * step costs one or two polls.
+ *
+ * <p>Each receiver removes the directories of earlier steps of the run, so at most one step's
+ * output is kept in the pod.
+ */
+final class DetachedStep {
+
+    /** The directory of the run's step records in the pod. */
+    static final String ROOT = "/steps/.exec";
+    /** The follower's exit status when the step's files went away under it. */
+    static final int NO_SUCH_STEP = 124;
+
+    /**
+     * {@code follow DIR OUT ERR}: writes the bytes of {@code DIR/out} after offset OUT to stdout and
+     * of {@code DIR/err} after ERR to stderr, as they grow, until {@code DIR/status} exists and
+     * both are copied; then exits with the recorded status.
+     */
+    private static final String FOLLOW = String.join("\n",
+            "follow() {",
+            "  d=$1 o=$2 e=$3 t=0.01",
+            "  while :; do",
+            "    f=0; [ -e \"$d/status\" ] && f=1",
+            "    n=$(wc -c <\"$d/out\") || exit " + NO_SUCH_STEP,
+            "    m=$(wc -c <\"$d/err\") || exit " + NO_SUCH_STEP,
+            "    if [ \"$n\" -gt \"$o\" ]; then tail -c +$((o + 1)) \"$d/out\" | head -c $((n - o)); o=$n; t=0.01; fi",
+            "    if [ \"$m\" -gt \"$e\" ]; then tail -c +$((e + 1)) \"$d/err\" | head -c $((m - e)) >&2; e=$m; t=0.01; fi",
+            "    if [ $f = 1 ]; then IFS= read -r s <\"$d/status\"; exit \"$s\"; fi",
+            "    sleep $t & w=$!; wait $w 2>/dev/null; kill $w 2>/dev/null",
+            "    case $t in 0.01) t=0.02;; 0.02) t=0.05;; 0.05) t=0.1;; *) t=0.25;; esac",
+            "  done",
+            "}");
+
+    /**
+     * {@code sh -c RECEIVER sh DIR}, framed payload on stdin: {@link ShellPayload#RECEIVER_SCRIPT}'s
+     * reading and checks, then the step detached from the exec and the follower.
+     */
+    static final String RECEIVER = String.join("\n",
+            "d=$1",
+            "IFS= read -r n || { echo 'step payload: no length line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + "; }",
+            "case $n in ''|*[!0-9]*) echo 'step payload: bad length line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
+            "p=$(head -c \"$n\"; echo .)",
+            "p=${p%.}",
+            "case $p in *'",
+            "}",
+            "') ;; *) echo \"step payload: truncated (expected $n bytes)\" >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
+            "exec </dev/null",
+            "for x in " + ROOT + "/*; do [ \"$x\" = \"$d\" ] || rm -rf \"$x\"; done",
+            "mkdir -p \"$d\" && : >\"$d/out\" && : >\"$d/err\" || { echo \"step payload: cannot write $d\" >&2; exit "
+                    + ShellPayload.TRUNCATED_EXIT + "; }",
+            // TERM and INT (the stopper's kill -TERM -1) must not end the follower before the
+            // step: the exec's end is what tells the stopper that the step is gone.
+            "trap : USR1 TERM INT",
+            "r=$$",
+            "( trap - USR1 TERM INT; ( eval \"$p\" ) >>\"$d/out\" 2>>\"$d/err\"; echo $? >\"$d/status.new\"; mv \"$d/status.new\" \"$d/status\"; kill -USR1 $r ) &",
+            "unset p",
+            FOLLOW,
+            "follow \"$d\" 0 0");
+
+    /** {@code sh -c REATTACH sh DIR OUT ERR}; run after {@link #exists} said the directory is there. */
+    static final String REATTACH = String.join("\n", FOLLOW, "follow \"$@\"");
+
+    private DetachedStep() {}
+
+    static String directory(long sequence) {
+        return ROOT + "/" + sequence;
+    }
+
+    static List<String> receiver(String directory) {
+        return List.of("/bin/sh", "-c", RECEIVER, "sh", directory);
+    }
+
+    /**
+     * Exits 0 when the step's directory exists. A separate exec, because any status the follower
+     * could use to say "no such step" is also a status a step may exit with.
+     */
+    static List<String> exists(String directory) {
+        return List.of("/bin/sh", "-c", "[ -d \"$1\" ]", "sh", directory);
+    }
+
+    static List<String> reattach(String directory, long stdoutOffset, long stderrOffset) {
+        return List.of("/bin/sh", "-c", REATTACH, "sh", directory, Long.toString(stdoutOffset), Long.toString(stderrOffset));
+    }
+}

@@ -1,0 +1,148 @@
+package dev.knotless.executor.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.testkit.RecordingOutput;
+import dev.knotless.testkit.TestImages;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Exec streams cut between the runner and the API server, by a real TCP proxy in front of the
+ * real API server: the step goes on in the pod, the runner reattaches, and the check gets the
+ * step's own exit code and all of its output exactly once. Keepalive pings hold a silent step's
+ * stream open through a proxy that cuts quiet connections.
+ */
+class KubernetesReattachIT {
+
+    private static TestCluster cluster;
+    private static String image;
+    private static URI apiServer;
+    private String runner;
+    @TempDir
+    Path temp;
+
+    @BeforeAll
+    static void namespace() throws Exception {
+        image = TestImages.ensureBuilt();
+        cluster = TestCluster.withNamespace(Duration.ofSeconds(60));
+        apiServer = URI.create(cluster.client().getConfiguration().getMasterUrl());
+    }
+
+    @AfterAll
+    static void deleteNamespace() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @BeforeEach
+    void freshRunner() {
+        runner = "reattach-" + hex();
+    }
+
+    @AfterEach
+    void nothingIsLeft() {
+        List<String> left = cluster.executor.leftovers(runner);
+        cluster.executor.sweep(runner, Set.of());
+        assertThat(left).isEmpty();
+    }
+
+    @Test
+    void aStreamCutMidStepIsReattachedAndTheStepsOwnExitCodeAndOutputArrive() throws Exception {
+        try (CuttingProxy proxy = new CuttingProxy(apiServerAddress(), null);
+             KubernetesExecutor executor = throughProxy(proxy, KubernetesExecutor.KEEPALIVE);
+             KubernetesSession s = (KubernetesSession) executor.start(spec(), StopSignal.none())) {
+            RecordingOutput out = new RecordingOutput();
+            StepPayload step = new StepPayload("cut", List.of("/bin/sh", "-c",
+                    "echo before; echo to-stderr >&2; sleep 4; i=0; while [ $i -lt 2000 ]; do i=$((i+1)); echo after-$i; done; exit 7"),
+                    Map.of());
+            CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(() -> s.run(step, out, StopSignal.none()));
+            Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> out.stdout().contains("before"));
+            assertThat(proxy.cutAll()).as("connections cut").isPositive();
+
+            assertThat(outcome.get(90, TimeUnit.SECONDS)).isEqualTo(new StepOutcome.Exited(7));
+            assertThat(executor.counters().snapshot().reattaches()).isGreaterThanOrEqualTo(1);
+            List<String> lines = out.stdout().lines().toList();
+            assertThat(lines).hasSize(2001).first().isEqualTo("before");
+            assertThat(lines).last().isEqualTo("after-2000");
+            assertThat(lines).doesNotHaveDuplicates();
+            assertThat(out.stderr()).isEqualTo("to-stderr\n");
+
+            // the session goes on: the next step runs normally
+            RecordingOutput next = new RecordingOutput();
+            assertThat(s.run(new StepPayload("next", List.of("/bin/sh", "-c", "echo fine"), Map.of()), next, StopSignal.none()))
+                    .isEqualTo(new StepOutcome.Exited(0));
+            assertThat(next.stdout()).isEqualTo("fine\n");
+        }
+    }
+
+    @Test
+    void keepalivePingsHoldASilentStepOpenThroughAProxyThatCutsQuietConnections() throws Exception {
+        Duration idle = Duration.ofSeconds(3);
+        StepPayload silent = new StepPayload("silent", List.of("/bin/sh", "-c", "sleep 8; echo done; exit 3"), Map.of());
+        try (CuttingProxy proxy = new CuttingProxy(apiServerAddress(), idle);
+             KubernetesExecutor executor = throughProxy(proxy, Duration.ofSeconds(1));
+             KubernetesSession s = (KubernetesSession) executor.start(spec(), StopSignal.none())) {
+            RecordingOutput out = new RecordingOutput();
+            assertThat(s.run(silent, out, StopSignal.none())).isEqualTo(new StepOutcome.Exited(3));
+            assertThat(out.stdout()).isEqualTo("done\n");
+            assertThat(executor.counters().snapshot().reattaches()).as("reattaches with keepalive").isZero();
+        }
+        // the control: without pings within the idle time the proxy cuts the step's stream, and
+        // only the reattach saves it
+        try (CuttingProxy proxy = new CuttingProxy(apiServerAddress(), idle);
+             KubernetesExecutor executor = throughProxy(proxy, Duration.ofMinutes(5));
+             KubernetesSession s = (KubernetesSession) executor.start(spec(), StopSignal.none())) {
+            RecordingOutput out = new RecordingOutput();
+            assertThat(s.run(silent, out, StopSignal.none())).isEqualTo(new StepOutcome.Exited(3));
+            assertThat(out.stdout()).isEqualTo("done\n");
+            assertThat(proxy.idleCuts()).isPositive();
+            assertThat(executor.counters().snapshot().reattaches()).as("reattaches without keepalive").isPositive();
+        }
+    }
+
+    private KubernetesExecutor throughProxy(CuttingProxy proxy, Duration keepalive) throws Exception {
+        Path kubeconfig = temp.resolve("kubeconfig-" + proxy.port());
+        String text = Files.readString(Path.of(TestCluster.kubeconfig()))
+                .replace(apiServer.getHost() + ":" + apiServer.getPort(), "127.0.0.1:" + proxy.port());
+        Files.writeString(kubeconfig, text);
+        return new KubernetesExecutor(new KubernetesOptions(kubeconfig.toString(), null, cluster.namespace, null, Map.of(),
+                null, null, Duration.ofSeconds(60)), keepalive);
+    }
+
+    private static InetSocketAddress apiServerAddress() {
+        return new InetSocketAddress(apiServer.getHost(), apiServer.getPort());
+    }
+
+    private RunSpec spec() {
+        return RunSpec.builder(runner, "run-" + hex(), image).killGrace(Duration.ofSeconds(2)).build();
+    }
+
+    private static String hex() {
+        byte[] b = new byte[5];
+        ThreadLocalRandom.current().nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+}
