@@ -1,0 +1,151 @@
+package dev.knotless.executor.node.protocol;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+
+/**
+ * The only things a runner can ask of a node. Each reaches one subsystem of the agent's runtime;
+ * none names a host command, and there is no action that runs one.
+ *
+ * <p>Every action names the node it is for, and the agent requires that to equal the envelope's
+ * node, so an action cannot be lifted out of one node's envelope into another's.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "type")
+@JsonSubTypes({
+    @JsonSubTypes.Type(value = Action.PullImage.class, name = "pull_image"),
+    @JsonSubTypes.Type(value = Action.CreateAllocation.class, name = "create_allocation"),
+    @JsonSubTypes.Type(value = Action.StartAllocation.class, name = "start_allocation"),
+    @JsonSubTypes.Type(value = Action.Upload.class, name = "upload"),
+    @JsonSubTypes.Type(value = Action.RunStep.class, name = "run_step"),
+    @JsonSubTypes.Type(value = Action.Download.class, name = "download"),
+    @JsonSubTypes.Type(value = Action.StopAllocation.class, name = "stop_allocation"),
+    @JsonSubTypes.Type(value = Action.DeleteAllocation.class, name = "delete_allocation"),
+    @JsonSubTypes.Type(value = Action.AttachNetwork.class, name = "attach_network"),
+    @JsonSubTypes.Type(value = Action.ListAllocations.class, name = "list_allocations"),
+})
+public sealed interface Action {
+
+    /** Upper bound on an upload's tar and a step's stdin carried inside one envelope. */
+    int MAX_INLINE_BYTES = 8 * 1024 * 1024;
+    long MAX_STEP_TIMEOUT_MS = 24L * 60 * 60 * 1000;
+    long MAX_STOP_GRACE_MS = 10L * 60 * 1000;
+
+    String node();
+
+    /** Pull an image, pinned by digest, into the node's image store. */
+    record PullImage(String node, String image) implements Action {
+        public PullImage {
+            Names.node(node);
+            Names.image(image);
+        }
+    }
+
+    /** Make an allocation (a container, not yet started) from a pulled image, with its limits. */
+    record CreateAllocation(String node, String allocation, String image, long cpuMillis, long memoryBytes) implements Action {
+        public CreateAllocation {
+            Names.node(node);
+            Names.allocation(allocation);
+            Names.image(image);
+            if (cpuMillis < 1 || cpuMillis > 1_024_000) {
+                throw new IllegalArgumentException("cpuMillis must be 1..1024000, was " + cpuMillis);
+            }
+            if (memoryBytes < 4L * 1024 * 1024 || memoryBytes > 1024L * 1024 * 1024 * 1024) {
+                throw new IllegalArgumentException("memoryBytes must be 4 MiB..1 TiB, was " + memoryBytes);
+            }
+        }
+    }
+
+    record StartAllocation(String node, String allocation) implements Action {
+        public StartAllocation {
+            Names.node(node);
+            Names.allocation(allocation);
+        }
+    }
+
+    /** Unpack a tar into a directory of the allocation. */
+    record Upload(String node, String allocation, String path, byte[] tar) implements Action {
+        public Upload {
+            Names.node(node);
+            Names.allocation(allocation);
+            Names.allocationPath(path);
+            requireBytes(tar, "tar");
+            tar = tar.clone();
+        }
+
+        @Override
+        public byte[] tar() {
+            return tar.clone();
+        }
+    }
+
+    /** Run one step inside the allocation's container: the payload goes to the step's stdin. */
+    record RunStep(String node, String allocation, int step, byte[] payload, long timeoutMs) implements Action {
+        public RunStep {
+            Names.node(node);
+            Names.allocation(allocation);
+            if (step < 1 || step > 10_000) {
+                throw new IllegalArgumentException("step must be 1..10000, was " + step);
+            }
+            requireBytes(payload, "payload");
+            payload = payload.clone();
+            if (timeoutMs < 1 || timeoutMs > MAX_STEP_TIMEOUT_MS) {
+                throw new IllegalArgumentException("timeoutMs must be 1.." + MAX_STEP_TIMEOUT_MS + ", was " + timeoutMs);
+            }
+        }
+
+        @Override
+        public byte[] payload() {
+            return payload.clone();
+        }
+    }
+
+    /** Tar a directory of the allocation and send it back. */
+    record Download(String node, String allocation, String path) implements Action {
+        public Download {
+            Names.node(node);
+            Names.allocation(allocation);
+            Names.allocationPath(path);
+        }
+    }
+
+    record StopAllocation(String node, String allocation, long graceMs) implements Action {
+        public StopAllocation {
+            Names.node(node);
+            Names.allocation(allocation);
+            if (graceMs < 0 || graceMs > MAX_STOP_GRACE_MS) {
+                throw new IllegalArgumentException("graceMs must be 0.." + MAX_STOP_GRACE_MS + ", was " + graceMs);
+            }
+        }
+    }
+
+    record DeleteAllocation(String node, String allocation) implements Action {
+        public DeleteAllocation {
+            Names.node(node);
+            Names.allocation(allocation);
+        }
+    }
+
+    /** Join the allocation to one of the node's named networks (its policy is the node's, not the action's). */
+    record AttachNetwork(String node, String allocation, String network) implements Action {
+        public AttachNetwork {
+            Names.node(node);
+            Names.allocation(allocation);
+            Names.network(network);
+        }
+    }
+
+    record ListAllocations(String node) implements Action {
+        public ListAllocations {
+            Names.node(node);
+        }
+    }
+
+    private static void requireBytes(byte[] bytes, String what) {
+        if (bytes == null) {
+            throw new IllegalArgumentException(what + " is missing");
+        }
+        if (bytes.length > MAX_INLINE_BYTES) {
+            throw new IllegalArgumentException(what + " is " + bytes.length + " bytes, more than " + MAX_INLINE_BYTES);
+        }
+    }
+}

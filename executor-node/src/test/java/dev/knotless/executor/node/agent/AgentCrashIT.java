@@ -1,0 +1,95 @@
+package dev.knotless.executor.node.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.executor.node.protocol.Action;
+import dev.knotless.executor.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.protocol.Envelope;
+import dev.knotless.executor.node.protocol.KeyFiles;
+import dev.knotless.executor.node.protocol.ProtocolJson;
+import dev.knotless.executor.node.protocol.Signer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real crash: an agent process is killed with SIGKILL after its runtime changed the host and
+ * before the ledger append. Restarted with the same envelope, the operation completes once.
+ */
+class AgentCrashIT {
+
+    @TempDir
+    Path state;
+
+    @Test
+    void aKillBetweenTheHostMutationAndTheLedgerAppendLeavesTheOperationDoneOnce() throws Exception {
+        ProtocolJson json = new ProtocolJson();
+        KeyPair runner = Ed25519Keys.generate();
+        KeyPair node = Ed25519Keys.generate();
+        Files.writeString(state.resolve("trusted-keys"),
+                "runner-1 " + Ed25519Keys.encodeBase64Key(Ed25519Keys.raw(runner.getPublic())) + "\n");
+        KeyFiles.writePair(state.resolve("node"), node, "node-a-id");
+        long now = System.currentTimeMillis();
+        byte[] frame = new Signer("runner-1", runner.getPrivate(), json).sign(Envelope.of("node-a", now,
+                now + Duration.ofMinutes(5).toMillis(), "create-a1",
+                new Action.CreateAllocation("node-a", "a1", "example/ci@sha256:" + "0".repeat(64), 1000, 256L << 20)));
+        Path frameFile = state.resolve("frame");
+        Files.write(frameFile, frame);
+
+        Process crashing = child(frameFile, "block");
+        awaitFile(state.resolve("mutated"), crashing);
+        crashing.destroyForcibly();
+        assertThat(crashing.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(crashing.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
+        assertThat(mutations()).containsExactly("created a1");
+        assertThat(Files.size(state.resolve("ledger"))).as("nothing recorded: header only").isEqualTo(8);
+
+        assertThat(runToEnd(frameFile)).isEqualTo("Executed 0 1");
+        assertThat(mutations()).as("the re-run found the allocation and changed nothing").containsExactly("created a1");
+        assertThat(Files.isDirectory(state.resolve("host/allocations/a1"))).isTrue();
+
+        assertThat(runToEnd(frameFile)).isEqualTo("Replayed 1 1");
+        assertThat(mutations()).containsExactly("created a1");
+    }
+
+    private List<String> mutations() throws IOException {
+        return Files.readAllLines(state.resolve("host/mutations.log"));
+    }
+
+    private String runToEnd(Path frameFile) throws Exception {
+        Process p = child(frameFile, "run");
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(err).isZero();
+        return out;
+    }
+
+    private Process child(Path frameFile, String mode) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), CrashChild.class.getName(),
+                state.toString(), frameFile.toString(), mode)
+                .start();
+    }
+
+    private static void awaitFile(Path file, Process process) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.exists(file)) {
+            if (!process.isAlive()) {
+                throw new AssertionError("child exited early: " + new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+            }
+            if (System.nanoTime() > deadline) {
+                process.destroyForcibly();
+                throw new AssertionError("child never reached the mutation");
+            }
+            Thread.sleep(20);
+        }
+    }
+}
