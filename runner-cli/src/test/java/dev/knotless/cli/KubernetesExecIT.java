@@ -120,7 +120,7 @@ class KubernetesExecIT {
         repo.commit();
         CliRun next = exec(repo.dir);
         assertThat(next.exit()).as(next.err()).isZero();
-        assertThat(next.err()).containsPattern("swept orphan knotless-run-[0-9a-f]+ left by an earlier run of runner " + runnerId);
+        assertThat(next.err()).containsPattern("swept orphan knotless-[0-9a-f-]+ left by an earlier run of runner " + runnerId);
         // @AfterEach: no Job or pod is left in the namespace
     }
 
