@@ -29,8 +29,9 @@ docker_answers() {
 }
 
 # Installs Debian's docker.io if needed and starts dockerd when the socket does not answer.
+# chromium: the status page's test drives it headless.
 docker_up() {
-  apt_install docker.io busybox-static git curl ca-certificates
+  apt_install docker.io busybox-static git curl ca-certificates chromium
   if docker_answers; then return 0; fi
   say "starting dockerd"
   if command -v systemctl >/dev/null && systemctl is-system-running >/dev/null 2>&1; then

@@ -2,14 +2,20 @@ package dev.knotless.cli;
 
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
+import dev.knotless.http.ApiSources;
+import dev.knotless.http.DaemonMetrics;
+import dev.knotless.http.FanOut;
+import dev.knotless.http.Listen;
+import dev.knotless.http.StatusServer;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.runner.daemon.DaemonLog;
+import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunLimits;
-import dev.knotless.runner.run.RunListener;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.runner.workflow.WorkflowParser;
 import dev.knotless.secrets.SecretStore;
@@ -17,8 +23,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -53,6 +57,14 @@ final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--pulls", description = "Run pull requests too (untrusted authors get no secrets).")
     boolean pulls;
 
+    @Option(names = "--queue", description = "Land the merge queues of the watched repositories whose lander this"
+            + " runner is: test batches (event batch) and push them to the target branch.")
+    boolean queue;
+
+    @Option(names = "--default-runner", paramLabel = "ID",
+            description = "Name this runner in repository records that name none yet; records naming a runner are left alone.")
+    String defaultRunner;
+
     @Option(names = "--concurrency", defaultValue = "2", paramLabel = "N",
             description = "Runs at once (default: ${DEFAULT-VALUE}).")
     int concurrency;
@@ -64,6 +76,17 @@ final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--stop-grace", defaultValue = "30s", paramLabel = "DURATION",
             description = "On stop, how long running runs may finish before they are cancelled (default: ${DEFAULT-VALUE}).")
     String stopGrace;
+
+    @Option(names = "--listen", arity = "0..1", fallbackValue = Listen.DEFAULT, paramLabel = "HOST:PORT",
+            description = "Serve the status page, JSON API, /metrics and /healthz here; without a value "
+                    + Listen.DEFAULT + ". Off when not given. The API has no authentication: a non-loopback"
+                    + " address lets anyone who can reach it read runs, logs and outputs.")
+    String listen;
+
+    @Option(names = "--log-format", defaultValue = "text", paramLabel = "FORMAT",
+            description = "The log on stderr: text (a time and a line) or json (one object a line, with run and"
+                    + " repo where known); default: ${DEFAULT-VALUE}.")
+    LogFormat logFormat;
 
 
 
@@ -88,10 +111,13 @@ final class DaemonCommand implements Callable<Integer> {
             dev.knotless.runner.forge.Repository.checkName(repo);
         }
         Daemon.Settings settings = new Daemon.Settings(runnerId, discover, new HashSet<>(repos), pulls, concurrency,
-                duration("--poll-interval", pollInterval), runOptions.image);
+                duration("--poll-interval", pollInterval), runOptions.image)
+                .withQueue(queue).withDefaultRunner(defaultRunner == null ? null : checkRunnerId(defaultRunner));
         Duration grace = duration("--stop-grace", stopGrace);
         RunLimits limits = runOptions.limits();
-        DaemonLog log = line -> err.println(Instant.now().truncatedTo(ChronoUnit.MILLIS) + " " + line);
+        Listen listenAt = listen(listen);
+        logFormat.applyToLogback();
+        DaemonLog log = logFormat.daemonLog(err);
 
         Path stateDir = runner.stateDir();
         try (StateStore state = StateStore.open(stateDir);
@@ -102,15 +128,21 @@ final class DaemonCommand implements Callable<Integer> {
                         + "; stop it first");
                 return ExitCodes.USAGE;
             }
-            Run run = RunWiring.run(executor, stateDir, SecretStore.encryptedFile(stateDir), RunListener.NONE, limits,
-                    runOptions.cacheBudgetBytes(), Clock.systemUTC());
-            Daemon daemon = new Daemon(settings, new EmbeddedForge(stateDir.resolve("forge"), state), state,
-                    new Mirrors(stateDir), run, executor, new CheckStore(stateDir), log, Clock.systemUTC());
+            LiveRuns live = new LiveRuns();
+            DaemonMetrics metrics = new DaemonMetrics(state).zeroes();
+            Executor metered = metrics.executor(executor);
+            Forge forge = metrics.forge(new EmbeddedForge(stateDir.resolve("forge"), state));
+            CheckStore checks = new CheckStore(stateDir);
+            Run run = RunWiring.run(metered, stateDir, SecretStore.encryptedFile(stateDir), FanOut.of(live, metrics.steps()),
+                    limits, runOptions.cacheBudgetBytes(), Clock.systemUTC());
+            Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, checks, log,
+                    Clock.systemUTC());
             Cancellation shutdown = new Cancellation();
             CountDownLatch stop = new CountDownLatch(1);
             shutdown.signal().onStop(why -> stop.countDown());
             Console console = new Console(err, /* colour= */ false);
-            try (Interrupts interrupts = Interrupts.cancelOn(shutdown, console)) {
+            try (Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
+                 StatusServer server = serve(listenAt, new ApiSources(state, checks, forge, live, metrics, daemon::alive), log)) {
                 daemon.start();
                 try {
                     stop.await();
@@ -127,6 +159,38 @@ final class DaemonCommand implements Callable<Integer> {
             log.line("stopped");
         }
         return ExitCodes.SUCCESS;
+    }
+
+    private static Listen listen(String text) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return Listen.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--listen " + e.getMessage());
+        }
+    }
+
+    /** The HTTP server when {@code --listen} was given, else null (nothing to close). */
+    private static StatusServer serve(Listen at, ApiSources sources, DaemonLog log) {
+        if (at == null) {
+            return null;
+        }
+        StatusServer server = new StatusServer(at, sources).start();
+        Listen bound = new Listen(at.host(), server.port());
+        log.line("status page and API on http://" + bound + "/" + (at.loopback() ? ""
+                : " — not loopback: anyone who can reach it may read runs, logs and outputs (no authentication yet)"));
+        return server;
+    }
+
+    /** A runner id as records need it, checked before any record is written. */
+    private static String checkRunnerId(String id) {
+        try {
+            return dev.knotless.runner.forge.Repository.checkRunnerId(id);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--default-runner: " + e.getMessage());
+        }
     }
 
     private static Duration duration(String option, String text) {

@@ -2,8 +2,16 @@ package dev.knotless.cli;
 
 import dev.knotless.runner.forge.Cursors;
 import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.state.QueueRow;
+import dev.knotless.runner.state.QueueState;
+import dev.knotless.runner.state.StateStore;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -12,7 +20,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "queue", mixinStandardHelpOptions = true,
-        description = "Puts pull requests of the embedded forge in a repository's merge queue.",
+        description = "Puts pull requests of the embedded forge in a repository's merge queue, which the lander"
+                + " (daemon --queue) tests in batches and lands.",
         subcommands = {QueueCommand.Add.class, QueueCommand.ListQueue.class, QueueCommand.Remove.class})
 final class QueueCommand implements Runnable {
 
@@ -45,7 +54,9 @@ final class QueueCommand implements Runnable {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists a repository's queue, oldest first.")
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "Lists a repository's merge queue, oldest first, with where each pull request stands:"
+                    + " waiting (not taken by the lander yet), queued, testing, landed or rejected.")
     static final class ListQueue implements Callable<Integer> {
         @Mixin RepoCommand.ForgeDir forge;
         @Spec CommandSpec spec;
@@ -55,17 +66,36 @@ final class QueueCommand implements Runnable {
 
         @Override
         public Integer call() throws IOException {
+            Repository.checkName(repo);
             PrintWriter out = spec.commandLine().getOut();
-            out.printf("%-6s %-20s %s%n", "PR", "TARGET", "QUEUED AT");
+            List<QueueRow> rows;
+            try (StateStore state = StateStore.open(forge.state.stateDir())) {
+                rows = state.queue(repo);
+            }
+            record Line(int number, String target, String state, Instant queuedAt, String detail) {}
+            List<Line> lines = new ArrayList<>();
             for (EmbeddedForge.QueuedPull entry : forge.forge(Cursors.inMemory()).queue(repo)) {
-                out.printf("%-6d %-20s %s%n", entry.number(), entry.target(), entry.queuedAt());
+                boolean taken = rows.stream().anyMatch(r -> r.number() == entry.number() && entry.queuedAt().equals(r.queuedAt()));
+                if (!taken) {
+                    lines.add(new Line(entry.number(), entry.target(), "waiting", entry.queuedAt(), ""));
+                }
+            }
+            for (QueueRow row : rows) {
+                lines.add(new Line(row.number(), row.target(), row.state().wireName(),
+                        row.queuedAt() != null ? row.queuedAt() : row.updatedAt(), row.detail() == null ? "" : row.detail()));
+            }
+            lines.sort(Comparator.comparing(Line::queuedAt).thenComparing(Line::number));
+            out.printf("%-6s %-20s %-9s %-27s %s%n", "PR", "TARGET", "STATE", "QUEUED AT", "DETAIL");
+            for (Line line : lines) {
+                out.printf("%-6d %-20s %-9s %-27s %s%n", line.number(), line.target(), line.state(), line.queuedAt(), line.detail());
             }
             out.flush();
             return ExitCodes.SUCCESS;
         }
     }
 
-    @Command(name = "rm", mixinStandardHelpOptions = true, description = "Takes a pull request out of the queue.")
+    @Command(name = "rm", mixinStandardHelpOptions = true,
+            description = "Takes a pull request out of the queue; one in a batch under test lands or is rejected with it.")
     static final class Remove implements Callable<Integer> {
         @Mixin RepoCommand.ForgeDir forge;
         @Spec CommandSpec spec;
@@ -78,7 +108,21 @@ final class QueueCommand implements Runnable {
 
         @Override
         public Integer call() throws IOException {
-            if (!forge.forge(Cursors.inMemory()).dequeue(repo, number)) {
+            Repository.checkName(repo);
+            boolean removed;
+            try (StateStore state = StateStore.open(forge.state.stateDir())) {
+                QueueRow row = state.queue(repo).stream().filter(r -> r.number() == number).findFirst().orElse(null);
+                if (row != null && row.state() == QueueState.TESTING) {
+                    spec.commandLine().getErr().println("knotless-run: pull request " + number + " of " + repo
+                            + " is being tested in a batch; it lands or is rejected with it");
+                    return ExitCodes.USAGE;
+                }
+                removed = forge.forge(Cursors.inMemory()).dequeue(repo, number);
+                if (row != null && row.state() == QueueState.QUEUED) {
+                    removed |= state.removeQueue(repo, number);
+                }
+            }
+            if (!removed) {
                 spec.commandLine().getErr().println("knotless-run: pull request " + number + " of " + repo + " is not queued");
                 return ExitCodes.USAGE;
             }

@@ -41,6 +41,24 @@ final class RunnerLock implements AutoCloseable {
         return new RunnerLock(ch, ch.lock(0, Long.MAX_VALUE, true), false);
     }
 
+    /** Whether a process (this one included) runs as {@code runnerId} on {@code stateDir} now. */
+    static boolean held(Path stateDir, String runnerId) throws IOException {
+        Path file = stateDir.resolve("runners").resolve(runnerId + ".lock");
+        if (!Files.exists(file)) {
+            return false;
+        }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            FileLock probe = ch.tryLock(0, Long.MAX_VALUE, false);
+            if (probe == null) {
+                return true;
+            }
+            probe.release();
+            return false;
+        } catch (java.nio.channels.OverlappingFileLockException sameJvm) {
+            return true;
+        }
+    }
+
     /** Whether no other process of this runner was alive when the lock was taken. */
     boolean exclusive() {
         return exclusive;

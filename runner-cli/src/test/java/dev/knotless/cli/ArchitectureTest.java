@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Dependencies point one way (docs/design/architecture.md): executors and libraries depend only
- * on the executor seam; runner-core never on an executor implementation; only the CLI wires them.
+ * on the executor seam; runner-core never on an executor implementation; only the CLI wires them,
+ * and the HTTP server (runner-http), which reads runner-core.
  */
 class ArchitectureTest {
 
@@ -60,6 +61,16 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..",
                         "dev.knotless.executor.node..", "dev.knotless.cli..", "dev.knotless.testkit..")
+                .check(classes);
+    }
+
+    @Test
+    void theHttpServerReadsTheCoreAndOnlyTheCliWiresIt() {
+        noClasses().that().resideInAPackage("dev.knotless.http..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.cli..", "dev.knotless.testkit..")
+                .check(classes);
+        noClasses().that().resideOutsideOfPackages("dev.knotless.http..", "dev.knotless.cli..")
+                .should().dependOnClassesThat().resideInAPackage("dev.knotless.http..")
                 .check(classes);
     }
 

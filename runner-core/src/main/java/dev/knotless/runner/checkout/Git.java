@@ -69,7 +69,14 @@ final class Git {
 
     /** Runs {@code git ARGS} in {@code dir} to its end or {@code timeout}, collecting its output. */
     static Result run(Path dir, Duration timeout, List<String> args) throws IOException {
-        Process process = command(dir, args).start();
+        return run(dir, timeout, args, Map.of());
+    }
+
+    /** As {@link #run(Path, Duration, List)}, with {@code env} added to git's environment. */
+    static Result run(Path dir, Duration timeout, List<String> args, Map<String, String> env) throws IOException {
+        ProcessBuilder builder = command(dir, args);
+        builder.environment().putAll(env);
+        Process process = builder.start();
         StderrDrain stderr = StderrDrain.start(process);
         AtomicBoolean timedOut = new AtomicBoolean();
         Thread watchdog = Thread.ofVirtual().start(() -> {

@@ -41,6 +41,10 @@ public final class Mirror {
         return source.display();
     }
 
+    Source source() {
+        return source;
+    }
+
     /** The bare repository on disk. */
     public Path path() {
         return path;

@@ -76,8 +76,27 @@ public final class Mirrors {
         return Source.of(repo).display();
     }
 
-    @SuppressWarnings("try") // the file lock is held by the try, never referenced
     public Mirror mirrorFor(String repo) throws IOException {
+        return mirrorFor(repo, List.of());
+    }
+
+    /**
+     * The mirror of {@code repo}, up to date with it, holding also {@code extraRefs} as the source
+     * has them now, under the same names. Branch and tag fetches leave those refs alone ({@code
+     * --prune} only prunes what a refspec names), so a pull request's head stays readable after a
+     * later sync.
+     *
+     * @param extraRefs full ref names outside branches and tags, such as {@code refs/pulls/3/head}
+     * @throws CheckoutException naming the repository and ref when one cannot be fetched
+     */
+    @SuppressWarnings("try") // the file lock is held by the try, never referenced
+    public Mirror mirrorFor(String repo, List<String> extraRefs) throws IOException {
+        for (String ref : extraRefs) {
+            if (!ref.startsWith("refs/") || ref.startsWith("refs/heads/") || ref.startsWith("refs/tags/")
+                    || !Mirror.isRefName(ref)) {
+                throw new IllegalArgumentException("not an extra ref name: " + ref);
+            }
+        }
         Source source = Source.of(repo);
         Files.createDirectories(mirrorsDir);
         Path mirror = mirrorsDir.resolve(source.mirrorName());
@@ -94,6 +113,16 @@ public final class Mirrors {
                 fetch(source, mirror);
             } else {
                 cloneInto(source, mirror);
+            }
+            if (!extraRefs.isEmpty()) {
+                List<String> refspecs = extraRefs.stream().map(ref -> "+" + ref + ":" + ref).toList();
+                List<String> args = new ArrayList<>(List.of("-c", "gc.autoDetach=false", "fetch", "--quiet",
+                        "--no-write-fetch-head", "--", source.location()));
+                args.addAll(refspecs);
+                Git.Result fetch = Git.run(mirror, fetchTimeout, args);
+                if (!fetch.ok()) {
+                    throw failure("could not fetch " + String.join(", ", extraRefs) + " of", source, fetch);
+                }
             }
         } finally {
             threadLock.unlock();

@@ -13,6 +13,7 @@ import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Poller;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.forge.RunnerSelection;
+import dev.knotless.runner.lander.Lander;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunRequest;
@@ -37,6 +38,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * The long-running runner: polls the forge, queues the runs its events make, runs them, records and
@@ -54,6 +56,11 @@ import org.slf4j.LoggerFactory;
  * queued. {@link #stop} takes no new work, lets running runs finish within the grace, then cancels
  * them and waits for their checks.
  *
+ * <p>A new push (or pull request head) cancels the waiting and running runs of its ref at older
+ * commits ("superseded by SHA"). With {@link Settings#queue()}, a second platform thread lands the
+ * merge queues this runner is the lander of ({@link Lander}); batch runs go through the same queue
+ * and workers as every run.
+ *
  * <h2>Concurrency</h2>
  * One platform thread polls and dispatches; each run has its own virtual thread. {@code start} and
  * {@code stop} are called by one controlling thread. The caller must make sure no other process runs
@@ -64,6 +71,9 @@ public final class Daemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
     private static final Object WAKE = new Object();
 
+    /** The reason of a run a killed or crashed process left running. */
+    static final String RESTARTED = "runner restarted";
+
     /**
      * What the daemon does.
      *
@@ -72,9 +82,26 @@ public final class Daemon implements AutoCloseable {
      * @param pulls run pull requests
      * @param concurrency at most this many runs at once
      * @param defaultImage the image of workflows that name none
+     * @param queue land the merge queues of the watched repositories this runner is the lander of
+     * @param defaultRunner the runner written into records that name none yet; null to leave them
      */
     public record Settings(String runnerId, boolean discover, Set<String> repos, boolean pulls, int concurrency,
-            Duration pollInterval, String defaultImage) {
+            Duration pollInterval, String defaultImage, boolean queue, String defaultRunner) {
+
+        /** Without the merge queue and without naming runners in records. */
+        public Settings(String runnerId, boolean discover, Set<String> repos, boolean pulls, int concurrency,
+                Duration pollInterval, String defaultImage) {
+            this(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, false, null);
+        }
+
+        public Settings withQueue(boolean value) {
+            return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, value, defaultRunner);
+        }
+
+        public Settings withDefaultRunner(String value) {
+            return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, queue, value);
+        }
+
         public Settings {
             Objects.requireNonNull(runnerId, "runnerId");
             repos = Set.copyOf(repos);
@@ -106,7 +133,10 @@ public final class Daemon implements AutoCloseable {
     private final Map<String, Cancellation> going = new ConcurrentHashMap<>();
     private final Map<String, Thread> workers = new ConcurrentHashMap<>();
     private volatile boolean stopping;
-    private Thread loop;
+    private final Lander lander;
+    private final LinkedBlockingQueue<Object> landerWake = new LinkedBlockingQueue<>();
+    private Thread landing;
+    private volatile Thread loop;
 
     public Daemon(Settings settings, Forge forge, StateStore state, Mirrors mirrors, Run run, Executor executor,
             CheckStore checks, DaemonLog log, Clock clock) {
@@ -123,6 +153,9 @@ public final class Daemon implements AutoCloseable {
         this.backoff = new Backoff(clock, settings.pollInterval(), max);
         this.poller = new Poller(forge, backoff);
         this.planner = new Planner(settings.runnerId(), mirrors, settings.pulls(), Duration.ofMinutes(30));
+        this.lander = settings.queue() ? forge.mergeQueue().map(queue -> new Lander(settings.runnerId(), mirrors, state,
+                queue, new BatchRuns(planner, state, () -> wake.offer(WAKE), () -> stopping, log), checks,
+                forge.publisher(), log::line, clock)).orElse(null) : null;
     }
 
     /** Recovers from a previous process, then starts polling and running. */
@@ -132,9 +165,14 @@ public final class Daemon implements AutoCloseable {
         }
         recover();
         loop = Thread.ofPlatform().name("knotless-daemon-" + settings.runnerId()).start(this::loop);
+        if (lander != null) {
+            landing = Thread.ofPlatform().name("knotless-lander-" + settings.runnerId()).start(this::land);
+        } else if (settings.queue()) {
+            log.line("this forge has no merge queue: --queue does nothing");
+        }
         log.line("runner " + settings.runnerId() + " watching " + (settings.discover() ? "every repository naming it"
                 : settings.repos().stream().sorted().toList()) + ", " + settings.concurrency() + " at once"
-                + (settings.pulls() ? ", pull requests too" : ""));
+                + (settings.pulls() ? ", pull requests too" : "") + (lander != null ? ", landing merge queues" : ""));
     }
 
     /**
@@ -146,6 +184,10 @@ public final class Daemon implements AutoCloseable {
         wake.offer(WAKE);
         if (loop != null) {
             join(loop, Duration.ofMinutes(1));
+        }
+        if (landing != null) {
+            landerWake.offer(WAKE);
+            join(landing, Duration.ofMinutes(1));
         }
         Instant deadline = clock.instant().plus(grace);
         for (Thread worker : List.copyOf(workers.values())) {
@@ -165,6 +207,12 @@ public final class Daemon implements AutoCloseable {
         stop(Duration.ofSeconds(30));
     }
 
+    /** True while the polling loop runs and no stop was asked for: what a health check asks. */
+    public boolean alive() {
+        Thread l = loop;
+        return l != null && l.isAlive() && !stopping;
+    }
+
     /** The ids of the runs going now. */
     public Set<String> going() {
         return Set.copyOf(going.keySet());
@@ -178,7 +226,7 @@ public final class Daemon implements AutoCloseable {
         swept.removed().forEach(r -> log.line("swept " + r + " left by an earlier process of runner " + settings.runnerId()));
         swept.failed().forEach(f -> log.line("could not sweep " + f));
         for (RunRecord record : interrupted) {
-            Check check = errorCheck(record, "runner restarted", null);
+            Check check = errorCheck(record, RESTARTED, null);
             state.finish(record.id(), check);
             checks.save(check);
             publish(check);
@@ -214,30 +262,156 @@ public final class Daemon implements AutoCloseable {
 
     /** Polls the due repositories and queues what their events make; one line per failure. */
     void pollOnce() throws IOException {
+        if (settings.defaultRunner() != null) {
+            nameDefaultRunner();
+        }
         Poller.Round round = poller.pollDue(repo -> RunnerSelection.watches(repo, settings.runnerId())
                 && (settings.discover() || settings.repos().contains(repo.name())));
         round.errors().forEach(log::line);
+        boolean queued = false;
         for (ForgeEvent event : round.events()) {
             if (stopping) {
                 return; // not acknowledged: it comes again after the restart
             }
-            if (event instanceof ForgeEvent.QueueEntry) {
-                continue; // the lander's (not built yet): left unacknowledged for it
-            }
             Optional<Repository> repo = round.polled().stream().filter(r -> r.name().equals(event.repo())).findFirst();
             if (repo.isEmpty()) {
                 continue;
+            }
+            if (event instanceof ForgeEvent.QueueEntry entry) {
+                if (lander != null && RunnerSelection.lands(repo.get(), settings.runnerId())) {
+                    boolean anew = state.queueEntry(entry.repo(), entry.number(), entry.targetBranch(), entry.queuedAt());
+                    forge.acknowledge(repo.get(), event);
+                    log.line(describe(event) + (anew ? ": queued for the lander" : ": queued already"));
+                    queued = true;
+                }
+                continue; // otherwise left unacknowledged for the lander
             }
             try {
                 List<QueuedRun> runs = planner.plan(repo.get(), event);
                 int added = runs.isEmpty() ? 0 : state.enqueue(runs);
                 forge.acknowledge(repo.get(), event);
                 log.line(describe(event) + ": " + runs.size() + " run(s)" + (added == runs.size() ? "" : ", " + added + " new"));
+                supersede(event);
             } catch (IOException | RuntimeException e) {
                 Duration wait = backoff.failed(repo.get().name());
                 log.line(event.repo() + ": could not plan " + describe(event) + ": " + oneLine(e)
                         + " (next try in " + wait.toSeconds() + "s)");
                 LOG.debug("planning failed", e);
+            }
+        }
+        if (queued) {
+            landerWake.offer(WAKE); // after the whole round, so its entries make one batch
+        }
+    }
+
+    /**
+     * Cancels the runs a push (or a pull request's new head) makes stale: those of the same ref and
+     * event at another commit, waiting or running, with the reason "superseded by SHA". Best effort:
+     * a failure is one line and leaves them to finish.
+     */
+    private void supersede(ForgeEvent event) {
+        String ref;
+        String sha;
+        dev.knotless.runner.Event kind;
+        switch (event) {
+            case ForgeEvent.Push p -> {
+                ref = p.ref();
+                sha = p.after();
+                kind = dev.knotless.runner.Event.PUSH;
+            }
+            case ForgeEvent.PullRequest p -> {
+                ref = p.headRef();
+                sha = p.headSha();
+                kind = dev.knotless.runner.Event.PULL;
+            }
+            case ForgeEvent.QueueEntry q -> {
+                return;
+            }
+        }
+        if (ForgeEvent.NO_COMMIT.equals(sha)) {
+            return;
+        }
+        String reason = "superseded by " + sha;
+        try {
+            for (RunRecord stale : state.supersededBy(event.repo(), ref, kind, sha)) {
+                if (stale.status() == CheckStatus.PENDING) {
+                    Instant now = clock.instant();
+                    Check check = new Check(stale.id(), stale.repo(), stale.commit(), stale.ref(), stale.workflow(),
+                            stale.event().wireName(), settings.runnerId(), executor.name(), CheckStatus.CANCELLED, reason,
+                            now, now, List.of(), List.of(), null);
+                    if (state.finishWaiting(stale.id(), check)) {
+                        checks.save(check);
+                        publish(check);
+                        log.line(describe(stale) + " cancelled: " + reason);
+                    }
+                } else {
+                    Cancellation running = going.get(stale.id());
+                    if (running != null) {
+                        running.cancel(reason);
+                        log.line(describe(stale) + " cancelling: " + reason);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.line(event.repo() + ": could not cancel the runs " + shortSha(sha) + " supersedes: " + oneLine(e));
+        }
+    }
+
+    /** Writes {@code --default-runner} into the records that name no runner yet. */
+    private void nameDefaultRunner() {
+        try {
+            for (Repository repo : forge.repositories()) {
+                if (repo.runners().isEmpty() && forge.nameRunner(repo, settings.defaultRunner())) {
+                    log.line(repo.name() + ": its record named no runner; named " + settings.defaultRunner()
+                            + " (--default-runner)");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.line("could not name the default runner in new records: " + oneLine(e));
+        }
+    }
+
+    // ---- the merge queue ----
+
+    /** The lander's thread: one batch at a time, every poll interval or when an entry comes. */
+    private void land() {
+        try {
+            landUntilStopped();
+        } catch (Error e) {
+            log.line("the lander stopped: " + e); // the daemon goes on running; landing needs a restart
+            throw e;
+        }
+    }
+
+    private void landUntilStopped() {
+        while (!stopping) {
+            boolean busy = false;
+            try {
+                for (Repository repo : forge.repositories()) {
+                    if (stopping) {
+                        return;
+                    }
+                    if (!RunnerSelection.lands(repo, settings.runnerId())
+                            || !(settings.discover() || settings.repos().contains(repo.name()))) {
+                        continue;
+                    }
+                    try {
+                        busy |= !lander.landOnce(repo).isEmpty();
+                    } catch (IOException | RuntimeException e) {
+                        log.line(repo.name() + ": the lander failed: " + oneLine(e));
+                        LOG.debug("landing failed", e);
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                log.line("the lander could not read the repositories: " + oneLine(e));
+            }
+            if (!busy) {
+                try {
+                    landerWake.poll(settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+                    landerWake.clear();
+                } catch (InterruptedException e) {
+                    return;
+                }
             }
         }
     }
@@ -261,6 +435,8 @@ public final class Daemon implements AutoCloseable {
     // ---- a run ----
 
     private void work(RunRecord record, Cancellation cancellation) {
+        MDC.put("run", record.id()); // this thread is the run's: every log line it writes names the run
+        MDC.put("repo", record.repo());
         try {
             log.line(describe(record) + " started");
             Check check;
@@ -282,6 +458,7 @@ public final class Daemon implements AutoCloseable {
             going.remove(record.id());
             workers.remove(record.id());
             wake.offer(WAKE);
+            MDC.clear();
         }
     }
 
@@ -309,7 +486,7 @@ public final class Daemon implements AutoCloseable {
             return check;
         }
         RunRequest request = new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(), record.ref(),
-                repo.defaultRef(), record.event(), record.trust(), workflow, mirror.tree(record.commit()), Map.of(),
+                repo.defaultRef(), record.event(), record.trust(), workflow, mirror.tree(record.commit()), record.variables(),
                 settings.defaultImage(), /* keep= */ false);
         return run.execute(request, cancellation);
     }

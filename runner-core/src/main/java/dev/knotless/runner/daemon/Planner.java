@@ -62,10 +62,20 @@ public final class Planner {
         if (trigger == null) {
             return List.of();
         }
-        Mirror mirror = mirrors.mirrorFor(repo.cloneUrl());
-        if (trigger.event() == Event.PULL) {
-            PullHeads.fetch(mirror, repo.cloneUrl(), trigger.ref(), gitTimeout);
-        }
+        return plan(repo, trigger);
+    }
+
+    /**
+     * The runs a merge-queue batch owes: the workflows at {@code commit} whose {@code on} has {@code
+     * batch} for {@code targetBranch}, untrusted, reached by the target's ref. A broken workflow file
+     * is a run too, so a batch that breaks one fails.
+     */
+    public List<QueuedRun> planBatch(Repository repo, String commit, String targetBranch) throws IOException {
+        return plan(repo, new Trigger(Event.BATCH, targetBranch, commit, "refs/heads/" + targetBranch, Trust.UNTRUSTED));
+    }
+
+    private List<QueuedRun> plan(Repository repo, Trigger trigger) throws IOException {
+        Mirror mirror = mirrors.mirrorFor(repo.cloneUrl(), trigger.event() == Event.PULL ? List.of(trigger.ref()) : List.of());
         WorkflowSet set = WorkflowParser.parseAll(mirror.files(trigger.commit(), WorkflowParser.DIRECTORY));
         List<QueuedRun> runs = new ArrayList<>();
         for (WorkflowException broken : set.errors()) {

@@ -251,6 +251,39 @@ public final class EmbeddedForge implements Forge {
         return CheckPublisher.NONE;
     }
 
+    @Override
+    public Optional<MergeQueue> mergeQueue() {
+        return Optional.of(new MergeQueue() {
+            @Override
+            public String headRef(Repository repo, int number) {
+                return "refs/pulls/" + positive(number) + "/head";
+            }
+
+            @Override
+            public void remove(Repository repo, int number) throws IOException {
+                Files.deleteIfExists(queueDir(repo.name()).resolve(positive(number) + ".json"));
+            }
+        });
+    }
+
+    /**
+     * Writes {@code runnerId} into the record when it names no runner. Two processes doing this at
+     * once both write the same kind of change; the later one wins.
+     */
+    @Override
+    public boolean nameRunner(Repository repo, String runnerId) throws IOException {
+        Path file = repoFile(repo.name());
+        if (!Files.exists(file)) {
+            return false;
+        }
+        Repository now = read(file, Repository.class);
+        if (!now.runners().isEmpty()) {
+            return false;
+        }
+        write(file, new Repository(now.name(), now.cloneUrl(), now.defaultBranch(), List.of(runnerId), List.of()));
+        return true;
+    }
+
     // ---- files ----
 
     private static boolean watched(String ref) {

@@ -2,6 +2,7 @@ package dev.knotless.runner.forge;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What the daemon needs from wherever repositories live: their records, what happened in them, and
@@ -34,4 +35,18 @@ public interface Forge {
 
     /** Where this forge shows checks and live output. */
     CheckPublisher publisher();
+
+    /** The merge queue's helpers for the lander; empty when this forge has no merge queue. */
+    default Optional<MergeQueue> mergeQueue() {
+        return Optional.empty();
+    }
+
+    /**
+     * Names runner {@code runnerId} in {@code repo}'s record if the record names no runner yet
+     * ({@code daemon --default-runner}). False when the record names a runner already, is gone, or
+     * this forge's records are not the runner's to write.
+     */
+    default boolean nameRunner(Repository repo, String runnerId) throws IOException {
+        return false;
+    }
 }

@@ -74,6 +74,19 @@ public record Repository(String name, String cloneUrl, String defaultBranch, Lis
         return name;
     }
 
+    /**
+     * Checks a runner id as records hold them.
+     *
+     * @throws IllegalArgumentException saying what an id must look like
+     */
+    public static String checkRunnerId(String id) {
+        if (id == null || !RUNNER_ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("runner id '" + id
+                    + "' must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit");
+        }
+        return id;
+    }
+
     /** {@code refs/heads/<default branch>}. */
     public String defaultRef() {
         return "refs/heads/" + defaultBranch;

@@ -49,7 +49,16 @@ final class Migrations {
                       ref TEXT NOT NULL,
                       sha TEXT NOT NULL,
                       PRIMARY KEY (repo, ref)
-                    )"""));
+                    )"""),
+            // v2: a rerun's extra variables; what the lander knows of a queue entry.
+            List.of(
+                    "ALTER TABLE runs ADD COLUMN variables_json TEXT",
+                    "ALTER TABLE queue ADD COLUMN head_sha TEXT",
+                    "ALTER TABLE queue ADD COLUMN detail TEXT",
+                    "ALTER TABLE queue ADD COLUMN queued_at TEXT",
+                    // v1 had free-form states and nothing landing; anything unknown waits again.
+                    "UPDATE queue SET state = 'queued' WHERE state NOT IN ('queued', 'testing', 'landed', 'rejected')",
+                    "CREATE INDEX runs_by_ref ON runs(repo, ref, status)"));
 
     static int latest() {
         return STEPS.size();

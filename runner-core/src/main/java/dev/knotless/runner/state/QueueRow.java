@@ -1,10 +1,22 @@
 package dev.knotless.runner.state;
 
 import java.time.Instant;
+import java.util.Objects;
 
 /**
  * Where one pull request stands in a repository's merge queue, as the lander records it.
  *
- * @param state the lander's word for it ({@code waiting}, {@code testing}, {@code landed}, ...)
+ * @param target the branch name it lands on
+ * @param headSha the head it was last tested or landed at; null until the lander took it
+ * @param detail one line: why it was rejected, or the commit that landed it; null otherwise
+ * @param queuedAt the forge's time of the queue entry; a new time means it was queued again
  */
-public record QueueRow(String repo, int number, String target, String state, Instant updatedAt) {}
+public record QueueRow(String repo, int number, String target, QueueState state, String headSha, String detail,
+        Instant queuedAt, Instant updatedAt) {
+
+    public QueueRow {
+        Objects.requireNonNull(repo, "repo");
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(state, "state");
+    }
+}

@@ -2,6 +2,9 @@ package dev.knotless.runner.state;
 
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.Event;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -11,9 +14,16 @@ import java.util.Objects;
  *     enqueueing an event again adds nothing
  * @param ref the full ref the commit was reached by, or the sha
  * @param runner the id of the runner that will run it
+ * @param variables run variables that override the workflow's ({@code rerun --var}); empty for planned runs
  */
 public record QueuedRun(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
-        String runner) {
+        String runner, Map<String, String> variables) {
+
+    /** A planned run: no extra variables. */
+    public QueuedRun(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
+            String runner) {
+        this(id, repo, commit, ref, workflow, event, trust, runner, Map.of());
+    }
 
     public QueuedRun {
         Objects.requireNonNull(id, "id");
@@ -24,6 +34,7 @@ public record QueuedRun(String id, String repo, String commit, String ref, Strin
         Objects.requireNonNull(event, "event");
         Objects.requireNonNull(trust, "trust");
         Objects.requireNonNull(runner, "runner");
+        variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
         if (id.isBlank()) {
             throw new IllegalArgumentException("run id is empty");
         }

@@ -5,6 +5,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.Event;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -16,14 +17,16 @@ import java.util.Optional;
  * @param startedAt when it was taken; null while queued
  * @param finishedAt null until final
  * @param check the final check; null until final
+ * @param variables run variables that override the workflow's ({@code rerun --var}); usually empty
  */
 public record RunRecord(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
         CheckStatus status, String reason, String runner, Instant createdAt, Instant startedAt, Instant finishedAt,
-        Check check) {
+        Check check, Map<String, String> variables) {
 
     public RunRecord {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(status, "status");
+        variables = variables == null ? Map.of() : Map.copyOf(variables);
     }
 
     public Optional<Check> finalCheck() {
@@ -32,6 +35,6 @@ public record RunRecord(String id, String repo, String commit, String ref, Strin
 
     /** The run as it was queued. */
     public QueuedRun queued() {
-        return new QueuedRun(id, repo, commit, ref, workflow, event, trust, runner);
+        return new QueuedRun(id, repo, commit, ref, workflow, event, trust, runner, variables);
     }
 }

@@ -52,6 +52,7 @@ public final class StateStore implements Cursors, AutoCloseable {
     private final Connection db;
     private final Clock clock;
     private final CheckJson checkJson = new CheckJson();
+    private final com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
     private final Path file;
 
     private StateStore(Path file, Connection db, Clock clock) {
@@ -75,7 +76,7 @@ public final class StateStore implements Cursors, AutoCloseable {
         config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
         config.enforceForeignKeys(true);
         try {
-            Connection db = config.createConnection("jdbc:sqlite:" + file);
+            Connection db = connect(config, file);
             StateStore store = new StateStore(file, db, clock);
             try {
                 store.migrate();
@@ -86,6 +87,30 @@ public final class StateStore implements Cursors, AutoCloseable {
             return store;
         } catch (SQLException e) {
             throw failure("open", file, e);
+        }
+    }
+
+    /**
+     * Opens a connection. Applying the journal mode as the connection opens does not wait for the
+     * busy timeout, so a process opening the database while another creates or migrates it gets
+     * SQLITE_BUSY at once; it is tried again for up to 10 s, as any other write would wait.
+     */
+    private static Connection connect(SQLiteConfig config, Path file) throws SQLException, IOException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                return config.createConnection("jdbc:sqlite:" + file);
+            } catch (SQLException e) {
+                if (e.getMessage() == null || !e.getMessage().contains("SQLITE_BUSY") || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while opening " + file);
+            }
         }
     }
 
@@ -107,8 +132,9 @@ public final class StateStore implements Cursors, AutoCloseable {
             int added = 0;
             String now = clock.instant().toString();
             try (PreparedStatement insert = db.prepareStatement("""
-                    INSERT OR IGNORE INTO runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)""")) {
+                    INSERT OR IGNORE INTO runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at,
+                      variables_json)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)""")) {
                 for (QueuedRun run : runs) {
                     insert.setString(1, run.id());
                     insert.setString(2, run.repo());
@@ -119,6 +145,7 @@ public final class StateStore implements Cursors, AutoCloseable {
                     insert.setString(7, run.trust().name().toLowerCase(Locale.ROOT));
                     insert.setString(8, run.runner());
                     insert.setString(9, now);
+                    insert.setString(10, run.variables().isEmpty() ? null : variablesJson(run.variables()));
                     added += insert.executeUpdate();
                 }
             }
@@ -174,9 +201,7 @@ public final class StateStore implements Cursors, AutoCloseable {
      * @throws IllegalArgumentException when there is no such run, or the check is not final
      */
     public void finish(String runId, Check check) throws IOException {
-        if (!check.status().isFinal()) {
-            throw new IllegalArgumentException("check " + check.id() + " is " + check.status().wireName() + ", not final");
-        }
+        requireFinal(check);
         String json = checkJson.line(check);
         int changed = transaction("record the check of a run in", () -> {
             try (PreparedStatement update = db.prepareStatement("""
@@ -241,35 +266,205 @@ public final class StateStore implements Cursors, AutoCloseable {
         return locked("read a run from", () -> find(id));
     }
 
-    // ---- merge queue ----
+    // ---- superseded runs and reruns ----
 
-    /** Records where pull request {@code number} stands in {@code repo}'s merge queue. */
-    public void putQueue(String repo, int number, String target, String state) throws IOException {
-        transaction("record the merge queue in", () -> {
-            try (PreparedStatement upsert = db.prepareStatement("""
-                    INSERT INTO queue(repo, number, target, state, updated_at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(repo, number) DO UPDATE SET target = excluded.target, state = excluded.state,
-                      updated_at = excluded.updated_at""")) {
-                upsert.setString(1, repo);
-                upsert.setInt(2, number);
-                upsert.setString(3, target);
-                upsert.setString(4, state);
-                upsert.setString(5, clock.instant().toString());
-                return upsert.executeUpdate();
+    /**
+     * The runs of {@code repo} reached by {@code ref} for {@code event} that wait or run at a commit
+     * other than {@code commit}: what a new push to that ref supersedes. Oldest first.
+     */
+    public List<RunRecord> supersededBy(String repo, String ref, Event event, String commit) throws IOException {
+        return locked("list superseded runs in", () -> select("""
+                SELECT * FROM runs WHERE repo = ? AND ref = ? AND event = ? AND commit_sha <> ?
+                  AND status IN ('pending', 'running') ORDER BY seq""",
+                List.of(repo, ref, event.wireName(), commit)));
+    }
+
+    /**
+     * Records the final check of a run that is still waiting, in one step; false (and no change)
+     * when it is not waiting any more (taken meanwhile, or final).
+     */
+    public boolean finishWaiting(String runId, Check check) throws IOException {
+        requireFinal(check);
+        String json = checkJson.line(check);
+        return transaction("record the check of a waiting run in", () -> {
+            try (PreparedStatement update = db.prepareStatement("""
+                    UPDATE runs SET status = ?, reason = ?, finished_at = ?, check_json = ?, started_at = ?
+                    WHERE id = ? AND status = 'pending'""")) {
+                String now = clock.instant().toString();
+                update.setString(1, check.status().wireName());
+                update.setString(2, check.reason());
+                update.setString(3, check.finishedAt() != null ? check.finishedAt().toString() : now);
+                update.setString(4, json);
+                update.setString(5, now);
+                update.setString(6, runId);
+                return update.executeUpdate() == 1;
             }
         });
     }
 
-    /** {@code repo}'s merge-queue rows, by pull request number. */
+    /**
+     * Records a run that is final from the start (the lander's rejection of a pull request), in one
+     * transaction, so the dispatcher never sees it waiting. False (and no change) when the id exists.
+     */
+    public boolean record(QueuedRun run, Check check) throws IOException {
+        requireFinal(check);
+        String json = checkJson.line(check);
+        return transaction("record a check in", () -> {
+            try (PreparedStatement insert = db.prepareStatement("""
+                    INSERT OR IGNORE INTO runs(id, repo, commit_sha, ref, workflow, event, trust, status, reason, runner,
+                      created_at, started_at, finished_at, check_json)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""")) {
+                String now = clock.instant().toString();
+                insert.setString(1, run.id());
+                insert.setString(2, run.repo());
+                insert.setString(3, run.commit());
+                insert.setString(4, run.ref());
+                insert.setString(5, run.workflow());
+                insert.setString(6, run.event().wireName());
+                insert.setString(7, run.trust().name().toLowerCase(Locale.ROOT));
+                insert.setString(8, check.status().wireName());
+                insert.setString(9, check.reason());
+                insert.setString(10, run.runner());
+                insert.setString(11, now);
+                insert.setString(12, check.startedAt() != null ? check.startedAt().toString() : now);
+                insert.setString(13, check.finishedAt() != null ? check.finishedAt().toString() : now);
+                insert.setString(14, json);
+                return insert.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /**
+     * Queues run {@code original} again with extra variables, under a new id: {@code <id>-r<N>}, N
+     * counting its reruns. The planned id is derived from the commit and so cannot be used twice.
+     *
+     * @throws IllegalArgumentException when there is no run {@code original}
+     */
+    public RunRecord rerun(String original, Map<String, String> variables) throws IOException {
+        return transaction("queue a rerun in", () -> {
+            RunRecord first = find(original).orElseThrow(() -> new IllegalArgumentException("no run " + original + " in " + file));
+            Map<String, String> merged = new java.util.LinkedHashMap<>(first.variables());
+            merged.putAll(variables);
+            String id;
+            try (PreparedStatement count = db.prepareStatement("SELECT COUNT(*) FROM runs WHERE id LIKE ? ESCAPE '\\'")) {
+                count.setString(1, original.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "-r%");
+                try (ResultSet r = count.executeQuery()) {
+                    r.next();
+                    id = original + "-r" + (r.getLong(1) + 1);
+                }
+            }
+            QueuedRun again = new QueuedRun(id, first.repo(), first.commit(), first.ref(), first.workflow(), first.event(),
+                    first.trust(), first.runner(), merged);
+            try (PreparedStatement insert = db.prepareStatement("""
+                    INSERT INTO runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at, variables_json)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)""")) {
+                insert.setString(1, again.id());
+                insert.setString(2, again.repo());
+                insert.setString(3, again.commit());
+                insert.setString(4, again.ref());
+                insert.setString(5, again.workflow());
+                insert.setString(6, again.event().wireName());
+                insert.setString(7, again.trust().name().toLowerCase(Locale.ROOT));
+                insert.setString(8, again.runner());
+                insert.setString(9, clock.instant().toString());
+                insert.setString(10, merged.isEmpty() ? null : variablesJson(merged));
+                insert.executeUpdate();
+            }
+            return find(id).orElseThrow();
+        });
+    }
+
+    // ---- merge queue ----
+
+    /**
+     * Records that pull request {@code number} is in {@code repo}'s merge queue, as the forge said at
+     * {@code queuedAt}. The same entry again changes nothing; an entry with a new time queues a
+     * landed or rejected pull request again (a waiting or testing one keeps its place). True when the
+     * pull request is now queued anew.
+     */
+    public boolean queueEntry(String repo, int number, String target, Instant queuedAt) throws IOException {
+        return transaction("record the merge queue in", () -> {
+            Optional<QueueRow> row = queueRow(repo, number);
+            String now = clock.instant().toString();
+            if (row.isEmpty()) {
+                try (PreparedStatement insert = db.prepareStatement("""
+                        INSERT INTO queue(repo, number, target, state, updated_at, queued_at) VALUES (?, ?, ?, 'queued', ?, ?)""")) {
+                    insert.setString(1, repo);
+                    insert.setInt(2, number);
+                    insert.setString(3, target);
+                    insert.setString(4, now);
+                    insert.setString(5, queuedAt.toString());
+                    insert.executeUpdate();
+                }
+                return true;
+            }
+            if (queuedAt.equals(row.get().queuedAt())) {
+                return false;
+            }
+            boolean again = row.get().state().isFinal();
+            try (PreparedStatement update = db.prepareStatement(again
+                    ? "UPDATE queue SET target = ?, queued_at = ?, updated_at = ?, state = 'queued', detail = NULL"
+                            + " WHERE repo = ? AND number = ?"
+                    : "UPDATE queue SET target = ?, queued_at = ?, updated_at = ? WHERE repo = ? AND number = ?")) {
+                update.setString(1, target);
+                update.setString(2, queuedAt.toString());
+                update.setString(3, now);
+                update.setString(4, repo);
+                update.setInt(5, number);
+                update.executeUpdate();
+            }
+            return again;
+        });
+    }
+
+    /**
+     * Moves pull request {@code number} of {@code repo}'s merge queue to {@code state}.
+     *
+     * @param headSha the head it is tested or landed at; null keeps the recorded one
+     * @param detail one line for people (why rejected, what landed it); null clears it
+     * @throws IllegalArgumentException when it is not in the queue
+     */
+    public void moveQueue(String repo, int number, QueueState state, String headSha, String detail) throws IOException {
+        int changed = transaction("record the merge queue in", () -> {
+            try (PreparedStatement update = db.prepareStatement("""
+                    UPDATE queue SET state = ?, head_sha = COALESCE(?, head_sha), detail = ?, updated_at = ?
+                    WHERE repo = ? AND number = ?""")) {
+                update.setString(1, state.wireName());
+                update.setString(2, headSha);
+                update.setString(3, detail);
+                update.setString(4, clock.instant().toString());
+                update.setString(5, repo);
+                update.setInt(6, number);
+                return update.executeUpdate();
+            }
+        });
+        if (changed == 0) {
+            throw new IllegalArgumentException("pull request " + number + " of " + repo + " is not in the merge queue");
+        }
+    }
+
+    /** Puts {@code repo}'s entries left {@code testing} by an earlier process back to {@code queued}; how many. */
+    public int requeueTesting(String repo) throws IOException {
+        return transaction("record the merge queue in", () -> {
+            try (PreparedStatement update = db.prepareStatement(
+                    "UPDATE queue SET state = 'queued', updated_at = ? WHERE repo = ? AND state = 'testing'")) {
+                update.setString(1, clock.instant().toString());
+                update.setString(2, repo);
+                return update.executeUpdate();
+            }
+        });
+    }
+
+    /** {@code repo}'s merge-queue rows, oldest queued first. */
     public List<QueueRow> queue(String repo) throws IOException {
         return locked("read the merge queue from", () -> {
             List<QueueRow> rows = new ArrayList<>();
             try (PreparedStatement query = db.prepareStatement(
-                    "SELECT number, target, state, updated_at FROM queue WHERE repo = ? ORDER BY number")) {
+                    "SELECT * FROM queue WHERE repo = ? ORDER BY COALESCE(queued_at, updated_at), number")) {
                 query.setString(1, repo);
                 try (ResultSet r = query.executeQuery()) {
                     while (r.next()) {
-                        rows.add(new QueueRow(repo, r.getInt(1), r.getString(2), r.getString(3), Instant.parse(r.getString(4))));
+                        rows.add(queueRow(r));
                     }
                 }
             }
@@ -286,6 +481,22 @@ public final class StateStore implements Cursors, AutoCloseable {
                 return delete.executeUpdate() == 1;
             }
         });
+    }
+
+    private Optional<QueueRow> queueRow(String repo, int number) throws SQLException {
+        try (PreparedStatement query = db.prepareStatement("SELECT * FROM queue WHERE repo = ? AND number = ?")) {
+            query.setString(1, repo);
+            query.setInt(2, number);
+            try (ResultSet r = query.executeQuery()) {
+                return r.next() ? Optional.of(queueRow(r)) : Optional.empty();
+            }
+        }
+    }
+
+    private static QueueRow queueRow(ResultSet r) throws SQLException {
+        return new QueueRow(r.getString("repo"), r.getInt("number"), r.getString("target"),
+                QueueState.parse(r.getString("state")), r.getString("head_sha"), r.getString("detail"),
+                instant(r.getString("queued_at")), instant(r.getString("updated_at")));
     }
 
     // ---- cursors ----
@@ -466,7 +677,25 @@ public final class StateStore implements Cursors, AutoCloseable {
                 instant(r.getString("created_at")),
                 instant(r.getString("started_at")),
                 instant(r.getString("finished_at")),
-                json == null ? null : checkJson.read(json.getBytes(StandardCharsets.UTF_8)));
+                json == null ? null : checkJson.read(json.getBytes(StandardCharsets.UTF_8)),
+                variables(r.getString("variables_json")));
+    }
+
+    private static void requireFinal(Check check) {
+        if (!check.status().isFinal()) {
+            throw new IllegalArgumentException("check " + check.id() + " is " + check.status().wireName() + ", not final");
+        }
+    }
+
+    private String variablesJson(Map<String, String> variables) throws IOException {
+        return json.writeValueAsString(new TreeMap<>(variables));
+    }
+
+    private Map<String, String> variables(String text) throws IOException {
+        if (text == null) {
+            return Map.of();
+        }
+        return json.readValue(text, new com.fasterxml.jackson.core.type.TypeReference<java.util.LinkedHashMap<String, String>>() {});
     }
 
     private static Instant instant(String text) {

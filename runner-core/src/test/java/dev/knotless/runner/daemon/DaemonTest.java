@@ -191,4 +191,33 @@ class DaemonTest {
         Thread.sleep(300);
         assertThat(state.get("acme/other")).isEmpty();
     }
+
+    @Test
+    void defaultRunnerIsWrittenIntoRecordsNamingNoRunnerOnlyAndTheyAreWatchedThen() throws Exception {
+        TestRepo fresh = new TestRepo(temp.resolve("fresh")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
+        fresh.commit();
+        forge.add(new Repository("acme/fresh", fresh.dir.toString(), "main", List.of(), List.of()));
+        forge.add(new Repository("acme/theirs", fresh.dir.toString(), "main", List.of("b"), List.of("b")));
+        Path dir = temp.resolve("state");
+        Run run = new Run(executor, new CheckStore(dir), SecretStore.inMemory(),
+                new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
+                Clock.systemUTC());
+        daemon = new Daemon(new Daemon.Settings("a", true, Set.of(), false, 1, Duration.ofMillis(100),
+                "debian:bookworm-slim").withDefaultRunner("a"), forge, state, new Mirrors(dir), run, executor,
+                new CheckStore(dir), lines::add, Clock.systemUTC());
+        daemon.start();
+        await("acme/fresh is polled", () -> {
+            try {
+                return state.get("acme/fresh").containsKey("@baseline");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        assertThat(forge.repository("acme/fresh").orElseThrow().runners()).containsExactly("a");
+        assertThat(forge.repository("acme/theirs").orElseThrow().runners()).containsExactly("b");
+        assertThat(forge.repository("acme/app").orElseThrow().runners()).containsExactly("a");
+        assertThat(lines).filteredOn(l -> l.contains("--default-runner")).containsExactly(
+                "acme/fresh: its record named no runner; named a (--default-runner)");
+        assertThat(state.get("acme/theirs")).as("not this runner's").isEmpty();
+    }
 }

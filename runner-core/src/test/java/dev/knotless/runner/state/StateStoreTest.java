@@ -82,6 +82,32 @@ class StateStoreTest {
     }
 
     @Test
+    void aVersion1DatabaseIsMigratedToVersion2KeepingItsRunsAndQueue() throws Exception {
+        store.close();
+        Path old = stateDir.resolve("v1");
+        java.nio.file.Files.createDirectories(old);
+        try (Connection raw = DriverManager.getConnection("jdbc:sqlite:" + old.resolve("runner.db"));
+                Statement s = raw.createStatement()) {
+            s.executeUpdate("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+            for (String sql : Migrations.STEPS.get(0)) {
+                s.executeUpdate(sql);
+            }
+            s.executeUpdate("INSERT INTO schema_version VALUES (1, 'then')");
+            s.executeUpdate("""
+                    INSERT INTO runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at)
+                    VALUES ('old-1', 'acme/app', '%s', 'refs/heads/main', 'ci', 'push', 'trusted', 'pending', 'r1',
+                      '2026-11-29T00:00:00Z')""".formatted("a".repeat(40)));
+            s.executeUpdate("INSERT INTO queue VALUES ('acme/app', 4, 'main', 'waiting', '2026-11-29T00:00:00Z')");
+        }
+        store = StateStore.open(old);
+        assertThat(store.schemaVersion()).isEqualTo(2);
+        assertThat(store.run("old-1").orElseThrow().variables()).isEmpty();
+        assertThat(store.rerun("old-1", Map.of("A", "b")).variables()).containsEntry("A", "b");
+        assertThat(store.queueEntry("acme/app", 5, "main", Instant.parse("2026-11-30T00:00:00Z"))).isTrue();
+        assertThat(store.queue("acme/app")).extracting(QueueRow::number).containsExactly(4, 5);
+    }
+
+    @Test
     void aDatabaseNewerThanThisRunnerIsRefused() throws Exception {
         store.close();
         try (Connection raw = DriverManager.getConnection("jdbc:sqlite:" + stateDir.resolve("runner.db"));
@@ -239,14 +265,46 @@ class StateStoreTest {
     }
 
     @Test
-    void mergeQueueRowsAreUpsertedAndRemoved() throws Exception {
-        store.putQueue("acme/app", 3, "main", "waiting");
-        store.putQueue("acme/app", 1, "main", "waiting");
-        store.putQueue("acme/app", 3, "main", "testing");
-        assertThat(store.queue("acme/app")).extracting(QueueRow::number, QueueRow::state)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(1, "waiting"), org.assertj.core.groups.Tuple.tuple(3, "testing"));
+    void mergeQueueEntriesAreRecordedOnceMovedAndQueuedAgainOnlyWithANewTime() throws Exception {
+        Instant first = Instant.parse("2026-11-30T01:00:00Z");
+        assertThat(store.queueEntry("acme/app", 3, "main", first)).isTrue();
+        assertThat(store.queueEntry("acme/app", 1, "main", first.plusSeconds(1))).isTrue();
+        assertThat(store.queueEntry("acme/app", 3, "main", first)).as("the same entry again").isFalse();
+        store.moveQueue("acme/app", 3, QueueState.TESTING, "a".repeat(40), null);
+        assertThat(store.queue("acme/app")).extracting(QueueRow::number, QueueRow::state, QueueRow::headSha)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(3, QueueState.TESTING, "a".repeat(40)),
+                        org.assertj.core.groups.Tuple.tuple(1, QueueState.QUEUED, null));
+        assertThat(store.queueEntry("acme/app", 3, "main", first.plusSeconds(5))).as("testing keeps its place").isFalse();
+        assertThat(store.requeueTesting("acme/app")).isEqualTo(1);
+        store.moveQueue("acme/app", 3, QueueState.REJECTED, null, "breaks ci");
+        assertThat(store.queue("acme/app")).filteredOn(r -> r.number() == 3).singleElement()
+                .extracting(QueueRow::detail).isEqualTo("breaks ci");
+        assertThat(store.queueEntry("acme/app", 3, "main", first.plusSeconds(9))).as("rejected, queued again").isTrue();
+        assertThat(store.queue("acme/app")).filteredOn(r -> r.number() == 3).singleElement()
+                .satisfies(r -> {
+                    assertThat(r.state()).isEqualTo(QueueState.QUEUED);
+                    assertThat(r.detail()).isNull();
+                });
         assertThat(store.removeQueue("acme/app", 1)).isTrue();
         assertThat(store.queue("acme/app")).extracting(QueueRow::number).containsExactly(3);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.moveQueue("acme/app", 9, QueueState.LANDED, null, null))
+                .hasMessage("pull request 9 of acme/app is not in the merge queue");
+    }
+
+    @Test
+    void aRerunIsANewWaitingRunWithItsVariablesAndANumberedId() throws Exception {
+        store.enqueue(run("r-1", "acme/app"));
+        RunRecord again = store.rerun("r-1", java.util.Map.of("LEVEL", "debug"));
+        assertThat(again.id()).isEqualTo("r-1-r1");
+        assertThat(again.status()).isEqualTo(dev.knotless.checks.CheckStatus.PENDING);
+        assertThat(again.variables()).isEqualTo(java.util.Map.of("LEVEL", "debug"));
+        assertThat(store.rerun("r-1", java.util.Map.of()).id()).isEqualTo("r-1-r2");
+        store.close();
+        store = StateStore.open(stateDir);
+        assertThat(store.run("r-1-r1").orElseThrow().variables()).containsEntry("LEVEL", "debug");
+        assertThat(store.run("r-1").orElseThrow().variables()).isEmpty();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.rerun("nope", java.util.Map.of()))
+                .hasMessageStartingWith("no run nope in ");
     }
 
     @Test

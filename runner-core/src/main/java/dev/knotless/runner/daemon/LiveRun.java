@@ -1,0 +1,240 @@
+package dev.knotless.runner.daemon;
+
+import dev.knotless.checks.Check;
+import dev.knotless.checks.StepResult;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One run's live events in a bounded buffer, for any number of followers.
+ *
+ * <p>The buffer keeps the newest events, at most {@code maxEvents} of them and at most
+ * {@code maxBytes} of line text; a follower that falls further behind is told how many it missed and
+ * goes on from the oldest kept, so a slow reader never holds the run up and a run's memory is
+ * bounded.
+ *
+ * <p>Concurrency: the run's thread writes, follower threads read; one lock guards all, and a
+ * condition wakes followers when something new arrives.
+ */
+public final class LiveRun {
+
+    /**
+     * What a follower gets from {@link #since}.
+     *
+     * @param events the events from the asked position (or from the oldest kept), in order
+     * @param next where to go on from
+     * @param missed how many events were dropped from the buffer before the follower read them
+     */
+    public record Page(List<LiveEvent> events, long next, long missed) {
+
+        public boolean finished() {
+            return !events.isEmpty() && events.getLast() instanceof LiveEvent.Finished;
+        }
+    }
+
+    /**
+     * A step as the run knows it so far.
+     *
+     * @param result null until the step finished
+     */
+    public record StepState(int number, String name, boolean started, StepResult result) {}
+
+    private final String id;
+    private final String repo;
+    private final String workflow;
+    private final int maxEvents;
+    private final int maxLineBytes;
+    private final long maxBytes;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition arrived = lock.newCondition();
+    private final ArrayDeque<LiveEvent> events = new ArrayDeque<>();
+    private final Map<String, ByteArrayOutputStream> partial = new HashMap<>();
+    private final List<StepState> steps = new ArrayList<>();
+    private long nextSeq;
+    private long bytes;
+    private Check finalCheck;
+
+    LiveRun(String id, String repo, String workflow, List<String> stepNames, int maxEvents, int maxLineBytes, long maxBytes) {
+        this.id = id;
+        this.repo = repo;
+        this.workflow = workflow;
+        this.maxEvents = maxEvents;
+        this.maxLineBytes = maxLineBytes;
+        this.maxBytes = maxBytes;
+        for (int i = 0; i < stepNames.size(); i++) {
+            steps.add(new StepState(i + 1, stepNames.get(i), false, null));
+        }
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String repo() {
+        return repo;
+    }
+
+    public String workflow() {
+        return workflow;
+    }
+
+    /** Every step of the workflow, in order, as far as it got. */
+    public List<StepState> steps() {
+        lock.lock();
+        try {
+            return List.copyOf(steps);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public Optional<Check> finalCheck() {
+        lock.lock();
+        try {
+            return Optional.ofNullable(finalCheck);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The events from {@code from} on; waits up to {@code wait} when there are none yet and the run
+     * has not finished. An empty page means nothing new within the wait.
+     */
+    public Page since(long from, Duration wait) throws InterruptedException {
+        lock.lock();
+        try {
+            long deadline = System.nanoTime() + wait.toNanos();
+            while (from >= nextSeq && finalCheck == null) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return new Page(List.of(), from, 0);
+                }
+                arrived.awaitNanos(left);
+            }
+            long oldest = events.isEmpty() ? nextSeq : events.getFirst().seq();
+            long start = Math.max(from, oldest);
+            List<LiveEvent> out = new ArrayList<>();
+            for (LiveEvent e : events) {
+                if (e.seq() >= start) {
+                    out.add(e);
+                }
+            }
+            return new Page(out, nextSeq, start - from);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- written by the run's thread (through LiveRuns) ----
+
+    void stepStarted(int number, String name) {
+        lock.lock();
+        try {
+            setStep(number, name, null);
+            add(new LiveEvent.StepStarted(nextSeq, number, name));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void output(int step, String stream, byte[] buffer, int offset, int length) {
+        lock.lock();
+        try {
+            ByteArrayOutputStream pending = partial.computeIfAbsent(step + "/" + stream, k -> new ByteArrayOutputStream());
+            int lineStart = offset;
+            for (int i = offset; i < offset + length; i++) {
+                if (buffer[i] == '\n') {
+                    pending.write(buffer, lineStart, i - lineStart);
+                    emit(step, stream, pending);
+                    lineStart = i + 1;
+                } else if (pending.size() + (i + 1 - lineStart) >= maxLineBytes) {
+                    // A line without an end would grow without bound: pass it on in pieces.
+                    pending.write(buffer, lineStart, i + 1 - lineStart);
+                    emit(step, stream, pending);
+                    lineStart = i + 1;
+                }
+            }
+            pending.write(buffer, lineStart, offset + length - lineStart);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void notice(String line) {
+        lock.lock();
+        try {
+            add(new LiveEvent.Line(nextSeq, 0, "notice", line));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void stepFinished(int number, StepResult result) {
+        lock.lock();
+        try {
+            flush(number);
+            setStep(number, result.name(), result);
+            add(new LiveEvent.StepFinished(nextSeq, number, result));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void finished(Check check) {
+        lock.lock();
+        try {
+            for (StepState s : List.copyOf(steps)) {
+                flush(s.number());
+            }
+            finalCheck = check;
+            add(new LiveEvent.Finished(nextSeq, check));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void flush(int step) {
+        for (String stream : List.of("stdout", "stderr")) {
+            ByteArrayOutputStream pending = partial.remove(step + "/" + stream);
+            if (pending != null && pending.size() > 0) {
+                emit(step, stream, pending);
+            }
+        }
+    }
+
+    private void emit(int step, String stream, ByteArrayOutputStream pending) {
+        add(new LiveEvent.Line(nextSeq, step, stream, new String(pending.toByteArray(), StandardCharsets.UTF_8)));
+        pending.reset();
+    }
+
+    private void add(LiveEvent event) {
+        events.addLast(event);
+        bytes += size(event);
+        nextSeq++;
+        while (events.size() > maxEvents || bytes > maxBytes && events.size() > 1) {
+            bytes -= size(events.removeFirst());
+        }
+        arrived.signalAll();
+    }
+
+    private static long size(LiveEvent event) {
+        return event instanceof LiveEvent.Line line ? line.text().length() : 0;
+    }
+
+    private void setStep(int number, String name, StepResult result) {
+        while (steps.size() < number) {
+            steps.add(new StepState(steps.size() + 1, name, false, null));
+        }
+        steps.set(number - 1, new StepState(number, name, true, result));
+    }
+}

@@ -1,0 +1,26 @@
+package dev.knotless.http;
+
+import dev.knotless.checks.CheckStore;
+import dev.knotless.runner.daemon.LiveRuns;
+import dev.knotless.runner.forge.Forge;
+import dev.knotless.runner.state.StateStore;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What the HTTP server reads; it writes to none of them.
+ *
+ * @param loopAlive whether the daemon's loop runs ({@code Daemon::alive})
+ */
+public record ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
+        BooleanSupplier loopAlive) {
+
+    public ApiSources {
+        Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(checks, "checks");
+        Objects.requireNonNull(forge, "forge");
+        Objects.requireNonNull(live, "live");
+        Objects.requireNonNull(metrics, "metrics");
+        Objects.requireNonNull(loopAlive, "loopAlive");
+    }
+}

@@ -1,0 +1,116 @@
+package dev.knotless.http;
+
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.OutputSink;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.Session;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.SweepReport;
+import dev.knotless.executor.TarSink;
+import dev.knotless.executor.TarSource;
+import java.util.Set;
+
+/** An executor that reports sweeps, clean-ups and failures to {@link DaemonMetrics}; it changes nothing it passes on. */
+final class MeteredExecutor implements Executor {
+
+    private final Executor executor;
+    private final DaemonMetrics metrics;
+
+    MeteredExecutor(Executor executor, DaemonMetrics metrics) {
+        this.executor = executor;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public String name() {
+        return executor.name();
+    }
+
+    @Override
+    public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
+        try {
+            return new MeteredSession(executor.start(spec, signal));
+        } catch (ExecutorException e) {
+            metrics.executorError("start", e.failure().kind());
+            throw e;
+        } catch (RuntimeException e) {
+            metrics.executorError("start", null);
+            throw e;
+        }
+    }
+
+    @Override
+    public SweepReport sweep(String runnerId, Set<String> goingRuns) {
+        try {
+            SweepReport report = executor.sweep(runnerId, goingRuns);
+            metrics.swept(report.failed().isEmpty(), report.removed().size(), report.failed().size());
+            return report;
+        } catch (RuntimeException e) {
+            metrics.swept(false, 0, 0);
+            metrics.executorError("sweep", null);
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.close();
+    }
+
+    private final class MeteredSession implements Session {
+
+        private final Session session;
+
+        MeteredSession(Session session) {
+            this.session = session;
+        }
+
+        @Override
+        public void upload(String dir, TarSource tar, StopSignal signal) throws ExecutorException {
+            try {
+                session.upload(dir, tar, signal);
+            } catch (ExecutorException e) {
+                metrics.executorError("upload", e.failure().kind());
+                throw e;
+            }
+        }
+
+        @Override
+        public StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
+            StepOutcome outcome = session.run(step, output, signal);
+            if (outcome instanceof StepOutcome.Failed failed) {
+                metrics.executorError("run", failed.failure().kind());
+            }
+            return outcome;
+        }
+
+        @Override
+        public void download(String dir, TarSink sink, StopSignal signal) throws ExecutorException {
+            try {
+                session.download(dir, sink, signal);
+            } catch (ExecutorException e) {
+                metrics.executorError("download", e.failure().kind());
+                throw e;
+            }
+        }
+
+        @Override
+        public String describe() {
+            return session.describe();
+        }
+
+        @Override
+        public void close() {
+            try {
+                session.close();
+                metrics.cleanedUp(true);
+            } catch (RuntimeException e) {
+                metrics.cleanedUp(false);
+                throw e;
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package dev.knotless.http;
+
+import dev.knotless.checks.Check;
+import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.runner.forge.Forge;
+import dev.knotless.runner.forge.ForgeEvent;
+import dev.knotless.runner.forge.MergeQueue;
+import dev.knotless.runner.forge.Repository;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A forge whose publisher counts every final check the daemon publishes; otherwise the forge itself.
+ * It passes on every method, defaults too ({@code MeteredForgeTest} checks none is missed).
+ */
+final class MeteredForge implements Forge {
+
+    private final Forge forge;
+    private final DaemonMetrics metrics;
+
+    MeteredForge(Forge forge, DaemonMetrics metrics) {
+        this.forge = forge;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public List<Repository> repositories() throws IOException {
+        return forge.repositories();
+    }
+
+    @Override
+    public List<ForgeEvent> poll(Repository repo) throws IOException {
+        return forge.poll(repo);
+    }
+
+    @Override
+    public void acknowledge(Repository repo, ForgeEvent event) throws IOException {
+        forge.acknowledge(repo, event);
+    }
+
+    @Override
+    public Optional<MergeQueue> mergeQueue() {
+        return forge.mergeQueue();
+    }
+
+    @Override
+    public boolean nameRunner(Repository repo, String runnerId) throws IOException {
+        return forge.nameRunner(repo, runnerId);
+    }
+
+    @Override
+    public CheckPublisher publisher() {
+        CheckPublisher inner = forge.publisher();
+        return new CheckPublisher() {
+            @Override
+            public void publish(Check check) throws IOException {
+                metrics.finished(check);
+                inner.publish(check);
+            }
+
+            @Override
+            public void output(String runId, String text) {
+                inner.output(runId, text);
+            }
+        };
+    }
+}

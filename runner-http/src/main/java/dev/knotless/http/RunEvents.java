@@ -1,0 +1,182 @@
+package dev.knotless.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.checks.Check;
+import dev.knotless.runner.daemon.LiveEvent;
+import dev.knotless.runner.daemon.LiveRun;
+import dev.knotless.runner.state.RunRecord;
+import io.javalin.http.Context;
+import io.javalin.http.sse.SseClient;
+import io.javalin.http.sse.SseHandler;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code GET /api/runs/{id}/events}: a run's live output as Server-Sent Events — what the live buffer
+ * holds from the asked position, then each new event as it happens, then {@code end}.
+ *
+ * <p>One (virtual) thread per follower blocks on the run's buffer and writes; a slow follower slows
+ * only its own thread, and when it falls behind the buffer it is told how much it missed
+ * ({@code missed}) instead of holding memory. A comment every 15 s finds followers that went away.
+ */
+final class RunEvents {
+
+    private static final Duration WAIT = Duration.ofSeconds(1);
+    private static final Duration HEARTBEAT = Duration.ofSeconds(15);
+
+    private final ApiSources sources;
+    private final RunsApi api;
+    private final ObjectMapper json;
+    private volatile boolean closing;
+
+    RunEvents(ApiSources sources, RunsApi api, ObjectMapper json) {
+        this.sources = sources;
+        this.api = api;
+        this.json = json;
+    }
+
+    /** Answers 404 before the stream starts when the run is unknown, 406 to a client that does not take a stream, else streams. */
+    void handle(Context ctx) throws Exception {
+        RunRecord record = api.record(ctx.pathParam("id"));
+        long from = position(ctx);
+        String accept = ctx.header("Accept");
+        if (accept == null || !accept.contains("text/event-stream")) {
+            throw new ApiError(406, "this is an event stream: send Accept: text/event-stream (as EventSource does)");
+        }
+        new SseHandler(client -> follow(client, record, from)).handle(ctx);
+    }
+
+    /** Ends every stream within a second. */
+    void close() {
+        closing = true;
+    }
+
+    private void follow(SseClient client, RunRecord record, long from) {
+        try {
+            Optional<LiveRun> live = awaitLive(client, record.id());
+            if (live.isEmpty()) {
+                sources.state().run(record.id()).ifPresent(r -> sendEnd(client, r.status().wireName(), r.reason()));
+                return;
+            }
+            long next = from;
+            long quietSince = System.nanoTime();
+            while (!closing && !client.terminated()) {
+                LiveRun.Page page = live.get().since(next, WAIT);
+                if (page.missed() > 0) {
+                    client.sendEvent("missed", json.writeValueAsString(Map.of("count", page.missed())), String.valueOf(next));
+                }
+                for (LiveEvent event : page.events()) {
+                    send(client, event);
+                    if (event instanceof LiveEvent.Finished) {
+                        return;
+                    }
+                }
+                next = page.next();
+                if (!page.events().isEmpty()) {
+                    quietSince = System.nanoTime();
+                } else if (System.nanoTime() - quietSince > HEARTBEAT.toNanos()) {
+                    client.sendComment("still here");
+                    quietSince = System.nanoTime();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            // the follower went away or the state store failed: the stream just ends
+        }
+    }
+
+    /**
+     * The live run, once the daemon hands the run to the executor (a taken run first fetches its
+     * commit); empty when the run is final without one (finished long ago, or ended before it
+     * started) or the follower left.
+     */
+    private Optional<LiveRun> awaitLive(SseClient client, String id) throws IOException, InterruptedException {
+        long quietSince = System.nanoTime();
+        while (!closing && !client.terminated()) {
+            Optional<LiveRun> live = sources.live().run(id);
+            if (live.isPresent()) {
+                return live;
+            }
+            Optional<RunRecord> now = sources.state().run(id);
+            if (now.isEmpty() || now.get().status().isFinal()) {
+                return Optional.empty();
+            }
+            if (System.nanoTime() - quietSince > HEARTBEAT.toNanos()) {
+                client.sendComment("waiting for the run to start");
+                quietSince = System.nanoTime();
+            }
+            Thread.sleep(250);
+        }
+        return Optional.empty();
+    }
+
+    private void send(SseClient client, LiveEvent event) throws IOException {
+        String id = String.valueOf(event.seq() + 1); // Last-Event-ID then names where to go on from
+        switch (event) {
+            case LiveEvent.Line l -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("seq", l.seq());
+                m.put("step", l.step());
+                m.put("stream", l.stream());
+                m.put("text", l.text());
+                client.sendEvent("line", json.writeValueAsString(m), id);
+            }
+            case LiveEvent.StepStarted s -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("seq", s.seq());
+                m.put("step", s.step());
+                m.put("name", s.name());
+                client.sendEvent("step", json.writeValueAsString(m), id);
+            }
+            case LiveEvent.StepFinished s -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("seq", s.seq());
+                m.put("step", s.step());
+                m.put("name", s.result().name());
+                m.put("status", s.result().status().wireName());
+                m.put("exitCode", s.result().exitCode());
+                m.put("durationMs", s.result().durationMs());
+                m.put("reason", s.result().reason());
+                client.sendEvent("step", json.writeValueAsString(m), id);
+            }
+            case LiveEvent.Finished f -> {
+                Check c = f.check();
+                sendEnd(client, c.status().wireName(), c.reason());
+            }
+        }
+    }
+
+    private void sendEnd(SseClient client, String status, String reason) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("status", status);
+        m.put("reason", reason);
+        try {
+            client.sendEvent("end", json.writeValueAsString(m), null);
+        } catch (IOException e) {
+            // nothing to tell a follower that left
+        }
+    }
+
+    private static long position(Context ctx) {
+        String text = ctx.header("Last-Event-ID");
+        if (text == null || text.isBlank()) {
+            text = ctx.queryParam("from");
+        }
+        if (text == null || text.isBlank()) {
+            return 0;
+        }
+        try {
+            long n = Long.parseLong(text.strip());
+            if (n < 0) {
+                throw ApiError.badRequest("from must not be negative: " + text);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw ApiError.badRequest("from is not a number: " + text);
+        }
+    }
+}

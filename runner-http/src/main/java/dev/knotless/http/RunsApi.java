@@ -1,0 +1,173 @@
+package dev.knotless.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.Output;
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.state.Filter;
+import dev.knotless.runner.state.QueueRow;
+import dev.knotless.runner.state.RunRecord;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The JSON endpoints under {@code /api} (docs/reference/api.md); read-only. */
+final class RunsApi {
+
+    static final int MAX_LIMIT = 1000;
+
+    private final ApiSources sources;
+    private final ObjectMapper json;
+
+    RunsApi(ApiSources sources, ObjectMapper json) {
+        this.sources = sources;
+        this.json = json;
+    }
+
+    void repos(Context ctx) throws IOException {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Repository r : sources.forge().repositories()) {
+            Map<String, Object> repo = new LinkedHashMap<>();
+            repo.put("name", r.name());
+            repo.put("defaultBranch", r.defaultBranch());
+            repo.put("runners", r.runners());
+            out.add(repo);
+        }
+        send(ctx, out);
+    }
+
+    void runs(Context ctx) throws IOException {
+        Filter filter = new Filter(blankToNull(ctx.queryParam("repo")), status(ctx.queryParam("status")), limit(ctx.queryParam("limit")));
+        List<RunView> out = new ArrayList<>();
+        for (RunRecord r : sources.state().runs(filter)) {
+            out.add(RunView.of(r, sources.live().run(r.id())));
+        }
+        send(ctx, out);
+    }
+
+    void run(Context ctx) throws IOException {
+        RunRecord r = record(ctx.pathParam("id"));
+        send(ctx, RunView.of(r, sources.live().run(r.id())));
+    }
+
+    void queue(Context ctx) throws IOException {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("waiting", sources.state().waiting().stream().map(r -> RunView.of(r, Optional.empty())).toList());
+        out.put("running", sources.state().going().stream().map(r -> RunView.of(r, sources.live().run(r.id()))).toList());
+        List<Map<String, Object>> merge = new ArrayList<>();
+        for (Repository repo : sources.forge().repositories()) {
+            for (QueueRow row : sources.state().queue(repo.name())) {
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("repo", row.repo());
+                entry.put("number", row.number());
+                entry.put("target", row.target());
+                entry.put("state", String.valueOf(row.state()).toLowerCase());
+                entry.put("updatedAt", row.updatedAt());
+                merge.add(entry);
+            }
+        }
+        out.put("mergeQueue", merge);
+        send(ctx, out);
+    }
+
+    /** The stored log; while a run goes, what the log file has so far (its first half-cap as written). */
+    void log(Context ctx) throws IOException {
+        RunRecord r = record(ctx.pathParam("id"));
+        Path log = sources.checks().logPath(r.id());
+        ctx.contentType("text/plain; charset=utf-8");
+        ctx.header("X-Knotless-Status", r.status().wireName());
+        ctx.result(Files.exists(log) ? Files.readAllBytes(log) : new byte[0]);
+    }
+
+    /**
+     * One output file. Only names the check recorded are served, and the file must resolve (links
+     * followed) inside the run's output directory: no path can reach anything else.
+     */
+    void output(Context ctx) throws IOException {
+        RunRecord r = record(ctx.pathParam("id"));
+        String name = ctx.pathParam("name");
+        Check check = r.check() != null ? r.check() : sources.checks().load(r.id()).orElse(null);
+        Output output = check == null ? null
+                : check.outputs().stream().filter(o -> o.name().equals(name)).findFirst().orElse(null);
+        if (output == null) {
+            throw ApiError.notFound("output '" + name + "' of run " + r.id());
+        }
+        Path dir = sources.checks().outputDir(r.id());
+        Path file = dir.resolve(output.name()).normalize();
+        if (!Files.isRegularFile(file) || !file.toRealPath().startsWith(dir.toRealPath())) {
+            throw ApiError.notFound("output '" + name + "' of run " + r.id());
+        }
+        ctx.contentType(output.mediaType());
+        // The page's origin must not run what a build wrote (an SVG can hold script).
+        ctx.header("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'");
+        ctx.header("X-Content-Type-Options", "nosniff");
+        ctx.result(Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS));
+    }
+
+    void health(Context ctx) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        boolean state;
+        try {
+            sources.state().schemaVersion();
+            state = true;
+        } catch (IOException | RuntimeException e) {
+            state = false;
+        }
+        boolean loop = sources.loopAlive().getAsBoolean();
+        out.put("state", state ? "ok" : "not answering");
+        out.put("loop", loop ? "alive" : "stopped");
+        ctx.status(state && loop ? 200 : 503);
+        send(ctx, out);
+    }
+
+    RunRecord record(String id) throws IOException {
+        return sources.state().run(id).orElseThrow(() -> ApiError.notFound("run " + id));
+    }
+
+    void send(Context ctx, Object body) {
+        try {
+            ctx.contentType("application/json");
+            ctx.result(json.writeValueAsBytes(body));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    private static CheckStatus status(String text) {
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        return Arrays.stream(CheckStatus.values()).filter(s -> s.wireName().equals(text)).findFirst()
+                .orElseThrow(() -> ApiError.badRequest("unknown status '" + text + "' (use "
+                        + String.join(", ", Arrays.stream(CheckStatus.values()).map(CheckStatus::wireName).toList()) + ")"));
+    }
+
+    private static int limit(String text) {
+        if (text == null || text.isBlank()) {
+            return 100;
+        }
+        try {
+            int n = Integer.parseInt(text);
+            if (n < 1 || n > MAX_LIMIT) {
+                throw ApiError.badRequest("limit must be between 1 and " + MAX_LIMIT + ": " + text);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw ApiError.badRequest("limit is not a number: " + text);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.knotless.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The daemon's HTTP server (Javalin on Jetty, a virtual thread per request): the JSON API, live
+ * output as Server-Sent Events, the status page, {@code /metrics} and {@code /healthz}.
+ *
+ * <p>Read-only and without authentication (docs/design/http.md): it listens on loopback unless told
+ * otherwise.
+ */
+public final class StatusServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StatusServer.class);
+    private static final String PAGE = "/dev/knotless/http/page/";
+    private static final Map<String, String> PAGE_FILES = Map.of(
+            "index.html", "text/html; charset=utf-8",
+            "app.js", "text/javascript; charset=utf-8",
+            "style.css", "text/css; charset=utf-8");
+
+    private final Javalin app;
+    private final RunEvents events;
+    private final Listen listen;
+
+    public StatusServer(Listen listen, ApiSources sources) {
+        this.listen = listen;
+        ObjectMapper json = JsonMapper.builder().addModule(new JavaTimeModule())
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
+        RunsApi api = new RunsApi(sources, json);
+        this.events = new RunEvents(sources, api, json);
+        this.app = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.startup.showOldJavalinVersionWarning = false;
+            config.concurrency.useVirtualThreads = true;
+            config.jetty.host = listen.host();
+            config.jetty.port = listen.port();
+            config.routes.get("/api/repos", api::repos);
+            config.routes.get("/api/runs", api::runs);
+            config.routes.get("/api/runs/{id}", api::run);
+            config.routes.get("/api/runs/{id}/log", api::log);
+            config.routes.get("/api/runs/{id}/events", events::handle);
+            config.routes.get("/api/runs/{id}/outputs/<name>", api::output);
+            config.routes.get("/api/queue", api::queue);
+            config.routes.get("/healthz", api::health);
+            config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                    .result(sources.metrics().scrape()));
+            config.routes.get("/", ctx -> page(ctx, "index.html"));
+            config.routes.get("/{file}", ctx -> page(ctx, ctx.pathParam("file")));
+            config.routes.exception(ApiError.class, (e, ctx) -> {
+                ctx.status(e.status());
+                api.send(ctx, Map.of("error", e.getMessage()));
+            });
+            config.routes.exception(Exception.class, (e, ctx) -> {
+                LOG.warn("{} {} failed", ctx.method(), ctx.path(), e);
+                ctx.status(500);
+                api.send(ctx, Map.of("error", oneLine(e)));
+            });
+            config.routes.error(404, "*", ctx -> {
+                String type = ctx.res().getContentType();
+                if (type == null || !type.startsWith("application/json")) {
+                    api.send(ctx, Map.of("error", ctx.path() + " not found"));
+                }
+            });
+        });
+    }
+
+    /** Binds and serves; one line of error when the address is taken or not this machine's. */
+    public StatusServer start() {
+        try {
+            app.start();
+        } catch (RuntimeException e) {
+            Throwable cause = e;
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            throw new IllegalStateException("cannot listen on " + listen + ": " + oneLine(cause), e);
+        }
+        return this;
+    }
+
+    /** The port bound (useful with port 0). */
+    public int port() {
+        return app.port();
+    }
+
+    @Override
+    public void close() {
+        events.close();
+        // A daemon stopped by an interrupt still closes its server: let Jetty's stop wait, then say so.
+        boolean interrupted = Thread.interrupted();
+        try {
+            app.stop();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void page(Context ctx, String file) {
+        String type = PAGE_FILES.get(file);
+        if (type == null) {
+            throw ApiError.notFound(file);
+        }
+        try (InputStream in = StatusServer.class.getResourceAsStream(PAGE + file)) {
+            if (in == null) {
+                throw ApiError.notFound(file);
+            }
+            ctx.contentType(type).header("Cache-Control", "no-cache").result(in.readAllBytes());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String oneLine(Throwable e) {
+        String m = e.getMessage();
+        return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s*\\R\\s*", " ");
+    }
+}
