@@ -25,8 +25,8 @@ import java.util.List;
  * recorded status. Secrets stay in the receiver's memory and the step's environment, as before;
  * the files hold only the step's (unmasked) output, which the runner masks as it reads it.
  *
- * <p>The follower outlives TERM and INT (it ends when the step has a status, or by KILL), so the
- * exec still ends only with the step, as the stopper expects. It polls (10 ms doubling to 250 ms
+ * <p>The follower and its helpers ignore TERM and INT (the follower ends when the step has a
+ * status, or by KILL), so the exec still ends only with the step, as the stopper expects. It polls (10 ms doubling to 250 ms
  * while nothing is written), and the step's end wakes it at once with {@code SIGUSR1}, so a short
  * step costs one or two polls.
  *
@@ -34,6 +34,12 @@ import java.util.List;
  * output is kept in the pod.
  */
 final class DetachedStep {
+
+    /**
+     * The receiver's first byte on stdout, written once it has the whole payload: the runner then
+     * knows the step was taken (and strips it; the step's output follows).
+     */
+    static final char STARTED = 'K';
 
     /** The directory of the run's step records in the pod. */
     static final String ROOT = "/steps/.exec";
@@ -47,6 +53,9 @@ final class DetachedStep {
      */
     private static final String FOLLOW = String.join("\n",
             "follow() {",
+            // ignored, not trapped: the stopper's kill -TERM -1 reaches the follower's wc, tail,
+            // head and sleep too, and a killed wc or tail would end or garble the follow
+            "  trap '' TERM INT",
             "  d=$1 o=$2 e=$3 t=0.01",
             "  while :; do",
             "    f=0; [ -e \"$d/status\" ] && f=1",
@@ -55,7 +64,7 @@ final class DetachedStep {
             "    if [ \"$n\" -gt \"$o\" ]; then tail -c +$((o + 1)) \"$d/out\" | head -c $((n - o)); o=$n; t=0.01; fi",
             "    if [ \"$m\" -gt \"$e\" ]; then tail -c +$((e + 1)) \"$d/err\" | head -c $((m - e)) >&2; e=$m; t=0.01; fi",
             "    if [ $f = 1 ]; then IFS= read -r s <\"$d/status\"; exit \"$s\"; fi",
-            "    sleep $t & w=$!; wait $w 2>/dev/null; kill $w 2>/dev/null",
+            "    sleep $t & w=$!; wait $w 2>/dev/null; kill -KILL $w 2>/dev/null",
             "    case $t in 0.01) t=0.02;; 0.02) t=0.05;; 0.05) t=0.1;; *) t=0.25;; esac",
             "  done",
             "}");
@@ -74,6 +83,7 @@ final class DetachedStep {
             "}",
             "') ;; *) echo \"step payload: truncated (expected $n bytes)\" >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
             "exec </dev/null",
+            "printf " + STARTED,
             "for x in " + ROOT + "/*; do [ \"$x\" = \"$d\" ] || rm -rf \"$x\"; done",
             "mkdir -p \"$d\" && : >\"$d/out\" && : >\"$d/err\" || { echo \"step payload: cannot write $d\" >&2; exit "
                     + ShellPayload.TRUNCATED_EXIT + "; }",

@@ -72,6 +72,7 @@ final class KubernetesSession implements Session {
     private final String namespace;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong steps = new AtomicLong();
+    private final AtomicReference<CompletableFuture<Ready>> ahead = new AtomicReference<>();
 
     KubernetesSession(KubernetesExecutor executor, RunSpec spec, String job, String pod) {
         this.executor = executor;
@@ -110,7 +111,6 @@ final class KubernetesSession implements Session {
             return failed(Failure.Kind.LIMIT, oversized.get());
         }
         byte[] frame = ShellPayload.framed(step);
-        String dir = DetachedStep.directory(steps.incrementAndGet());
         AtomicReference<PodExec> exec = new AtomicReference<>();
         StepStopper stopper = new StepStopper(this::signalAll, spec.killGrace(), () -> {
             PodExec e = exec.get();
@@ -119,27 +119,32 @@ final class KubernetesSession implements Session {
             }
         });
         long started = System.nanoTime();
-        log.info("step start job={} pod={} step={} dir={}", job, pod, step.name(), dir);
         PodExec.Result result;
-        Object sinkLock = new Object();
-        CountingStream stdout = new CountingStream(output, OutputSink.Stream.STDOUT, sinkLock);
-        CountingStream stderr = new CountingStream(output, OutputSink.Stream.STDERR, sinkLock);
+        Ready ready = takeReady();
         StopSignal.Registration registration = signal.onStop(stopper::requested);
         try {
-            PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ true, stdout, stderr,
-                    DetachedStep.receiver(dir).toArray(String[]::new));
-            exec.set(e);
-            stopper.started();
-            try {
-                OutputStream in = e.input();
-                in.write(frame);
-                in.flush();
-            } catch (IOException writeFailed) {
-                // the exec ended before taking its payload: its status (or the lack of one) says why
+            boolean opened = ready == null;
+            if (opened) {
+                ready = open();
             }
-            result = e.await();
-            if (result.exitCode() == null && signal.reason().isEmpty()) {
-                result = reattach(step, dir, stdout, stderr, exec, signal, result);
+            ready.streams().attach(output);
+            exec.set(ready.exec());
+            stopper.started();
+            openAhead();
+            log.info("step start job={} pod={} step={} dir={} openedAhead={}", job, pod, step.name(), ready.dir(), !opened);
+            result = send(ready.exec(), frame);
+            if (!ready.streams().stepStarted() && !opened && signal.reason().isEmpty()) {
+                // the exec opened ahead ended before it took the payload (a kill -1 of an earlier
+                // step, a cut stream): nothing of the step ran, so it runs on a fresh exec
+                log.info("step restarted job={} step={} reason=exec opened ahead was gone ({})", job, step.name(),
+                        result.exitCode() == null ? result.message() : "exit " + result.exitCode());
+                ready = open();
+                ready.streams().attach(output);
+                exec.set(ready.exec());
+                result = send(ready.exec(), frame);
+            }
+            if (result.exitCode() == null && ready.streams().stepStarted() && signal.reason().isEmpty()) {
+                result = reattach(step, ready.dir(), ready.streams(), exec, signal, result);
             }
         } catch (KubernetesClientException e) {
             Optional<StopSignal.Reason> stopped = stopper.finish();
@@ -193,7 +198,7 @@ final class KubernetesSession implements Session {
      * pod is gone, the step's record is gone, the signal stops it, or {@link #REATTACH_WINDOW}
      * passes without a working connection. Returns the last exec's result (no exit code: lost).
      */
-    private PodExec.Result reattach(StepPayload step, String dir, CountingStream stdout, CountingStream stderr,
+    private PodExec.Result reattach(StepPayload step, String dir, StepStreams streams,
             AtomicReference<PodExec> exec, StopSignal signal, PodExec.Result cut) throws InterruptedException {
         PodExec.Result last = cut;
         long deadline = System.nanoTime() + REATTACH_WINDOW.toNanos();
@@ -206,9 +211,9 @@ final class KubernetesSession implements Session {
                 if (!stepRecorded(dir)) {
                     return new PodExec.Result(null, "the step's record " + dir + " is gone from the pod");
                 }
-                long out = stdout.count();
-                long err = stderr.count();
-                PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ false, stdout, stderr,
+                long out = streams.stdout().count();
+                long err = streams.stderr().count();
+                PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ false, streams.stdout(), streams.stderr(),
                         DetachedStep.reattach(dir, out, err).toArray(String[]::new));
                 PodExec previous = exec.getAndSet(e);
                 if (previous != null) {
@@ -282,35 +287,147 @@ final class KubernetesSession implements Session {
         log.debug("signal sent pod={} signal={}", pod, signal);
     }
 
-    /** Passes one stream of a step's output to the sink and counts the bytes, so a reattach resumes after them. */
-    private static final class CountingStream extends OutputStream {
-        private final OutputSink sink;
-        private final OutputSink.Stream stream;
-        private final Object lock;
-        private long count;
+    /** An exec whose receiver waits for a step's payload, and the streams its output will go to. */
+    private record Ready(PodExec exec, String dir, StepStreams streams) {}
 
-        CountingStream(OutputSink sink, OutputSink.Stream stream, Object lock) {
-            this.sink = sink;
-            this.stream = stream;
-            this.lock = lock;
+    /**
+     * Opens the exec for the next step now, so that the step does not wait for the API server,
+     * the kubelet and the container runtime to set one up: that is most of a step's overhead
+     * (docs/design/kubernetes.md). The step is still one exec, and its status still comes from
+     * that exec's status channel.
+     */
+    private void openAhead() {
+        if (closed.get()) {
+            return;
         }
+        CompletableFuture<Ready> next = new CompletableFuture<>();
+        CompletableFuture<Ready> previous = ahead.getAndSet(next);
+        discard(previous);
+        Thread.ofVirtual().name("open-ahead-" + pod).start(() -> {
+            try {
+                next.complete(open());
+            } catch (RuntimeException e) {
+                next.completeExceptionally(e);
+            }
+            if (closed.get()) {
+                discard(ahead.getAndSet(null));
+            }
+        });
+    }
 
-        long count() {
+    /** The exec opened ahead, if it is there and still open; waits for one being opened. */
+    private Ready takeReady() {
+        CompletableFuture<Ready> next = ahead.getAndSet(null);
+        if (next == null) {
+            return null;
+        }
+        try {
+            Ready ready = next.join();
+            if (ready.exec().ended()) {
+                ready.exec().close();
+                return null;
+            }
+            return ready;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private Ready open() {
+        String dir = DetachedStep.directory(steps.incrementAndGet());
+        StepStreams streams = new StepStreams();
+        PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ true, streams.stdout(), streams.stderr(),
+                DetachedStep.receiver(dir).toArray(String[]::new));
+        return new Ready(e, dir, streams);
+    }
+
+    private static void discard(CompletableFuture<Ready> ready) {
+        if (ready != null) {
+            ready.whenComplete((r, failed) -> {
+                if (r != null) {
+                    r.exec().close();
+                }
+            });
+        }
+    }
+
+    /** Writes the framed payload and waits for the exec's end. */
+    private static PodExec.Result send(PodExec exec, byte[] frame) throws InterruptedException {
+        try {
+            OutputStream in = exec.input();
+            in.write(frame);
+            in.flush();
+        } catch (IOException writeFailed) {
+            // the exec ended before taking its payload: its status (or the lack of one) says why
+        }
+        return exec.await();
+    }
+
+    /**
+     * A step's stdout and stderr: passed to the sink once one is attached, counted so that a
+     * reattach resumes after the bytes already delivered. The first stdout byte is the
+     * receiver's {@link DetachedStep#STARTED} mark, not the step's: it says the payload was taken.
+     */
+    private static final class StepStreams {
+        private final Object lock = new Object();
+        private final CountingStream stdout = new CountingStream(OutputSink.Stream.STDOUT, true);
+        private final CountingStream stderr = new CountingStream(OutputSink.Stream.STDERR, false);
+        private OutputSink sink = OutputSink.DISCARD;
+
+        void attach(OutputSink target) {
             synchronized (lock) {
-                return count;
+                sink = target;
             }
         }
 
-        @Override
-        public void write(int b) {
-            write(new byte[] {(byte) b}, 0, 1);
+        CountingStream stdout() {
+            return stdout;
         }
 
-        @Override
-        public void write(byte[] b, int off, int len) {
+        CountingStream stderr() {
+            return stderr;
+        }
+
+        boolean stepStarted() {
             synchronized (lock) {
-                sink.write(stream, b, off, len);
-                count += len;
+                return stdout.marked;
+            }
+        }
+
+        private final class CountingStream extends OutputStream {
+            private final OutputSink.Stream stream;
+            private boolean marked;
+            private long count;
+
+            CountingStream(OutputSink.Stream stream, boolean expectMark) {
+                this.stream = stream;
+                this.marked = !expectMark;
+            }
+
+            long count() {
+                synchronized (lock) {
+                    return count;
+                }
+            }
+
+            @Override
+            public void write(int b) {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                synchronized (lock) {
+                    if (!marked && len > 0) {
+                        marked = true; // the receiver's mark; the step's output follows
+                        off++;
+                        len--;
+                    }
+                    if (len > 0) {
+                        sink.write(stream, b, off, len);
+                        count += len;
+                    }
+                }
             }
         }
     }
@@ -453,6 +570,7 @@ final class KubernetesSession implements Session {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        discard(ahead.getAndSet(null));
         if (spec.keep()) {
             log.info("job kept job={} pod={} run={}", job, pod, spec.runId());
             return;

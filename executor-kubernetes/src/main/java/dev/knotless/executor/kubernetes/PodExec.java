@@ -91,6 +91,11 @@ final class PodExec implements AutoCloseable {
         };
     }
 
+    /** Whether the exec has ended or its stream has closed (an exec opened ahead that can no longer take a step). */
+    boolean ended() {
+        return closed.isDone() || watch.exitCode().isDone();
+    }
+
     /** Stdout, when it was not given to {@link #start}. */
     InputStream output() {
         return watch.getOutput();
