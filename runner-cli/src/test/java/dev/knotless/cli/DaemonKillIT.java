@@ -1,0 +1,197 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.runner.Event;
+import dev.knotless.runner.daemon.Planner;
+import dev.knotless.runner.state.Filter;
+import dev.knotless.runner.state.RunRecord;
+import dev.knotless.runner.state.StateStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SIGKILL of the real daemon process in the middle of 20 runs, then a restart on the same state
+ * directory as the same runner: every planned run ends in exactly one final check, none is lost or
+ * run twice, those the kill caught running end {@code error} "runner restarted", and the containers
+ * the kill left are swept.
+ */
+class DaemonKillIT {
+
+    static final int WORKFLOWS = 5;
+    static final int BRANCHES_PER_REPO = 2;
+    static final Pattern STARTED = Pattern.compile(" run (\\S+) started$", Pattern.MULTILINE);
+
+    @TempDir Path tmp;
+    final String runnerId = "kill-it-" + UUID.randomUUID().toString().substring(0, 8);
+    final List<DaemonProcess> daemons = new ArrayList<>();
+
+    @AfterEach
+    void nothingIsLeftBehind() throws Exception {
+        for (DaemonProcess d : daemons) {
+            d.close();
+        }
+        assertThat(Docker.containersOf(runnerId)).as("containers left by " + runnerId).isEmpty();
+    }
+
+    DaemonProcess daemon(Path state, String logName) throws IOException {
+        DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), List.of(
+                "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--concurrency", "4",
+                "--poll-interval", "200ms", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE));
+        daemons.add(d);
+        return d;
+    }
+
+    static Map<String, String> workflows() {
+        Map<String, String> files = new LinkedHashMap<>();
+        for (int w = 1; w <= WORKFLOWS; w++) {
+            // Steps long enough that the kill finds runs in a step, short enough to keep the test brisk.
+            files.put("w" + w + ".yaml", "image: " + ExecIT.IMAGE + "\non: push\nsteps:\n  - name: work\n    run: |\n"
+                    + "      echo w" + w + " on $(git rev-parse HEAD)\n      sleep 3\n");
+        }
+        return files;
+    }
+
+    static List<RunRecord> runs(Path state) throws IOException {
+        try (StateStore store = StateStore.open(state)) {
+            return store.runs(new Filter(null, null, 1000));
+        }
+    }
+
+    static Map<CheckStatus, Long> byStatus(List<RunRecord> runs) {
+        return runs.stream().collect(Collectors.groupingBy(RunRecord::status, Collectors.counting()));
+    }
+
+    @Test
+    void aSigkillInTheMiddleOfTwentyRunsLosesNoneAndDoublesNone() throws Exception {
+        Path state = tmp.resolve("state");
+        List<Upstream> upstreams = List.of(
+                Upstream.create(tmp.resolve("one"), "acme/one", workflows(), state, runnerId),
+                Upstream.create(tmp.resolve("two"), "acme/two", workflows(), state, runnerId));
+
+        DaemonProcess first = daemon(state, "first.log");
+        for (Upstream u : upstreams) {
+            first.await("the baseline of " + u.name, Duration.ofSeconds(60), () -> u.baselined(state));
+        }
+
+        // What must run: every workflow at the head of every pushed branch; the ids the planner derives.
+        Set<String> expected = new HashSet<>();
+        for (Upstream u : upstreams) {
+            Map<String, String> made = u.branches("kill", BRANCHES_PER_REPO);
+            u.push(List.copyOf(made.keySet()));
+            for (String sha : made.values()) {
+                for (int w = 1; w <= WORKFLOWS; w++) {
+                    expected.add(Planner.runId(runnerId, u.name, "w" + w, Event.PUSH, sha));
+                }
+            }
+        }
+        assertThat(expected).hasSize(20);
+
+        // Kill while some runs have ended, some are in their step and some still wait.
+        first.await("some runs ended and others are in a container", Duration.ofSeconds(120), () -> {
+            try {
+                Map<CheckStatus, Long> now = byStatus(runs(state));
+                return now.getOrDefault(CheckStatus.SUCCESS, 0L) >= 2 && now.getOrDefault(CheckStatus.PENDING, 0L) >= 4
+                        && Docker.containersOf(runnerId).size() >= 2;
+            } catch (IOException | InterruptedException e) {
+                return false;
+            }
+        });
+        first.kill();
+
+        List<RunRecord> atKill = runs(state);
+        Set<String> runningAtKill = atKill.stream().filter(r -> r.status() == CheckStatus.RUNNING).map(RunRecord::id)
+                .collect(Collectors.toSet());
+        Set<String> doneAtKill = atKill.stream().filter(r -> r.status().isFinal()).map(RunRecord::id)
+                .collect(Collectors.toSet());
+        List<String> leftByKill = Docker.containersOf(runnerId);
+        assertThat(atKill).extracting(RunRecord::id).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(runningAtKill).as("runs the kill caught running").isNotEmpty();
+        assertThat(leftByKill).as("SIGKILL leaves the running runs' containers").isNotEmpty();
+        System.out.printf("at the kill: %d done, %d running, %d waiting, %d container(s) left%n", doneAtKill.size(),
+                runningAtKill.size(), atKill.size() - doneAtKill.size() - runningAtKill.size(), leftByKill.size());
+
+        DaemonProcess second = daemon(state, "second.log");
+        second.await("every run ended", Duration.ofSeconds(180), () -> {
+            try {
+                List<RunRecord> now = runs(state);
+                return now.size() == expected.size() && now.stream().allMatch(r -> r.status().isFinal());
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        assertThat(second.stop(Duration.ofSeconds(60))).as(second.log()).isZero();
+
+        List<RunRecord> end = runs(state);
+        assertThat(end).extracting(RunRecord::id).as("exactly the planned runs, each once")
+                .containsExactlyInAnyOrderElementsOf(expected).doesNotHaveDuplicates();
+        for (RunRecord r : end) {
+            if (runningAtKill.contains(r.id())) {
+                assertThat(r.status()).as(r.id()).isEqualTo(CheckStatus.ERROR);
+                assertThat(r.reason()).as(r.id()).isEqualTo("runner restarted");
+            } else {
+                assertThat(r.status()).as(r.id() + ": " + r.reason()).isEqualTo(CheckStatus.SUCCESS);
+            }
+        }
+
+        // One check file per run, agreeing with the state store.
+        Map<String, CheckStatus> finalStatus = end.stream().collect(Collectors.toMap(RunRecord::id, RunRecord::status));
+        List<Path> files;
+        try (Stream<Path> list = Files.list(state.resolve("checks"))) {
+            files = list.filter(p -> p.getFileName().toString().endsWith(".json")).toList();
+        }
+        ObjectMapper json = new ObjectMapper();
+        Map<String, String> fileStatus = new LinkedHashMap<>();
+        for (Path file : files) {
+            JsonNode check = json.readTree(file.toFile());
+            fileStatus.put(check.get("id").asText(), check.get("status").asText());
+        }
+        assertThat(files).hasSize(expected.size());
+        assertThat(fileStatus).hasSize(expected.size());
+        finalStatus.forEach((id, status) -> assertThat(fileStatus.get(id)).as(id).isEqualTo(status.wireName()));
+
+        // No run started twice across the two processes; every run not caught by the kill started once.
+        List<String> started = new ArrayList<>();
+        for (String log : List.of(first.log(), second.log())) {
+            Matcher m = STARTED.matcher(log);
+            while (m.find()) {
+                started.add(m.group(1));
+            }
+        }
+        // A run taken just before the kill may not have written its line yet; every other one has.
+        Set<String> mustHaveStarted = new HashSet<>(expected);
+        mustHaveStarted.removeAll(runningAtKill);
+        assertThat(started).as("runs started, over both processes").doesNotHaveDuplicates()
+                .isSubsetOf(expected).containsAll(mustHaveStarted);
+        Matcher firstStarts = STARTED.matcher(first.log());
+        Set<String> startedByFirst = new HashSet<>();
+        while (firstStarts.find()) {
+            startedByFirst.add(firstStarts.group(1));
+        }
+        assertThat(startedByFirst).containsAll(doneAtKill);
+        for (String id : runningAtKill) {
+            assertThat(second.log()).contains("run " + id + " error: runner restarted");
+        }
+        assertThat(second.log()).contains("left by an earlier process of runner " + runnerId);
+        assertThat(Docker.containersOf(runnerId)).as("containers after the restart").isEmpty();
+    }
+}

@@ -1,0 +1,166 @@
+package dev.knotless.cli;
+
+import dev.knotless.runner.state.Filter;
+import dev.knotless.runner.state.RunRecord;
+import dev.knotless.runner.state.StateStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.ToLongFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Event-to-first-step latency of the real daemon process on the Docker executor: N pushes one
+ * after another, each timed from the moment {@code git push} returned to the moment the first step's
+ * command ran. The step prints {@code /proc/uptime}: containers share the host kernel's boot-time
+ * clock, so the step's own clock and this process's agree without a network round trip. Split into
+ * push → queued (the poll wait and planning), queued → taken, taken → first step (container, checkout,
+ * exec). Side by side: {@code docker run --rm IMAGE true} on the same machine.
+ * Run by {@code bench/daemon-latency [PUSHES=20] [POLL_INTERVAL=200ms]}.
+ */
+public final class DaemonLatency {
+
+    static final int WARM_UP = 2;
+    static final Pattern UPTIME = Pattern.compile("(\\d+\\.\\d+) \\d+\\.\\d+");
+
+    /**
+     * One push, in milliseconds: push → queued (poll wait and planning), queued → taken, taken →
+     * container created (reading the commit again, the workflow, the image check), created → started
+     * (the engine), started → the first step's command (layout, checkout and step uploads, exec).
+     */
+    record Sample(long pollMs, long takeMs, long createMs, long engineMs, long stepMs, long totalMs) {
+        static Sample of(long totalMs) {
+            return new Sample(0, 0, 0, 0, 0, totalMs);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        int pushes = args.length > 0 ? Integer.parseInt(args[0]) : 20;
+        String poll = args.length > 1 ? args[1] : "200ms";
+        Path root = Path.of("").toAbsolutePath();
+        Path tmp = Files.createTempDirectory("daemon-latency");
+        Path state = tmp.resolve("state");
+        String runnerId = "latency-" + UUID.randomUUID().toString().substring(0, 8);
+        Upstream upstream = Upstream.create(tmp.resolve("repo"), "latency/app", Map.of("ci.yaml",
+                "image: " + ExecIT.IMAGE + "\non: push\nsteps:\n  - name: first\n    run: cat /proc/uptime\n"), state, runnerId);
+
+        List<Sample> samples = new ArrayList<>();
+        boolean ok = true;
+        ContainerEvents events = ContainerEvents.follow(runnerId);
+        try (DaemonProcess daemon = DaemonProcess.start(root, tmp.resolve("daemon.log"), List.of("--state-dir", state.toString(),
+                "--runner-id", runnerId, "--discover", "--concurrency", "1", "--poll-interval", poll, "--image", ExecIT.IMAGE))) {
+            daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+            System.out.printf("daemon pid %d, --poll-interval %s, %d pushes after %d warm-up%n%n", daemon.pid(), poll, pushes, WARM_UP);
+            System.out.printf("%4s %13s %14s %14s %16s %17s %12s%n", "#", "push->queued", "queued->taken", "taken->created",
+                    "created->started", "started->1st step", "total");
+            for (int i = 1 - WARM_UP; i <= pushes; i++) {
+                String sha = upstream.commitOnMain("push " + i);
+                upstream.push(List.of("main"));
+                double pushedUptime = uptime();
+                Instant pushedAt = Instant.now();
+                RunRecord run = awaitFinal(state, daemon, sha);
+                Matcher m = UPTIME.matcher(Files.readString(Path.of(run.check().log())));
+                if (!run.status().isFinal() || !m.find()) {
+                    System.out.println("run " + run.id() + " " + run.status().wireName() + ": " + run.reason());
+                    ok = false;
+                    continue;
+                }
+                long totalMs = Math.round((Double.parseDouble(m.group(1)) - pushedUptime) * 1000);
+                long pollMs = Duration.between(pushedAt, run.createdAt()).toMillis();
+                long takeMs = Duration.between(run.createdAt(), run.startedAt()).toMillis();
+                String container = "knotless-" + run.id();
+                Instant created = events.await(container, "create");
+                Instant started = events.await(container, "start");
+                long createMs = Duration.between(run.startedAt(), created).toMillis();
+                long engineMs = Duration.between(created, started).toMillis();
+                Sample s = new Sample(pollMs, takeMs, createMs, engineMs, totalMs - pollMs - takeMs - createMs - engineMs, totalMs);
+                System.out.printf("%4s %10d ms %11d ms %11d ms %13d ms %14d ms %9d ms%n", i <= 0 ? "w" + (i + WARM_UP) : i,
+                        s.pollMs(), s.takeMs(), s.createMs(), s.engineMs(), s.stepMs(), s.totalMs());
+                if (i > 0) {
+                    samples.add(s);
+                }
+                Thread.sleep(137); // off the poll's beat, so the poll wait is spread over the interval
+            }
+            ok &= daemon.stop(Duration.ofSeconds(60)) == 0;
+            ok &= Docker.containersOf(runnerId).isEmpty();
+        } finally {
+            events.close();
+        }
+
+        List<Long> docker = new ArrayList<>();
+        for (int i = 0; i < Math.max(5, Math.min(pushes, 15)); i++) {
+            long t0 = System.nanoTime();
+            Process p = new ProcessBuilder("docker", "run", "--rm", ExecIT.IMAGE, "true").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            if (p.waitFor() != 0) {
+                throw new IOException("docker run failed");
+            }
+            docker.add((System.nanoTime() - t0) / 1_000_000);
+        }
+
+        System.out.println();
+        System.out.printf("%-30s %8s %8s %8s %8s%n", "", "median", "p90", "max", "min");
+        row("push -> queued (poll wait)", samples, Sample::pollMs);
+        row("queued -> taken", samples, Sample::takeMs);
+        row("taken -> container created", samples, Sample::createMs);
+        row("created -> started", samples, Sample::engineMs);
+        row("started -> first step", samples, Sample::stepMs);
+        row("push -> first step", samples, Sample::totalMs);
+        row("docker run --rm IMAGE true", docker.stream().map(Sample::of).toList(), Sample::totalMs);
+        long median = percentile(samples.stream().map(Sample::totalMs).toList(), 50);
+        long dockerMedian = percentile(docker, 50);
+        System.out.printf("%nmedian push -> first step %d ms = %.2fx docker run (%d ms); goal < 1000 ms: %s%n", median,
+                (double) median / dockerMedian, dockerMedian, median < 1000 ? "PASS" : "FAIL");
+        if (ok) {
+            DaemonSoak.delete(tmp);
+        } else {
+            System.out.println("something failed; kept for a look: " + tmp);
+        }
+        System.exit(ok ? 0 : 1);
+    }
+
+    static RunRecord awaitFinal(Path state, DaemonProcess daemon, String sha) throws Exception {
+        Instant deadline = Instant.now().plusSeconds(120);
+        while (true) {
+            try (StateStore store = StateStore.open(state)) {
+                Optional<RunRecord> run = store.runs(new Filter(null, null, 50)).stream()
+                        .filter(r -> r.commit().equals(sha) && r.status().isFinal()).findFirst();
+                if (run.isPresent()) {
+                    return run.get();
+                }
+            }
+            if (Instant.now().isAfter(deadline) || !daemon.process.isAlive()) {
+                throw new IllegalStateException("no final run of " + sha + "; the daemon's log:\n" + daemon.log());
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    static double uptime() throws IOException {
+        return Double.parseDouble(Files.readString(Path.of("/proc/uptime")).split(" ")[0]);
+    }
+
+    static void row(String what, List<Sample> samples, ToLongFunction<Sample> f) {
+        List<Long> values = samples.stream().map(f::applyAsLong).toList();
+        System.out.printf("%-30s %5d ms %5d ms %5d ms %5d ms%n", what, percentile(values, 50), percentile(values, 90),
+                percentile(values, 100), percentile(values, 0));
+    }
+
+    /** Nearest-rank percentile; p 0 is the minimum. */
+    static long percentile(List<Long> values, int p) {
+        List<Long> sorted = values.stream().sorted().toList();
+        if (sorted.isEmpty()) {
+            return 0;
+        }
+        int rank = (int) Math.ceil(p / 100.0 * sorted.size());
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+    }
+}
