@@ -26,12 +26,13 @@ import java.util.List;
  * the files hold only the step's (unmasked) output, which the runner masks as it reads it.
  *
  * <p>The follower and its helpers ignore TERM and INT (the follower ends when the step has a
- * status, or by KILL), so the exec still ends only with the step, as the stopper expects. It polls (10 ms doubling to 250 ms
- * while nothing is written), and the step's end wakes it at once with {@code SIGUSR1}, so a short
- * step costs one or two polls.
+ * status, or by KILL), so the exec still ends only with the step, as the stopper expects. It
+ * polls (10 ms doubling to 250 ms while nothing is written), and the step's end wakes it at once
+ * with {@code SIGUSR1}, so a short step costs one or two polls.
  *
- * <p>Each receiver removes the directories of earlier steps of the run, so at most one step's
- * output is kept in the pod.
+ * <p>Each receiver removes the directories of the steps before the previous one, so at most two
+ * steps' output is kept in the pod (the previous step may still run while the next exec is
+ * opened ahead).
  */
 final class DetachedStep {
 
@@ -48,8 +49,9 @@ final class DetachedStep {
 
     /**
      * {@code follow DIR OUT ERR}: writes the bytes of {@code DIR/out} after offset OUT to stdout and
-     * of {@code DIR/err} after ERR to stderr, as they grow, until {@code DIR/status} exists and
-     * both are copied; then exits with the recorded status.
+     * of {@code DIR/err} after ERR to stderr, as they grow, until {@code DIR/status} holds the
+     * step's status and both are copied; then exits with that status. An empty file is not
+     * measured, so a silent step costs no {@code wc}.
      */
     private static final String FOLLOW = String.join("\n",
             "follow() {",
@@ -58,9 +60,9 @@ final class DetachedStep {
             "  trap '' TERM INT",
             "  d=$1 o=$2 e=$3 t=0.01",
             "  while :; do",
-            "    f=0; [ -e \"$d/status\" ] && f=1",
-            "    n=$(wc -c <\"$d/out\") || exit " + NO_SUCH_STEP,
-            "    m=$(wc -c <\"$d/err\") || exit " + NO_SUCH_STEP,
+            "    f=0; [ -s \"$d/status\" ] && f=1",
+            "    n=0; [ -s \"$d/out\" ] && { n=$(wc -c <\"$d/out\") || exit " + NO_SUCH_STEP + "; }",
+            "    m=0; [ -s \"$d/err\" ] && { m=$(wc -c <\"$d/err\") || exit " + NO_SUCH_STEP + "; }",
             "    if [ \"$n\" -gt \"$o\" ]; then tail -c +$((o + 1)) \"$d/out\" | head -c $((n - o)); o=$n; t=0.01; fi",
             "    if [ \"$m\" -gt \"$e\" ]; then tail -c +$((e + 1)) \"$d/err\" | head -c $((m - e)) >&2; e=$m; t=0.01; fi",
             "    if [ $f = 1 ]; then IFS= read -r s <\"$d/status\"; exit \"$s\"; fi",
@@ -70,11 +72,17 @@ final class DetachedStep {
             "}");
 
     /**
-     * {@code sh -c RECEIVER sh DIR}, framed payload on stdin: {@link ShellPayload#RECEIVER_SCRIPT}'s
-     * reading and checks, then the step detached from the exec and the follower.
+     * {@code sh -c RECEIVER sh DIR KEEP}, framed payload on stdin: makes DIR and removes the
+     * records of steps before KEEP (the step that may still be running while this exec waits,
+     * opened ahead), then {@link ShellPayload#RECEIVER_SCRIPT}'s reading and checks, then the step
+     * detached from the exec and the follower. Everything before the payload is read happens while
+     * the exec waits, so a step opened ahead pays only for its own fork.
      */
     static final String RECEIVER = String.join("\n",
-            "d=$1",
+            "d=$1 k=$2",
+            "for x in " + ROOT + "/*; do [ \"$x\" = \"$d\" ] || [ \"$x\" = \"$k\" ] || rm -rf \"$x\"; done",
+            "mkdir -p \"$d\" && : >\"$d/out\" && : >\"$d/err\" || { echo \"step payload: cannot write $d\" >&2; exit "
+                    + ShellPayload.TRUNCATED_EXIT + "; }",
             "IFS= read -r n || { echo 'step payload: no length line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + "; }",
             "case $n in ''|*[!0-9]*) echo 'step payload: bad length line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
             "p=$(head -c \"$n\"; echo .)",
@@ -84,14 +92,12 @@ final class DetachedStep {
             "') ;; *) echo \"step payload: truncated (expected $n bytes)\" >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
             "exec </dev/null",
             "printf " + STARTED,
-            "for x in " + ROOT + "/*; do [ \"$x\" = \"$d\" ] || rm -rf \"$x\"; done",
-            "mkdir -p \"$d\" && : >\"$d/out\" && : >\"$d/err\" || { echo \"step payload: cannot write $d\" >&2; exit "
-                    + ShellPayload.TRUNCATED_EXIT + "; }",
             // TERM and INT (the stopper's kill -TERM -1) must not end the follower before the
             // step: the exec's end is what tells the stopper that the step is gone.
             "trap : USR1 TERM INT",
             "r=$$",
-            "( trap - USR1 TERM INT; ( eval \"$p\" ) >>\"$d/out\" 2>>\"$d/err\"; echo $? >\"$d/status.new\"; mv \"$d/status.new\" \"$d/status\"; kill -USR1 $r ) &",
+            // one write of a few bytes: the follower waits for the file to be non-empty
+            "( trap - USR1 TERM INT; ( eval \"$p\" ) >>\"$d/out\" 2>>\"$d/err\"; echo $? >\"$d/status\"; kill -USR1 $r ) &",
             "unset p",
             FOLLOW,
             "follow \"$d\" 0 0");
@@ -105,8 +111,9 @@ final class DetachedStep {
         return ROOT + "/" + sequence;
     }
 
-    static List<String> receiver(String directory) {
-        return List.of("/bin/sh", "-c", RECEIVER, "sh", directory);
+    /** The receiver for {@code directory}, leaving {@code keep} (the step before it) alone. */
+    static List<String> receiver(String directory, String keep) {
+        return List.of("/bin/sh", "-c", RECEIVER, "sh", directory, keep);
     }
 
     /**

@@ -334,10 +334,11 @@ final class KubernetesSession implements Session {
     }
 
     private Ready open() {
-        String dir = DetachedStep.directory(steps.incrementAndGet());
+        long n = steps.incrementAndGet();
+        String dir = DetachedStep.directory(n);
         StepStreams streams = new StepStreams();
         PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ true, streams.stdout(), streams.stderr(),
-                DetachedStep.receiver(dir).toArray(String[]::new));
+                DetachedStep.receiver(dir, DetachedStep.directory(n - 1)).toArray(String[]::new));
         return new Ready(e, dir, streams);
     }
 
