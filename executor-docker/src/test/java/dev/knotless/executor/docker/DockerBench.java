@@ -1,15 +1,12 @@
 package dev.knotless.executor.docker;
 
-import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
-import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.tar.DirectoryTar;
+import dev.knotless.testkit.Bench;
 import dev.knotless.testkit.TestImages;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,34 +45,34 @@ public final class DockerBench {
             StepPayload trueStep = new StepPayload("true", List.of("true"), Map.of());
 
             for (int i = 0; i < WARMUP; i++) {
-                runStep(session, trueStep);
-                cli(docker, "exec", container, "true");
+                Bench.runStep(session, trueStep);
+                Bench.cli(List.of(docker, "exec", container, "true"));
             }
             List<Long> ours = new ArrayList<>();
             List<Long> theirs = new ArrayList<>();
             for (int i = 0; i < steps; i++) {
-                ours.add(time(() -> runStep(session, trueStep)));
-                theirs.add(time(() -> cli(docker, "exec", container, "true")));
+                ours.add(Bench.time(() -> Bench.runStep(session, trueStep)));
+                theirs.add(Bench.time(() -> Bench.cli(List.of(docker, "exec", container, "true"))));
             }
 
             Path file = dir.resolve("payload.bin");
             long size = 100L * 1024 * 1024;
-            writeFile(file, size);
+            Bench.writeRandomFile(file, size);
             DirectoryTar tar = DirectoryTar.of(dir);
             session.upload("/work", tar, StopSignal.none());
-            cli(docker, "cp", file.toString(), container + ":/work/");
+            Bench.cli(List.of(docker, "cp", file.toString(), container + ":/work/"));
             List<Long> ourUploads = new ArrayList<>();
             List<Long> cpUploads = new ArrayList<>();
             for (int i = 0; i < uploads; i++) {
-                ourUploads.add(time(() -> session.upload("/work", tar, StopSignal.none())));
-                cpUploads.add(time(() -> cli(docker, "cp", file.toString(), container + ":/work/")));
+                ourUploads.add(Bench.time(() -> session.upload("/work", tar, StopSignal.none())));
+                cpUploads.add(Bench.time(() -> Bench.cli(List.of(docker, "cp", file.toString(), container + ":/work/"))));
             }
 
-            double stepOurs = median(ours) / 1e6;
-            double stepCli = median(theirs) / 1e6;
+            double stepOurs = Bench.median(ours) / 1e6;
+            double stepCli = Bench.median(theirs) / 1e6;
             double mib = size / (1024.0 * 1024.0);
-            double upOurs = mib / (median(ourUploads) / 1e9);
-            double upCli = mib / (median(cpUploads) / 1e9);
+            double upOurs = mib / (Bench.median(ourUploads) / 1e9);
+            double upCli = mib / (Bench.median(cpUploads) / 1e9);
             System.out.printf("%nDocker executor benchmark (medians; %d steps, %d uploads of %.0f MiB, after %d warm-up steps)%n",
                     steps, uploads, mib, WARMUP);
             System.out.printf("%-28s %14s %14s %10s %8s%n", "measure", "executor", "docker CLI", "ratio", "goal");
@@ -83,56 +80,12 @@ public final class DockerBench {
                     stepOurs / stepCli, "<= 1.3x");
             System.out.printf("%-28s %9.0f MiB/s %9.0f MiB/s %9.2fx %8s%n", "upload throughput (100 MiB)", upOurs, upCli,
                     upOurs / upCli, ">= 1.0x");
-            System.out.printf("%-28s %11.1f ms %11.1f ms%n", "upload time", median(ourUploads) / 1e6, median(cpUploads) / 1e6);
+            System.out.printf("%-28s %11.1f ms %11.1f ms%n", "upload time", Bench.median(ourUploads) / 1e6, Bench.median(cpUploads) / 1e6);
         } finally {
             session.close();
             try (Stream<Path> files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
-    }
-
-    private interface Action {
-        void run() throws Exception;
-    }
-
-    private static long time(Action action) throws Exception {
-        long start = System.nanoTime();
-        action.run();
-        return System.nanoTime() - start;
-    }
-
-    private static void runStep(Session session, StepPayload step) {
-        StepOutcome outcome = session.run(step, OutputSink.DISCARD, StopSignal.none());
-        if (!(outcome instanceof StepOutcome.Exited(int code)) || code != 0) {
-            throw new IllegalStateException("step failed: " + outcome);
-        }
-    }
-
-    private static void cli(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " exited " + p.exitValue());
-        }
-    }
-
-    private static void writeFile(Path file, long size) throws IOException {
-        byte[] block = new byte[1024 * 1024];
-        new Random(1).nextBytes(block);
-        try (OutputStream out = Files.newOutputStream(file)) {
-            for (long written = 0; written < size; written += block.length) {
-                block[0]++;
-                out.write(block);
-            }
-        }
-    }
-
-    private static double median(List<Long> values) {
-        List<Long> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2.0;
     }
 }

@@ -1,11 +1,10 @@
 package dev.knotless.executor.kubernetes;
 
-import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.RunSpec;
-import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.tar.DirectoryTar;
+import dev.knotless.testkit.Bench;
 import dev.knotless.testkit.TestImages;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
@@ -61,27 +60,27 @@ public final class KubernetesBench {
                         "-c", JobShape.CONTAINER, "--", "sh", "-c", "true");
                 StepPayload trueStep = new StepPayload("true", List.of("true"), Map.of());
                 for (int i = 0; i < WARMUP; i++) {
-                    runStep(session, trueStep);
-                    cli(exec);
+                    Bench.runStep(session, trueStep);
+                    Bench.cli(exec);
                 }
                 List<Long> ours = new ArrayList<>();
                 List<Long> theirs = new ArrayList<>();
                 for (int i = 0; i < steps; i++) {
-                    ours.add(time(() -> runStep(session, trueStep)));
-                    theirs.add(time(() -> cli(exec)));
+                    ours.add(Bench.time(() -> Bench.runStep(session, trueStep)));
+                    theirs.add(Bench.time(() -> Bench.cli(exec)));
                 }
 
                 long size = 100L * 1024 * 1024;
                 Path random = Files.createDirectories(dir.resolve("random"));
-                writeFile(random.resolve("payload.bin"), size);
+                Bench.writeRandomFile(random.resolve("payload.bin"), size);
                 Path source = Files.createDirectories(dir.resolve("source"));
                 writeSourceTree(source, size);
                 double mib = size / (1024.0 * 1024.0);
                 Upload noise = upload(session, kubectl, kubeconfig, cluster.namespace, random, uploads);
                 Upload text = upload(session, kubectl, kubeconfig, cluster.namespace, source, uploads);
 
-                double stepOurs = median(ours) / 1e6;
-                double stepCli = median(theirs) / 1e6;
+                double stepOurs = Bench.median(ours) / 1e6;
+                double stepCli = Bench.median(theirs) / 1e6;
                 System.out.printf("%nKubernetes executor benchmark (medians; %d steps, %d uploads of %.0f MiB each, after %d warm-up steps;"
                         + " fabric8 HTTP client %s; load %s)%n", steps, uploads, mib, WARMUP, client, loadAverage());
                 System.out.printf("%-34s %14s %14s %10s %8s%n", "measure", "executor", "kubectl", "ratio", "goal");
@@ -110,14 +109,14 @@ public final class KubernetesBench {
                 session.pod() + ":/work/" + dir.getFileName(), "-c", JobShape.CONTAINER);
         String target = "/work/ours-" + dir.getFileName();
         session.upload(target, tar, StopSignal.none());
-        cli(cp);
+        Bench.cli(cp);
         List<Long> ours = new ArrayList<>();
         List<Long> theirs = new ArrayList<>();
         for (int i = 0; i < times; i++) {
-            ours.add(time(() -> session.upload(target, tar, StopSignal.none())));
-            theirs.add(time(() -> cli(cp)));
+            ours.add(Bench.time(() -> session.upload(target, tar, StopSignal.none())));
+            theirs.add(Bench.time(() -> Bench.cli(cp)));
         }
-        return new Upload(median(ours), median(theirs));
+        return new Upload(Bench.median(ours), Bench.median(theirs));
     }
 
     /**
@@ -150,55 +149,11 @@ public final class KubernetesBench {
         }
     }
 
-    private interface Action {
-        void run() throws Exception;
-    }
-
-    private static long time(Action action) throws Exception {
-        long start = System.nanoTime();
-        action.run();
-        return System.nanoTime() - start;
-    }
-
-    private static void runStep(KubernetesSession session, StepPayload step) {
-        StepOutcome outcome = session.run(step, OutputSink.DISCARD, StopSignal.none());
-        if (!(outcome instanceof StepOutcome.Exited(int code)) || code != 0) {
-            throw new IllegalStateException("step failed: " + outcome);
-        }
-    }
-
-    private static void cli(List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " exited " + p.exitValue());
-        }
-    }
-
-    private static void writeFile(Path file, long size) throws IOException {
-        byte[] block = new byte[1024 * 1024];
-        new Random(1).nextBytes(block);
-        try (OutputStream out = Files.newOutputStream(file)) {
-            for (long written = 0; written < size; written += block.length) {
-                block[0]++;
-                out.write(block);
-            }
-        }
-    }
-
     private static String loadAverage() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         } catch (IOException e) {
             return "?";
         }
-    }
-
-    private static double median(List<Long> values) {
-        List<Long> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2.0;
     }
 }
