@@ -29,6 +29,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -58,6 +60,12 @@ final class DockerSession implements Session {
     private final String id;
     private final String name;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /**
+     * Directories this session made or saw, so an upload into one needs no {@code stat} first
+     * (each Engine call is tens of milliseconds before a run's first step). Forgotten once a step
+     * has run: a step may remove them.
+     */
+    private final Set<String> knownDirectories = ConcurrentHashMap.newKeySet();
 
     DockerSession(EngineClient engine, RunSpec spec, String id, String name) {
         this.engine = engine;
@@ -135,6 +143,9 @@ final class DockerSession implements Session {
      * owned by root): uploading a directory entry over an existing one would change its mode.
      */
     void ensureDirectory(String path) throws IOException, ExecutorException {
+        if (knownDirectories.contains(path)) {
+            return;
+        }
         Optional<EngineClient.PathStat> stat = engine.stat(id, path);
         if (stat.isPresent()) {
             if (!stat.get().directory()) {
@@ -199,7 +210,8 @@ final class DockerSession implements Session {
     /** Creates the run layout's directories that the image lacks. */
     void createLayout() throws IOException {
         List<String> missing = new ArrayList<>();
-        for (String dir : List.of(RunLayout.WORK, RunLayout.STEPS, RunLayout.OUTPUTS)) {
+        // the Engine makes the working directory (/work) when it starts the container
+        for (String dir : List.of(RunLayout.STEPS, RunLayout.OUTPUTS)) {
             if (engine.stat(id, dir).isEmpty()) {
                 missing.add(dir.substring(1));
             }
@@ -207,12 +219,14 @@ final class DockerSession implements Session {
         if (!missing.isEmpty()) {
             putDirectories("/", missing);
         }
+        knownDirectories.addAll(List.of(RunLayout.WORK, RunLayout.STEPS, RunLayout.OUTPUTS));
     }
 
     // ---- run -----------------------------------------------------------------------------------
 
     @Override
     public StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
+        knownDirectories.clear();
         if (closed.get()) {
             return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "' cannot run: the session is closed");
         }

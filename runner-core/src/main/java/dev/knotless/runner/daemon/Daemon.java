@@ -470,7 +470,7 @@ public final class Daemon implements AutoCloseable {
             checks.save(check);
             return check;
         }
-        Mirror mirror = mirrors.mirrorFor(repo.cloneUrl());
+        Mirror mirror = mirrors.mirrorHolding(repo.cloneUrl(), record.commit());
         WorkflowSet set = WorkflowParser.parseAll(mirror.files(record.commit(), WorkflowParser.DIRECTORY));
         for (WorkflowException broken : set.errors()) {
             if (broken.file().equals(record.workflow())) {

@@ -53,6 +53,21 @@ class MirrorsTest {
     }
 
     @Test
+    void aMirrorHoldingTheCommitIsUsedAsItIsAndOtherwiseFetched() throws Exception {
+        String repo = source.dir.toString();
+        mirrors.mirrorFor(repo);
+        String third = source.write("README.md", "three\n").commit("third");
+
+        Mirror asItIs = mirrors.mirrorHolding(repo, second);
+        assertThat(asItIs.resolve(second).sha()).isEqualTo(second);
+        assertThatThrownBy(() -> asItIs.resolve(third)).as("not fetched").isInstanceOf(CheckoutException.class);
+
+        assertThat(mirrors.mirrorHolding(repo, third).resolve(third).sha()).isEqualTo(third);
+        assertThatThrownBy(() -> mirrors.mirrorHolding(repo, "--upload-pack=x"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void resolveNamesBranchesAndTagsByTheirFullRefAndEverythingElseBySha() throws Exception {
         Mirror mirror = mirrors.mirrorFor(source.dir.toString());
 
