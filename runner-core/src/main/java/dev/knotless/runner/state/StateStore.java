@@ -131,21 +131,9 @@ public final class StateStore implements Cursors, AutoCloseable {
         return transaction("queue runs in", () -> {
             int added = 0;
             String now = clock.instant().toString();
-            try (PreparedStatement insert = db.prepareStatement("""
-                    INSERT OR IGNORE INTO runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at,
-                      variables_json)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)""")) {
+            try (PreparedStatement insert = db.prepareStatement("INSERT OR IGNORE INTO " + INSERT_PENDING_RUN)) {
                 for (QueuedRun run : runs) {
-                    insert.setString(1, run.id());
-                    insert.setString(2, run.repo());
-                    insert.setString(3, run.commit());
-                    insert.setString(4, run.ref());
-                    insert.setString(5, run.workflow());
-                    insert.setString(6, run.event().wireName());
-                    insert.setString(7, run.trust().name().toLowerCase(Locale.ROOT));
-                    insert.setString(8, run.runner());
-                    insert.setString(9, now);
-                    insert.setString(10, run.variables().isEmpty() ? null : variablesJson(run.variables()));
+                    bindPendingRun(insert, run, now);
                     added += insert.executeUpdate();
                 }
             }
@@ -355,19 +343,8 @@ public final class StateStore implements Cursors, AutoCloseable {
             }
             QueuedRun again = new QueuedRun(id, first.repo(), first.commit(), first.ref(), first.workflow(), first.event(),
                     first.trust(), first.runner(), merged);
-            try (PreparedStatement insert = db.prepareStatement("""
-                    INSERT INTO runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at, variables_json)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)""")) {
-                insert.setString(1, again.id());
-                insert.setString(2, again.repo());
-                insert.setString(3, again.commit());
-                insert.setString(4, again.ref());
-                insert.setString(5, again.workflow());
-                insert.setString(6, again.event().wireName());
-                insert.setString(7, again.trust().name().toLowerCase(Locale.ROOT));
-                insert.setString(8, again.runner());
-                insert.setString(9, clock.instant().toString());
-                insert.setString(10, merged.isEmpty() ? null : variablesJson(merged));
+            try (PreparedStatement insert = db.prepareStatement("INSERT INTO " + INSERT_PENDING_RUN)) {
+                bindPendingRun(insert, again, clock.instant().toString());
                 insert.executeUpdate();
             }
             return find(id).orElseThrow();
@@ -704,5 +681,23 @@ public final class StateStore implements Cursors, AutoCloseable {
 
     private static IOException failure(String what, Path file, SQLException e) {
         return new IOException("could not " + what + " " + file + ": " + e.getMessage(), e);
+    }
+
+    /** The columns and values of a new pending run, after {@code INSERT [OR IGNORE] INTO}; see {@link #bindPendingRun}. */
+    private static final String INSERT_PENDING_RUN = """
+            runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at, variables_json)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)""";
+
+    private void bindPendingRun(PreparedStatement insert, QueuedRun run, String createdAt) throws SQLException, IOException {
+        insert.setString(1, run.id());
+        insert.setString(2, run.repo());
+        insert.setString(3, run.commit());
+        insert.setString(4, run.ref());
+        insert.setString(5, run.workflow());
+        insert.setString(6, run.event().wireName());
+        insert.setString(7, run.trust().name().toLowerCase(Locale.ROOT));
+        insert.setString(8, run.runner());
+        insert.setString(9, createdAt);
+        insert.setString(10, run.variables().isEmpty() ? null : variablesJson(run.variables()));
     }
 }
