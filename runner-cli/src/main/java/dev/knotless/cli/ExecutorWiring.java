@@ -22,6 +22,7 @@ final class ExecutorWiring {
                         k.nodeSelector, k.cpuRequest, k.memoryRequest,
                         k.pendingTimeout == null ? null : WorkflowParser.parseDuration(k.pendingTimeout)));
             }
+            case "node" -> NodeWiring.executor(options.node);
             default -> throw new IllegalArgumentException(
                     "--executor " + name + ": unknown executor; choose one of " + String.join(", ", new Names()));
         };
@@ -31,7 +32,7 @@ final class ExecutorWiring {
     static final class Names implements Iterable<String> {
         @Override
         public Iterator<String> iterator() {
-            return List.of("docker", "kubernetes").iterator();
+            return List.of("docker", "kubernetes", "node").iterator();
         }
     }
 }

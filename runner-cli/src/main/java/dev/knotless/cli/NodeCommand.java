@@ -1,32 +1,144 @@
 package dev.knotless.cli;
 
+import dev.knotless.executor.node.channel.ChannelOptions;
 import dev.knotless.executor.node.protocol.Ed25519Keys;
 import dev.knotless.executor.node.protocol.KeyFiles;
+import dev.knotless.executor.node.runc.NodeOptions;
+import dev.knotless.executor.node.runc.RunAs;
+import dev.knotless.executor.node.runc.UserNamespace;
+import dev.knotless.executor.node.service.CniAllocationNetwork;
+import dev.knotless.executor.node.service.NodeService;
+import dev.knotless.runner.workflow.WorkflowParser;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "node", mixinStandardHelpOptions = true,
-        description = "Tools for the node executor and its signed actions.",
+        description = {"Runs this machine as a node of a runner: dials the runner (the node opens no port), takes only"
+                + " signed, typed actions from it, and runs their runs in runc containers.",
+                "Without --node-id, prints this help. 'node keygen' makes the keys."},
         subcommands = {NodeCommand.Keygen.class})
-final class NodeCommand implements Runnable {
+final class NodeCommand implements Callable<Integer> {
+
+    @Option(names = "--node-id", paramLabel = "ID", description = "This node's id, as the runner's nodes file names it.")
+    String nodeId;
+
+    @Option(names = "--server", paramLabel = "HOST:PORT", description = "The runner's --node-listen address.")
+    String server;
+
+    @Option(names = "--identity-key", paramLabel = "FILE",
+            description = "This node's Ed25519 private key: signs every observation, and is its TLS identity.")
+    Path identityKey;
+
+    @ArgGroup(exclusive = true, heading = "%nThe runner keys this node obeys (one of):%n")
+    Trust trust;
+
+    static final class Trust {
+        @Option(names = "--keyset", paramLabel = "FILE",
+                description = "A keyset file, 'KEY_ID PUBLIC_KEY' per line; re-read when it changes (rotation).")
+        Path keyset;
+
+        @ArgGroup(exclusive = false)
+        Single single;
+    }
+
+    static final class Single {
+        @Option(names = "--key-id", required = true, paramLabel = "ID", description = "The one trusted runner key's id.")
+        String keyId;
+
+        @Option(names = "--public-key", required = true, paramLabel = "FILE", description = "The one trusted runner key (.pub file).")
+        Path publicKey;
+    }
+
+    @Option(names = "--ledger", paramLabel = "FILE",
+            description = "The idempotency ledger (fsynced; default: STATE_DIR/ledger).")
+    Path ledger;
+
+    @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/var/lib/knotless-node",
+            description = "Images, allocations, runc state (default: ${DEFAULT-VALUE}).")
+    Path stateDir;
+
+    @Option(names = "--cni-bin", paramLabel = "DIR",
+            description = "CNI plugin directory (e.g. /usr/lib/cni); with --subnet, trusted runs get a network.")
+    Path cniBin;
+
+    @Option(names = "--subnet", paramLabel = "CIDR", description = "The allocation network's subnet, e.g. 10.88.0.0/24.")
+    String subnet;
+
+    @Option(names = "--bridge", paramLabel = "NAME", defaultValue = "knotless0",
+            description = "The allocation network's Linux bridge (default: ${DEFAULT-VALUE}).")
+    String bridge;
+
+    @Option(names = "--network-name", paramLabel = "NAME", defaultValue = "default",
+            description = "The name runners attach allocations to (default: ${DEFAULT-VALUE}).")
+    String networkName;
+
+    @Option(names = "--runc", paramLabel = "PATH", defaultValue = "runc", description = "The runc binary (default: ${DEFAULT-VALUE}).")
+    String runc;
+
+    @Option(names = "--read-only-root", description = "Every run's root filesystem is read-only (/work, /outputs, /tmp stay writable).")
+    boolean readOnlyRoot;
+
+    @Option(names = "--run-as", paramLabel = "UID:GID", description = "Every run process runs as this user, whatever the image says.")
+    String runAs;
+
+    @Option(names = "--user-namespace", paramLabel = "HOSTUID:HOSTGID[:SIZE]",
+            description = "Run containers in a user namespace mapped to this host id range.")
+    String userNamespace;
+
+    @Option(names = "--apparmor", paramLabel = "PROFILE", description = "AppArmor profile for every run process (must be loaded).")
+    String apparmor;
+
+    @Option(names = "--keepalive", paramLabel = "DURATION", defaultValue = "15s",
+            description = "Ping interval on the runner connection; silent for three is a broken connection (default: ${DEFAULT-VALUE}).")
+    String keepalive;
 
     @Spec
     CommandSpec spec;
 
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() throws Exception {
+        if (nodeId == null) {
+            spec.commandLine().usage(spec.commandLine().getOut());
+            return ExitCodes.SUCCESS;
+        }
+        if (server == null || identityKey == null || trust == null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "node --node-id needs --server, --identity-key and --keyset (or --key-id with --public-key)");
+        }
+        if ((cniBin == null) != (subnet == null)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--cni-bin and --subnet go together");
+        }
+        InetSocketAddress address = NodeWiring.address(server);
+        NodeService.Trusted trusted = trust.keyset != null ? new NodeService.Trusted.File(trust.keyset)
+                : new NodeService.Trusted.Single(trust.single.keyId, trust.single.publicKey);
+        NodeOptions options = new NodeOptions(readOnlyRoot, Optional.ofNullable(runAs).map(RunAs::parse),
+                Optional.ofNullable(userNamespace).map(UserNamespace::parse), Optional.ofNullable(apparmor));
+        Optional<NodeService.NetworkConfig> network = Optional.ofNullable(cniBin)
+                .map(bin -> new NodeService.NetworkConfig(networkName, bin, bridge, subnet, stateDir.resolve("cni")));
+        Duration every = WorkflowParser.parseDuration(keepalive);
+        NodeService.Config config = new NodeService.Config(nodeId, address.getHostString(), address.getPort(), identityKey,
+                trusted, ledger != null ? ledger : stateDir.resolve("ledger"), stateDir, runc, options, network,
+                ChannelOptions.DEFAULTS.withKeepalive(every));
+        NodeService service = new NodeService(config, CniAllocationNetwork::new);
+        Thread hook = new Thread(service::close, "node-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        service.run();
+        return ExitCodes.SUCCESS;
     }
 
     @Command(name = "keygen", mixinStandardHelpOptions = true,
             description = {"Makes an Ed25519 key pair: a runner's signing key or a node's identity key.",
                     "Writes PREFIX.key (the raw 32-byte private key in base64, mode 0600) and PREFIX.pub (the"
-                    + " raw public key in base64), and prints the key id. A keyset line is `KEY_ID $(cat PREFIX.pub)`."
-                    + " Never replaces existing files."})
+                    + " raw public key in base64), and prints the key id. A keyset line is `KEY_ID $(cat PREFIX.pub)`;"
+                    + " a nodes-file line is `NODE_ID $(cat PREFIX.pub)`. Never replaces existing files."})
     static final class Keygen implements Callable<Integer> {
         @Option(names = "--out", required = true, paramLabel = "PREFIX",
                 description = "Path prefix of the two files, e.g. /etc/knotless/runner-2026-01.")

@@ -63,6 +63,36 @@ final class RunnerOptions {
         String pendingTimeout;
     }
 
+    @picocli.CommandLine.ArgGroup(exclusive = false, heading = "%nNode executor:%n")
+    NodeFlags node = new NodeFlags();
+
+    /** The flags of {@code --executor node}: where nodes dial in, which nodes, and the key that signs for them. */
+    static final class NodeFlags {
+        @Option(names = "--node-listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7447",
+                description = "Where nodes connect (TLS 1.3, both sides pinned by key; default: ${DEFAULT-VALUE}).")
+        String listen;
+
+        @Option(names = "--nodes", paramLabel = "FILE",
+                description = "The nodes this runner accepts: one 'NODE_ID PUBLIC_KEY' per line.")
+        Path nodes;
+
+        @Option(names = "--node-key", paramLabel = "FILE",
+                description = "This runner's Ed25519 private key (node keygen): signs actions, and is its TLS identity.")
+        Path key;
+
+        @Option(names = "--node-key-id", paramLabel = "ID",
+                description = "The key id nodes know that key by (default: derived from the key, as node keygen prints).")
+        String keyId;
+
+        @Option(names = "--node-network", paramLabel = "NAME", defaultValue = "default",
+                description = "The node network trusted runs join; 'none' for no network (default: ${DEFAULT-VALUE}).")
+        String network;
+
+        @Option(names = "--node-wait", paramLabel = "DURATION", defaultValue = "30s",
+                description = "How long a run waits for a node that can take it (default: ${DEFAULT-VALUE}).")
+        String placementWait;
+    }
+
     Path stateDir() {
         return state.stateDir();
     }

@@ -7,6 +7,7 @@ import dev.knotless.executor.node.protocol.Observation;
 import dev.knotless.executor.node.protocol.Outcome;
 import dev.knotless.executor.node.protocol.ProtocolJson;
 import dev.knotless.executor.node.protocol.Reason;
+import dev.knotless.executor.node.protocol.Report;
 import dev.knotless.executor.node.protocol.Result;
 import dev.knotless.executor.node.protocol.SignedFrame;
 import dev.knotless.executor.node.protocol.Signer;
@@ -51,11 +52,24 @@ public final class Agent {
 
     /** Handles one frame and answers with an observation signed by this node's identity key. */
     public byte[] answer(byte[] frame) {
-        Outcome outcome = handle(frame);
-        return identity.sign(new Observation(Observation.VERSION, node, clock.millis(), outcome));
+        return answer(frame, Attachment.NONE);
+    }
+
+    /** Handles one frame with the bytes that travel beside it, and signs the answer. */
+    public byte[] answer(byte[] frame, Attachment attachment) {
+        return sign(handle(frame, attachment));
+    }
+
+    /** Signs a report of this node's own (orphans found), with this node's identity key. */
+    public byte[] sign(Report report) {
+        return identity.sign(new Observation(Observation.VERSION, node, clock.millis(), report));
     }
 
     public Outcome handle(byte[] frame) {
+        return handle(frame, Attachment.NONE);
+    }
+
+    public Outcome handle(byte[] frame, Attachment attachment) {
         String inReplyTo = SignedFrame.sha256Hex(frame == null ? new byte[0] : frame);
         SignedFrame parsed;
         try {
@@ -80,7 +94,7 @@ public final class Agent {
         if (refused != null) {
             return refused;
         }
-        return execute(inReplyTo, envelope, parsed.payloadDigest());
+        return execute(inReplyTo, envelope, parsed.payloadDigest(), attachment);
     }
 
     private Outcome.Rejected checkEnvelope(String inReplyTo, Envelope envelope) {
@@ -109,7 +123,7 @@ public final class Agent {
         return null;
     }
 
-    private Outcome execute(String inReplyTo, Envelope envelope, String digest) {
+    private Outcome execute(String inReplyTo, Envelope envelope, String digest, Attachment attachment) {
         String key = envelope.idempotencyKey();
         if (running.putIfAbsent(key, digest) != null) {
             return reject(inReplyTo, Reason.IN_PROGRESS, "idempotency key " + key + " is executing now");
@@ -125,7 +139,7 @@ public final class Agent {
             }
             Result result;
             try {
-                result = dispatch(envelope.action());
+                result = dispatch(envelope.action(), attachment);
             } catch (Runtime.RuntimeFailure e) {
                 return new Outcome.Failed(inReplyTo, key, e.getMessage());
             } catch (RuntimeException e) {
@@ -143,14 +157,14 @@ public final class Agent {
         }
     }
 
-    private Result dispatch(Action action) throws Runtime.RuntimeFailure {
+    private Result dispatch(Action action, Attachment attachment) throws Runtime.RuntimeFailure {
         return switch (action) {
             case Action.PullImage a -> runtime.pullImage(a);
             case Action.CreateAllocation a -> runtime.createAllocation(a);
             case Action.StartAllocation a -> runtime.startAllocation(a);
-            case Action.Upload a -> runtime.upload(a);
-            case Action.RunStep a -> runtime.runStep(a);
-            case Action.Download a -> runtime.download(a);
+            case Action.Upload a -> runtime.upload(a, attachment.body());
+            case Action.RunStep a -> runtime.runStep(a, attachment.output());
+            case Action.Download a -> runtime.download(a, attachment.data());
             case Action.StopAllocation a -> runtime.stopAllocation(a);
             case Action.DeleteAllocation a -> runtime.deleteAllocation(a);
             case Action.AttachNetwork a -> runtime.attachNetwork(a);

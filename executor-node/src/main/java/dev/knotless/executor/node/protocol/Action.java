@@ -2,6 +2,7 @@ package dev.knotless.executor.node.protocol;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.Map;
 
 /**
  * The only things a runner can ask of a node. Each reaches one subsystem of the agent's runtime;
@@ -25,8 +26,9 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 })
 public sealed interface Action {
 
-    /** Upper bound on an upload's tar and a step's stdin carried inside one envelope. */
+    /** Upper bound on a step's payload (its stdin) carried inside one envelope. */
     int MAX_INLINE_BYTES = 8 * 1024 * 1024;
+    int MAX_LABELS = 16;
     long MAX_STEP_TIMEOUT_MS = 24L * 60 * 60 * 1000;
     long MAX_STOP_GRACE_MS = 10L * 60 * 1000;
 
@@ -40,12 +42,17 @@ public sealed interface Action {
         }
     }
 
-    /** Make an allocation (a container, not yet started) from a pulled image, with its limits. */
-    record CreateAllocation(String node, String allocation, String image, long cpuMillis, long memoryBytes) implements Action {
+    /**
+     * Make an allocation (a container, not yet started) from a pulled image, with its limits. The
+     * labels are the runner's bookkeeping (its id, the run's id); the node stores and lists them.
+     */
+    record CreateAllocation(String node, String allocation, String image, long cpuMillis, long memoryBytes,
+            Map<String, String> labels) implements Action {
         public CreateAllocation {
             Names.node(node);
             Names.allocation(allocation);
             Names.image(image);
+            labels = Names.labels(labels);
             if (cpuMillis < 1 || cpuMillis > 1_024_000) {
                 throw new IllegalArgumentException("cpuMillis must be 1..1024000, was " + cpuMillis);
             }
@@ -62,24 +69,31 @@ public sealed interface Action {
         }
     }
 
-    /** Unpack a tar into a directory of the allocation. */
-    record Upload(String node, String allocation, String path, byte[] tar) implements Action {
+    /**
+     * Unpack the tar that follows this action on its stream into a directory of the run (absolute,
+     * created if missing), reading at most {@code maxBytes}. The node answers with the byte count
+     * and SHA-256 of what it read, so the runner can tell it received exactly what was sent.
+     */
+    record Upload(String node, String allocation, String path, long maxBytes) implements Action {
         public Upload {
             Names.node(node);
             Names.allocation(allocation);
-            Names.allocationPath(path);
-            requireBytes(tar, "tar");
-            tar = tar.clone();
-        }
-
-        @Override
-        public byte[] tar() {
-            return tar.clone();
+            Names.runPath(path);
+            if (maxBytes < 1) {
+                throw new IllegalArgumentException("maxBytes must be positive, was " + maxBytes);
+            }
         }
     }
 
-    /** Run one step inside the allocation's container: the payload goes to the step's stdin. */
-    record RunStep(String node, String allocation, int step, byte[] payload, long timeoutMs) implements Action {
+    /**
+     * Run one step inside the allocation's container: the payload goes to the step's stdin. The
+     * step outlives the stream that started it; sending {@code run_step} again for the same
+     * allocation and step (and the same payload) attaches to it instead of running it twice, and
+     * the output is streamed from the given byte offsets: that is how a runner that lost its
+     * connection resumes a step.
+     */
+    record RunStep(String node, String allocation, int step, byte[] payload, long timeoutMs,
+            long stdoutFrom, long stderrFrom) implements Action {
         public RunStep {
             Names.node(node);
             Names.allocation(allocation);
@@ -91,6 +105,9 @@ public sealed interface Action {
             if (timeoutMs < 1 || timeoutMs > MAX_STEP_TIMEOUT_MS) {
                 throw new IllegalArgumentException("timeoutMs must be 1.." + MAX_STEP_TIMEOUT_MS + ", was " + timeoutMs);
             }
+            if (stdoutFrom < 0 || stderrFrom < 0) {
+                throw new IllegalArgumentException("output offsets must not be negative");
+            }
         }
 
         @Override
@@ -99,16 +116,21 @@ public sealed interface Action {
         }
     }
 
-    /** Tar a directory of the allocation and send it back. */
+    /** Tar a directory of the run (absolute) and send it back on the action's stream. */
     record Download(String node, String allocation, String path) implements Action {
         public Download {
             Names.node(node);
             Names.allocation(allocation);
-            Names.allocationPath(path);
+            Names.runPath(path);
         }
     }
 
-    record StopAllocation(String node, String allocation, long graceMs) implements Action {
+    /**
+     * TERM, then KILL after {@code graceMs}: with {@code stepsOnly}, every process of the
+     * allocation but its PID 1 (a step is stopped and the allocation stays usable); otherwise the
+     * whole container.
+     */
+    record StopAllocation(String node, String allocation, long graceMs, boolean stepsOnly) implements Action {
         public StopAllocation {
             Names.node(node);
             Names.allocation(allocation);

@@ -68,6 +68,12 @@ public final class Ed25519Keys {
         }
     }
 
+    /** The public half of a private key (RFC 8032 5.1.5), so a key file needs only the private key. */
+    public static PublicKey publicKeyOf(PrivateKey key) {
+        byte[] raw = raw(key);
+        return publicKey(new org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters(raw, 0).generatePublicKey().getEncoded());
+    }
+
     public static byte[] raw(PublicKey key) {
         return unwrap(key.getEncoded(), X509_PREFIX, "public key");
     }

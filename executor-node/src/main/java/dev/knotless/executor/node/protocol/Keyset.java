@@ -69,6 +69,11 @@ public record Keyset(Map<String, PublicKey> keys) implements TrustedKeys {
     }
 
     @Override
+    public java.util.Collection<PublicKey> all() {
+        return keys.values();
+    }
+
+    @Override
     public Optional<PublicKey> find(String keyId) {
         return Optional.ofNullable(keys.get(keyId));
     }

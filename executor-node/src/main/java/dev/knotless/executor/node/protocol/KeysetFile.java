@@ -38,6 +38,12 @@ public final class KeysetFile implements TrustedKeys {
         return current.find(keyId);
     }
 
+    @Override
+    public synchronized java.util.Collection<PublicKey> all() {
+        reloadIfChanged();
+        return current.all();
+    }
+
     /** Why the newest version of the file was not taken, or null when it was. */
     public synchronized String lastError() {
         return lastError;

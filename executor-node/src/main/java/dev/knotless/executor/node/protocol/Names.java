@@ -1,5 +1,9 @@
 package dev.knotless.executor.node.protocol;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
+
 import java.util.regex.Pattern;
 
 /**
@@ -47,24 +51,42 @@ public final class Names {
         return match(IMAGE, value, "image", "name@sha256:<64 hex digits>");
     }
 
+    private static final Pattern LABEL_KEY = Pattern.compile("[a-z0-9][a-z0-9./-]{0,62}");
+    private static final Pattern LABEL_VALUE = Pattern.compile("[A-Za-z0-9._:@/-]{0,128}");
+
+    /** At most {@link Action#MAX_LABELS} labels of plain keys and values; returns a sorted copy. */
+    public static Map<String, String> labels(Map<String, String> labels) {
+        if (labels == null) {
+            throw new IllegalArgumentException("labels are missing");
+        }
+        if (labels.size() > Action.MAX_LABELS) {
+            throw new IllegalArgumentException("at most " + Action.MAX_LABELS + " labels, got " + labels.size());
+        }
+        labels.forEach((k, v) -> {
+            match(LABEL_KEY, k, "label key", "lower-case letters, digits and './-', at most 63");
+            match(LABEL_VALUE, v, "label value", "letters, digits and '._:@/-', at most 128");
+        });
+        return Collections.unmodifiableMap(new TreeMap<>(labels));
+    }
+
     /**
-     * A path inside an allocation: relative, '/'-separated, no '.' or '..' segments, no empty
-     * segments, a plain character set; "." alone names the allocation's root.
+     * A path in the run's filesystem: absolute, '/'-separated plain segments, no '.', '..' or empty
+     * segments; "/" alone is the root.
      */
-    public static String allocationPath(String value) {
+    public static String runPath(String value) {
         if (value == null) {
             throw new IllegalArgumentException("path is missing");
         }
-        if (value.equals(".")) {
+        if (value.equals("/")) {
             return value;
         }
-        if (value.length() > MAX_PATH) {
-            throw new IllegalArgumentException("path is longer than " + MAX_PATH + " characters");
+        if (!value.startsWith("/") || value.length() > MAX_PATH) {
+            throw new IllegalArgumentException("path " + quote(value) + " is not a plain absolute path of at most " + MAX_PATH + " characters");
         }
-        for (String segment : value.split("/", -1)) {
+        for (String segment : value.substring(1).split("/", -1)) {
             if (segment.equals(".") || segment.equals("..") || !PATH_SEGMENT.matcher(segment).matches()) {
                 throw new IllegalArgumentException("path " + quote(value)
-                        + " is not a relative path inside the allocation (plain segments, no '.', '..' or empty ones)");
+                        + " is not a plain absolute path (plain segments, no '.', '..' or empty ones)");
             }
         }
         return value;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.List;
+import java.util.Map;
 
 /** What an executed action produced, as measured by the node. Recorded in the ledger and signed in replies. */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "type")
@@ -11,6 +12,7 @@ import java.util.List;
     @JsonSubTypes.Type(value = Result.Done.class, name = "done"),
     @JsonSubTypes.Type(value = Result.AllocationRunning.class, name = "allocation_running"),
     @JsonSubTypes.Type(value = Result.StepExited.class, name = "step_exited"),
+    @JsonSubTypes.Type(value = Result.Received.class, name = "received"),
     @JsonSubTypes.Type(value = Result.Downloaded.class, name = "downloaded"),
     @JsonSubTypes.Type(value = Result.AllocationList.class, name = "allocation_list"),
 })
@@ -25,28 +27,44 @@ public sealed interface Result {
         }
     }
 
-    record StepExited(String allocation, int step, int exitCode, long durationMs) implements Result {
+    /**
+     * A step's end as the node measured it: its exit code, and how many bytes it wrote to each
+     * stream (the runner checks it received them all).
+     */
+    record StepExited(String allocation, int step, int exitCode, long durationMs, long stdoutBytes, long stderrBytes)
+            implements Result {
         public StepExited {
             Names.allocation(allocation);
-            if (durationMs < 0) {
-                throw new IllegalArgumentException("durationMs must not be negative");
+            if (durationMs < 0 || stdoutBytes < 0 || stderrBytes < 0) {
+                throw new IllegalArgumentException("durations and byte counts must not be negative");
             }
         }
     }
 
-    record Downloaded(String allocation, String path, byte[] tar) implements Result {
+    /** An upload's tar as the node read it: length and SHA-256 (hex). */
+    record Received(String allocation, String path, long bytes, String sha256) implements Result {
+        public Received {
+            Names.allocation(allocation);
+            Names.runPath(path);
+            requireSha256(bytes, sha256);
+        }
+    }
+
+    /** A download's tar as the node sent it: length and SHA-256 (hex). */
+    record Downloaded(String allocation, String path, long bytes, String sha256) implements Result {
         public Downloaded {
             Names.allocation(allocation);
-            Names.allocationPath(path);
-            if (tar == null) {
-                throw new IllegalArgumentException("tar is missing");
-            }
-            tar = tar.clone();
+            Names.runPath(path);
+            requireSha256(bytes, sha256);
         }
+    }
 
-        @Override
-        public byte[] tar() {
-            return tar.clone();
+    private static void requireSha256(long bytes, String sha256) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes must not be negative");
+        }
+        if (sha256 == null || !sha256.matches("[0-9a-f]{64}")) {
+            throw new IllegalArgumentException("sha256 must be 64 lower-case hex digits");
         }
     }
 
@@ -56,10 +74,11 @@ public sealed interface Result {
         }
     }
 
-    record Allocation(String allocation, String image, State state) {
+    record Allocation(String allocation, String image, State state, Map<String, String> labels) {
         public Allocation {
             Names.allocation(allocation);
             Names.image(image);
+            labels = Names.labels(labels);
             if (state == null) {
                 throw new IllegalArgumentException("state is missing");
             }

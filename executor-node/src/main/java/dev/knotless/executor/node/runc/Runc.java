@@ -154,6 +154,27 @@ public final class Runc {
         return states;
     }
 
+    /**
+     * The host PIDs of every process in the container (its cgroup), PID 1 included; empty when the
+     * container is missing or stopped.
+     */
+    public List<Long> processes(String id) throws RuncException, IOException {
+        Optional<ContainerState> state = state(id);
+        if (state.isEmpty() || state.get().status() == ContainerState.Status.STOPPED) {
+            return List.of();
+        }
+        Result r = run(argv("ps", "--format", "json", id));
+        if (r.code() != 0) {
+            throw new RuncException("ps " + id + " failed: " + lastError(r.stderr()));
+        }
+        List<Long> pids = new ArrayList<>();
+        JsonNode all = json.readTree(r.stdout().isBlank() ? "[]" : r.stdout());
+        for (JsonNode pid : all) {
+            pids.add(pid.asLong());
+        }
+        return pids;
+    }
+
     /** Sends {@code signal} (e.g. {@code TERM}, {@code KILL}) to PID 1; a missing or stopped container is fine. */
     public void kill(String id, String signal) throws RuncException, IOException {
         if (!signal.matches("(SIG)?[A-Z0-9]{2,8}")) {
@@ -196,10 +217,6 @@ public final class Runc {
      */
     public int exec(String id, byte[] processJson, InputStream stdin, OutputStream stdout, OutputStream stderr)
             throws RuncException, IOException, InterruptedException {
-        ContainerState state = state(id).orElseThrow(() -> new RuncException("exec in " + id + ": no such container"));
-        if (state.status() != ContainerState.Status.RUNNING) {
-            throw new RuncException("exec in " + id + ": the container is " + state.status().name().toLowerCase() + ", not running");
-        }
         String name = id + "-exec-" + UUID.randomUUID();
         Path process = logs.resolve(name + ".json");
         Path runcLog = logs.resolve(name + ".runc.log");
@@ -224,6 +241,15 @@ public final class Runc {
             }
             String error = runcError(runcLog);
             if (!error.isEmpty()) {
+                // Asked only now: a state call before every exec would cost a whole runc start per step.
+                Optional<ContainerState> state = state(id);
+                if (state.isEmpty()) {
+                    throw new RuncException("exec in " + id + ": no such container");
+                }
+                if (state.get().status() != ContainerState.Status.RUNNING) {
+                    throw new RuncException("exec in " + id + ": the container is " + state.get().status().name().toLowerCase()
+                            + ", not running");
+                }
                 throw new RuncException("exec in " + id + " failed: " + error);
             }
             return code;

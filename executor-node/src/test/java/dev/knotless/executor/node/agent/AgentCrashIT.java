@@ -39,7 +39,7 @@ class AgentCrashIT {
         long now = System.currentTimeMillis();
         byte[] frame = new Signer("runner-1", runner.getPrivate(), json).sign(Envelope.of("node-a", now,
                 now + Duration.ofMinutes(5).toMillis(), "create-a1",
-                new Action.CreateAllocation("node-a", "a1", "example/ci@sha256:" + "0".repeat(64), 1000, 256L << 20)));
+                new Action.CreateAllocation("node-a", "a1", "example/ci@sha256:" + "0".repeat(64), 1000, 256L << 20, java.util.Map.of())));
         Path frameFile = state.resolve("frame");
         Files.write(frameFile, frame);
 

@@ -69,7 +69,7 @@ class AgentRejectionTest {
                 new Case("wrong node", Reason.WRONG_NODE, f -> {
                     long now = f.clock.millis();
                     return f.runner.sign(Envelope.of("node-b", now, now + MINUTE, "k1",
-                            new Action.CreateAllocation("node-b", "a1", Fixture.IMAGE, 1000, 512L << 20)));
+                            new Action.CreateAllocation("node-b", "a1", Fixture.IMAGE, 1000, 512L << 20, java.util.Map.of())));
                 }),
                 new Case("expired", Reason.EXPIRED, f -> {
                     long now = f.clock.millis();
@@ -88,7 +88,7 @@ class AgentRejectionTest {
                     return f.runner.sign(Envelope.of(Fixture.NODE, now + MINUTE, now + 2 * MINUTE, "k1", Fixture.create("a1")));
                 }),
                 new Case("action node differs from envelope node", Reason.ACTION_NODE_MISMATCH, f -> f.signed("k1",
-                        new Action.CreateAllocation("node-b", "a1", Fixture.IMAGE, 1000, 512L << 20))),
+                        new Action.CreateAllocation("node-b", "a1", Fixture.IMAGE, 1000, 512L << 20, java.util.Map.of()))),
                 new Case("idempotency key replayed with another digest", Reason.IDEMPOTENCY_CONFLICT, f -> {
                     Outcome first = f.agent.handle(f.signed("k1", Fixture.create("a1")));
                     assertThat(first).isInstanceOf(Outcome.Executed.class);
@@ -110,12 +110,13 @@ class AgentRejectionTest {
                 new Case("image by tag", Reason.MALFORMED_PAYLOAD, f -> signJson(f, valid(f).replace(Fixture.IMAGE, "registry.example:5000/ci/build:latest"))),
                 new Case("image digest too short", Reason.MALFORMED_PAYLOAD, f -> signJson(f, valid(f).replace(Fixture.IMAGE, Fixture.IMAGE.substring(0, Fixture.IMAGE.length() - 1)))),
                 new Case("allocation id with a slash", Reason.MALFORMED_PAYLOAD, f -> signJson(f, valid(f).replace("\"allocation\":\"a1\"", "\"allocation\":\"../a1\""))),
-                new Case("upload path escaping the allocation", Reason.MALFORMED_PAYLOAD, f -> signJson(f, new String(f.json.write(
-                        f.envelope("k1", new Action.Upload(Fixture.NODE, "a1", "work/x", new byte[] {1}))), StandardCharsets.UTF_8)
-                        .replace("\"path\":\"work/x\"", "\"path\":\"work/../../etc\""))),
-                new Case("absolute download path", Reason.MALFORMED_PAYLOAD, f -> signJson(f, new String(f.json.write(
-                        f.envelope("k1", new Action.Download(Fixture.NODE, "a1", "out"))), StandardCharsets.UTF_8)
-                        .replace("\"path\":\"out\"", "\"path\":\"/etc/shadow\""))));
+                new Case("upload path climbing with ..", Reason.MALFORMED_PAYLOAD, f -> signJson(f, new String(f.json.write(
+                        f.envelope("k1", new Action.Upload(Fixture.NODE, "a1", "/work/x", 1024))), StandardCharsets.UTF_8)
+                        .replace("\"path\":\"/work/x\"", "\"path\":\"/work/../../etc\""))),
+                new Case("relative download path", Reason.MALFORMED_PAYLOAD, f -> signJson(f, new String(f.json.write(
+                        f.envelope("k1", new Action.Download(Fixture.NODE, "a1", "/outputs"))), StandardCharsets.UTF_8)
+                        .replace("\"path\":\"/outputs\"", "\"path\":\"outputs\""))),
+                new Case("label with a newline", Reason.MALFORMED_PAYLOAD, f -> signJson(f, valid(f).replace("\"runner\":\"r1\"", "\"runner\":\"r1\\nx\""))));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -149,7 +150,7 @@ class AgentRejectionTest {
     @Test
     void everySingleBitFlipAnywhereIsRejectedBeforeDecoding() throws Exception {
         Fixture f = new Fixture(dir);
-        byte[] valid = f.signed("k1", new Action.RunStep(Fixture.NODE, "a1", 3, "make test\n".getBytes(StandardCharsets.UTF_8), 60_000));
+        byte[] valid = f.signed("k1", new Action.RunStep(Fixture.NODE, "a1", 3, "make test\n".getBytes(StandardCharsets.UTF_8), 60_000, 0, 0));
         int tried = 0;
         for (int i = 0; i < valid.length; i++) {
             for (int bit = 0; bit < 8; bit++) {
@@ -178,7 +179,7 @@ class AgentRejectionTest {
         long seed = Long.getLong("fuzz.seed", System.nanoTime());
         Random random = new Random(seed);
         Fixture f = new Fixture(dir);
-        byte[] valid = f.signed("k1", new Action.Upload(Fixture.NODE, "a1", "src/main", new byte[300]));
+        byte[] valid = f.signed("k1", new Action.Upload(Fixture.NODE, "a1", "/work/src/main", 300));
         for (int round = 0; round < 3000; round++) {
             byte[] mutated = mutate(valid, random);
             if (Arrays.equals(mutated, valid)) {

@@ -35,10 +35,10 @@ class AgentTest {
                 Fixture.create("a1"),
                 new Action.AttachNetwork(Fixture.NODE, "a1", "isolated"),
                 new Action.StartAllocation(Fixture.NODE, "a1"),
-                new Action.Upload(Fixture.NODE, "a1", "src", new byte[] {9}),
-                new Action.RunStep(Fixture.NODE, "a1", 1, "make\n".getBytes(StandardCharsets.UTF_8), 1000),
-                new Action.Download(Fixture.NODE, "a1", "out/reports"),
-                new Action.StopAllocation(Fixture.NODE, "a1", 5000),
+                new Action.Upload(Fixture.NODE, "a1", "/work/src", 1024),
+                new Action.RunStep(Fixture.NODE, "a1", 1, "make\n".getBytes(StandardCharsets.UTF_8), 1000, 0, 0),
+                new Action.Download(Fixture.NODE, "a1", "/outputs/reports"),
+                new Action.StopAllocation(Fixture.NODE, "a1", 5000, false),
                 new Action.DeleteAllocation(Fixture.NODE, "a1"),
                 new Action.ListAllocations(Fixture.NODE));
         for (int i = 0; i < actions.size(); i++) {
@@ -55,7 +55,7 @@ class AgentTest {
     @Test
     void theSameEnvelopeAgainIsAnsweredFromTheLedgerWithoutRunningAgainEvenAfterARestart() throws Exception {
         Fixture f = new Fixture(dir);
-        byte[] frame = f.signed("step-1", new Action.RunStep(Fixture.NODE, "a1", 1, "exit 3".getBytes(StandardCharsets.UTF_8), 1000));
+        byte[] frame = f.signed("step-1", new Action.RunStep(Fixture.NODE, "a1", 1, "exit 3".getBytes(StandardCharsets.UTF_8), 1000, 0, 0));
 
         Outcome first = f.agent.handle(frame);
         Outcome again = f.agent.handle(frame);
@@ -133,18 +133,18 @@ class AgentTest {
         CountDownLatch release = new CountDownLatch(1);
         RecordingRuntime blocking = new RecordingRuntime() {
             @Override
-            public synchronized Result.StepExited runStep(Action.RunStep action) throws RuntimeFailure {
+            public synchronized Result.StepExited runStep(Action.RunStep action, Attachment.StepOutput output) throws RuntimeFailure {
                 entered.countDown();
                 try {
                     release.await(10, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                return super.runStep(action);
+                return super.runStep(action, output);
             }
         };
         Agent agent = new Agent(Fixture.NODE, f.trusted, f.ledger, blocking, f.nodeIdentity, f.json, f.clock);
-        byte[] frame = f.signed("k1", new Action.RunStep(Fixture.NODE, "a1", 1, new byte[0], 1000));
+        byte[] frame = f.signed("k1", new Action.RunStep(Fixture.NODE, "a1", 1, new byte[0], 1000, 0, 0));
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Outcome> first = pool.submit(() -> agent.handle(frame));

@@ -85,17 +85,17 @@ public final class CrashChild {
         }
 
         @Override
-        public Result.Done upload(Action.Upload action) throws RuntimeFailure {
+        public Result.Received upload(Action.Upload action, java.io.InputStream tar) throws RuntimeFailure {
             throw unused();
         }
 
         @Override
-        public Result.StepExited runStep(Action.RunStep action) throws RuntimeFailure {
+        public Result.StepExited runStep(Action.RunStep action, Attachment.StepOutput output) throws RuntimeFailure {
             throw unused();
         }
 
         @Override
-        public Result.Downloaded download(Action.Download action) throws RuntimeFailure {
+        public Result.Downloaded download(Action.Download action, java.io.OutputStream tar) throws RuntimeFailure {
             throw unused();
         }
 

@@ -54,6 +54,6 @@ final class Fixture {
     }
 
     static Action create(String allocation) {
-        return new Action.CreateAllocation(NODE, allocation, IMAGE, 1000, 512L * 1024 * 1024);
+        return new Action.CreateAllocation(NODE, allocation, IMAGE, 1000, 512L * 1024 * 1024, java.util.Map.of("runner", "r1"));
     }
 }

@@ -20,7 +20,7 @@ class LedgerTest {
     final ProtocolJson json = new ProtocolJson();
 
     static Ledger.Entry entry(int i) {
-        return new Ledger.Entry("key-" + i, String.format("%064x", i), new Result.StepExited("a" + i, 1, i, 10L * i));
+        return new Ledger.Entry("key-" + i, String.format("%064x", i), new Result.StepExited("a" + i, 1, i, 10L * i, i, 0));
     }
 
     Path file() {

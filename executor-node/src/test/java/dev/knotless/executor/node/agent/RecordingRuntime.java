@@ -35,21 +35,21 @@ class RecordingRuntime implements Runtime {
     }
 
     @Override
-    public synchronized Result.Done upload(Action.Upload action) throws RuntimeFailure {
+    public synchronized Result.Received upload(Action.Upload action, java.io.InputStream tar) throws RuntimeFailure {
         record(action);
-        return new Result.Done();
+        return new Result.Received(action.allocation(), action.path(), 0, "0".repeat(64));
     }
 
     @Override
-    public synchronized Result.StepExited runStep(Action.RunStep action) throws RuntimeFailure {
+    public synchronized Result.StepExited runStep(Action.RunStep action, Attachment.StepOutput output) throws RuntimeFailure {
         record(action);
-        return new Result.StepExited(action.allocation(), action.step(), action.payload().length % 7, 12);
+        return new Result.StepExited(action.allocation(), action.step(), action.payload().length % 7, 12, 0, 0);
     }
 
     @Override
-    public synchronized Result.Downloaded download(Action.Download action) throws RuntimeFailure {
+    public synchronized Result.Downloaded download(Action.Download action, java.io.OutputStream tar) throws RuntimeFailure {
         record(action);
-        return new Result.Downloaded(action.allocation(), action.path(), new byte[] {1, 2, 3});
+        return new Result.Downloaded(action.allocation(), action.path(), 3, "1".repeat(64));
     }
 
     @Override

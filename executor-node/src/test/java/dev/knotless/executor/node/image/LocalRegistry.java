@@ -19,7 +19,7 @@ import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
  * free loopback port, storing under a temp directory: open, with htpasswd users, or with token
  * auth against a given realm and certificate.
  */
-final class LocalRegistry implements AutoCloseable {
+public final class LocalRegistry implements AutoCloseable {
 
     private static final String BINARY = "/usr/bin/docker-registry";
 
@@ -107,6 +107,10 @@ final class LocalRegistry implements AutoCloseable {
     }
 
     /** {@code 127.0.0.1:PORT}. */
+    Path storage() {
+        return storage;
+    }
+
     String host() {
         return "127.0.0.1:" + port;
     }

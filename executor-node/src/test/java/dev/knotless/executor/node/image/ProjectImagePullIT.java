@@ -30,33 +30,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProjectImagePullIT {
 
-    static final String DOCKER_CONFIG = "application/vnd.docker.container.image.v1+json";
-    static final String DOCKER_LAYER = "application/vnd.docker.image.rootfs.diff.tar.gzip";
-
     @TempDir
     Path dir;
 
     @Test
     void pullsTheProjectsTestImageAndItsRootfsRuns() throws Exception {
-        Map<String, byte[]> saved = dockerSave(TestImages.ensureBuilt());
-        JsonNode manifestJson = Pusher.JSON.readTree(saved.get("manifest.json")).get(0);
         String repository = "knotless-it/test-image-" + UUID.randomUUID().toString().substring(0, 8);
-        try (LocalRegistry registry = LocalRegistry.open(Files.createDirectories(dir.resolve("registry")))) {
-            Pusher push = new Pusher(registry.host(), repository, null);
-            Descriptor config = push.blob(DOCKER_CONFIG, saved.get(manifestJson.get("Config").asText()));
-            List<Descriptor> layers = new ArrayList<>();
-            for (JsonNode layer : manifestJson.get("Layers")) {
-                layers.add(push.blob(DOCKER_LAYER, gzip(saved.get(layer.asText()))));
-            }
-            ObjectNode manifest = Pusher.JSON.createObjectNode();
-            manifest.put("schemaVersion", 2).put("mediaType", Manifests.DOCKER_MANIFEST);
-            manifest.set("config", descriptor(config));
-            layers.forEach(l -> manifest.withArray("layers").add(descriptor(l)));
-            Descriptor pushed = push.manifest(Manifests.DOCKER_MANIFEST, Pusher.JSON.writeValueAsBytes(manifest));
-
+        try (ProjectImage pushed = ProjectImage.push(Files.createDirectories(dir.resolve("registry")), repository)) {
+            List<Descriptor> layers = pushed.layers();
             Path state = dir.resolve("state");
             long started = System.nanoTime();
-            String image = registry.host() + "/" + repository + "@" + pushed.digest();
+            String image = pushed.reference();
             ImagePuller.PulledImage pulled = new ImagePuller(new Registry(Registry.defaultClient(), Optional.empty()),
                     state, Platform.LINUX_AMD64, ImagePuller.Limits.DEFAULT).pull(image);
             long millis = (System.nanoTime() - started) / 1_000_000;
@@ -84,36 +68,5 @@ class ProjectImagePullIT {
                 assertThat(p.exitValue()).isZero();
             }
         }
-    }
-
-    private static ObjectNode descriptor(Descriptor d) {
-        return Pusher.JSON.createObjectNode().put("mediaType", d.mediaType()).put("digest", d.digest().toString())
-                .put("size", d.size());
-    }
-
-    private static Map<String, byte[]> dockerSave(String image) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("docker", "save", image).start();
-        Map<String, byte[]> entries = new HashMap<>();
-        try (InputStream in = p.getInputStream(); TarArchiveInputStream tar = new TarArchiveInputStream(in)) {
-            TarArchiveEntry entry;
-            while ((entry = tar.getNextEntry()) != null) {
-                if (entry.isFile()) {
-                    entries.put(entry.getName(), tar.readAllBytes());
-                }
-            }
-        }
-        if (!p.waitFor(2, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException("docker save " + image + " failed: "
-                    + new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
-        }
-        return entries;
-    }
-
-    private static byte[] gzip(byte[] bytes) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
-            gz.write(bytes);
-        }
-        return out.toByteArray();
     }
 }

@@ -29,16 +29,16 @@ class NamesTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {".", "src", "src/main/java", "out/report-1.2_final+x@y=z,w"})
-    void plainRelativePathsAreInsideTheAllocation(String path) {
-        assertThatCode(() -> Names.allocationPath(path)).doesNotThrowAnyException();
+    @ValueSource(strings = {"/", "/work", "/tmp/deep/er/dir", "/outputs/report-1.2_final+x@y=z,w"})
+    void plainAbsolutePathsNameAPlaceInTheRun(String path) {
+        assertThatCode(() -> Names.runPath(path)).doesNotThrowAnyException();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "/", "/etc", "..", "../x", "a/../../b", "a/./b", "./a", "a//b", "a/", "a\\\\b", "a b", "a\u0000b", "é"})
+    @ValueSource(strings = {"", "work", "/..", "/../x", "/a/../../b", "/a/./b", "/./a", "//a", "/a//b", "/a/", "/a\\\\b", "/a b", "/a\u0000b", "/é"})
     void pathsThatCouldLeaveOrConfuseAreRefused(String path) {
-        assertThatThrownBy(() -> Names.allocationPath(path)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("not a relative path inside the allocation");
+        assertThatThrownBy(() -> Names.runPath(path)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not a plain absolute path");
     }
 
     @ParameterizedTest

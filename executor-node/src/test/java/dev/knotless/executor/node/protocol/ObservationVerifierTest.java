@@ -68,7 +68,7 @@ class ObservationVerifierTest {
     @Test
     void anAnswerMustAnswerTheFrameThatWasSent() {
         byte[] sent = "the frame the runner sent".getBytes(StandardCharsets.UTF_8);
-        Outcome executed = new Outcome.Executed(SignedFrame.sha256Hex(sent), "k1", "0".repeat(64), new Result.StepExited("a1", 2, 0, 5));
+        Outcome executed = new Outcome.Executed(SignedFrame.sha256Hex(sent), "k1", "0".repeat(64), new Result.StepExited("a1", 2, 0, 5, 0, 0));
         byte[] answer = a.sign(new Observation(Observation.VERSION, "node-a", clock.millis(), executed));
 
         assertThat(fromA.verifyAnswer(answer, sent)).isInstanceOf(Verification.Believed.class);

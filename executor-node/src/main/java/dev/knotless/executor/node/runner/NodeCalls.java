@@ -1,0 +1,164 @@
+package dev.knotless.executor.node.runner;
+
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.TarSource;
+import dev.knotless.executor.TransferLimitException;
+import dev.knotless.executor.node.channel.Connection;
+import dev.knotless.executor.node.channel.Stream;
+import dev.knotless.executor.node.protocol.Action;
+import dev.knotless.executor.node.protocol.Chunks;
+import dev.knotless.executor.node.protocol.Envelope;
+import dev.knotless.executor.node.protocol.ObservationVerifier;
+import dev.knotless.executor.node.protocol.Outcome;
+import dev.knotless.executor.node.protocol.Result;
+import dev.knotless.executor.node.protocol.Signer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Sends one signed action to a node and believes only its signed answer. Each call is one stream:
+ * the frame is the stream's header, an upload's tar follows it, and the node's chunks come back
+ * (output, data) ending with the answer, which must verify under the node's identity key and name
+ * the exact frame sent.
+ *
+ * <p>Every call gets a fresh idempotency key and a short window, so a retry after a lost
+ * connection is a new envelope; that is safe because every runtime operation on the node is
+ * idempotent by itself (docs/design/node.md).
+ */
+final class NodeCalls {
+
+    /** How long an envelope is valid; the agent allows at most five minutes. */
+    static final Duration WINDOW = Duration.ofMinutes(2);
+
+    /** Receives what the node sends before its answer. */
+    interface ChunkHandler {
+        void chunk(Chunks.Chunk chunk) throws IOException;
+
+        ChunkHandler NONE = chunk -> {
+            throw new IOException("unexpected " + chunk.kind() + " chunk");
+        };
+    }
+
+    /** The connection or the stream broke before an answer came: the node may still be working. */
+    static final class LinkLost extends Exception {
+        LinkLost(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** The node answered that it refused or failed the action (or its answer did not verify). */
+    static final class Refused extends Exception {
+        Refused(String message) {
+            super(message);
+        }
+    }
+
+    private final NodeHub hub;
+    private final Signer signer;
+    private final Clock clock;
+    private final SecureRandom random = new SecureRandom();
+
+    NodeCalls(NodeHub hub, Signer signer, Clock clock) {
+        this.hub = hub;
+        this.signer = signer;
+        this.clock = clock;
+    }
+
+    Result call(String node, Action action) throws LinkLost, Refused, TransferLimitException {
+        return call(node, action, null, ChunkHandler.NONE, StopSignal.none());
+    }
+
+    /**
+     * @param body what follows the frame (an upload's tar), or null
+     * @throws TransferLimitException when {@code body} went over its limit (the stream is reset)
+     */
+    Result call(String node, Action action, TarSource body, ChunkHandler handler, StopSignal signal)
+            throws LinkLost, Refused, TransferLimitException {
+        long now = clock.millis();
+        byte[] frame = signer.sign(Envelope.of(node, now, now + WINDOW.toMillis(), idempotencyKey(), action));
+        Connection link = hub.link(node).orElseThrow(() -> new LinkLost("node " + node + " is not connected", null));
+        Stream stream;
+        try {
+            stream = link.open(frame);
+        } catch (IOException e) {
+            throw new LinkLost("node " + node + ": " + e.getMessage(), e);
+        }
+        AtomicReference<TransferLimitException> overLimit = new AtomicReference<>();
+        Thread writer = body == null ? null : Thread.ofVirtual().start(() -> {
+            // Tar writers write 512-byte records; gathered here, they travel as full frames.
+            try (OutputStream out = new java.io.BufferedOutputStream(stream.out(), Chunks.MAX_DATA)) {
+                body.writeTo(out);
+            } catch (TransferLimitException e) {
+                overLimit.set(e);
+                stream.reset("over the limit: " + e.getMessage());
+            } catch (IOException | RuntimeException e) {
+                stream.reset("upload source failed: " + e.getMessage());
+            }
+        });
+        try (StopSignal.Registration stop = signal.onStop(why -> stream.reset("stopped: " + why.name().toLowerCase()))) {
+            if (writer == null) {
+                stream.out().close();
+            }
+            Chunks.Reader reader = new Chunks.Reader(stream.in());
+            while (true) {
+                Optional<Chunks.Chunk> chunk = reader.next();
+                if (chunk.isEmpty()) {
+                    throw new IOException("the node ended the stream without an answer");
+                }
+                if (chunk.get().kind() == Chunks.Kind.ANSWER) {
+                    return believe(node, chunk.get().bytes(), frame);
+                }
+                handler.chunk(chunk.get());
+            }
+        } catch (IOException e) {
+            joinQuietly(writer);
+            if (overLimit.get() != null) {
+                throw overLimit.get();
+            }
+            throw new LinkLost("node " + node + ": " + e.getMessage(), e);
+        } finally {
+            if (writer != null && writer.isAlive()) {
+                // The node answered before reading all of the body: it will not read the rest.
+                stream.reset("answered");
+                joinQuietly(writer);
+            }
+        }
+    }
+
+    private Result believe(String node, byte[] answer, byte[] sent) throws Refused {
+        ObservationVerifier.Verification v = hub.verifier(node).verifyAnswer(answer, sent);
+        if (v instanceof ObservationVerifier.Verification.Refused r) {
+            throw new Refused("answer from node " + node + " not believed: " + r.reason());
+        }
+        Outcome outcome = (Outcome) ((ObservationVerifier.Verification.Believed) v).observation().report();
+        return switch (outcome) {
+            case Outcome.Executed e -> e.result();
+            case Outcome.Replayed r -> r.result();
+            case Outcome.Rejected r -> throw new Refused("node " + node + " rejected the action (" + r.reason().wireName() + "): " + r.detail());
+            case Outcome.Failed f -> throw new Refused(f.message());
+        };
+    }
+
+    private String idempotencyKey() {
+        byte[] bytes = new byte[16];
+        random.nextBytes(bytes);
+        return "k-" + HexFormat.of().formatHex(bytes);
+    }
+
+    private static void joinQuietly(Thread t) {
+        if (t == null) {
+            return;
+        }
+        try {
+            t.join(Duration.ofSeconds(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package dev.knotless.executor.node.runner;
+
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.node.channel.ChannelOptions;
+import dev.knotless.executor.node.channel.ChannelServer;
+import dev.knotless.executor.node.channel.Connection;
+import dev.knotless.executor.node.channel.PeerPins;
+import dev.knotless.executor.node.channel.Stream;
+import dev.knotless.executor.node.channel.TlsIdentity;
+import dev.knotless.executor.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.protocol.Keyset;
+import dev.knotless.executor.node.protocol.ObservationVerifier;
+import dev.knotless.executor.node.protocol.ProtocolJson;
+import dev.knotless.executor.node.protocol.Report;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.security.PublicKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where nodes connect: the runner's listening end of the channel ({@code --node-listen}). The
+ * runner never dials a node; it knows a node only while the node's connection is up. Each node
+ * is pinned to its identity key ({@link NodesFile}), and every observation it sends is verified
+ * under that key alone.
+ *
+ * <p>Concurrency: connections come and go on the channel's threads; {@link #link} and {@link
+ * #awaitLink} may be called from any thread.
+ */
+public final class NodeHub implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeHub.class);
+
+    private final ChannelServer server;
+    private final Map<String, ObservationVerifier> verifiers = new HashMap<>();
+    private final ConcurrentHashMap<String, Connection> links = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, List<String>> orphans = new ConcurrentHashMap<>();
+    private final ProtocolJson json;
+    private final Object changed = new Object();
+
+    public NodeHub(InetSocketAddress listen, TlsIdentity runner, NodesFile nodes, ProtocolJson json, Clock clock,
+            ChannelOptions options) throws IOException {
+        this.json = json;
+        Map<PublicKey, String> pins = new HashMap<>();
+        nodes.nodes().forEach((node, key) -> {
+            pins.put(key, node);
+            verifiers.put(node, new ObservationVerifier(node, Keyset.single(Ed25519Keys.keyIdOf(Ed25519Keys.raw(key)), key), json, clock));
+        });
+        this.server = new ChannelServer(listen, runner, PeerPins.of(pins), this::connected, options);
+    }
+
+    public InetSocketAddress address() {
+        return server.address();
+    }
+
+    /** The node's connection, if it is connected now. */
+    public Optional<Connection> link(String node) {
+        return Optional.ofNullable(links.get(node)).filter(Connection::isOpen);
+    }
+
+    /** Waits up to {@code wait} for the node to be connected (again). */
+    public Optional<Connection> awaitLink(String node, Duration wait, StopSignal signal) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        synchronized (changed) {
+            while (true) {
+                Optional<Connection> now = link(node);
+                if (now.isPresent() || signal.isStopped()) {
+                    return now;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return Optional.empty();
+                }
+                changed.wait(Math.max(1, Math.min(200, left / 1_000_000)));
+            }
+        }
+    }
+
+    /** The nodes connected now, by id. */
+    public Set<String> connected() {
+        Set<String> ids = new TreeSet<>();
+        links.forEach((node, c) -> {
+            if (c.isOpen()) {
+                ids.add(node);
+            }
+        });
+        return ids;
+    }
+
+    public ObservationVerifier verifier(String node) {
+        ObservationVerifier v = verifiers.get(node);
+        if (v == null) {
+            throw new IllegalArgumentException("node " + node + " is not in the nodes file");
+        }
+        return v;
+    }
+
+    /** The orphans the node reported when it last connected (signed, verified). */
+    public List<String> orphans(String node) {
+        return orphans.getOrDefault(node, List.of());
+    }
+
+    /** Forgets reported orphans once they are deleted. */
+    public void orphansDeleted(String node, List<String> deleted) {
+        orphans.computeIfPresent(node, (n, list) -> list.stream().filter(a -> !deleted.contains(a)).toList());
+    }
+
+    private void connected(Connection c) {
+        String node = c.peer();
+        Connection old = links.put(node, c);
+        if (old != null && old != c) {
+            old.close();
+        }
+        LOG.info("node connected node={} protocol={}", node, c.tlsProtocol());
+        c.onStream(stream -> report(node, stream));
+        c.onClose(() -> {
+            links.remove(node, c);
+            LOG.info("node disconnected node={} reason={}", node, c.closeReason().orElse("closed"));
+            signalChange();
+        });
+        signalChange();
+    }
+
+    /** A stream the node opened: its header is a signed report of the node's own. */
+    private void report(String node, Stream stream) {
+        try (stream) {
+            ObservationVerifier.Verification v = verifier(node).verify(stream.header());
+            switch (v) {
+                case ObservationVerifier.Verification.Believed b when b.observation().report() instanceof Report.OrphansFound found -> {
+                    orphans.put(node, found.allocations());
+                    if (!found.allocations().isEmpty()) {
+                        LOG.warn("node reports orphans node={} allocations={}", node, found.allocations());
+                    }
+                }
+                case ObservationVerifier.Verification.Believed b ->
+                        LOG.warn("node sent an unexpected report node={} type={}", node, b.observation().report().getClass().getSimpleName());
+                case ObservationVerifier.Verification.Refused r -> LOG.warn("node report refused node={} reason={}", node, r.reason());
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("node report unreadable node={} reason={}", node, e.getMessage());
+        }
+    }
+
+    private void signalChange() {
+        synchronized (changed) {
+            changed.notifyAll();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        links.values().forEach(Connection::close);
+    }
+
+    ProtocolJson json() {
+        return json;
+    }
+}

@@ -1,0 +1,30 @@
+package dev.knotless.executor.node.runner;
+
+import dev.knotless.executor.node.channel.ChannelOptions;
+import dev.knotless.executor.node.runc.NodeOptions;
+import dev.knotless.executor.node.service.CniAllocationNetwork;
+import dev.knotless.executor.node.service.NodeService;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A node agent process for the node executor's integration tests: the same {@link NodeService}
+ * that {@code knotless-run node} runs, in its own JVM, dialling the test's runner over loopback.
+ *
+ * <p>Arguments: node id, server host, server port, identity key file, keyset file, ledger file,
+ * state directory, then either {@code none} or the CNI plugin directory, bridge and subnet.
+ */
+public final class NodeChild {
+
+    public static void main(String[] args) throws Exception {
+        Optional<NodeService.NetworkConfig> network = args[7].equals("none") ? Optional.empty()
+                : Optional.of(new NodeService.NetworkConfig("default", Path.of(args[7]), args[8], args[9], Path.of(args[6]).resolve("cni")));
+        NodeService.Config config = new NodeService.Config(args[0], args[1], Integer.parseInt(args[2]), Path.of(args[3]),
+                new NodeService.Trusted.File(Path.of(args[4])), Path.of(args[5]), Path.of(args[6]), "runc",
+                NodeOptions.DEFAULT, network, new ChannelOptions(Duration.ofSeconds(5), Duration.ofSeconds(10)));
+        try (NodeService service = new NodeService(config, CniAllocationNetwork::new)) {
+            service.run();
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.knotless.executor.node.runner;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.knotless.executor.Executor;
+import dev.knotless.testkit.ExecutorContract;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The executor contract, unchanged, on the node executor: a real node agent process (runc, CNI's
+ * bridge and host-local plugins) dialling this runner's hub over loopback TLS, with the project's
+ * test image pulled by digest from a real registry on loopback.
+ */
+class NodeExecutorIT extends ExecutorContract {
+
+    private static Path dir;
+    private static NodeFixture node;
+
+    @BeforeAll
+    static void startNode() throws Exception {
+        Optional<String> missing = NodeFixture.missing();
+        assumeTrue(missing.isEmpty(), () -> "skipped: " + missing.orElseThrow());
+        dir = Files.createTempDirectory("knotless-node-it");
+        node = NodeFixture.start(dir, true, NodeExecutor.Options.DEFAULT);
+    }
+
+    @AfterAll
+    static void stopNode() throws Exception {
+        if (node != null) {
+            node.close();
+            System.out.println("node agent log (last lines):\n" + tail(node.agentLog(), 40));
+        }
+    }
+
+    @Override
+    protected Executor executor() {
+        return node.executor;
+    }
+
+    @Override
+    protected String image() {
+        return node.image.reference();
+    }
+
+    @Override
+    protected List<String> leftovers(String runnerId) throws Exception {
+        return node.allocationsOf(runnerId);
+    }
+
+    private static String tail(String text, int lines) {
+        String[] all = text.split("\n");
+        return String.join("\n", java.util.Arrays.copyOfRange(all, Math.max(0, all.length - lines), all.length));
+    }
+}

@@ -1,0 +1,170 @@
+package dev.knotless.executor.node.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.Session;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.SweepReport;
+import dev.knotless.executor.node.channel.Connection;
+import dev.knotless.testkit.RecordingOutput;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the node executor does when things break, against a real agent process: the connection
+ * cut mid-step, the run container's PID 1 killed, the agent itself killed, and an allocation the
+ * node no longer has a record of.
+ */
+class NodeSupervisionIT {
+
+    private static Path dir;
+    private static NodeFixture node;
+
+    @BeforeAll
+    static void startNode() throws Exception {
+        Optional<String> missing = NodeFixture.missing();
+        assumeTrue(missing.isEmpty(), () -> "skipped: " + missing.orElseThrow());
+        dir = Files.createTempDirectory("knotless-node-supervision");
+        node = NodeFixture.start(dir, false, new NodeExecutor.Options(Optional.empty(), Duration.ofSeconds(30), Duration.ofMinutes(1)));
+    }
+
+    @AfterAll
+    static void stopNode() throws Exception {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    private static RunSpec spec(String runner) {
+        return RunSpec.builder(runner, "run-" + UUID.randomUUID().toString().substring(0, 8), node.image.reference())
+                .killGrace(Duration.ofSeconds(2)).build();
+    }
+
+    private static StepPayload sh(String script) {
+        return new StepPayload("step", List.of("/bin/sh", "-c", script), Map.of());
+    }
+
+    @Test
+    void aStepOutlivesACutConnectionAndItsOutputArrivesExactlyOnce() throws Exception {
+        String runner = "sup-" + UUID.randomUUID().toString().substring(0, 6);
+        try (Session s = node.executor.start(spec(runner), StopSignal.none())) {
+            // The runner drops the connection twice while the step prints; the node dials back each time.
+            Thread cutter = Thread.ofVirtual().start(() -> {
+                try {
+                    for (int i = 0; i < 2; i++) {
+                        Thread.sleep(1200);
+                        node.hub.link(NodeFixture.NODE).ifPresent(Connection::close);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            RecordingOutput out = new RecordingOutput();
+            StepOutcome outcome = s.run(sh("i=1; while [ $i -le 2000 ]; do echo line-$i; i=$((i+1)); "
+                    + "case $i in *00) sleep 0.2;; esac; done; echo done >&2; exit 7"), out, StopSignal.none());
+            cutter.join();
+            assertThat(outcome).isEqualTo(new StepOutcome.Exited(7));
+            List<String> lines = out.stdout().lines().toList();
+            assertThat(lines).hasSize(2000);
+            for (int i = 0; i < lines.size(); i++) {
+                assertThat(lines.get(i)).isEqualTo("line-" + (i + 1));
+            }
+            assertThat(out.stderr()).isEqualTo("done\n");
+            assertThat(node.agentLog()).contains("runner connection ended");
+
+            RecordingOutput after = new RecordingOutput();
+            assertThat(s.run(sh("echo still-usable"), after, StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+            assertThat(after.stdout()).isEqualTo("still-usable\n");
+        }
+        assertThat(node.allocationsOf(runner)).isEmpty();
+    }
+
+    @Test
+    void aRunContainerWhosePidOneDiesIsReportedAndNotRestarted() throws Exception {
+        String runner = "sup-" + UUID.randomUUID().toString().substring(0, 6);
+        try (Session s = node.executor.start(spec(runner), StopSignal.none())) {
+            assertThat(s.run(sh("true"), new RecordingOutput(), StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+            String allocation = s.describe().split(" ")[1];
+            long pid = Long.parseLong(runc("state", allocation).replaceAll("(?s).*\"pid\": *(\\d+).*", "$1"));
+            ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+            Thread.sleep(500);
+
+            StepOutcome outcome = s.run(sh("echo should-not-run"), new RecordingOutput(), StopSignal.none());
+            assertThat(outcome).isInstanceOfSatisfying(StepOutcome.Failed.class,
+                    f -> assertThat(f.failure().reason()).contains("not running").doesNotContain("\n"));
+            assertThat(runc("state", allocation)).contains("\"status\": \"stopped\"");
+            assertThat(node.allocationsOf(runner)).singleElement().asString().endsWith("STOPPED");
+        }
+        assertThat(node.allocationsOf(runner)).isEmpty();
+    }
+
+    @Test
+    void anAllocationTheNodeHasNoRecordOfIsReportedAsAnOrphanAndTheSweepRemovesIt() throws Exception {
+        String runner = "sup-" + UUID.randomUUID().toString().substring(0, 6);
+        Session s = node.executor.start(spec(runner), StopSignal.none());
+        String allocation = s.describe().split(" ")[1];
+        // As if the node lost its record (a crash between runc create and the record, a restored backup).
+        Files.delete(dir.resolve("state/allocations").resolve(allocation).resolve("allocation.json"));
+        node.killAgent();
+        node.startAgent();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> node.hub.orphans(NodeFixture.NODE).contains(allocation));
+        assertThat(runc("list")).contains(allocation);
+
+        SweepReport swept = node.executor.sweep("some-other-runner", Set.of());
+        assertThat(swept.removed()).contains(NodeFixture.NODE + "/" + allocation);
+        assertThat(runc("list")).doesNotContain(allocation);
+        assertThat(dir.resolve("state/allocations").resolve(allocation)).doesNotExist();
+        s.close();
+    }
+
+    @Test
+    void aStepRunningWhenTheAgentIsKilledEndsWithOneClearLineNotAHang() throws Exception {
+        String runner = "sup-" + UUID.randomUUID().toString().substring(0, 6);
+        try (Session s = node.executor.start(spec(runner), StopSignal.none())) {
+            Thread killer = Thread.ofVirtual().start(() -> {
+                try {
+                    Thread.sleep(1000);
+                    node.killAgent();
+                    node.startAgent();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            long started = System.nanoTime();
+            StepOutcome outcome = s.run(sh("echo started; sleep 5; echo finished"), new RecordingOutput(), StopSignal.none());
+            killer.join();
+            assertThat(outcome).isInstanceOfSatisfying(StepOutcome.Failed.class, f -> {
+                assertThat(f.failure().kind()).isEqualTo(Failure.Kind.INFRASTRUCTURE);
+                assertThat(f.failure().reason()).contains("node agent restarted");
+            });
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(40));
+        }
+        assertThat(node.allocationsOf(runner)).isEmpty();
+    }
+
+    private static String runc(String... args) throws Exception {
+        List<String> argv = new java.util.ArrayList<>(List.of("runc", "--root", dir.resolve("state/runc").toString()));
+        argv.addAll(List.of(args));
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(30, TimeUnit.SECONDS);
+        return out;
+    }
+}

@@ -1,0 +1,57 @@
+package dev.knotless.cli;
+
+import dev.knotless.executor.node.channel.ChannelOptions;
+import dev.knotless.executor.node.channel.TlsIdentity;
+import dev.knotless.executor.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.protocol.KeyFiles;
+import dev.knotless.executor.node.protocol.ProtocolJson;
+import dev.knotless.executor.node.protocol.Signer;
+import dev.knotless.executor.node.runner.NodeExecutor;
+import dev.knotless.executor.node.runner.NodeHub;
+import dev.knotless.executor.node.runner.NodesFile;
+import dev.knotless.runner.workflow.WorkflowParser;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.time.Clock;
+import java.util.Optional;
+
+/** Builds the node executor from its flags: the hub nodes dial into, and the key that signs for them. */
+final class NodeWiring {
+
+    private NodeWiring() {}
+
+    static NodeExecutor executor(RunnerOptions.NodeFlags flags) {
+        if (flags.nodes == null || flags.key == null) {
+            throw new IllegalArgumentException("--executor node needs --nodes FILE and --node-key FILE");
+        }
+        try {
+            PrivateKey key = KeyFiles.readPrivateKey(flags.key);
+            PublicKey publicKey = Ed25519Keys.publicKeyOf(key);
+            String keyId = flags.keyId != null ? flags.keyId : Ed25519Keys.keyIdOf(Ed25519Keys.raw(publicKey));
+            ProtocolJson json = new ProtocolJson();
+            NodeHub hub = new NodeHub(address(flags.listen), TlsIdentity.of(key, publicKey), NodesFile.read(flags.nodes), json,
+                    Clock.systemUTC(), ChannelOptions.DEFAULTS);
+            Optional<String> network = flags.network.equals("none") ? Optional.empty() : Optional.of(flags.network);
+            return new NodeExecutor(hub, new Signer(keyId, key, json), Clock.systemUTC(), new NodeExecutor.Options(network,
+                    WorkflowParser.parseDuration(flags.placementWait), NodeExecutor.Options.DEFAULT.reattachWindow()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("--executor node: " + e.getMessage(), e);
+        }
+    }
+
+    static InetSocketAddress address(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("'" + hostPort + "' is not HOST:PORT");
+        }
+        try {
+            return new InetSocketAddress(hostPort.substring(0, colon).replaceAll("^\\[|\\]$", ""),
+                    Integer.parseInt(hostPort.substring(colon + 1)));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("'" + hostPort + "' is not HOST:PORT: " + e.getMessage());
+        }
+    }
+}
