@@ -100,6 +100,10 @@ final class NodeCommand implements Callable<Integer> {
             description = "Ping interval on the runner connection; silent for three is a broken connection (default: ${DEFAULT-VALUE}).")
     String keepalive;
 
+    @Option(names = "--log-format", defaultValue = "text", paramLabel = "FORMAT",
+            description = "text or json (one object a line, for a log collector); default: ${DEFAULT-VALUE}.")
+    LogFormat logFormat;
+
     @Spec
     CommandSpec spec;
 
@@ -116,6 +120,8 @@ final class NodeCommand implements Callable<Integer> {
         if ((cniBin == null) != (subnet == null)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--cni-bin and --subnet go together");
         }
+        logFormat.applyToLogback();
+        showAgentLines();
         InetSocketAddress address = NodeWiring.address(server);
         NodeService.Trusted trusted = trust.keyset != null ? new NodeService.Trusted.File(trust.keyset)
                 : new NodeService.Trusted.Single(trust.single.keyId, trust.single.publicKey);
@@ -132,6 +138,17 @@ final class NodeCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         service.run();
         return ExitCodes.SUCCESS;
+    }
+
+    /**
+     * A service's log says when it connects, what it refuses and what it finds: the agent's own
+     * lines are shown at info unless KNOTLESS_LOG asks for another level.
+     */
+    private static void showAgentLines() {
+        if (System.getenv("KNOTLESS_LOG") == null
+                && org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
+            context.getLogger("dev.knotless.executor.node").setLevel(ch.qos.logback.classic.Level.INFO);
+        }
     }
 
     @Command(name = "keygen", mixinStandardHelpOptions = true,
