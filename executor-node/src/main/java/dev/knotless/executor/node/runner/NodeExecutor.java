@@ -66,7 +66,13 @@ public final class NodeExecutor implements Executor {
         this.hub = hub;
         this.calls = new NodeCalls(hub, signer, clock);
         this.options = options;
+        hub.onConnect((node, orphans) -> sweepLateNode(node));
     }
+
+    /** The last sweep asked for: a node that connects later gets it too (see {@link #sweepLateNode}). */
+    private record SweepRequest(String runnerId, Set<String> goingRuns) {}
+
+    private volatile SweepRequest lastSweep;
 
     @Override
     public String name() {
@@ -112,26 +118,50 @@ public final class NodeExecutor implements Executor {
 
     @Override
     public SweepReport sweep(String runnerId, Set<String> goingRuns) {
+        lastSweep = new SweepRequest(runnerId, Set.copyOf(goingRuns));
         List<String> removed = new ArrayList<>();
         List<String> failed = new ArrayList<>();
         for (String node : hub.connected()) {
-            try {
-                Result.AllocationList list = (Result.AllocationList) calls.call(node, new Action.ListAllocations(node));
-                for (Result.Allocation a : list.allocations()) {
-                    if (runnerId.equals(a.labels().get(Labels.RUNNER)) && !goingRuns.contains(a.labels().get(Labels.RUN))) {
-                        sweepOne(node, a.allocation(), removed, failed);
-                    }
-                }
-                List<String> orphans = hub.orphans(node);
-                for (String orphan : orphans) {
-                    sweepOne(node, orphan, removed, failed);
-                }
-                hub.orphansDeleted(node, removed);
-            } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
-                failed.add("node " + node + ": " + e.getMessage());
-            }
+            sweepNode(node, runnerId, goingRuns, false, removed, failed);
         }
         return new SweepReport(removed, failed);
+    }
+
+    /**
+     * A runner sweeps when it starts, often before its nodes have dialled back. A node that connects
+     * later is swept with the last request, sparing every allocation this executor made since (its
+     * placements): those belong to runs that started after the sweep.
+     */
+    private void sweepLateNode(String node) {
+        SweepRequest request = lastSweep;
+        if (request == null) {
+            return;
+        }
+        List<String> removed = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
+        sweepNode(node, request.runnerId(), request.goingRuns(), true, removed, failed);
+        if (!removed.isEmpty() || !failed.isEmpty()) {
+            LOG.info("swept a node that connected after the sweep node={} removed={} failed={}", node, removed, failed);
+        }
+    }
+
+    private void sweepNode(String node, String runnerId, Set<String> goingRuns, boolean spareOwn, List<String> removed,
+            List<String> failed) {
+        try {
+            Result.AllocationList list = (Result.AllocationList) calls.call(node, new Action.ListAllocations(node));
+            for (Result.Allocation a : list.allocations()) {
+                if (runnerId.equals(a.labels().get(Labels.RUNNER)) && !goingRuns.contains(a.labels().get(Labels.RUN))
+                        && !(spareOwn && placements.containsKey(a.allocation()))) {
+                    sweepOne(node, a.allocation(), removed, failed);
+                }
+            }
+            for (String orphan : hub.orphans(node)) {
+                sweepOne(node, orphan, removed, failed);
+            }
+            hub.orphansDeleted(node, removed.stream().map(r -> r.substring(r.indexOf('/') + 1)).toList());
+        } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
+            failed.add("node " + node + ": " + e.getMessage());
+        }
     }
 
     private void sweepOne(String node, String allocation, List<String> removed, List<String> failed) {

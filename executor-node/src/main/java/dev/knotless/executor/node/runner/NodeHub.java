@@ -46,6 +46,8 @@ public final class NodeHub implements AutoCloseable {
     private final ConcurrentHashMap<String, List<String>> orphans = new ConcurrentHashMap<>();
     private final ProtocolJson json;
     private final Object changed = new Object();
+    private final java.util.List<java.util.function.BiConsumer<String, List<String>>> connectListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public NodeHub(InetSocketAddress listen, TlsIdentity runner, NodesFile nodes, ProtocolJson json, Clock clock,
             ChannelOptions options) throws IOException {
@@ -60,6 +62,14 @@ public final class NodeHub implements AutoCloseable {
 
     public InetSocketAddress address() {
         return server.address();
+    }
+
+    /**
+     * Called with the node's id and the orphans it reports, each time a node has connected and sent
+     * that report (its first word on every connection), on the thread serving the report.
+     */
+    public void onConnect(java.util.function.BiConsumer<String, List<String>> listener) {
+        connectListeners.add(listener);
     }
 
     /** The node's connection, if it is connected now. */
@@ -140,6 +150,8 @@ public final class NodeHub implements AutoCloseable {
                     if (!found.allocations().isEmpty()) {
                         LOG.warn("node reports orphans node={} allocations={}", node, found.allocations());
                     }
+                    // The node's first word on every connection: now it is known, with its orphans.
+                    connectListeners.forEach(listener -> listener.accept(node, found.allocations()));
                 }
                 case ObservationVerifier.Verification.Believed b ->
                         LOG.warn("node sent an unexpected report node={} type={}", node, b.observation().report().getClass().getSimpleName());

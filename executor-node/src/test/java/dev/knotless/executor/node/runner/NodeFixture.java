@@ -40,19 +40,21 @@ public final class NodeFixture implements AutoCloseable {
     public final NodeHub hub;
     public final NodeExecutor executor;
     public final NodeCalls calls;
+    public final Signer signer;
     public final Optional<String> subnet;
     private final List<String> agentCommand;
     private final Path agentLog;
     private Process agent;
 
     private NodeFixture(Path dir, ProjectImage image, boolean ownsImage, NodeHub hub, NodeExecutor executor, NodeCalls calls,
-            Optional<String> subnet, List<String> agentCommand, Path agentLog) {
+            Signer signer, Optional<String> subnet, List<String> agentCommand, Path agentLog) {
         this.dir = dir;
         this.image = image;
         this.ownsImage = ownsImage;
         this.hub = hub;
         this.executor = executor;
         this.calls = calls;
+        this.signer = signer;
         this.subnet = subnet;
         this.agentCommand = agentCommand;
         this.agentLog = agentLog;
@@ -115,7 +117,7 @@ public final class NodeFixture implements AutoCloseable {
             command.add("none");
         }
         NodeFixture fixture = new NodeFixture(dir, image, ownsImage, hub, executor, new NodeCalls(hub, signer, Clock.systemUTC()),
-                subnet, command, dir.resolve("agent.log"));
+                signer, subnet, command, dir.resolve("agent.log"));
         fixture.startAgent();
         return fixture;
     }

@@ -122,16 +122,34 @@ class NodeSupervisionIT {
         String allocation = s.describe().split(" ")[1];
         // As if the node lost its record (a crash between runc create and the record, a restored backup).
         Files.delete(dir.resolve("state/allocations").resolve(allocation).resolve("allocation.json"));
+        java.util.Set<String> reported = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        node.hub.onConnect((n, orphans) -> reported.addAll(orphans));
         node.killAgent();
         node.startAgent();
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> node.hub.orphans(NodeFixture.NODE).contains(allocation));
-        assertThat(runc("list")).contains(allocation);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> reported.contains(allocation));
 
-        SweepReport swept = node.executor.sweep("some-other-runner", Set.of());
-        assertThat(swept.removed()).contains(NodeFixture.NODE + "/" + allocation);
-        assertThat(runc("list")).doesNotContain(allocation);
+        // An executor that swept before removes reported orphans as the node reconnects; a sweep now finds none left.
+        node.executor.sweep("some-other-runner", Set.of());
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !runc("list", "-q").contains(allocation));
         assertThat(dir.resolve("state/allocations").resolve(allocation)).doesNotExist();
+        assertThat(node.hub.orphans(NodeFixture.NODE)).doesNotContain(allocation);
         s.close();
+    }
+
+    @Test
+    void aRestartedRunnerSweepsANodeThatDialsBackAfterItsSweep() throws Exception {
+        String runner = "sup-" + UUID.randomUUID().toString().substring(0, 6);
+        Session abandoned = node.executor.start(spec(runner), StopSignal.none());
+        node.killAgent();
+        // The runner restarts (a new executor, nothing placed yet) and sweeps while the node is away.
+        NodeExecutor restarted = new NodeExecutor(node.hub, node.signer, java.time.Clock.systemUTC(),
+                new NodeExecutor.Options(Optional.empty(), Duration.ofSeconds(30), Duration.ofMinutes(1)));
+        SweepReport early = restarted.sweep(runner, Set.of());
+        assertThat(early.removed()).isEmpty();
+        node.startAgent();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> node.allocationsOf(runner).isEmpty());
+        assertThat(runc("list", "-q")).doesNotContain(abandoned.describe().split(" ")[1]);
+        abandoned.close();
     }
 
     @Test
