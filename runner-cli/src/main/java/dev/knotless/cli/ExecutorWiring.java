@@ -15,7 +15,7 @@ final class ExecutorWiring {
 
     static Executor create(String name, RunnerOptions options) {
         return switch (name) {
-            case "docker" -> new DockerExecutor(options.dockerSocket);
+            case "docker" -> new DockerExecutor(options.dockerSocket, options.warmContainers);
             case "kubernetes" -> {
                 RunnerOptions.KubernetesFlags k = options.kubernetes;
                 yield new KubernetesExecutor(new KubernetesOptions(k.kubeconfig, k.context, k.namespace, k.serviceAccount,

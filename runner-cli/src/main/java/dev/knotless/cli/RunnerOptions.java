@@ -28,6 +28,11 @@ final class RunnerOptions {
             description = "The Docker Engine's unix socket (default: ${DEFAULT-VALUE}).")
     Path dockerSocket;
 
+    @Option(names = "--warm-containers",
+            description = "Docker: keep one container per image (and limits and trust) started ahead of the next run that"
+                    + " needs it, so a run skips the engine's create and start.")
+    boolean warmContainers;
+
     @picocli.CommandLine.ArgGroup(exclusive = false, heading = "%nKubernetes executor:%n")
     KubernetesFlags kubernetes = new KubernetesFlags();
 

@@ -37,13 +37,29 @@ public final class DockerExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(DockerExecutor.class);
 
     private final EngineClient engine;
+    private final Optional<WarmPool> warm;
 
     public DockerExecutor() {
         this(DEFAULT_SOCKET);
     }
 
     public DockerExecutor(Path socket) {
+        this(socket, false);
+    }
+
+    /**
+     * @param warmContainers keep one container per run shape started ahead of the next run of that
+     *     shape ({@link WarmPool}): a run then skips the engine's create and start
+     */
+    public DockerExecutor(Path socket, boolean warmContainers) {
         this.engine = new EngineClient(socket, new ObjectMapper());
+        this.warm = warmContainers ? Optional.of(new WarmPool(engine)) : Optional.empty();
+    }
+
+    /** Removes the warm containers still waiting; runs' own containers go with their sessions. */
+    @Override
+    public void close() {
+        warm.ifPresent(WarmPool::close);
     }
 
     @Override
@@ -64,6 +80,20 @@ public final class DockerExecutor implements Executor {
         stoppedCheck(signal, what);
 
         String name = ContainerConfig.containerName(spec.runId());
+        // With a pool, the next container of this shape is made when this run's is gone: made
+        // while this run starts, it would slow this run down on the same engine.
+        Runnable refill = () -> {};
+        if (warm.isPresent() && !spec.keep()) {
+            WarmPool.Shape shape = WarmPool.Shape.of(spec);
+            refill = () -> warm.get().refill(shape, spec);
+            Optional<WarmPool.Warm> ready = warm.get().take(shape);
+            if (ready.isPresent()) {
+                Optional<Session> taken = takeWarm(spec, ready.get(), name, refill);
+                if (taken.isPresent()) {
+                    return taken.get();
+                }
+            }
+        }
         String id;
         try {
             // Not aborted by the signal: a create cut half-way could leave a container we cannot name.
@@ -84,7 +114,7 @@ public final class DockerExecutor implements Executor {
         }
         log.info("container created id={} name={} runner={} run={} image={} trust={}",
                 id, name, spec.runnerId(), spec.runId(), spec.image(), spec.trust());
-        DockerSession session = new DockerSession(engine, spec, id, name);
+        DockerSession session = new DockerSession(engine, spec, id, name, refill);
         try {
             stoppedCheck(signal, what);
             engine.startContainer(id);
@@ -125,6 +155,32 @@ public final class DockerExecutor implements Executor {
             throw new ExecutorException(new Failure(Failure.Kind.IMAGE,
                     "image '" + image + "' not found locally and could not be pulled: " + e.getMessage()), e);
         }
+    }
+
+    /** True when a warm container waits for runs like {@code spec}. */
+    boolean warmWaiting(RunSpec spec) {
+        return warm.map(pool -> pool.waiting(WarmPool.Shape.of(spec))).orElse(false);
+    }
+
+    /** The run takes a warm container: renamed to the run's name, its layout already made. */
+    private Optional<Session> takeWarm(RunSpec spec, WarmPool.Warm ready, String name, Runnable refill) {
+        try {
+            engine.renameContainer(ready.id(), name);
+        } catch (IOException e) {
+            // Gone or unusable: the run makes its own, as without a pool.
+            log.warn("warm container not taken id={} run={} reason={}", ready.id(), spec.runId(), e.getMessage());
+            try {
+                engine.removeContainer(ready.id());
+            } catch (IOException ignored) {
+                // already gone
+            }
+            return Optional.empty();
+        }
+        log.info("container taken warm id={} name={} runner={} run={} image={} trust={}",
+                ready.id(), name, spec.runnerId(), spec.runId(), spec.image(), spec.trust());
+        DockerSession session = new DockerSession(engine, spec, ready.id(), name, refill);
+        session.layoutMade();
+        return Optional.of(session);
     }
 
     @Override

@@ -67,11 +67,19 @@ final class DockerSession implements Session {
      */
     private final Set<String> knownDirectories = ConcurrentHashMap.newKeySet();
 
+    private final Runnable afterClose;
+
     DockerSession(EngineClient engine, RunSpec spec, String id, String name) {
+        this(engine, spec, id, name, () -> {});
+    }
+
+    /** @param afterClose runs once the container is gone (the warm pool makes the next one then) */
+    DockerSession(EngineClient engine, RunSpec spec, String id, String name, Runnable afterClose) {
         this.engine = engine;
         this.spec = spec;
         this.id = id;
         this.name = name;
+        this.afterClose = afterClose;
     }
 
     String id() {
@@ -208,6 +216,11 @@ final class DockerSession implements Session {
     }
 
     /** Creates the run layout's directories that the image lacks. */
+    /** The container's layout was made before this session took it (a warm container). */
+    void layoutMade() {
+        knownDirectories.addAll(List.of(RunLayout.WORK, RunLayout.STEPS, RunLayout.OUTPUTS));
+    }
+
     void createLayout() throws IOException {
         List<String> missing = new ArrayList<>();
         // the Engine makes the working directory (/work) when it starts the container
@@ -449,6 +462,7 @@ final class DockerSession implements Session {
         } catch (IOException | RuntimeException e) {
             log.warn("container delete failed id={} name={} run={} reason={}", id, name, spec.runId(), e.getMessage());
         }
+        afterClose.run();
     }
 
     // ---- helpers -------------------------------------------------------------------------------

@@ -221,6 +221,10 @@ final class EngineClient {
         call("POST", "/containers/" + id + "/start", null);
     }
 
+    void renameContainer(String id, String name) throws IOException {
+        call("POST", "/containers/" + id + "/rename?name=" + query(name), null);
+    }
+
     /** The container's inspect document, or empty when it no longer exists. */
     Optional<JsonNode> inspectContainer(String id) throws IOException {
         try {
