@@ -3,7 +3,6 @@ package dev.knotless.executor.docker;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.knotless.executor.Environment;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
@@ -11,6 +10,7 @@ import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepGate;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StepStopper;
 import dev.knotless.executor.StopSignal;
@@ -240,16 +240,9 @@ final class DockerSession implements Session {
     @Override
     public StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
         knownDirectories.clear();
-        if (closed.get()) {
-            return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "' cannot run: the session is closed");
-        }
-        Optional<StopSignal.Reason> early = signal.reason();
-        if (early.isPresent()) {
-            return StepOutcome.stopped(early.get());
-        }
-        Optional<String> oversized = Environment.problem(step.environment());
-        if (oversized.isPresent()) {
-            return failed(Failure.Kind.LIMIT, oversized.get());
+        Optional<StepOutcome> refused = StepGate.refusal(closed.get(), step, signal);
+        if (refused.isPresent()) {
+            return refused.get();
         }
         AtomicReference<HttpConnection> stream = new AtomicReference<>();
         StepStopper stopper = new StepStopper(this::signalAll, spec.killGrace(), () -> {

@@ -1,6 +1,5 @@
 package dev.knotless.executor.kubernetes;
 
-import dev.knotless.executor.Environment;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
@@ -9,6 +8,7 @@ import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepGate;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StepStopper;
 import dev.knotless.executor.StopSignal;
@@ -99,16 +99,9 @@ final class KubernetesSession implements Session {
 
     @Override
     public StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
-        if (closed.get()) {
-            return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "' cannot run: the session is closed");
-        }
-        Optional<StopSignal.Reason> early = signal.reason();
-        if (early.isPresent()) {
-            return StepOutcome.stopped(early.get());
-        }
-        Optional<String> oversized = Environment.problem(step.environment());
-        if (oversized.isPresent()) {
-            return failed(Failure.Kind.LIMIT, oversized.get());
+        Optional<StepOutcome> refused = StepGate.refusal(closed.get(), step, signal);
+        if (refused.isPresent()) {
+            return refused.get();
         }
         byte[] frame = ShellPayload.framed(step);
         AtomicReference<PodExec> exec = new AtomicReference<>();

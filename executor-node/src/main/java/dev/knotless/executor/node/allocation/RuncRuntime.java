@@ -6,6 +6,7 @@ import dev.knotless.executor.node.agent.Attachment;
 import dev.knotless.executor.node.agent.Runtime;
 import dev.knotless.executor.node.image.ImageException;
 import dev.knotless.executor.node.image.ImagePuller;
+import dev.knotless.executor.node.image.Trees;
 import dev.knotless.executor.node.protocol.Action;
 import dev.knotless.executor.node.protocol.Result;
 import dev.knotless.executor.node.runc.BundleSpec;
@@ -23,12 +24,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -294,7 +292,7 @@ public final class RuncRuntime implements Runtime {
             runc.delete(id);
             steps.keySet().removeIf(k -> k.startsWith(id + "/"));
             bundles.remove(id);
-            deleteTree(allocations.resolve(id));
+            Trees.delete(allocations.resolve(id));
             return new Result.Done();
         } catch (RuncException e) {
             throw new RuntimeFailure(e.getMessage());
@@ -534,13 +532,13 @@ public final class RuncRuntime implements Runtime {
             return;
         }
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-        deleteTree(tmp);
+        Trees.delete(tmp);
         Process cp = new ProcessBuilder("cp", "-a", "--", image.toString(), tmp.toString())
                 .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
         String said = new String(cp.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         try {
             if (cp.waitFor() != 0) {
-                deleteTree(tmp);
+                Trees.delete(tmp);
                 throw new RuntimeFailure("copying the image's root filesystem failed: " + said.strip().replaceAll("\\R", " "));
             }
         } catch (InterruptedException e) {
@@ -563,28 +561,6 @@ public final class RuncRuntime implements Runtime {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.write(tmp, bytes);
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    }
-
-    static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-                if (e != null) {
-                    throw e;
-                }
-                Files.delete(dir);
-                return FileVisitResult.CONTINUE;
-            }
-        });
     }
 
     private static String lastLine(ByteArrayOutputStream err, String otherwise) {

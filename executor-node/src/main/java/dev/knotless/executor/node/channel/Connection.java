@@ -47,6 +47,7 @@ public final class Connection implements AutoCloseable {
 
     private final ConcurrentHashMap<Integer, Stream> streams = new ConcurrentHashMap<>();
     private final AtomicInteger nextLocalId;
+    private final Object openLock = new Object();
     private final AtomicInteger peerStreams = new AtomicInteger();
     /** Highest stream id the peer has opened; read and written by the reader thread only. */
     private int highestPeerId;
@@ -100,24 +101,27 @@ public final class Connection implements AutoCloseable {
                     + " bytes; this one is " + header.length);
         }
         throwIfClosed();
-        int id = nextLocalId.getAndAdd(2);
-        if (id <= 0) {
-            throw new IOException("channel to " + peer + " has used all its stream ids; open a new connection");
+        // Ids must reach the peer in increasing order: taking one and queueing its OPEN is one step.
+        synchronized (openLock) {
+            int id = nextLocalId.getAndAdd(2);
+            if (id <= 0) {
+                throw new IOException("channel to " + peer + " has used all its stream ids; open a new connection");
+            }
+            Stream stream = new Stream(this, id, header.clone());
+            streams.put(id, stream);
+            failIfClosedMeanwhile(stream);
+            try {
+                send(Frames.OPEN, id, header, 0, header.length);
+            } catch (InterruptedIOException e) {
+                // The OPEN may still go out; the RESET queued behind it ends the stream on both sides.
+                stream.reset("interrupted while opening");
+                throw e;
+            } catch (IOException e) {
+                streams.remove(id);
+                throw e;
+            }
+            return stream;
         }
-        Stream stream = new Stream(this, id, header.clone());
-        streams.put(id, stream);
-        failIfClosedMeanwhile(stream);
-        try {
-            send(Frames.OPEN, id, header, 0, header.length);
-        } catch (InterruptedIOException e) {
-            // The OPEN may still go out; the RESET queued behind it ends the stream on both sides.
-            stream.reset("interrupted while opening");
-            throw e;
-        } catch (IOException e) {
-            streams.remove(id);
-            throw e;
-        }
-        return stream;
     }
 
     /** Hands each incoming stream to {@code acceptor}, each on its own virtual thread. */

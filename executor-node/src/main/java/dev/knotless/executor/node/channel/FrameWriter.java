@@ -13,10 +13,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * The one thread that writes to a connection's socket. Senders queue whole frames (a copy) and go
- * on while at most {@link #MAX_QUEUED_BYTES} are waiting, so a sender prepares its next frame
- * while this thread encrypts the last one; frames never interleave, keep their order, and queued
- * frames go out in one flush.
+ * The one thread that writes to a connection's socket. Senders queue whole frames and wait until
+ * theirs is written; frames therefore never interleave, and queued frames go out in one flush.
  *
  * <p>Why a thread rather than a lock: a virtual thread interrupted while blocked in a socket write
  * closes the socket. An application interrupting its own writer must lose that write, not the
@@ -26,12 +24,9 @@ final class FrameWriter {
 
     /** Frames gathered into one flush, at most. */
     private static final int BATCH_BYTES = 256 * 1024;
-    /** Bytes of queued frames beyond which senders wait: the connection's own back-pressure. */
-    static final int MAX_QUEUED_BYTES = 1024 * 1024;
 
-    /** {@code budgeted}: queued by {@link #write}, its bytes count against the budget until written. */
     private record Pending(int type, int stream, byte[] payload, int off, int len, Runnable action,
-            CompletableFuture<Void> written, boolean budgeted) {
+            CompletableFuture<Void> written) {
         int size() {
             return Frames.HEADER_BYTES + len;
         }
@@ -42,9 +37,6 @@ final class FrameWriter {
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final byte[] header = new byte[Frames.HEADER_BYTES];
     private final Thread thread;
-    private final Object budget = new Object();
-    /** Payload bytes queued and not yet written; guarded by budget. */
-    private long queuedBytes;
     /** Set once; guarded by queue so that nothing is queued after the queue has been failed. */
     private String failure;
 
@@ -54,52 +46,17 @@ final class FrameWriter {
         this.thread = Thread.ofVirtual().name(name).start(this::writeLoop);
     }
 
-    /**
-     * Queues a copy of a frame; waits only while the queue is over its budget. A failure of the
-     * connection after this returns fails the stream's next operation, as every stream's.
-     */
+    /** Queues a frame and waits until it has been written (or the connection has failed). */
     void write(int type, int stream, byte[] payload, int off, int len) throws IOException {
-        byte[] copy = java.util.Arrays.copyOfRange(payload, off, off + len);
-        synchronized (budget) {
-            while (queuedBytes >= MAX_QUEUED_BYTES) {
-                String failed = failure();
-                if (failed != null) {
-                    throw new IOException(failed);
-                }
-                try {
-                    budget.wait();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("interrupted waiting for room to queue a frame");
-                }
-            }
-            queuedBytes += len;
-        }
-        try {
-            enqueue(new Pending(type, stream, copy, 0, len, null, null, true));
-        } catch (IOException e) {
-            release(len);
-            throw e;
-        }
-    }
-
-    private String failure() {
-        synchronized (queue) {
-            return failure;
-        }
-    }
-
-    private void release(long bytes) {
-        synchronized (budget) {
-            queuedBytes -= bytes;
-            budget.notifyAll();
-        }
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        enqueue(new Pending(type, stream, payload, off, len, null, written));
+        await(written);
     }
 
     /** Queues a frame without waiting: for the reader thread, which must never block on the network. */
     void post(int type, int stream, byte[] payload) {
         try {
-            enqueue(new Pending(type, stream, payload, 0, payload.length, null, null, false));
+            enqueue(new Pending(type, stream, payload, 0, payload.length, null, null));
         } catch (IOException e) {
             // Failed already; nobody needs this frame any more.
         }
@@ -109,7 +66,7 @@ final class FrameWriter {
     void runAfterQueued(Runnable action, long millis) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
-            enqueue(new Pending(0, 0, null, 0, 0, action, done, false));
+            enqueue(new Pending(0, 0, null, 0, 0, action, done));
             done.get(millis, TimeUnit.MILLISECONDS);
         } catch (IOException | ExecutionException | TimeoutException e) {
             // Best effort.
@@ -129,9 +86,6 @@ final class FrameWriter {
             queue.drainTo(dropped);
         }
         dropped.forEach(p -> complete(p, new IOException(reason)));
-        synchronized (budget) {
-            budget.notifyAll();
-        }
         thread.interrupt();
     }
 
@@ -141,6 +95,18 @@ final class FrameWriter {
                 throw new IOException(failure);
             }
             queue.add(p);
+        }
+    }
+
+    private static void await(CompletableFuture<Void> written) throws IOException {
+        try {
+            written.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            // The frame may still go out; the connection is unharmed either way.
+            throw new InterruptedIOException("interrupted waiting for a frame to be written");
+        } catch (ExecutionException e) {
+            throw new IOException(e.getCause().getMessage());
         }
     }
 
@@ -165,16 +131,7 @@ final class FrameWriter {
                     }
                 }
                 out.flush();
-                long written = 0;
-                for (Pending p : batch) {
-                    complete(p, null);
-                    if (p.budgeted()) {
-                        written += p.len();
-                    }
-                }
-                if (written > 0) {
-                    release(written);
-                }
+                batch.forEach(p -> complete(p, null));
                 batch.clear();
             }
         } catch (InterruptedException e) {

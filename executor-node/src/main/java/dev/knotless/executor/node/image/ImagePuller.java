@@ -3,13 +3,10 @@ package dev.knotless.executor.node.image;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 
 /**
@@ -54,7 +51,7 @@ public final class ImagePuller {
         // The node has one agent per state directory, so anything in tmp is left from a crash.
         try (var leftovers = Files.list(tmp)) {
             for (Path leftover : leftovers.toList()) {
-                deleteTree(leftover);
+                Trees.delete(leftover);
             }
         }
         this.keepOwners = runningAsRoot(tmp);
@@ -148,7 +145,7 @@ public final class ImagePuller {
             }
         } finally {
             if (Files.exists(building)) {
-                deleteTree(building);
+                Trees.delete(building);
             }
         }
     }
@@ -160,31 +157,5 @@ public final class ImagePuller {
         } finally {
             Files.delete(probe);
         }
-    }
-
-    static void deleteTree(Path path) throws IOException {
-        Files.walkFileTree(path, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                // The unpacked tree may hold read-only directories; they must open to be emptied.
-                Files.setAttribute(dir, "unix:mode", 0700);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-                if (e != null) {
-                    throw e;
-                }
-                Files.delete(dir);
-                return FileVisitResult.CONTINUE;
-            }
-        });
     }
 }

@@ -1,5 +1,6 @@
 package dev.knotless.executor.node.cni;
 
+import dev.knotless.testkit.Commands;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -65,12 +66,12 @@ class CniNetworkIT {
                     "no CNI plugin " + PLUGINS.resolve(plugin) + " (apt-get install -y containernetworking-plugins)");
         }
         for (String tool : List.of("unshare", "nsenter", "busybox", "iptables-save", "mount")) {
-            assumeTrue(runs("sh", "-c", "command -v " + tool), "the " + tool + " command is not installed");
+            assumeTrue(Commands.runs("sh", "-c", "command -v " + tool), "the " + tool + " command is not installed");
         }
         String hex = HexFormat.of().formatHex(SecureRandom.getInstanceStrong().generateSeed(3));
         bridge = "kn" + hex;
         networkName = "knit-" + hex;
-        String routes = output("ip", "-4", "route", "show", "table", "all") + output("ip", "-4", "-o", "addr");
+        String routes = Commands.output("ip", "-4", "route", "show", "table", "all") + Commands.output("ip", "-4", "-o", "addr");
         for (int attempt = 0; subnet == null; attempt++) {
             if (attempt == 200) {
                 throw new IllegalStateException("no free /24 in 10.213-10.250 next to: " + routes);
@@ -111,8 +112,8 @@ class CniNetworkIT {
         if (bridge == null) {
             return;
         }
-        if (runs("ip", "link", "show", bridge)) {
-            output("ip", "link", "del", bridge);
+        if (Commands.runs("ip", "link", "show", bridge)) {
+            Commands.output("ip", "link", "del", bridge);
         }
         List<String> left = ourRules();
         removeRules(left);
@@ -135,11 +136,11 @@ class CniNetworkIT {
         assertThat(atB.address()).startsWith(prefix);
         assertThat(atA.prefixLength()).isEqualTo(24);
         assertThat(atA.gateway()).isEqualTo(prefix + "1").isEqualTo(atB.gateway());
-        assertThat(output("nsenter", "--net=" + ns(a), "ip", "-4", "-o", "addr", "show", "eth0")).contains(atA.address() + "/24");
-        assertThat(output("nsenter", "--net=" + ns(a), "ip", "route")).contains("default via " + prefix + "1 dev eth0");
+        assertThat(Commands.output("nsenter", "--net=" + ns(a), "ip", "-4", "-o", "addr", "show", "eth0")).contains(atA.address() + "/24");
+        assertThat(Commands.output("nsenter", "--net=" + ns(a), "ip", "route")).contains("default via " + prefix + "1 dev eth0");
         // The bridge's masquerade (ipMasq) and the firewall plugin's forward rules exist for the address.
-        assertThat(output("iptables-save", "-t", "nat")).contains("-A POSTROUTING -s " + atA.address() + "/32");
-        assertThat(output("iptables-save", "-t", "filter")).contains("-A CNI-FORWARD -s " + atA.address() + "/32 -j ACCEPT");
+        assertThat(Commands.output("iptables-save", "-t", "nat")).contains("-A POSTROUTING -s " + atA.address() + "/32");
+        assertThat(Commands.output("iptables-save", "-t", "filter")).contains("-A CNI-FORWARD -s " + atA.address() + "/32 -j ACCEPT");
 
         int port = 20000 + ThreadLocalRandom.current().nextInt(20000);
         listen(a, port, "from-a");
@@ -153,7 +154,7 @@ class CniNetworkIT {
         assertThat(probe(untrusted, atA.address(), port, false)).doesNotContain("from-a");
         assertThat(probe(untrusted, atB.address(), port, false)).doesNotContain("from-b");
         assertThat(probe(untrusted, atA.gateway(), port, false)).doesNotContain("from-host");
-        assertThat(output("nsenter", "--net=" + ns(untrusted), "ip", "-o", "link")).doesNotContain("eth0");
+        assertThat(Commands.output("nsenter", "--net=" + ns(untrusted), "ip", "-o", "link")).doesNotContain("eth0");
     }
 
     // (3): a second attach answers from the record: same address, one lease, one interface.
@@ -164,7 +165,7 @@ class CniNetworkIT {
         Attachment second = attach("ctr-same", pid);
         assertThat(second).isEqualTo(first);
         assertThat(leasesOf("ctr-same")).containsExactly(first.address());
-        assertThat(output("ip", "-o", "link", "show", "master", bridge).lines().count()).isEqualTo(1);
+        assertThat(Commands.output("ip", "-o", "link", "show", "master", bridge).lines().count()).isEqualTo(1);
 
         // Another namespace under the same container id is refused, and the attachment stays.
         long other = namespace();
@@ -182,7 +183,7 @@ class CniNetworkIT {
         // Exactly what attach does up to the crash: pin the namespace, run the bridge plugin's ADD.
         Path pin = Files.createDirectories(state.resolve("netns")).resolve("ctr-crash");
         Files.createFile(pin);
-        output("mount", "--bind", ns(pid).toString(), pin.toString());
+        Commands.output("mount", "--bind", ns(pid).toString(), pin.toString());
         ProcessBuilder add = new ProcessBuilder(PLUGINS.resolve("bridge").toString()).redirectErrorStream(true);
         add.environment().putAll(java.util.Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "ctr-crash", "CNI_NETNS", pin.toString(),
                 "CNI_IFNAME", "eth0", "CNI_PATH", PLUGINS.toString()));
@@ -198,7 +199,7 @@ class CniNetworkIT {
         Attachment again = attach("ctr-crash", pid);
         assertOneAttachment("ctr-crash", pid, again);
         if (!again.address().equals(leased.getFirst())) {
-            assertThat(output("iptables-save")).doesNotContain(leased.getFirst() + "/32");
+            assertThat(Commands.output("iptables-save")).doesNotContain(leased.getFirst() + "/32");
         }
     }
 
@@ -213,7 +214,7 @@ class CniNetworkIT {
         Attachment again = attach("ctr-half", pid);
         assertOneAttachment("ctr-half", pid, again);
         if (!again.address().equals(first.address())) {
-            assertThat(output("iptables-save")).doesNotContain(first.address() + "/32");
+            assertThat(Commands.output("iptables-save")).doesNotContain(first.address() + "/32");
         }
     }
 
@@ -224,18 +225,18 @@ class CniNetworkIT {
         Attachment at = attach("ctr-lost", pid);
         Files.delete(state.resolve("attachments").resolve("ctr-lost.json"));
         detach("ctr-lost", Optional.empty());
-        assertThat(output("iptables-save")).doesNotContain(at.address() + "/32");
+        assertThat(Commands.output("iptables-save")).doesNotContain(at.address() + "/32");
         assertThat(leasesOf("ctr-lost")).isEmpty();
     }
 
     void assertOneAttachment(String id, long pid, Attachment at) throws Exception {
         assertThat(leasesOf(id)).containsExactly(at.address());
-        assertThat(output("nsenter", "--net=" + ns(pid), "ip", "-4", "-o", "addr", "show", "eth0").lines().count()).isEqualTo(1);
-        List<String> masquerade = output("iptables-save", "-t", "nat").lines()
+        assertThat(Commands.output("nsenter", "--net=" + ns(pid), "ip", "-4", "-o", "addr", "show", "eth0").lines().count()).isEqualTo(1);
+        List<String> masquerade = Commands.output("iptables-save", "-t", "nat").lines()
                 .filter(l -> l.startsWith("-A POSTROUTING -s " + prefix)).toList();
         assertThat(masquerade).hasSize(1);
         assertThat(masquerade.getFirst()).startsWith("-A POSTROUTING -s " + at.address() + "/32 ").contains("id: \\\"" + id + "\\\"");
-        assertThat(output("iptables-save", "-t", "filter").lines().filter(l -> l.contains(prefix)).toList())
+        assertThat(Commands.output("iptables-save", "-t", "filter").lines().filter(l -> l.contains(prefix)).toList())
                 .containsExactly("-A CNI-FORWARD -d " + at.address() + "/32 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT",
                         "-A CNI-FORWARD -s " + at.address() + "/32 -j ACCEPT");
     }
@@ -247,15 +248,15 @@ class CniNetworkIT {
         Attachment at = attach("ctr-gone", pid);
         Path lease = state.resolve("ipam").resolve(networkName).resolve(at.address());
         assertThat(Files.readString(lease)).startsWith("ctr-gone");
-        assertThat(output("iptables-save")).contains(at.address() + "/32");
+        assertThat(Commands.output("iptables-save")).contains(at.address() + "/32");
 
         kill(pid);
         assertThat(Path.of("/proc/" + pid)).doesNotExist();
         detach("ctr-gone", Optional.empty());
 
         assertThat(lease).doesNotExist();
-        assertThat(output("iptables-save")).doesNotContain(at.address() + "/32").doesNotContain("id: \\\"ctr-gone\\\"");
-        assertThat(output("ip", "-o", "link", "show", "master", bridge)).isBlank();
+        assertThat(Commands.output("iptables-save")).doesNotContain(at.address() + "/32").doesNotContain("id: \\\"ctr-gone\\\"");
+        assertThat(Commands.output("ip", "-o", "link", "show", "master", bridge)).isBlank();
         assertThat(state.resolve("netns").resolve("ctr-gone")).doesNotExist();
         assertThat(net.holders()).doesNotContain("ctr-gone");
 
@@ -270,11 +271,11 @@ class CniNetworkIT {
         Attachment at = attach("ctr-nons", pid);
         kill(pid);
         Path pin = state.resolve("netns").resolve("ctr-nons");
-        output("umount", pin.toString());
+        Commands.output("umount", pin.toString());
 
         detach("ctr-nons", Optional.of(Path.of("/proc/" + pid + "/ns/net")));
         assertThat(state.resolve("ipam").resolve(networkName).resolve(at.address())).doesNotExist();
-        assertThat(output("iptables-save", "-t", "filter")).doesNotContain(at.address() + "/32"); // firewall: from the record
+        assertThat(Commands.output("iptables-save", "-t", "filter")).doesNotContain(at.address() + "/32"); // firewall: from the record
         assertThat(pin).doesNotExist();
         assertThat(net.holders()).isEmpty();
         // Without a namespace the bridge plugin cannot find the address to undo its masquerade chain:
@@ -318,7 +319,7 @@ class CniNetworkIT {
     void aPluginsOwnErrorIsOneLineAndTheFailedAddIsUndone() throws Exception {
         // A device that is not a bridge under the bridge's name: the bridge plugin refuses it.
         String notABridge = "kd" + bridge.substring(2);
-        output("ip", "link", "add", notABridge, "type", "veth", "peer", "name", "kp" + bridge.substring(2));
+        Commands.output("ip", "link", "add", notABridge, "type", "veth", "peer", "name", "kp" + bridge.substring(2));
         try {
             CniNetwork clash = new CniNetwork(PLUGINS, state, networkName, notABridge, subnet, TIMEOUT);
             long pid = namespace();
@@ -328,9 +329,9 @@ class CniNetworkIT {
                     .hasMessageContaining(notABridge)
                     .hasMessageNotContaining("\n");
             assertThat(clash.holders()).isEmpty();
-            assertThat(output("nsenter", "--net=" + ns(pid), "ip", "-o", "link")).doesNotContain("eth0");
+            assertThat(Commands.output("nsenter", "--net=" + ns(pid), "ip", "-o", "link")).doesNotContain("eth0");
         } finally {
-            output("ip", "link", "del", notABridge);
+            Commands.output("ip", "link", "del", notABridge);
         }
 
         Path file = Files.writeString(state.resolve("not-a-namespace"), "x");
@@ -355,7 +356,7 @@ class CniNetworkIT {
             CYCLE_DETACH_NANOS.add(System.nanoTime() - attached);
             CYCLE_ATTACH_NANOS.add(attached - start);
             assertThat(leasesOf("ctr-cycle")).isEmpty();
-            assertThat(output("nsenter", "--net=" + ns(pid), "ip", "-o", "link")).doesNotContain("eth0");
+            assertThat(Commands.output("nsenter", "--net=" + ns(pid), "ip", "-o", "link")).doesNotContain("eth0");
         }
     }
 
@@ -449,7 +450,7 @@ class CniNetworkIT {
     static List<String> ourRules() throws Exception {
         List<String> rules = new ArrayList<>();
         for (String table : List.of("nat", "filter")) {
-            for (String line : output("iptables-save", "-t", table).lines().toList()) {
+            for (String line : Commands.output("iptables-save", "-t", table).lines().toList()) {
                 if (line.startsWith("-A ") && (line.contains(prefix) || line.contains("name: \\\"" + networkName + "\\\""))) {
                     rules.add("-t " + table + " " + line);
                 }
@@ -463,15 +464,15 @@ class CniNetworkIT {
         Set<String> chains = new LinkedHashSet<>();
         Matcher m;
         for (String rule : rules) {
-            runs("sh", "-c", "iptables " + rule.replaceFirst(" -A ", " -D "));
+            Commands.runs("sh", "-c", "iptables " + rule.replaceFirst(" -A ", " -D "));
             m = Pattern.compile("-j (CNI-[0-9a-f]{24})").matcher(rule);
             if (m.find()) {
                 chains.add(m.group(1));
             }
         }
         for (String chain : chains) {
-            runs("iptables", "-t", "nat", "-F", chain);
-            runs("iptables", "-t", "nat", "-X", chain);
+            Commands.runs("iptables", "-t", "nat", "-F", chain);
+            Commands.runs("iptables", "-t", "nat", "-X", chain);
         }
     }
 
@@ -507,27 +508,5 @@ class CniNetworkIT {
         Collections.sort(sorted);
         return String.format("n=%d min %.0f ms, median %.0f ms, max %.0f ms", sorted.size(), sorted.getFirst() / 1e6,
                 sorted.get(sorted.size() / 2) / 1e6, sorted.getLast() / 1e6);
-    }
-
-    static boolean runs(String... argv) {
-        try {
-            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    static String output(String... argv) throws Exception {
-        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(1, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", argv) + " failed: " + out);
-        }
-        return out;
     }
 }

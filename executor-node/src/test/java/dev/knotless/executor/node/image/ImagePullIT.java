@@ -115,7 +115,7 @@ class ImagePullIT {
         assertThat(requests).isEmpty();
 
         // With the rootfs gone but the blobs kept, a pull unpacks again and still downloads nothing.
-        ImagePuller.deleteTree(root);
+        Trees.delete(root);
         puller(Optional.empty()).pull(image);
         assertThat(root.resolve("etc/motd")).hasContent("upper");
         assertThat(requests).isEmpty();

@@ -1,5 +1,6 @@
 package dev.knotless.executor.node.runc;
 
+import dev.knotless.testkit.Commands;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -52,9 +53,9 @@ class RuncIT {
     @BeforeAll
     static void exportTestImage() throws Exception {
         assumeTrue(System.getProperty("user.name").equals("root"), "runc needs root; these tests run as root only");
-        assumeTrue(runs("runc", "--version"), "the runc binary is not installed (apt-get install -y runc)");
+        assumeTrue(Commands.runs("runc", "--version"), "the runc binary is not installed (apt-get install -y runc)");
         String image = TestImages.ensureBuilt();
-        String container = output("docker", "create", image, "true").strip();
+        String container = Commands.output("docker", "create", image, "true").strip();
         try {
             Path tar = shared.resolve("rootfs.tar");
             exec("docker", "export", "-o", tar.toString(), container);
@@ -334,29 +335,7 @@ class RuncIT {
         throw new AssertionError(id + " did not stop within 10 s");
     }
 
-    static boolean runs(String... argv) {
-        try {
-            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    static String output(String... argv) throws Exception {
-        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(2, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", argv) + " failed: " + out);
-        }
-        return out;
-    }
-
     static void exec(String... argv) throws Exception {
-        output(argv);
+        Commands.output(argv);
     }
 }

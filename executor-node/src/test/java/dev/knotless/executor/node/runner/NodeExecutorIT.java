@@ -1,11 +1,8 @@
 package dev.knotless.executor.node.runner;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.knotless.executor.Executor;
 import dev.knotless.testkit.ExecutorContract;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
@@ -18,15 +15,11 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class NodeExecutorIT extends ExecutorContract {
 
-    private static Path dir;
     private static NodeFixture node;
 
     @BeforeAll
     static void startNode() throws Exception {
-        Optional<String> missing = NodeFixture.missing();
-        assumeTrue(missing.isEmpty(), () -> "skipped: " + missing.orElseThrow());
-        dir = Files.createTempDirectory("knotless-node-it");
-        node = NodeFixture.start(dir, true, NodeExecutor.Options.DEFAULT);
+        node = NodeFixture.startOrSkip("knotless-node-it", true, NodeExecutor.Options.DEFAULT);
     }
 
     @AfterAll

@@ -76,6 +76,16 @@ public final class NodeFixture implements AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * For a test class's {@code @BeforeAll}: skips the class (JUnit assumption) with the reason
+     * when the machine lacks a piece, else starts a fixture in a fresh temporary directory.
+     */
+    public static NodeFixture startOrSkip(String name, boolean network, NodeExecutor.Options options) throws Exception {
+        Optional<String> missing = missing();
+        org.junit.jupiter.api.Assumptions.assumeTrue(missing.isEmpty(), () -> "skipped: " + missing.orElseThrow());
+        return start(Files.createTempDirectory(name), network, options);
+    }
+
     /** With {@code network}, trusted allocations join a CNI bridge on a fresh random subnet. */
     public static NodeFixture start(Path dir, boolean network, NodeExecutor.Options options) throws Exception {
         String tag = HexFormat.of().formatHex(randomBytes(3));

@@ -2,7 +2,6 @@ package dev.knotless.executor.node.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
@@ -39,11 +38,9 @@ class NodeIsolationIT {
 
     @BeforeAll
     static void startNode() throws Exception {
-        Optional<String> missing = NodeFixture.missing();
-        assumeTrue(missing.isEmpty(), () -> "skipped: " + missing.orElseThrow());
-        dir = Files.createTempDirectory("knotless-node-isolation");
         // A short placement wait: one test shows an untrusted run refused a node shared with a trusted one.
-        node = NodeFixture.start(dir, true, new NodeExecutor.Options(Optional.of("default"), Duration.ofSeconds(3), Duration.ofMinutes(1)));
+        node = NodeFixture.startOrSkip("knotless-node-isolation", true, new NodeExecutor.Options(Optional.of("default"), Duration.ofSeconds(3), Duration.ofMinutes(1)));
+        dir = node.dir;
     }
 
     @AfterAll

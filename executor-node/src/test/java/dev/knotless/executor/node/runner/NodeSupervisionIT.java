@@ -1,7 +1,6 @@
 package dev.knotless.executor.node.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunSpec;
@@ -39,10 +38,8 @@ class NodeSupervisionIT {
 
     @BeforeAll
     static void startNode() throws Exception {
-        Optional<String> missing = NodeFixture.missing();
-        assumeTrue(missing.isEmpty(), () -> "skipped: " + missing.orElseThrow());
-        dir = Files.createTempDirectory("knotless-node-supervision");
-        node = NodeFixture.start(dir, false, new NodeExecutor.Options(Optional.empty(), Duration.ofSeconds(30), Duration.ofMinutes(1)));
+        node = NodeFixture.startOrSkip("knotless-node-supervision", false, new NodeExecutor.Options(Optional.empty(), Duration.ofSeconds(30), Duration.ofMinutes(1)));
+        dir = node.dir;
     }
 
     @AfterAll
