@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -106,12 +107,19 @@ class DaemonKillIT {
         }
         assertThat(expected).hasSize(20);
 
-        // Kill while some runs have ended, some are in their step and some still wait.
+        // Kill while some runs have ended, some are in their step and some still wait. One run must
+        // have been taken 0.7-2.5 s ago: its container is made by then and its 3 s step keeps it
+        // alive past the kill (a container seen a moment earlier may belong to a run just ending).
         first.await("some runs ended and others are in a container", Duration.ofSeconds(120), () -> {
             try {
-                Map<CheckStatus, Long> now = byStatus(runs(state));
-                return now.getOrDefault(CheckStatus.SUCCESS, 0L) >= 2 && now.getOrDefault(CheckStatus.PENDING, 0L) >= 4
-                        && Docker.containersOf(runnerId).size() >= 2;
+                List<RunRecord> now = runs(state);
+                Map<CheckStatus, Long> counts = byStatus(now);
+                Instant from = Instant.now().minusMillis(2500);
+                Instant to = Instant.now().minusMillis(700);
+                boolean justStarted = now.stream().anyMatch(r -> r.status() == CheckStatus.RUNNING && r.startedAt() != null
+                        && r.startedAt().isAfter(from) && r.startedAt().isBefore(to));
+                return counts.getOrDefault(CheckStatus.SUCCESS, 0L) >= 2 && counts.getOrDefault(CheckStatus.PENDING, 0L) >= 4
+                        && justStarted && Docker.containersOf(runnerId).size() >= 2;
             } catch (IOException | InterruptedException e) {
                 return false;
             }
