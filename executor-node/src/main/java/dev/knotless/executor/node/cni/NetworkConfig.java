@@ -3,16 +3,16 @@ package dev.knotless.executor.node.cni;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * The network's plugin chain and the exact bytes each plugin reads on stdin. The chain is
@@ -29,7 +29,8 @@ final class NetworkConfig {
     static final String FIREWALL = "firewall";
 
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    // Every object's keys in sorted order (arrays keep theirs: order is meaning), so equal configs are equal bytes.
+    private static final ObjectMapper MAPPER = JsonMapper.builder().enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED).build();
 
     private final String name;
     private final String bridge;
@@ -96,29 +97,9 @@ final class NetworkConfig {
 
     static byte[] write(JsonNode node) {
         try {
-            return MAPPER.writeValueAsString(sorted(node)).getBytes(StandardCharsets.UTF_8);
+            return MAPPER.writeValueAsString(node).getBytes(StandardCharsets.UTF_8);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** A copy with every object's keys in sorted order; array order is meaning and stays. */
-    static JsonNode sorted(JsonNode node) {
-        if (node.isObject()) {
-            Map<String, JsonNode> fields = new TreeMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                fields.put(e.getKey(), sorted(e.getValue()));
-            }
-            ObjectNode copy = F.objectNode();
-            fields.forEach(copy::set);
-            return copy;
-        }
-        if (node.isArray()) {
-            ArrayNode copy = F.arrayNode();
-            node.forEach(n -> copy.add(sorted(n)));
-            return copy;
-        }
-        return node;
     }
 }

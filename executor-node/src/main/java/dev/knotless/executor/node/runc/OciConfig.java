@@ -3,6 +3,8 @@ package dev.knotless.executor.node.runc;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -15,10 +17,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Generates an allocation's OCI runtime {@code config.json} and the process JSON of {@code runc exec}.
@@ -44,7 +43,9 @@ public final class OciConfig {
             List.of("/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done");
 
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
-    private final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    // Every object's keys in sorted order (arrays keep theirs: order is meaning), so equal specs are equal bytes.
+    private final ObjectMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT)
+            .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED).build();
     private final ObjectNode seccomp;
 
     public OciConfig() {
@@ -227,31 +228,11 @@ public final class OciConfig {
 
     private byte[] write(JsonNode node) {
         try {
-            String json = mapper.writer().withDefaultPrettyPrinter().writeValueAsString(sorted(node));
+            String json = mapper.writer().withDefaultPrettyPrinter().writeValueAsString(node);
             return (json.replace("\r\n", "\n") + "\n").getBytes(StandardCharsets.UTF_8);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** A copy with every object's keys in sorted order; array order is meaning and stays. */
-    private static JsonNode sorted(JsonNode node) {
-        if (node.isObject()) {
-            Map<String, JsonNode> fields = new TreeMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                fields.put(e.getKey(), sorted(e.getValue()));
-            }
-            ObjectNode copy = F.objectNode();
-            fields.forEach(copy::set);
-            return copy;
-        }
-        if (node.isArray()) {
-            ArrayNode copy = F.arrayNode();
-            node.forEach(n -> copy.add(sorted(n)));
-            return copy;
-        }
-        return node;
     }
 
     static String sha256(byte[] bytes) {
