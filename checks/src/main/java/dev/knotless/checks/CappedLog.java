@@ -3,8 +3,10 @@ package dev.knotless.checks;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /**
  * A log file that never grows past its cap: it keeps the first half as it arrives and the last
@@ -28,13 +30,42 @@ public final class CappedLog implements AutoCloseable {
     private boolean closed;
 
     public CappedLog(Path path, int cap) throws IOException {
+        this(path, cap, 0);
+    }
+
+    private CappedLog(Path path, int cap, long resumeAt) throws IOException {
         if (cap < 2 * MARKER_RESERVE) {
             throw new IllegalArgumentException("cap too small: " + cap);
         }
         Files.createDirectories(path.toAbsolutePath().getParent());
-        this.file = Files.newOutputStream(path);
         this.headLimit = cap / 2;
         this.tail = new byte[cap - headLimit - MARKER_RESERVE];
+        if (resumeAt == 0) {
+            this.file = Files.newOutputStream(path);
+        } else {
+            long keep = Math.min(resumeAt, headLimit);
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
+                if (channel.size() < keep) {
+                    throw new IOException(path + " holds " + channel.size() + " bytes, fewer than the " + keep + " to go on after");
+                }
+                channel.truncate(keep);
+            }
+            this.file = Files.newOutputStream(path, StandardOpenOption.APPEND);
+            this.written = resumeAt;
+        }
+    }
+
+    /**
+     * Goes on with the log of a process that stopped after {@code written} bytes (what {@link
+     * #written()} said at a point it recorded): the file is cut back to them and writes go on
+     * after. Bytes past the head were held in that process's memory and are gone; the marker
+     * written on close counts them among the bytes cut.
+     */
+    public static CappedLog resume(Path path, int cap, long written) throws IOException {
+        if (written < 0) {
+            throw new IllegalArgumentException("negative length: " + written);
+        }
+        return new CappedLog(path, cap, written);
     }
 
     public void write(byte[] b, int off, int len) throws IOException {

@@ -65,4 +65,47 @@ class CappedLogTest {
         assertThat(text).startsWith(new String(big, 0, 512, StandardCharsets.US_ASCII));
         assertThat(Files.size(file)).isLessThanOrEqualTo(1024);
     }
+
+    @Test
+    void aResumedLogIsCutBackToWhereItsProcessRecordedAndGoesOnAfter() throws Exception {
+        Path file = dir.resolve("d.log");
+        CappedLog first = new CappedLog(file, 1024);
+        first.write("kept 1\n");
+        long recorded = first.written();
+        first.write("written again after the restart\n");
+        // the process dies here: no close
+
+        try (CappedLog resumed = CappedLog.resume(file, 1024, recorded)) {
+            assertThat(resumed.written()).isEqualTo(recorded);
+            resumed.write("written again after the restart\nkept 2\n");
+        }
+        assertThat(Files.readString(file)).isEqualTo("kept 1\nwritten again after the restart\nkept 2\n");
+    }
+
+    @Test
+    void aResumedLogPastItsHeadCountsTheTailItsProcessHeldAsCut() throws Exception {
+        Path file = dir.resolve("e.log");
+        int cap = 1024;
+        CappedLog first = new CappedLog(file, cap);
+        byte[] line = "0123456789abcdef\n".getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < 40; i++) {
+            first.write(line, 0, line.length); // 680 bytes: the head (512) is on disk, the rest in memory
+        }
+        long recorded = first.written();
+
+        try (CappedLog resumed = CappedLog.resume(file, cap, recorded)) {
+            resumed.write("after\n");
+        }
+        String text = Files.readString(file);
+        assertThat(text).startsWith("0123456789abcdef\n").endsWith("\nafter\n");
+        assertThat(text).contains("[... " + (recorded - 512) + " bytes cut");
+    }
+
+    @Test
+    void aLogShorterThanTheRecordedLengthIsNotResumed() throws Exception {
+        Path file = dir.resolve("f.log");
+        Files.writeString(file, "short\n");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> CappedLog.resume(file, 1024, 100))
+                .isInstanceOf(java.io.IOException.class).hasMessageContaining("fewer than the 100");
+    }
 }

@@ -134,7 +134,7 @@ final class DaemonCommand implements Callable<Integer> {
             Forge forge = metrics.forge(new EmbeddedForge(stateDir.resolve("forge"), state));
             CheckStore checks = new CheckStore(stateDir);
             Run run = RunWiring.run(metered, stateDir, SecretStore.encryptedFile(stateDir), FanOut.of(live, metrics.steps()),
-                    limits, runOptions.cacheBudgetBytes(), Clock.systemUTC());
+                    limits, runOptions.cacheBudgetBytes(), state, Clock.systemUTC());
             Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, checks, log,
                     Clock.systemUTC());
             Cancellation shutdown = new Cancellation();

@@ -10,6 +10,7 @@ import dev.knotless.runner.checkout.Mirror;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunJournal;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.workflow.Workflow;
@@ -128,7 +129,7 @@ final class ExecCommand implements Callable<Integer> {
                 boolean wantsSecrets = selected.stream().anyMatch(w -> w.steps().stream().anyMatch(s -> !s.secrets().isEmpty()));
                 SecretStore secrets = wantsSecrets ? SecretStore.encryptedFile(stateDir) : SecretStore.inMemory();
                 Run run = RunWiring.run(executor, stateDir, secrets, console, limits, runOptions.cacheBudgetBytes(),
-                        Clock.systemUTC());
+                        RunJournal.NONE, Clock.systemUTC());
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),

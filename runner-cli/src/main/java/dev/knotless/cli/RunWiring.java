@@ -4,6 +4,7 @@ import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
 import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunJournal;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.run.RunListener;
 import dev.knotless.secrets.SecretStore;
@@ -17,10 +18,11 @@ final class RunWiring {
 
     /**
      * @param cacheBudget the total size of stored cache layers, in bytes
+     * @param journal where going runs record their progress ({@link RunJournal#NONE} for one-shot runs)
      */
     static Run run(Executor executor, Path stateDir, SecretStore secrets, RunListener listener, RunLimits limits,
-            long cacheBudget, Clock clock) {
+            long cacheBudget, RunJournal journal, Clock clock) {
         CacheStore caches = new CacheStore(stateDir.resolve("cache"), cacheBudget, clock);
-        return new Run(executor, new CheckStore(stateDir), secrets, caches, listener, limits, clock);
+        return new Run(executor, new CheckStore(stateDir), secrets, caches, listener, limits, journal, clock);
     }
 }

@@ -11,6 +11,7 @@ import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
 import dev.knotless.executor.TarSink;
 import dev.knotless.executor.TarSource;
+import java.util.Optional;
 import java.util.Set;
 
 /** An executor that reports sweeps, clean-ups and failures to {@link DaemonMetrics}; it changes nothing it passes on. */
@@ -38,6 +39,16 @@ final class MeteredExecutor implements Executor {
             throw e;
         } catch (RuntimeException e) {
             metrics.executorError("start", null);
+            throw e;
+        }
+    }
+
+    @Override
+    public Optional<Session> resume(RunSpec spec) {
+        try {
+            return executor.resume(spec).map(MeteredSession::new);
+        } catch (RuntimeException e) {
+            metrics.executorError("resume", null);
             throw e;
         }
     }
@@ -83,6 +94,16 @@ final class MeteredExecutor implements Executor {
             StepOutcome outcome = session.run(step, output, signal);
             if (outcome instanceof StepOutcome.Failed failed) {
                 metrics.executorError("run", failed.failure().kind());
+            }
+            return outcome;
+        }
+
+        @Override
+        public Optional<StepOutcome> follow(StepPayload step, long stdoutFrom, long stderrFrom, OutputSink output,
+                StopSignal signal) {
+            Optional<StepOutcome> outcome = session.follow(step, stdoutFrom, stderrFrom, output, signal);
+            if (outcome.orElse(null) instanceof StepOutcome.Failed failed) {
+                metrics.executorError("follow", failed.failure().kind());
             }
             return outcome;
         }

@@ -46,6 +46,11 @@ final class AutomatonSink implements MaskingSink {
     }
 
     @Override
+    public long passed(Stream stream) {
+        return (stream == Stream.STDERR ? stderr : stdout).emitted;
+    }
+
+    @Override
     public void flush() {
         stdout.flush();
         stderr.flush();

@@ -199,6 +199,8 @@ public final class Masker {
     /** The sink of a masker with no patterns: every write goes straight through, uncopied. */
     private static final class PassThroughSink implements MaskingSink {
         private final OutputSink downstream;
+        private long stdout;
+        private long stderr;
         private boolean closed;
 
         PassThroughSink(OutputSink downstream) {
@@ -211,6 +213,16 @@ public final class Masker {
                 throw new IllegalStateException("write after close");
             }
             downstream.write(stream, buffer, offset, length);
+            if (stream == Stream.STDERR) {
+                stderr += length;
+            } else {
+                stdout += length;
+            }
+        }
+
+        @Override
+        public long passed(Stream stream) {
+            return stream == Stream.STDERR ? stderr : stdout;
         }
 
         @Override

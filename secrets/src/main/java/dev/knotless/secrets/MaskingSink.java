@@ -18,6 +18,13 @@ public interface MaskingSink extends OutputSink, AutoCloseable {
      */
     void flush();
 
+    /**
+     * How many bytes of {@code stream} written here are final: passed on, as themselves or
+     * inside a replacement. The rest are held. A restarted runner that follows a step resumes
+     * its output there: the bytes after it come again and are masked then.
+     */
+    long passed(Stream stream);
+
     /** Flushes; later writes throw {@link IllegalStateException}. Idempotent. */
     @Override
     void close();

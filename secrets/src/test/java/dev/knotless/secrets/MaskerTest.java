@@ -170,6 +170,55 @@ class MaskerTest {
         assertThat(out.stdout()).isEqualTo("12abc***!");
     }
 
+    /**
+     * A restarted runner follows a step from the bytes {@link MaskingSink#passed} counted, with a
+     * new sink: what the two sinks pass on together is what one sink would have passed on.
+     */
+    @Test
+    void outputResumedWhereThePassedCountSaysIsMaskedAsInOneStream() {
+        Random random = new Random(42);
+        Masker masker = Masker.of(List.of(SECRET, "abcdef"));
+        for (int round = 0; round < 300; round++) {
+            StringBuilder text = new StringBuilder();
+            while (text.length() < 400) {
+                int pick = random.nextInt(10);
+                text.append(pick == 0 ? SECRET : pick == 1 ? "abcdef" : pick == 2 ? "abc" : "x" + random.nextInt(1000));
+                text.append(' ');
+            }
+            byte[] all = bytes(text.toString());
+            RecordingOutput whole = new RecordingOutput();
+            try (MaskingSink one = masker.newStream(whole)) {
+                one.write(STDOUT, all, 0, all.length);
+            }
+
+            int cut = random.nextInt(all.length);
+            RecordingOutput before = new RecordingOutput();
+            MaskingSink dying = masker.newStream(before);
+            for (int at = 0; at < cut; ) {
+                int n = Math.min(cut - at, 1 + random.nextInt(40));
+                dying.write(STDOUT, all, at, n);
+                at += n;
+            }
+            long passed = dying.passed(STDOUT);
+            assertThat(passed).isBetween((long) cut - 20, (long) cut);
+            assertThat(dying.passed(STDERR)).isZero();
+            RecordingOutput after = new RecordingOutput();
+            try (MaskingSink resumed = masker.newStream(after)) {
+                resumed.write(STDOUT, all, (int) passed, all.length - (int) passed);
+            }
+            assertThat(before.stdout() + after.stdout()).as("cut at %d, passed %d", cut, passed).isEqualTo(whole.stdout());
+        }
+    }
+
+    @Test
+    void aSinkWithoutValuesCountsEveryByteAsPassed() {
+        MaskingSink sink = Masker.of(List.of()).newStream(new RecordingOutput());
+        sink.write(STDOUT, bytes("12345"), 0, 5);
+        sink.write(STDERR, bytes("12"), 0, 2);
+        assertThat(sink.passed(STDOUT)).isEqualTo(5);
+        assertThat(sink.passed(STDERR)).isEqualTo(2);
+    }
+
     @Test
     void closeIsIdempotentAndLaterWritesAreRefused() {
         MaskingSink sink = Masker.of(List.of("abcdef")).newStream(new RecordingOutput());

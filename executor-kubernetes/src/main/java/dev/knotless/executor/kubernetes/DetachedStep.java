@@ -1,36 +1,44 @@
 package dev.knotless.executor.kubernetes;
 
 import dev.knotless.executor.ShellPayload;
+import dev.knotless.executor.StepPayload;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
- * A step that outlives its exec stream: the shell scripts that run it in the pod, and the one
- * that reattaches to it.
+ * A step that outlives its exec stream, and its runner: the shell scripts that run it in the pod,
+ * and the one that reattaches to it.
  *
  * <p>An exec stream can end without an exit status (an API server restart, a proxy's idle cut, a
- * dropped connection) while the step goes on in the pod. A step writing straight into the exec's
- * stdout would then block as soon as the pipe filled (Docker stops draining a detached exec), so
- * the step never writes to the exec at all:
+ * dropped connection, a runner killed and restarted) while the step goes on in the pod. A step
+ * writing straight into the exec's stdout would then block as soon as the pipe filled (Docker
+ * stops draining a detached exec), so the step never writes to the exec at all:
  *
  * <pre>
- * exec (stdin: framed payload)                       files in DIR = /steps/.exec/SEQ
- *   receiver: read payload, unset it after the fork
- *     ( ( eval payload ) &gt;&gt;out 2&gt;&gt;err; echo $? &gt; status ) &amp;    out, err, status
+ * exec (stdin: KEY line, framed payload)             files in DIR = /steps/.exec/KEY
+ *   receiver: read key and payload, unset it after the fork
+ *     ( ( eval payload ) &gt;&gt;out 2&gt;&gt;err; echo $? &gt; status ) &amp;    out, err, taken, status
  *     follower: copy new bytes of out/err to the exec ──► runner (counts bytes per stream)
  *               until status exists; exit with it
  * after a cut, a new exec:  follower DIR OUT_OFFSET ERR_OFFSET
  * </pre>
  *
- * The exit status still comes from the status channel: the follower exits with the step's
- * recorded status. Secrets stay in the receiver's memory and the step's environment, as before;
- * the files hold only the step's (unmasked) output, which the runner masks as it reads it.
+ * The key is a digest of the step's command ({@link #key}), so a runner that restarted finds the
+ * step it had sent from the step alone; {@code taken} says its payload arrived whole. The exit
+ * status still comes from the status channel: the follower exits with the step's recorded
+ * status. Secrets stay in the receiver's memory and the step's environment, as before; the files
+ * hold only the step's (unmasked) output, which the runner masks as it reads it.
  *
  * <p>The follower and its helpers ignore TERM and INT (the follower ends when the step has a
  * status, or by KILL), so the exec still ends only with the step, as the stopper expects. It
  * polls (10 ms doubling to 250 ms while nothing is written), and the step's end wakes it at once
  * with {@code SIGUSR1}, so a short step costs one or two polls.
  *
- * <p>Each receiver removes the directories of the steps before the previous one, so at most two
+ * <p>Each receiver removes the directories of every step but the one before it, so at most two
  * steps' output is kept in the pod (the previous step may still run while the next exec is
  * opened ahead).
  */
@@ -72,16 +80,20 @@ final class DetachedStep {
             "}");
 
     /**
-     * {@code sh -c RECEIVER sh DIR KEEP}, framed payload on stdin: makes DIR and removes the
-     * records of steps before KEEP (the step that may still be running while this exec waits,
-     * opened ahead), then {@link ShellPayload#RECEIVER_SCRIPT}'s reading and checks, then the step
-     * detached from the exec and the follower. Everything before the payload is read happens while
-     * the exec waits, so a step opened ahead pays only for its own fork.
+     * {@code sh -c RECEIVER sh KEEP}, a key line and a framed payload on stdin: removes the
+     * records of every step but KEEP (the step that may still be running while this exec waits,
+     * opened ahead), reads the key and makes the step's directory, then {@link
+     * ShellPayload#RECEIVER_SCRIPT}'s reading and checks, then the step detached from the exec
+     * and the follower. The clean-up happens while the exec waits, so a step opened ahead pays
+     * only for its directory and its own fork.
      */
     static final String RECEIVER = String.join("\n",
-            "d=$1 k=$2",
-            "for x in " + ROOT + "/*; do [ \"$x\" = \"$d\" ] || [ \"$x\" = \"$k\" ] || rm -rf \"$x\"; done",
-            "mkdir -p \"$d\" && : >\"$d/out\" && : >\"$d/err\" || { echo \"step payload: cannot write $d\" >&2; exit "
+            "k=$1",
+            "for x in " + ROOT + "/*; do [ \"$x\" = \"$k\" ] || rm -rf \"$x\"; done",
+            "IFS= read -r key || { echo 'step payload: no key line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + "; }",
+            "case $key in ''|*[!0-9a-f]*) echo 'step payload: bad key line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
+            "d=" + ROOT + "/$key",
+            "mkdir -p \"$d\" && rm -f \"$d/taken\" \"$d/status\" && : >\"$d/out\" && : >\"$d/err\" || { echo \"step payload: cannot write $d\" >&2; exit "
                     + ShellPayload.TRUNCATED_EXIT + "; }",
             "IFS= read -r n || { echo 'step payload: no length line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + "; }",
             "case $n in ''|*[!0-9]*) echo 'step payload: bad length line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
@@ -91,6 +103,7 @@ final class DetachedStep {
             "}",
             "') ;; *) echo \"step payload: truncated (expected $n bytes)\" >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
             "exec </dev/null",
+            ": >\"$d/taken\"",
             "printf " + STARTED,
             // TERM and INT (the stopper's kill -TERM -1) must not end the follower before the
             // step: the exec's end is what tells the stopper that the step is gone.
@@ -102,26 +115,53 @@ final class DetachedStep {
             FOLLOW,
             "follow \"$d\" 0 0");
 
-    /** {@code sh -c REATTACH sh DIR OUT ERR}; run after {@link #exists} said the directory is there. */
+    /** {@code sh -c REATTACH sh DIR OUT ERR}; run after {@link #taken} said the step is there. */
     static final String REATTACH = String.join("\n", FOLLOW, "follow \"$@\"");
 
     private DetachedStep() {}
 
-    static String directory(long sequence) {
-        return ROOT + "/" + sequence;
+    /**
+     * The step's key: a digest of its command, which holds no values (they are in the payload's
+     * environment) and names the step within its run (the usual command runs {@code /steps/N}).
+     */
+    static String key(StepPayload step) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (String arg : step.command()) {
+                sha.update(arg.getBytes(StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+            }
+            return HexFormat.of().formatHex(sha.digest(), 0, 12);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
     }
 
-    /** The receiver for {@code directory}, leaving {@code keep} (the step before it) alone. */
-    static List<String> receiver(String directory, String keep) {
-        return List.of("/bin/sh", "-c", RECEIVER, "sh", directory, keep);
+    static String directory(StepPayload step) {
+        return ROOT + "/" + key(step);
+    }
+
+    /** What the receiver reads on stdin: the key line, then the framed payload. */
+    static byte[] input(StepPayload step) {
+        byte[] key = (key(step) + "\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] payload = ShellPayload.framed(step);
+        byte[] all = Arrays.copyOf(key, key.length + payload.length);
+        System.arraycopy(payload, 0, all, key.length, payload.length);
+        return all;
+    }
+
+    /** The receiver of the next step, leaving {@code keep} (the step before it, or "") alone. */
+    static List<String> receiver(String keep) {
+        return List.of("/bin/sh", "-c", RECEIVER, "sh", keep);
     }
 
     /**
-     * Exits 0 when the step's directory exists. A separate exec, because any status the follower
-     * could use to say "no such step" is also a status a step may exit with.
+     * Exits 0 when the step's payload arrived whole (its {@code taken} mark). A separate exec,
+     * because any status the follower could use to say "no such step" is also a status a step
+     * may exit with.
      */
-    static List<String> exists(String directory) {
-        return List.of("/bin/sh", "-c", "[ -d \"$1\" ]", "sh", directory);
+    static List<String> taken(String directory) {
+        return List.of("/bin/sh", "-c", "[ -e \"$1/taken\" ]", "sh", directory);
     }
 
     static List<String> reattach(String directory, long stdoutOffset, long stderrOffset) {

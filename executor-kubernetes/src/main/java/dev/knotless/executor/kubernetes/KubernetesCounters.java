@@ -12,13 +12,15 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class KubernetesCounters {
 
     /** A consistent-enough copy: each number is exact, the set is not one atomic read. */
-    public record Snapshot(long jobsCreated, long jobsDeleted, long orphansSwept, long cleanupFailures, long reattaches) {}
+    public record Snapshot(long jobsCreated, long jobsDeleted, long orphansSwept, long cleanupFailures, long reattaches,
+            long resumes) {}
 
     private final AtomicLong jobsCreated = new AtomicLong();
     private final AtomicLong jobsDeleted = new AtomicLong();
     private final AtomicLong orphansSwept = new AtomicLong();
     private final AtomicLong cleanupFailures = new AtomicLong();
     private final AtomicLong reattaches = new AtomicLong();
+    private final AtomicLong resumes = new AtomicLong();
 
     void jobCreated() {
         jobsCreated.incrementAndGet();
@@ -40,7 +42,12 @@ public final class KubernetesCounters {
         reattaches.incrementAndGet();
     }
 
+    void resumed() {
+        resumes.incrementAndGet();
+    }
+
     public Snapshot snapshot() {
-        return new Snapshot(jobsCreated.get(), jobsDeleted.get(), orphansSwept.get(), cleanupFailures.get(), reattaches.get());
+        return new Snapshot(jobsCreated.get(), jobsDeleted.get(), orphansSwept.get(), cleanupFailures.get(), reattaches.get(),
+                resumes.get());
     }
 }

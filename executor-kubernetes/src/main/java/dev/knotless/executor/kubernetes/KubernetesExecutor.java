@@ -128,6 +128,39 @@ public final class KubernetesExecutor implements Executor {
         return new KubernetesSession(this, spec, jobName, pod);
     }
 
+    /**
+     * The run's Job, when it is this runner's, not being deleted, and its pod runs and is Ready:
+     * steps can go on in it. Anything less is empty, and the caller's sweep removes it.
+     */
+    @Override
+    public Optional<Session> resume(RunSpec spec) {
+        String jobName = JobShape.jobName(spec.runId());
+        try {
+            Job job = client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName).get();
+            if (job == null || job.getMetadata().getDeletionTimestamp() != null
+                    || !spec.runnerId().equals(annotation(job, Labels.RUNNER))
+                    || !spec.runId().equals(annotation(job, Labels.RUN))) {
+                log.info("resume refused job={} run={} reason={}", jobName, spec.runId(), job == null ? "no such Job" : "not this run's");
+                return Optional.empty();
+            }
+            List<Pod> pods = client.pods().inNamespace(options.namespace()).withLabel(JobShape.JOB_NAME, jobName).list().getItems();
+            Optional<Pod> ready = pods.stream()
+                    .filter(p -> p.getMetadata().getDeletionTimestamp() == null && PodReadiness.isReady(p))
+                    .findFirst();
+            if (ready.isEmpty()) {
+                log.info("resume refused job={} run={} reason=no Ready pod", jobName, spec.runId());
+                return Optional.empty();
+            }
+            String pod = ready.get().getMetadata().getName();
+            counters.resumed();
+            log.info("job resumed job={} pod={} run={}", jobName, pod, spec.runId());
+            return Optional.of(new KubernetesSession(this, spec, jobName, pod));
+        } catch (KubernetesClientException e) {
+            log.warn("resume failed job={} run={} reason={}", jobName, spec.runId(), message(e));
+            return Optional.empty();
+        }
+    }
+
     /** Polls the Job's pod until it is Ready, fails for good, the signal stops, or the pending timeout passes. */
     private String awaitReady(RunSpec spec, String jobName, StopSignal signal) throws ExecutorException {
         long deadline = System.nanoTime() + options.pendingTimeout().toNanos();

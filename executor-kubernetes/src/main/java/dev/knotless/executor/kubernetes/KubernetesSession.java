@@ -29,7 +29,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,7 +70,8 @@ final class KubernetesSession implements Session {
     private final String pod;
     private final String namespace;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicLong steps = new AtomicLong();
+    /** The directory of the last step sent or followed: the next receiver keeps it. */
+    private volatile String previous = "";
     private final AtomicReference<CompletableFuture<Ready>> ahead = new AtomicReference<>();
 
     KubernetesSession(KubernetesExecutor executor, RunSpec spec, String job, String pod) {
@@ -103,14 +103,10 @@ final class KubernetesSession implements Session {
         if (refused.isPresent()) {
             return refused.get();
         }
-        byte[] frame = ShellPayload.framed(step);
+        byte[] input = DetachedStep.input(step);
+        String dir = DetachedStep.directory(step);
         AtomicReference<PodExec> exec = new AtomicReference<>();
-        StepStopper stopper = new StepStopper(this::signalAll, spec.killGrace(), () -> {
-            PodExec e = exec.get();
-            if (e != null) {
-                e.close();
-            }
-        });
+        StepStopper stopper = stopper(exec);
         long started = System.nanoTime();
         PodExec.Result result;
         Ready ready = takeReady();
@@ -118,26 +114,27 @@ final class KubernetesSession implements Session {
         try {
             boolean opened = ready == null;
             if (opened) {
-                ready = open();
+                ready = open(previous);
             }
             ready.streams().attach(output);
             exec.set(ready.exec());
             stopper.started();
-            openAhead();
-            log.info("step start job={} pod={} step={} dir={} openedAhead={}", job, pod, step.name(), ready.dir(), !opened);
-            result = send(ready.exec(), frame);
+            previous = dir;
+            openAhead(dir);
+            log.info("step start job={} pod={} step={} dir={} openedAhead={}", job, pod, step.name(), dir, !opened);
+            result = send(ready.exec(), input);
             if (!ready.streams().stepStarted() && !opened && signal.reason().isEmpty()) {
                 // the exec opened ahead ended before it took the payload (a kill -1 of an earlier
                 // step, a cut stream): nothing of the step ran, so it runs on a fresh exec
                 log.info("step restarted job={} step={} reason=exec opened ahead was gone ({})", job, step.name(),
                         result.exitCode() == null ? result.message() : "exit " + result.exitCode());
-                ready = open();
+                ready = open(previous);
                 ready.streams().attach(output);
                 exec.set(ready.exec());
-                result = send(ready.exec(), frame);
+                result = send(ready.exec(), input);
             }
             if (result.exitCode() == null && ready.streams().stepStarted() && signal.reason().isEmpty()) {
-                result = reattach(step, ready.dir(), ready.streams(), exec, signal, result);
+                result = reattach(step, dir, ready.streams(), exec, signal, result);
             }
         } catch (KubernetesClientException e) {
             Optional<StopSignal.Reason> stopped = stopper.finish();
@@ -146,10 +143,7 @@ final class KubernetesSession implements Session {
             }
             return lostOrBroken(step, "could not start: " + KubernetesExecutor.message(e));
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            stopper.requested(StopSignal.Reason.CANCELLED);
-            stopper.finish();
-            return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "': interrupted");
+            return interrupted(step, stopper);
         } catch (RuntimeException e) {
             // the caller's sink failed: stop the step's processes before passing it on
             stopper.requested(StopSignal.Reason.CANCELLED);
@@ -157,11 +151,82 @@ final class KubernetesSession implements Session {
             throw e;
         } finally {
             registration.close();
-            PodExec e = exec.get();
-            if (e != null) {
-                e.close();
-            }
+            closeExec(exec);
         }
+        return ended(step, result, stopper, started);
+    }
+
+    /**
+     * Follows a step an earlier runner process sent: its directory, found by the step's key,
+     * must hold the {@code taken} mark; then it is {@link #reattach}ed from the given offsets,
+     * exactly like a step whose stream was cut.
+     */
+    @Override
+    public Optional<StepOutcome> follow(StepPayload step, long stdoutFrom, long stderrFrom, OutputSink output,
+            StopSignal signal) {
+        Optional<StepOutcome> refused = StepGate.refusal(closed.get(), step, signal);
+        if (refused.isPresent()) {
+            return refused;
+        }
+        String dir = DetachedStep.directory(step);
+        AtomicReference<PodExec> exec = new AtomicReference<>();
+        StepStopper stopper = stopper(exec);
+        long started = System.nanoTime();
+        StepStreams streams = new StepStreams(false, stdoutFrom, stderrFrom);
+        streams.attach(output);
+        PodExec.Result result;
+        StopSignal.Registration registration = signal.onStop(stopper::requested);
+        try {
+            if (!stepRecorded(dir)) {
+                log.info("step not taken job={} pod={} step={} dir={}: it runs now", job, pod, step.name(), dir);
+                return Optional.empty();
+            }
+            stopper.started();
+            previous = dir;
+            openAhead(dir);
+            log.info("step follow job={} pod={} step={} dir={} stdoutFrom={} stderrFrom={}",
+                    job, pod, step.name(), dir, stdoutFrom, stderrFrom);
+            result = reattach(step, dir, streams, exec, signal, new PodExec.Result(null, "the runner restarted"));
+        } catch (KubernetesClientException e) {
+            Optional<StopSignal.Reason> stopped = stopper.finish();
+            if (stopped.isPresent()) {
+                return Optional.of(StepOutcome.stopped(stopped.get()));
+            }
+            return Optional.of(lostOrBroken(step, "could not follow it: " + KubernetesExecutor.message(e)));
+        } catch (InterruptedException e) {
+            return Optional.of(interrupted(step, stopper));
+        } catch (RuntimeException e) {
+            stopper.requested(StopSignal.Reason.CANCELLED);
+            stopper.finish();
+            throw e;
+        } finally {
+            registration.close();
+            closeExec(exec);
+        }
+        return Optional.of(ended(step, result, stopper, started));
+    }
+
+    /** Stops a step's processes: TERM, then KILL, to everything in the pod but PID 1; and ends its exec. */
+    private StepStopper stopper(AtomicReference<PodExec> exec) {
+        return new StepStopper(this::signalAll, spec.killGrace(), () -> closeExec(exec));
+    }
+
+    private static void closeExec(AtomicReference<PodExec> exec) {
+        PodExec e = exec.get();
+        if (e != null) {
+            e.close();
+        }
+    }
+
+    private StepOutcome interrupted(StepPayload step, StepStopper stopper) {
+        Thread.currentThread().interrupt();
+        stopper.requested(StopSignal.Reason.CANCELLED);
+        stopper.finish();
+        return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "': interrupted");
+    }
+
+    /** The outcome of a step whose last exec ended with {@code result}: stopped, lost, or its exit code. */
+    private StepOutcome ended(StepPayload step, PodExec.Result result, StepStopper stopper, long started) {
         Optional<StopSignal.Reason> stopped = stopper.finish();
         long millis = (System.nanoTime() - started) / 1_000_000;
         if (stopped.isPresent()) {
@@ -231,11 +296,11 @@ final class KubernetesSession implements Session {
         return last;
     }
 
-    /** Whether the step's directory exists; a failed exec (no status) counts as an error, not a no. */
+    /** Whether the step's payload arrived whole; a failed exec (no status) counts as an error, not a no. */
     private boolean stepRecorded(String dir) throws InterruptedException {
         try (PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ false,
                 OutputStream.nullOutputStream(), OutputStream.nullOutputStream(),
-                DetachedStep.exists(dir).toArray(String[]::new))) {
+                DetachedStep.taken(dir).toArray(String[]::new))) {
             PodExec.Result r = e.await();
             if (r.exitCode() == null) {
                 throw new KubernetesClientException("cannot look for the step's record: " + r.message());
@@ -281,7 +346,7 @@ final class KubernetesSession implements Session {
     }
 
     /** An exec whose receiver waits for a step's payload, and the streams its output will go to. */
-    private record Ready(PodExec exec, String dir, StepStreams streams) {}
+    private record Ready(PodExec exec, StepStreams streams) {}
 
     /**
      * Opens the exec for the next step now, so that the step does not wait for the API server,
@@ -289,7 +354,7 @@ final class KubernetesSession implements Session {
      * (docs/design/kubernetes.md). The step is still one exec, and its status still comes from
      * that exec's status channel.
      */
-    private void openAhead() {
+    private void openAhead(String keep) {
         if (closed.get()) {
             return;
         }
@@ -298,7 +363,7 @@ final class KubernetesSession implements Session {
         discard(previous);
         Thread.ofVirtual().name("open-ahead-" + pod).start(() -> {
             try {
-                next.complete(open());
+                next.complete(open(keep));
             } catch (RuntimeException e) {
                 next.completeExceptionally(e);
             }
@@ -326,13 +391,11 @@ final class KubernetesSession implements Session {
         }
     }
 
-    private Ready open() {
-        long n = steps.incrementAndGet();
-        String dir = DetachedStep.directory(n);
-        StepStreams streams = new StepStreams();
+    private Ready open(String keep) {
+        StepStreams streams = new StepStreams(true, 0, 0);
         PodExec e = PodExec.start(executor.client(), namespace, pod, /* stdin= */ true, streams.stdout(), streams.stderr(),
-                DetachedStep.receiver(dir, DetachedStep.directory(n - 1)).toArray(String[]::new));
-        return new Ready(e, dir, streams);
+                DetachedStep.receiver(keep).toArray(String[]::new));
+        return new Ready(e, streams);
     }
 
     private static void discard(CompletableFuture<Ready> ready) {
@@ -346,10 +409,10 @@ final class KubernetesSession implements Session {
     }
 
     /** Writes the framed payload and waits for the exec's end. */
-    private static PodExec.Result send(PodExec exec, byte[] frame) throws InterruptedException {
+    private static PodExec.Result send(PodExec exec, byte[] input) throws InterruptedException {
         try {
             OutputStream in = exec.input();
-            in.write(frame);
+            in.write(input);
             in.flush();
         } catch (IOException writeFailed) {
             // the exec ended before taking its payload: its status (or the lack of one) says why
@@ -359,14 +422,21 @@ final class KubernetesSession implements Session {
 
     /**
      * A step's stdout and stderr: passed to the sink once one is attached, counted so that a
-     * reattach resumes after the bytes already delivered. The first stdout byte is the
-     * receiver's {@link DetachedStep#STARTED} mark, not the step's: it says the payload was taken.
+     * reattach resumes after the bytes already delivered. Counting starts at the offsets a
+     * follow was given; a fresh step's first stdout byte is the receiver's {@link
+     * DetachedStep#STARTED} mark, not the step's: it says the payload was taken.
      */
     private static final class StepStreams {
         private final Object lock = new Object();
-        private final CountingStream stdout = new CountingStream(OutputSink.Stream.STDOUT, true);
-        private final CountingStream stderr = new CountingStream(OutputSink.Stream.STDERR, false);
+        private final CountingStream stdout;
+        private final CountingStream stderr;
         private OutputSink sink = OutputSink.DISCARD;
+
+        /** Streams of a step sent now ({@code sent}: both at 0, mark expected), or followed from the given offsets. */
+        StepStreams(boolean sent, long stdoutFrom, long stderrFrom) {
+            this.stdout = new CountingStream(OutputSink.Stream.STDOUT, sent, stdoutFrom);
+            this.stderr = new CountingStream(OutputSink.Stream.STDERR, false, stderrFrom);
+        }
 
         void attach(OutputSink target) {
             synchronized (lock) {
@@ -393,9 +463,10 @@ final class KubernetesSession implements Session {
             private boolean marked;
             private long count;
 
-            CountingStream(OutputSink.Stream stream, boolean expectMark) {
+            CountingStream(OutputSink.Stream stream, boolean expectMark, long from) {
                 this.stream = stream;
                 this.marked = !expectMark;
+                this.count = from;
             }
 
             long count() {

@@ -123,6 +123,60 @@ class KubernetesReattachIT {
         }
     }
 
+    /**
+     * A runner process that dies mid-step (its client closed: every exec stream gone at once) and
+     * the next one, with a client of its own: it resumes the run's Job, follows the step from the
+     * bytes the first one delivered, and gets the rest of the output once and the step's own exit
+     * code; a step that was never sent is said to be so; the run then goes on as usual.
+     */
+    @Test
+    void aRestartedRunnerFollowsTheStepItsPredecessorSent() throws Exception {
+        RunSpec spec = spec();
+        StepPayload step = new StepPayload("long", List.of("/bin/sh", "-c",
+                "echo before; echo to-stderr >&2; sleep 3; i=0; while [ $i -lt 2000 ]; do i=$((i+1)); echo after-$i; done; exit 7"),
+                Map.of());
+        RecordingOutput first = new RecordingOutput();
+        KubernetesExecutor dying = newExecutor();
+        KubernetesSession gone = (KubernetesSession) dying.start(spec, StopSignal.none());
+        CompletableFuture<StepOutcome> lost = CompletableFuture.supplyAsync(() -> gone.run(step, first, StopSignal.none()));
+        Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> first.stderr().contains("to-stderr"));
+        dying.close(); // the process's end, as far as the API server can tell
+        // Its streams are gone with its client; what its thread makes of that does not matter (a
+        // dead process has none), only that no more output reaches it.
+        Thread.sleep(1000);
+        long stdoutFrom = first.stdout().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        long stderrFrom = first.stderr().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+
+        try (KubernetesExecutor restarted = newExecutor()) {
+            assertThat(restarted.resume(RunSpec.builder(runner, "run-" + hex(), image).build())).as("another run").isEmpty();
+            try (var session = restarted.resume(spec).orElseThrow()) {
+                StepPayload neverSent = new StepPayload("never", List.of("/bin/sh", "-c", "echo never"), Map.of());
+                assertThat(session.follow(neverSent, 0, 0, new RecordingOutput(), StopSignal.none())).isEmpty();
+
+                RecordingOutput rest = new RecordingOutput();
+                assertThat(session.follow(step, stdoutFrom, stderrFrom, rest, StopSignal.none()))
+                        .contains(new StepOutcome.Exited(7));
+                List<String> lines = (first.stdout() + rest.stdout()).lines().toList();
+                assertThat(lines).hasSize(2001).first().isEqualTo("before");
+                assertThat(lines).last().isEqualTo("after-2000");
+                assertThat(lines).doesNotHaveDuplicates();
+                assertThat(first.stderr() + rest.stderr()).isEqualTo("to-stderr\n");
+                assertThat(restarted.counters().snapshot().resumes()).isEqualTo(1);
+
+                RecordingOutput next = new RecordingOutput();
+                assertThat(session.run(new StepPayload("next", List.of("/bin/sh", "-c", "echo fine"), Map.of()), next,
+                        StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+                assertThat(next.stdout()).isEqualTo("fine\n");
+            }
+            assertThat(restarted.resume(spec)).as("after the session closed").isEmpty();
+        }
+    }
+
+    private KubernetesExecutor newExecutor() {
+        return new KubernetesExecutor(new KubernetesOptions(TestCluster.kubeconfig(), null, cluster.namespace, null, Map.of(),
+                null, null, Duration.ofSeconds(60)));
+    }
+
     private KubernetesExecutor throughProxy(CuttingProxy proxy, Duration keepalive) throws Exception {
         Path kubeconfig = temp.resolve("kubeconfig-" + proxy.port());
         String text = Files.readString(Path.of(TestCluster.kubeconfig()))

@@ -4,6 +4,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
+import dev.knotless.executor.Session;
 import dev.knotless.executor.SweepReport;
 import dev.knotless.runner.checkout.Mirror;
 import dev.knotless.runner.checkout.Mirrors;
@@ -16,6 +17,7 @@ import dev.knotless.runner.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunProgress;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunRecord;
@@ -28,6 +30,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -36,6 +39,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -51,9 +55,10 @@ import org.slf4j.MDC;
  * loop.
  *
  * <h2>Lifecycle</h2>
- * {@link #start} first ends the runs a previous process left {@code running} as {@code error}
- * ("runner restarted") and sweeps the executor's leftovers of this runner; runs still waiting stay
- * queued. {@link #stop} takes no new work, lets running runs finish within the grace, then cancels
+ * {@link #start} first goes on with the runs a previous process left {@code running} where the
+ * executor still has their environment and the journal their progress ({@link Run#resume}); it
+ * ends the others as {@code error} ("runner restarted") and sweeps the executor's leftovers of
+ * this runner but the resumed runs'; runs still waiting stay queued. {@link #stop} takes no new work, lets running runs finish within the grace, then cancels
  * them and waits for their checks.
  *
  * <p>A new push (or pull request head) cancels the waiting and running runs of its ref at older
@@ -220,17 +225,54 @@ public final class Daemon implements AutoCloseable {
 
     // ---- start-up ----
 
+    /**
+     * Goes on with the runs a previous process left going where the executor kept their
+     * environment and the journal says how far they got; ends the others as {@code error} ("runner
+     * restarted"); sweeps everything of this runner but the resumed runs.
+     */
     private void recover() throws IOException {
         List<RunRecord> interrupted = state.going();
-        SweepReport swept = executor.sweep(settings.runnerId(), Set.of());
+        List<Resumed> resumed = new ArrayList<>();
+        List<RunRecord> lost = new ArrayList<>();
+        for (RunRecord record : interrupted) {
+            resumable(record).ifPresentOrElse(resumed::add, () -> lost.add(record));
+        }
+        Set<String> resumedIds = resumed.stream().map(r -> r.record().id()).collect(Collectors.toSet());
+        SweepReport swept = executor.sweep(settings.runnerId(), resumedIds);
         swept.removed().forEach(r -> log.line("swept " + r + " left by an earlier process of runner " + settings.runnerId()));
         swept.failed().forEach(f -> log.line("could not sweep " + f));
-        for (RunRecord record : interrupted) {
+        for (RunRecord record : lost) {
             Check check = errorCheck(record, RESTARTED, null);
             state.finish(record.id(), check);
             checks.save(check);
             publish(check);
             log.line(describe(record) + " error: runner restarted");
+        }
+        for (Resumed r : resumed) {
+            startWorker(r.record(), "resumed in " + r.session().describe() + " after the restart", cancellation -> run.resume(r.request(), r.record().startedAt(), r.progress(),
+                    r.session(), cancellation));
+        }
+    }
+
+    /** A run a previous process left going, and what this process needs to go on with it. */
+    private record Resumed(RunRecord record, RunRequest request, RunProgress progress, Session session) {}
+
+    /** The run's resumption, when the journal has its progress and the executor its environment. */
+    private Optional<Resumed> resumable(RunRecord record) {
+        try {
+            Optional<RunProgress> progress = state.read(record.id());
+            if (progress.isEmpty() || progress.get().step() == 0 || record.startedAt() == null) {
+                return Optional.empty(); // not as far as its steps: nothing worth keeping
+            }
+            if (!(request(record) instanceof Prepared.Ready ready)) {
+                return Optional.empty();
+            }
+            return run.environmentOf(ready.request())
+                    .map(session -> new Resumed(record, ready.request(), progress.get(), session));
+        } catch (IOException | RuntimeException e) {
+            log.line(describe(record) + " cannot be resumed: " + oneLine(e));
+            LOG.debug("resume failed", e);
+            return Optional.empty();
         }
     }
 
@@ -423,25 +465,33 @@ public final class Daemon implements AutoCloseable {
             if (next.isEmpty()) {
                 return;
             }
-            RunRecord record = next.get();
-            Cancellation cancellation = new Cancellation();
-            going.put(record.id(), cancellation);
-            Thread worker = Thread.ofVirtual().name("run-" + record.id()).unstarted(() -> work(record, cancellation));
-            workers.put(record.id(), worker);
-            worker.start();
+            startWorker(next.get(), "started", cancellation -> execute(next.get(), cancellation));
         }
+    }
+
+    /** What a run's worker does to get its check. */
+    private interface RunBody {
+        Check run(Cancellation cancellation) throws IOException;
+    }
+
+    private void startWorker(RunRecord record, String how, RunBody body) {
+        Cancellation cancellation = new Cancellation();
+        going.put(record.id(), cancellation);
+        Thread worker = Thread.ofVirtual().name("run-" + record.id()).unstarted(() -> work(record, how, cancellation, body));
+        workers.put(record.id(), worker);
+        worker.start();
     }
 
     // ---- a run ----
 
-    private void work(RunRecord record, Cancellation cancellation) {
+    private void work(RunRecord record, String how, Cancellation cancellation, RunBody body) {
         MDC.put("run", record.id()); // this thread is the run's: every log line it writes names the run
         MDC.put("repo", record.repo());
         try {
-            log.line(describe(record) + " started");
+            log.line(describe(record) + " " + how);
             Check check;
             try {
-                check = execute(record, cancellation);
+                check = body.run(cancellation);
             } catch (IOException | RuntimeException e) {
                 LOG.debug("run {} could not start", record.id(), e);
                 check = errorCheck(record, oneLine(e), null);
@@ -463,32 +513,44 @@ public final class Daemon implements AutoCloseable {
     }
 
     private Check execute(RunRecord record, Cancellation cancellation) throws IOException {
+        return switch (request(record)) {
+            case Prepared.Ready ready -> run.execute(ready.request(), cancellation);
+            case Prepared.Refused refused -> {
+                Check check = errorCheck(record, refused.reason(), refused.repoName());
+                checks.save(check);
+                yield check;
+            }
+        };
+    }
+
+    /** A run's request, or why it cannot run (its repository or workflow is gone or broken). */
+    private sealed interface Prepared {
+        record Ready(RunRequest request) implements Prepared {}
+
+        record Refused(String reason, String repoName) implements Prepared {}
+    }
+
+    private Prepared request(RunRecord record) throws IOException {
         Repository repo = forge.repositories().stream().filter(r -> r.name().equals(record.repo())).findFirst()
                 .orElse(null);
         if (repo == null) {
-            Check check = errorCheck(record, "repository " + record.repo() + " is no longer recorded", null);
-            checks.save(check);
-            return check;
+            return new Prepared.Refused("repository " + record.repo() + " is no longer recorded", null);
         }
         Mirror mirror = mirrors.mirrorHolding(repo.cloneUrl(), record.commit());
         WorkflowSet set = WorkflowParser.parseAll(mirror.files(record.commit(), WorkflowParser.DIRECTORY));
         for (WorkflowException broken : set.errors()) {
             if (broken.file().equals(record.workflow())) {
-                Check check = errorCheck(record, broken.getMessage(), mirror.repo());
-                checks.save(check);
-                return check;
+                return new Prepared.Refused(broken.getMessage(), mirror.repo());
             }
         }
         Workflow workflow = set.workflows().stream().filter(w -> w.name().equals(record.workflow())).findFirst().orElse(null);
         if (workflow == null) {
-            Check check = errorCheck(record, "no workflow named '" + record.workflow() + "' at " + shortSha(record.commit()), mirror.repo());
-            checks.save(check);
-            return check;
+            return new Prepared.Refused("no workflow named '" + record.workflow() + "' at " + shortSha(record.commit()),
+                    mirror.repo());
         }
-        RunRequest request = new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(), record.ref(),
-                repo.defaultRef(), record.event(), record.trust(), workflow, mirror.tree(record.commit()), record.variables(),
-                settings.defaultImage(), /* keep= */ false);
-        return run.execute(request, cancellation);
+        return new Prepared.Ready(new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(),
+                record.ref(), repo.defaultRef(), record.event(), record.trust(), workflow, mirror.tree(record.commit()),
+                record.variables(), settings.defaultImage(), /* keep= */ false));
     }
 
     /** A final {@code error} check for a run that never reached the executor; steps unknown. */

@@ -6,6 +6,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.Event;
 import dev.knotless.secrets.Grants;
@@ -13,12 +14,14 @@ import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.SecretStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,16 +43,18 @@ public final class Run {
     private final CacheStore caches;
     private final RunListener listener;
     private final RunLimits limits;
+    private final RunJournal journal;
     private final Clock clock;
 
     public Run(Executor executor, CheckStore checks, SecretStore secrets, CacheStore caches, RunListener listener,
-               RunLimits limits, Clock clock) {
+               RunLimits limits, RunJournal journal, Clock clock) {
         this.executor = executor;
         this.checks = checks;
         this.secrets = secrets;
         this.caches = caches;
         this.listener = listener;
         this.limits = limits;
+        this.journal = journal;
         this.clock = clock;
     }
 
@@ -65,21 +70,66 @@ public final class Run {
                 new CollectOutputs());
     }
 
+    /** The phases of a resumed run: its environment, checkout and caches are there already. */
+    private List<Phase> resumedPhases() {
+        List<Phase> all = phases();
+        int steps = 0;
+        while (!(all.get(steps) instanceof RunSteps)) {
+            steps++;
+        }
+        return all.subList(steps, all.size());
+    }
+
     public Check execute(RunRequest request, Cancellation cancellation) {
-        Instant started = clock.instant();
+        return go(request, clock.instant(), null, null, cancellation);
+    }
+
+    /**
+     * The environment an earlier process of this runner started for {@code request}, if the
+     * executor still has it and can go on in it ({@link Executor#resume}).
+     */
+    public Optional<Session> environmentOf(RunRequest request) {
+        return executor.resume(StartEnvironment.spec(request, limits));
+    }
+
+    /**
+     * Goes on with a run an earlier process of this runner started at {@code startedAt} and got as
+     * far as {@code progress} with, in {@code session} (from {@link #environmentOf}): the log goes
+     * on where the journal says, the step that was going is followed from the output it had
+     * delivered (or run, if it never arrived), then the rest of the run as usual.
+     */
+    public Check resume(RunRequest request, Instant startedAt, RunProgress progress, Session session,
+            Cancellation cancellation) {
+        return go(request, startedAt, progress, session, cancellation);
+    }
+
+    private Check go(RunRequest request, Instant started, RunProgress resumed, Session session,
+            Cancellation cancellation) {
         Check check = newCheck(request, started);
-        save(check);
+        if (resumed == null) {
+            save(check);
+        }
         listener.runStarted(request);
         Duration runTimeout = request.workflow().timeout() != null ? request.workflow().timeout() : limits.runTimeout();
+        // a resumed run keeps its first deadline
+        Duration left = runTimeout.minus(Duration.between(started, clock.instant()));
         RunState state = null;
         List<Grants.Granted> grants = grant(request);
         Masker masker = Masker.of(grants.stream().flatMap(g -> g.values().stream()).toList());
-        try (StopSignal runSignal = cancellation.signal().child(runTimeout);
-             RunLog log = new RunLog(checks.logPath(request.runId()), limits.logCap(), request, listener, masker)) {
+        Path logPath = checks.logPath(request.runId());
+        try (StopSignal runSignal = cancellation.signal().child(left.isNegative() || left.isZero() ? Duration.ofMillis(1) : left);
+             RunLog log = resumed == null
+                     ? new RunLog(logPath, limits.logCap(), request, listener, masker)
+                     : RunLog.resume(logPath, limits.logCap(), resumed.logBytes(), request, listener, masker)) {
             state = new RunState(request, limits, log, checks.outputDir(request.runId()), runSignal, runTimeout,
-                    environment(request), grants, listener, cancellation);
+                    environment(request), grants, listener, cancellation, journal);
+            List<Phase> phases = phases();
+            if (resumed != null) {
+                state.resumeFrom(resumed, session);
+                phases = resumedPhases();
+            }
             try {
-                for (Phase phase : phases()) {
+                for (Phase phase : phases) {
                     boolean skip = state.session == null && !(phase instanceof StartEnvironment)
                             || runSignal.isStopped() && !(phase instanceof StartEnvironment)
                             || state.failed() && !phase.runsAfterFailure();
@@ -93,6 +143,8 @@ public final class Run {
                         log.notice("keeping " + state.session.describe() + " (--keep)");
                     }
                     state.session.close();
+                } else if (session != null) {
+                    session.close();
                 }
             }
             if (!state.failed() && runSignal.isStopped()) {
@@ -102,6 +154,9 @@ public final class Run {
             }
         } catch (IOException | RuntimeException e) {
             LOG.error("run {} broke", request.runId(), e);
+            if (state == null && session != null) {
+                session.close();
+            }
             String why = "runner error: " + e;
             if (state == null || !state.failed()) {
                 check = finish(check, state, new Verdict(CheckStatus.ERROR, why));

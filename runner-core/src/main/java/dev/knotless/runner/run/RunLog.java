@@ -23,10 +23,25 @@ final class RunLog implements AutoCloseable {
     private final Masker masker;
 
     RunLog(Path path, int cap, RunRequest run, RunListener listener, Masker masker) throws IOException {
-        this.file = new CappedLog(path, cap);
+        this(new CappedLog(path, cap), run, listener, masker);
+    }
+
+    private RunLog(CappedLog file, RunRequest run, RunListener listener, Masker masker) {
+        this.file = file;
         this.run = run;
         this.listener = listener;
         this.masker = masker;
+    }
+
+    /** The log of a run an earlier process wrote {@code written} bytes of; see {@link CappedLog#resume}. */
+    static RunLog resume(Path path, int cap, long written, RunRequest run, RunListener listener, Masker masker)
+            throws IOException {
+        return new RunLog(CappedLog.resume(path, cap, written), run, listener, masker);
+    }
+
+    /** Bytes written so far, kept or not: where a resumed log goes on. */
+    synchronized long written() {
+        return file.written();
     }
 
     synchronized void notice(String line) {

@@ -31,6 +31,11 @@ final class RunState {
     private final RunListener listener;
     private final Cancellation cancellation;
     private final java.time.Duration runTimeout;
+    final RunJournal journal;
+    /** Set (from an output thread too) when the journal failed once: it is not asked again. */
+    volatile boolean journalBroken;
+    /** Where a resumed run's earlier process stopped; null for a run started here. */
+    RunProgress resumed;
     Session session;
     final List<StepResult> steps = new ArrayList<>();
     final List<Output> outputs = new ArrayList<>();
@@ -38,7 +43,7 @@ final class RunState {
 
     RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,
              java.time.Duration runTimeout, Map<String, String> environment, List<Grants.Granted> grants,
-             RunListener listener, Cancellation cancellation) {
+             RunListener listener, Cancellation cancellation, RunJournal journal) {
         this.request = request;
         this.limits = limits;
         this.log = log;
@@ -50,6 +55,22 @@ final class RunState {
         this.cachePlan = CachePlan.of(request);
         this.listener = listener;
         this.cancellation = cancellation;
+        this.journal = journal;
+    }
+
+    /**
+     * Makes this the state of a run an earlier process got as far as {@code progress} with: its
+     * session, its ended steps, and the verdict of the first of them that did not pass.
+     */
+    void resumeFrom(RunProgress progress, Session resumedSession) {
+        this.resumed = progress;
+        this.session = resumedSession;
+        steps.addAll(progress.ended());
+        log.notice("the runner restarted: going on in " + resumedSession.describe() + " with "
+                + (progress.stepGoing() ? "step " + progress.step() + " (its output from byte " + progress.stdoutOffset()
+                        + " of stdout, " + progress.stderrOffset() + " of stderr)" : "what follows step " + progress.step()));
+        progress.ended().stream().map(RunSteps::verdictOf).flatMap(java.util.Optional::stream).findFirst()
+                .ifPresent(v -> verdict = v);
     }
 
     void listenerStepStarted(int number, String name) {

@@ -16,17 +16,22 @@ final class StartEnvironment implements Phase {
         this.executor = executor;
     }
 
-    @Override
-    public void run(RunState state) {
-        RunRequest r = state.request;
-        RunSpec spec = RunSpec.builder(r.runnerId(), r.runId(), r.image())
+    /** What the executor is asked for: the same for a run's start and for its resumption. */
+    static RunSpec spec(RunRequest r, RunLimits limits) {
+        return RunSpec.builder(r.runnerId(), r.runId(), r.image())
                 .resources(r.workflow().resources())
                 .trust(r.trust())
-                .timeout(state.limits.runTimeout())
-                .killGrace(state.limits.killGrace())
+                .timeout(limits.runTimeout())
+                .killGrace(limits.killGrace())
                 .labels(Map.of("dev.knotless.workflow", r.workflow().name()))
                 .keep(r.keep())
                 .build();
+    }
+
+    @Override
+    public void run(RunState state) {
+        RunRequest r = state.request;
+        RunSpec spec = spec(r, state.limits);
         state.log.notice("starting " + r.image() + " on " + executor.name()
                 + (r.trust() == dev.knotless.executor.Trust.UNTRUSTED ? " (untrusted: isolated, no network)" : ""));
         try {

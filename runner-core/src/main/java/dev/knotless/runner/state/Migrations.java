@@ -58,7 +58,19 @@ final class Migrations {
                     "ALTER TABLE queue ADD COLUMN queued_at TEXT",
                     // v1 had free-form states and nothing landing; anything unknown waits again.
                     "UPDATE queue SET state = 'queued' WHERE state NOT IN ('queued', 'testing', 'landed', 'rejected')",
-                    "CREATE INDEX runs_by_ref ON runs(repo, ref, status)"));
+                    "CREATE INDEX runs_by_ref ON runs(repo, ref, status)"),
+            // v3: how far each going run got, so that a restarted runner can follow it on.
+            List.of(
+                    """
+                    CREATE TABLE run_progress (
+                      run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+                      step INTEGER NOT NULL,
+                      stdout_offset INTEGER NOT NULL,
+                      stderr_offset INTEGER NOT NULL,
+                      log_bytes INTEGER NOT NULL,
+                      ended_json TEXT NOT NULL,
+                      updated_at TEXT NOT NULL
+                    )"""));
 
     static int latest() {
         return STEPS.size();

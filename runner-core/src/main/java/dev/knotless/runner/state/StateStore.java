@@ -3,9 +3,12 @@ package dev.knotless.runner.state;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckJson;
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.StepResult;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.Event;
 import dev.knotless.runner.forge.Cursors;
+import dev.knotless.runner.run.RunJournal;
+import dev.knotless.runner.run.RunProgress;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,7 +48,7 @@ import org.sqlite.SQLiteConfig;
  * {@link Migrations} steps, applied in order on open; {@code schema_version} holds the versions
  * applied. A database newer than this runner is refused.
  */
-public final class StateStore implements Cursors, AutoCloseable {
+public final class StateStore implements Cursors, RunJournal, AutoCloseable {
 
     private final ReentrantLock lock = new ReentrantLock();
     /* @GuardedBy("lock") */
@@ -203,11 +206,62 @@ public final class StateStore implements Cursors, AutoCloseable {
                 update.setString(4, json);
                 update.setString(5, now);
                 update.setString(6, runId);
-                return update.executeUpdate();
+                int n = update.executeUpdate();
+                forgetProgress(runId);
+                return n;
             }
         });
         if (changed == 0) {
             throw new IllegalArgumentException("no run " + runId);
+        }
+    }
+
+    // ---- progress of going runs (RunJournal) ----
+
+    @Override
+    public void record(String runId, RunProgress progress) throws IOException {
+        String ended = json.writeValueAsString(progress.ended());
+        transaction("record the progress of a run in", () -> {
+            try (PreparedStatement upsert = db.prepareStatement("""
+                    INSERT INTO run_progress(run_id, step, stdout_offset, stderr_offset, log_bytes, ended_json, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(run_id) DO UPDATE SET step = excluded.step, stdout_offset = excluded.stdout_offset,
+                      stderr_offset = excluded.stderr_offset, log_bytes = excluded.log_bytes,
+                      ended_json = excluded.ended_json, updated_at = excluded.updated_at""")) {
+                upsert.setString(1, runId);
+                upsert.setInt(2, progress.step());
+                upsert.setLong(3, progress.stdoutOffset());
+                upsert.setLong(4, progress.stderrOffset());
+                upsert.setLong(5, progress.logBytes());
+                upsert.setString(6, ended);
+                upsert.setString(7, clock.instant().toString());
+                return upsert.executeUpdate();
+            }
+        });
+    }
+
+    @Override
+    public Optional<RunProgress> read(String runId) throws IOException {
+        return locked("read the progress of a run in", () -> {
+            try (PreparedStatement query = db.prepareStatement("SELECT * FROM run_progress WHERE run_id = ?")) {
+                query.setString(1, runId);
+                try (ResultSet r = query.executeQuery()) {
+                    if (!r.next()) {
+                        return Optional.empty();
+                    }
+                    List<StepResult> ended = json.readValue(r.getString("ended_json"),
+                            new com.fasterxml.jackson.core.type.TypeReference<List<StepResult>>() {});
+                    return Optional.of(new RunProgress(r.getInt("step"), r.getLong("stdout_offset"),
+                            r.getLong("stderr_offset"), r.getLong("log_bytes"), ended));
+                }
+            }
+        });
+    }
+
+    private void forgetProgress(String runId) throws SQLException {
+        try (PreparedStatement delete = db.prepareStatement("DELETE FROM run_progress WHERE run_id = ?")) {
+            delete.setString(1, runId);
+            delete.executeUpdate();
         }
     }
 
@@ -217,6 +271,7 @@ public final class StateStore implements Cursors, AutoCloseable {
             try (PreparedStatement update = db.prepareStatement(
                     "UPDATE runs SET status = 'pending', started_at = NULL WHERE id = ? AND status = 'running'")) {
                 update.setString(1, runId);
+                forgetProgress(runId);
                 return update.executeUpdate() == 1;
             }
         });

@@ -19,6 +19,7 @@ import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunJournal;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.run.RunListener;
 import dev.knotless.runner.state.Filter;
@@ -96,7 +97,7 @@ class DaemonTest {
         Path dir = temp.resolve("state");
         Run run = new Run(executor, new CheckStore(dir), SecretStore.inMemory(),
                 new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
-                Clock.systemUTC());
+                RunJournal.NONE, Clock.systemUTC());
         Daemon.Settings settings = new Daemon.Settings("a", /* discover= */ true, Set.of(), /* pulls= */ false, 2,
                 Duration.ofMillis(100), "debian:bookworm-slim");
         return new Daemon(settings, forge, state, new Mirrors(dir), run, executor, new CheckStore(dir), lines::add,
@@ -182,7 +183,7 @@ class DaemonTest {
         Path dir = temp.resolve("state");
         Run run = new Run(executor, new CheckStore(dir), SecretStore.inMemory(),
                 new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
-                Clock.systemUTC());
+                RunJournal.NONE, Clock.systemUTC());
         daemon = new Daemon(new Daemon.Settings("a", false, Set.of("acme/app"), false, 1, Duration.ofMillis(100),
                 "debian:bookworm-slim"), forge, state, new Mirrors(dir), run, executor, new CheckStore(dir), lines::add,
                 Clock.systemUTC());
@@ -201,7 +202,7 @@ class DaemonTest {
         Path dir = temp.resolve("state");
         Run run = new Run(executor, new CheckStore(dir), SecretStore.inMemory(),
                 new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
-                Clock.systemUTC());
+                RunJournal.NONE, Clock.systemUTC());
         daemon = new Daemon(new Daemon.Settings("a", true, Set.of(), false, 1, Duration.ofMillis(100),
                 "debian:bookworm-slim").withDefaultRunner("a"), forge, state, new Mirrors(dir), run, executor,
                 new CheckStore(dir), lines::add, Clock.systemUTC());

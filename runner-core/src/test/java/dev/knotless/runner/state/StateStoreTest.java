@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.StepResult;
+import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.Event;
+import dev.knotless.runner.run.RunProgress;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -59,7 +62,7 @@ class StateStoreTest {
                 while (tables.next()) {
                     names.add(tables.getString(1));
                 }
-                assertThat(names).contains("cursors", "queue", "runs", "schema_version");
+                assertThat(names).contains("cursors", "queue", "runs", "run_progress", "schema_version");
             }
         }
     }
@@ -82,7 +85,7 @@ class StateStoreTest {
     }
 
     @Test
-    void aVersion1DatabaseIsMigratedToVersion2KeepingItsRunsAndQueue() throws Exception {
+    void aVersion1DatabaseIsMigratedToTheLatestKeepingItsRunsAndQueue() throws Exception {
         store.close();
         Path old = stateDir.resolve("v1");
         java.nio.file.Files.createDirectories(old);
@@ -100,7 +103,7 @@ class StateStoreTest {
             s.executeUpdate("INSERT INTO queue VALUES ('acme/app', 4, 'main', 'waiting', '2026-11-29T00:00:00Z')");
         }
         store = StateStore.open(old);
-        assertThat(store.schemaVersion()).isEqualTo(2);
+        assertThat(store.schemaVersion()).isEqualTo(Migrations.latest());
         assertThat(store.run("old-1").orElseThrow().variables()).isEmpty();
         assertThat(store.rerun("old-1", Map.of("A", "b")).variables()).containsEntry("A", "b");
         assertThat(store.queueEntry("acme/app", 5, "main", Instant.parse("2026-11-30T00:00:00Z"))).isTrue();
@@ -220,6 +223,26 @@ class StateStoreTest {
         assertThat(done.finishedAt()).isEqualTo(failed.finishedAt());
         assertThat(done.event()).isEqualTo(Event.PUSH);
         assertThat(done.trust()).isEqualTo(Trust.TRUSTED);
+    }
+
+    @Test
+    void aGoingRunsProgressIsReplacedSurvivesAReopenAndIsForgottenWithItsCheck() throws Exception {
+        store.enqueue(run("r-1", "acme/app"));
+        store.takeNext(1);
+        assertThat(store.read("r-1")).isEmpty();
+        StepResult passed = new StepResult("build", StepStatus.SUCCESS, 0, 1200, null);
+        store.record("r-1", new RunProgress(1, 0, 0, 40, List.of()));
+        store.record("r-1", new RunProgress(2, 1_000_000_000_000L, 7, 900, List.of(passed)));
+        store.close();
+        store = StateStore.open(stateDir);
+
+        RunProgress read = store.read("r-1").orElseThrow();
+        assertThat(read).isEqualTo(new RunProgress(2, 1_000_000_000_000L, 7, 900, List.of(passed)));
+        assertThat(read.stepGoing()).isTrue();
+        store.finish("r-1", check("r-1", CheckStatus.SUCCESS, null));
+        assertThat(store.read("r-1")).isEmpty();
+        assertThatThrownBy(() -> store.record("nope", new RunProgress(0, 0, 0, 0, List.of())))
+                .as("only a recorded run has progress").hasMessageContaining("FOREIGN KEY");
     }
 
     @Test

@@ -1,0 +1,140 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.StepResult;
+import dev.knotless.checks.StepStatus;
+import dev.knotless.executor.kubernetes.Kubeconfigs;
+import dev.knotless.executor.kubernetes.ScopedCredentials;
+import dev.knotless.runner.state.RunRecord;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SIGKILL of the real daemon process while a run's step prints in its Kubernetes Job, then a
+ * restart on the same state as the same runner: the run is resumed in the same Job, not ended,
+ * the step is followed from where the log stopped, and the check ends {@code success} with every
+ * step once and every line of output once, in order; nothing is left in the namespace.
+ */
+class DaemonResumeIT {
+
+    static final String NAMESPACE = "knotless-resume-" + UUID.randomUUID().toString().substring(0, 8);
+    static final int LINES = 300;
+    static String admin;
+    static Path scoped;
+
+    @TempDir static Path shared;
+    @TempDir Path tmp;
+    final String runnerId = "resume-it-" + UUID.randomUUID().toString().substring(0, 8);
+    final List<DaemonProcess> daemons = new ArrayList<>();
+
+    @BeforeAll
+    static void credentials() throws Exception {
+        admin = TestCluster.adminKubeconfig();
+        scoped = ScopedCredentials.write(admin, null, NAMESPACE, "knotless-runner", Duration.ofHours(1), shared.resolve("scoped"));
+    }
+
+    @AfterAll
+    static void deleteNamespace() throws Exception {
+        try (KubernetesClient client = client()) {
+            client.namespaces().withName(NAMESPACE).delete();
+        }
+    }
+
+    @AfterEach
+    void nothingIsLeftInTheNamespace() throws Exception {
+        for (DaemonProcess d : daemons) {
+            d.close();
+        }
+        try (KubernetesClient client = client()) {
+            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems()).isEmpty();
+            assertThat(client.pods().inNamespace(NAMESPACE).list().getItems()).isEmpty();
+        }
+    }
+
+    static KubernetesClient client() throws Exception {
+        return Kubeconfigs.client(Kubeconfigs.load(admin, null));
+    }
+
+    DaemonProcess daemon(Path state, String logName) throws Exception {
+        DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), List.of(
+                "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--poll-interval", "200ms",
+                "--executor", "kubernetes", "--kubeconfig", scoped.toString(), "--namespace", NAMESPACE,
+                "--pending-timeout", "90s", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE));
+        daemons.add(d);
+        return d;
+    }
+
+    @Test
+    void aRunCaughtMidStepByASigkillIsResumedAndEndsWithItsWholeLog() throws Exception {
+        Path state = tmp.resolve("state");
+        String workflow = "image: " + ExecIT.IMAGE + "\non: push\nsteps:\n"
+                + "  - name: first\n    run: echo first-step-ran\n"
+                + "  - name: count\n    run: |\n      i=0\n      while [ $i -lt " + LINES + " ]; do i=$((i+1)); echo line-$i; sleep 0.05; done\n"
+                + "  - name: last\n    run: echo last-step-ran\n";
+        Upstream upstream = Upstream.create(tmp.resolve("repo"), "acme/resume", Map.of("long.yaml", workflow), state, runnerId);
+
+        DaemonProcess first = daemon(state, "first.log");
+        first.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+        upstream.commitOnMain("go");
+        upstream.push(List.of("main"));
+
+        // Kill once the step has printed a good part of its lines: its Job goes on without the runner.
+        Path[] log = new Path[1];
+        first.await("the counting step half way", Duration.ofSeconds(180), () -> {
+            try {
+                List<RunRecord> runs = DaemonKillIT.runs(state);
+                if (runs.size() != 1) {
+                    return false;
+                }
+                log[0] = state.resolve("logs").resolve(runs.get(0).id() + ".log");
+                return Files.exists(log[0]) && Files.readString(log[0]).contains("line-100\n");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        first.kill();
+        String runId = DaemonKillIT.runs(state).get(0).id();
+        assertThat(DaemonKillIT.runs(state).get(0).status()).isEqualTo(CheckStatus.RUNNING);
+        try (KubernetesClient client = client()) {
+            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems())
+                    .as("the kill leaves the run's Job").hasSize(1);
+        }
+
+        DaemonProcess second = daemon(state, "second.log");
+        second.await("the run ended", Duration.ofSeconds(180), () -> {
+            try {
+                return DaemonKillIT.runs(state).get(0).status().isFinal();
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        RunRecord end = DaemonKillIT.runs(state).get(0);
+        String text = Files.readString(log[0]);
+        assertThat(end.status()).as(end.reason() + "\n" + text + "\n" + second.log()).isEqualTo(CheckStatus.SUCCESS);
+        assertThat(end.check().steps()).extracting(StepResult::name).containsExactly("first", "count", "last");
+        assertThat(end.check().steps()).extracting(StepResult::status).containsOnly(StepStatus.SUCCESS);
+
+        List<String> printed = text.lines().filter(l -> l.startsWith("line-")).toList();
+        assertThat(printed).as(text).containsExactlyElementsOf(IntStream.rangeClosed(1, LINES).mapToObj(i -> "line-" + i).toList());
+        assertThat(text.lines().filter(l -> l.equals("first-step-ran"))).as("the first step ran once").hasSize(1);
+        assertThat(text.lines().filter(l -> l.equals("last-step-ran"))).as("the last step ran once").hasSize(1);
+        assertThat(text).contains("[knotless] the runner restarted: going on in job ");
+        text.lines().filter(l -> l.contains("the runner restarted")).forEach(System.out::println);
+        assertThat(second.log()).contains("run " + runId + " resumed in job ").doesNotContain("run " + runId + " error");
+        assertThat(second.stop(Duration.ofSeconds(60))).as(second.log()).isZero();
+    }
+}
