@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
-import dev.knotless.executor.kubernetes.Kubeconfigs;
-import dev.knotless.executor.kubernetes.ScopedCredentials;
 import dev.knotless.runner.state.RunRecord;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
@@ -44,14 +42,12 @@ class DaemonResumeIT {
     @BeforeAll
     static void credentials() throws Exception {
         admin = TestCluster.adminKubeconfig();
-        scoped = ScopedCredentials.write(admin, null, NAMESPACE, "knotless-runner", Duration.ofHours(1), shared.resolve("scoped"));
+        scoped = TestCluster.scopedKubeconfig(admin, NAMESPACE, shared.resolve("scoped"));
     }
 
     @AfterAll
     static void deleteNamespace() throws Exception {
-        try (KubernetesClient client = client()) {
-            client.namespaces().withName(NAMESPACE).delete();
-        }
+        TestCluster.deleteNamespace(admin, NAMESPACE);
     }
 
     @AfterEach
@@ -59,14 +55,7 @@ class DaemonResumeIT {
         for (DaemonProcess d : daemons) {
             d.close();
         }
-        try (KubernetesClient client = client()) {
-            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems()).isEmpty();
-            assertThat(client.pods().inNamespace(NAMESPACE).list().getItems()).isEmpty();
-        }
-    }
-
-    static KubernetesClient client() throws Exception {
-        return Kubeconfigs.client(Kubeconfigs.load(admin, null));
+        TestCluster.assertEmpty(admin, NAMESPACE);
     }
 
     DaemonProcess daemon(Path state, String logName) throws Exception {
@@ -109,7 +98,7 @@ class DaemonResumeIT {
         first.kill();
         String runId = DaemonKillIT.runs(state).get(0).id();
         assertThat(DaemonKillIT.runs(state).get(0).status()).isEqualTo(CheckStatus.RUNNING);
-        try (KubernetesClient client = client()) {
+        try (KubernetesClient client = TestCluster.adminClient(admin)) {
             assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems())
                     .as("the kill leaves the run's Job").hasSize(1);
         }

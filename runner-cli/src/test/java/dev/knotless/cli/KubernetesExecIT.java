@@ -4,8 +4,6 @@ import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.knotless.executor.kubernetes.Kubeconfigs;
-import dev.knotless.executor.kubernetes.ScopedCredentials;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.ByteArrayInputStream;
@@ -50,22 +48,17 @@ class KubernetesExecIT {
     @BeforeAll
     static void credentials() throws Exception {
         admin = TestCluster.adminKubeconfig();
-        scoped = ScopedCredentials.write(admin, null, NAMESPACE, "knotless-runner", Duration.ofHours(1), shared.resolve("scoped"));
+        scoped = TestCluster.scopedKubeconfig(admin, NAMESPACE, shared.resolve("scoped"));
     }
 
     @AfterAll
     static void deleteNamespace() throws Exception {
-        try (KubernetesClient client = Kubeconfigs.client(Kubeconfigs.load(admin, null))) {
-            client.namespaces().withName(NAMESPACE).delete();
-        }
+        TestCluster.deleteNamespace(admin, NAMESPACE);
     }
 
     @AfterEach
     void nothingIsLeftInTheNamespace() throws Exception {
-        try (KubernetesClient client = Kubeconfigs.client(Kubeconfigs.load(admin, null))) {
-            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems()).isEmpty();
-            assertThat(client.pods().inNamespace(NAMESPACE).list().getItems()).isEmpty();
-        }
+        TestCluster.assertEmpty(admin, NAMESPACE);
     }
 
     CliRun exec(Path repo, String... extra) throws Exception {
@@ -111,7 +104,7 @@ class KubernetesExecIT {
         }
         assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as(err.toString()).isTrue();
         assertThat(err.toString()).contains("wait │ started");
-        try (KubernetesClient client = Kubeconfigs.client(Kubeconfigs.load(admin, null))) {
+        try (KubernetesClient client = TestCluster.adminClient(admin)) {
             assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems())
                     .as("the dead runner's Job is still there").hasSize(1);
         }
@@ -179,7 +172,7 @@ class KubernetesExecIT {
         String raw = new String(VALUE.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
 
         CliRun push = exec(repo.dir, "--keep");
-        try (KubernetesClient client = Kubeconfigs.client(Kubeconfigs.load(admin, null))) {
+        try (KubernetesClient client = TestCluster.adminClient(admin)) {
             assertThat(push.exit()).as(push.err()).isZero();
             String log = log(push);
             assertThat(log).contains("token bytes " + VALUE.getBytes(StandardCharsets.UTF_8).length)

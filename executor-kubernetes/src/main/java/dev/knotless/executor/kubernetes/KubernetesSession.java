@@ -137,18 +137,11 @@ final class KubernetesSession implements Session {
                 result = reattach(step, dir, ready.streams(), exec, signal, result);
             }
         } catch (KubernetesClientException e) {
-            Optional<StopSignal.Reason> stopped = stopper.finish();
-            if (stopped.isPresent()) {
-                return StepOutcome.stopped(stopped.get());
-            }
-            return lostOrBroken(step, "could not start: " + KubernetesExecutor.message(e));
+            return clientFailed(step, stopper, "could not start", e);
         } catch (InterruptedException e) {
             return interrupted(step, stopper);
         } catch (RuntimeException e) {
-            // the caller's sink failed: stop the step's processes before passing it on
-            stopper.requested(StopSignal.Reason.CANCELLED);
-            stopper.finish();
-            throw e;
+            throw sinkFailed(stopper, e);
         } finally {
             registration.close();
             closeExec(exec);
@@ -188,17 +181,11 @@ final class KubernetesSession implements Session {
                     job, pod, step.name(), dir, stdoutFrom, stderrFrom);
             result = reattach(step, dir, streams, exec, signal, new PodExec.Result(null, "the runner restarted"));
         } catch (KubernetesClientException e) {
-            Optional<StopSignal.Reason> stopped = stopper.finish();
-            if (stopped.isPresent()) {
-                return Optional.of(StepOutcome.stopped(stopped.get()));
-            }
-            return Optional.of(lostOrBroken(step, "could not follow it: " + KubernetesExecutor.message(e)));
+            return Optional.of(clientFailed(step, stopper, "could not follow it", e));
         } catch (InterruptedException e) {
             return Optional.of(interrupted(step, stopper));
         } catch (RuntimeException e) {
-            stopper.requested(StopSignal.Reason.CANCELLED);
-            stopper.finish();
-            throw e;
+            throw sinkFailed(stopper, e);
         } finally {
             registration.close();
             closeExec(exec);
@@ -216,6 +203,20 @@ final class KubernetesSession implements Session {
         if (e != null) {
             e.close();
         }
+    }
+
+    /** The API server refused an exec: the step was stopped, if it was, else it is lost. */
+    private StepOutcome clientFailed(StepPayload step, StepStopper stopper, String what, KubernetesClientException e) {
+        Optional<StopSignal.Reason> stopped = stopper.finish();
+        return stopped.isPresent() ? StepOutcome.stopped(stopped.get())
+                : lostOrBroken(step, what + ": " + KubernetesExecutor.message(e));
+    }
+
+    /** The caller's sink failed: the step's processes are stopped before the failure is passed on. */
+    private static RuntimeException sinkFailed(StepStopper stopper, RuntimeException e) {
+        stopper.requested(StopSignal.Reason.CANCELLED);
+        stopper.finish();
+        return e;
     }
 
     private StepOutcome interrupted(StepPayload step, StepStopper stopper) {

@@ -71,6 +71,10 @@ final class RunState {
                         + " of stdout, " + progress.stderrOffset() + " of stderr)" : "what follows step " + progress.step()));
         progress.ended().stream().map(RunSteps::verdictOf).flatMap(java.util.Optional::stream).findFirst()
                 .ifPresent(v -> verdict = v);
+        if (verdict != null) {
+            // the steps phase does not run after a failure, so the steps after it are skipped here
+            request.workflow().steps().stream().skip(steps.size()).forEach(s -> steps.add(StepResult.skipped(s.name())));
+        }
     }
 
     void listenerStepStarted(int number, String name) {
