@@ -7,6 +7,10 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.runner.state.RunRecord;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -62,7 +68,8 @@ class DaemonResumeIT {
         DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), List.of(
                 "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--poll-interval", "200ms",
                 "--executor", "kubernetes", "--kubeconfig", scoped.toString(), "--namespace", NAMESPACE,
-                "--pending-timeout", "90s", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE));
+                "--pending-timeout", "90s", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE,
+                "--listen", "127.0.0.1:0"));
         daemons.add(d);
         return d;
     }
@@ -124,6 +131,12 @@ class DaemonResumeIT {
         assertThat(text).contains("[knotless] the runner restarted: going on in job ");
         text.lines().filter(l -> l.contains("the runner restarted")).forEach(System.out::println);
         assertThat(second.log()).contains("run " + runId + " resumed in job ").doesNotContain("run " + runId + " error");
+        Matcher serving = Pattern.compile("status page and API on (http://\\S+/)").matcher(second.log());
+        assertThat(serving.find()).as(second.log()).isTrue();
+        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(serving.group(1) + "metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(metrics).contains("knotless_executor_resumes_total{result=\"resumed\"} 1.0",
+                "knotless_executor_resumes_total{result=\"gone\"} 0.0", "knotless_runs_finished_total{status=\"success\"} 1.0");
         assertThat(second.stop(Duration.ofSeconds(60))).as(second.log()).isZero();
     }
 }

@@ -84,6 +84,12 @@ public final class DaemonMetrics {
                 .tag("result", "failed").register(registry).increment(failed);
     }
 
+    /** A restarted daemon asked for a run's environment back: whether the executor had it. */
+    void resumed(boolean ok) {
+        Counter.builder("knotless.executor.resumes").description("Runs a restart found going, by whether their environment was resumed")
+                .tag("result", ok ? "resumed" : "gone").register(registry).increment();
+    }
+
     void cleanedUp(boolean ok) {
         Counter.builder("knotless.executor.cleanups").description("Run environments closed at the end of a run, by result")
                 .tag("result", ok ? "ok" : "failed").register(registry).increment();
@@ -103,6 +109,10 @@ public final class DaemonMetrics {
         for (String result : List.of("ok", "failed")) {
             Counter.builder("knotless.executor.sweeps").description("Executor sweeps of leftovers, by result").tag("result", result).register(registry);
             Counter.builder("knotless.executor.cleanups").description("Run environments closed at the end of a run, by result")
+                    .tag("result", result).register(registry);
+        }
+        for (String result : List.of("resumed", "gone")) {
+            Counter.builder("knotless.executor.resumes").description("Runs a restart found going, by whether their environment was resumed")
                     .tag("result", result).register(registry);
         }
         return this;

@@ -46,7 +46,9 @@ final class MeteredExecutor implements Executor {
     @Override
     public Optional<Session> resume(RunSpec spec) {
         try {
-            return executor.resume(spec).map(MeteredSession::new);
+            Optional<Session> resumed = executor.resume(spec).map(MeteredSession::new);
+            metrics.resumed(resumed.isPresent());
+            return resumed;
         } catch (RuntimeException e) {
             metrics.executorError("resume", null);
             throw e;
