@@ -48,6 +48,11 @@ final class ContainerEvents implements AutoCloseable {
         }
     }
 
+    /** Whether the engine has reported {@code action} of {@code container} so far; does not wait. */
+    boolean seen(String container, String action) {
+        return seen.containsKey(container + " " + action);
+    }
+
     /** When the engine reported {@code action} of {@code container}; waits a little for the event to arrive. */
     Instant await(String container, String action) throws InterruptedException {
         for (int i = 0; i < 100; i++) {

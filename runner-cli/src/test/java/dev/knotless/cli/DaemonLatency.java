@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * clock, so the step's own clock and this process's agree without a network round trip. Split into
  * push → queued (the poll wait and planning), queued → taken, taken → first step (container, checkout,
  * exec). Side by side: {@code docker run --rm IMAGE true} on the same machine.
- * Run by {@code bench/daemon-latency [PUSHES=20] [POLL_INTERVAL=200ms]}.
+ * Run by {@code bench/daemon-latency [PUSHES=20] [POLL_INTERVAL=200ms] [warm [idle]]}.
  */
 public final class DaemonLatency {
 
@@ -48,6 +48,9 @@ public final class DaemonLatency {
         // "warm": the daemon keeps a container started ahead per image (--warm-containers); a run's
         // container is then renamed, not created and started, so there is no engine part to time.
         boolean warm = args.length > 2 && args[2].equals("warm");
+        // "idle" (with warm): each push waits until the pool holds its next container, as when pushes
+        // come seconds apart; without it the pool is still refilling while the next push is planned.
+        boolean idle = warm && args.length > 3 && args[3].equals("idle");
         Path root = Path.of("").toAbsolutePath();
         Path tmp = Files.createTempDirectory("daemon-latency");
         Path state = tmp.resolve("state");
@@ -56,6 +59,7 @@ public final class DaemonLatency {
                 "image: " + ExecIT.IMAGE + "\non: push\nsteps:\n  - name: first\n    run: cat /proc/uptime\n"), state, runnerId);
 
         List<Sample> samples = new ArrayList<>();
+        int colds = 0;
         boolean ok = true;
         ContainerEvents events = ContainerEvents.follow(runnerId);
         List<String> flags = new ArrayList<>(List.of("--state-dir", state.toString(),
@@ -66,10 +70,13 @@ public final class DaemonLatency {
         try (DaemonProcess daemon = DaemonProcess.start(root, tmp.resolve("daemon.log"), flags)) {
             daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
             System.out.printf("daemon pid %d, --poll-interval %s%s, %d pushes after %d warm-up%n%n", daemon.pid(), poll,
-                    warm ? ", --warm-containers" : "", pushes, WARM_UP);
+                    warm ? ", --warm-containers" + (idle ? ", each push once the pool is refilled" : "") : "", pushes, WARM_UP);
             System.out.printf("%4s %13s %14s %14s %16s %17s %12s%n", "#", "push->queued", "queued->taken", "taken->created",
                     "created->started", "started->1st step", "total");
             for (int i = 1 - WARM_UP; i <= pushes; i++) {
+                if (idle && i > 1 - WARM_UP) { // the pool makes its first container when the first run ends
+                    awaitWarm(runnerId, Duration.ofSeconds(60));
+                }
                 String sha = upstream.commitOnMain("push " + i);
                 upstream.push(List.of("main"));
                 double pushedUptime = uptime();
@@ -94,8 +101,15 @@ public final class DaemonLatency {
                     engineMs = Duration.between(created, started).toMillis();
                 }
                 Sample s = new Sample(pollMs, takeMs, createMs, engineMs, totalMs - pollMs - takeMs - createMs - engineMs, totalMs);
-                System.out.printf("%4s %10d ms %11d ms %11d ms %13d ms %14d ms %9d ms%n", i <= 0 ? "w" + (i + WARM_UP) : i,
-                        s.pollMs(), s.takeMs(), s.createMs(), s.engineMs(), s.stepMs(), s.totalMs());
+                // With the pool, a run whose container the engine created found no warm one ready (the
+                // pool was still refilling): its first step includes a create and start.
+                boolean cold = warm && events.seen("knotless-" + run.id(), "create");
+                System.out.printf("%4s %10d ms %11d ms %11d ms %13d ms %14d ms %9d ms%s%n", i <= 0 ? "w" + (i + WARM_UP) : i,
+                        s.pollMs(), s.takeMs(), s.createMs(), s.engineMs(), s.stepMs(), s.totalMs(),
+                        cold ? "  (no warm container ready)" : "");
+                if (cold && i > 0) {
+                    colds++;
+                }
                 if (i > 0) {
                     samples.add(s);
                 }
@@ -103,6 +117,11 @@ public final class DaemonLatency {
             }
             ok &= daemon.stop(Duration.ofSeconds(60)) == 0;
             ok &= Docker.containersOf(runnerId).isEmpty();
+            // With KNOTLESS_LOG=debug the daemon's log times each git process and Engine call.
+            String keepLog = System.getenv("DAEMON_LATENCY_LOG");
+            if (keepLog != null && !keepLog.isBlank()) {
+                Files.copy(daemon.log, Path.of(keepLog), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
         } finally {
             events.close();
         }
@@ -127,6 +146,9 @@ public final class DaemonLatency {
         row("started -> first step", samples, Sample::stepMs);
         row("push -> first step", samples, Sample::totalMs);
         row("docker run --rm IMAGE true", docker.stream().map(Sample::of).toList(), Sample::totalMs);
+        if (warm) {
+            System.out.printf("%nruns that found no warm container ready: %d of %d%n", colds, samples.size());
+        }
         long median = percentile(samples.stream().map(Sample::totalMs).toList(), 50);
         long dockerMedian = percentile(docker, 50);
         System.out.printf("%nmedian push -> first step %d ms = %.2fx docker run (%d ms); goal < 1000 ms: %s%n", median,
@@ -153,6 +175,25 @@ public final class DaemonLatency {
                 throw new IllegalStateException("no final run of " + sha + "; the daemon's log:\n" + daemon.log());
             }
             Thread.sleep(20);
+        }
+    }
+
+    /** Waits until a warm container of the runner is running, and a moment more for its layout. */
+    static void awaitWarm(String runnerId, Duration atMost) throws IOException, InterruptedException {
+        Instant deadline = Instant.now().plus(atMost);
+        while (true) {
+            Process p = new ProcessBuilder("docker", "ps", "-q", "--filter", "status=running",
+                    "--filter", "label=dev.knotless.runner=" + runnerId, "--filter", "label=dev.knotless.warm=true")
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).strip();
+            if (p.waitFor() == 0 && !out.isEmpty()) {
+                Thread.sleep(300);
+                return;
+            }
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException("no warm container of " + runnerId + " within " + atMost);
+            }
+            Thread.sleep(100);
         }
     }
 

@@ -86,7 +86,8 @@ public final class DockerExecutor implements Executor {
         if (warm.isPresent() && !spec.keep()) {
             WarmPool.Shape shape = WarmPool.Shape.of(spec);
             refill = () -> warm.get().refill(shape, spec);
-            Optional<WarmPool.Warm> ready = warm.get().take(shape);
+            Optional<WarmPool.Warm> ready = warm.get().take(shape, signal);
+            stoppedCheck(signal, what);
             if (ready.isPresent()) {
                 Optional<Session> taken = takeWarm(spec, ready.get(), name, refill);
                 if (taken.isPresent()) {

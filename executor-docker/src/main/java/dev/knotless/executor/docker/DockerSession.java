@@ -97,6 +97,7 @@ final class DockerSession implements Session {
     public void upload(String dir, TarSource tar, StopSignal signal) throws ExecutorException {
         String path = RunLayout.absolute(dir);
         checkUsable(signal, "upload to " + path);
+        long started = System.nanoTime();
         try {
             ensureDirectory(path);
             String target = engine.target("/containers/" + id + "/archive?path=" + EngineClient.query(path));
@@ -126,6 +127,7 @@ final class DockerSession implements Session {
                 if (r.status() >= 400) {
                     throw engine.error(r, "PUT", target);
                 }
+                log.debug("upload container={} path={} ms={}", name, path, (System.nanoTime() - started) / 1_000_000);
             }
         } catch (IOException e) {
             stoppedCheck(signal, "upload to " + path);
@@ -256,10 +258,12 @@ final class DockerSession implements Session {
         StopSignal.Registration registration = signal.onStop(stopper::requested);
         try {
             try {
+                long started = System.nanoTime();
                 execId = engine.createExec(id, execConfig(step));
                 HttpConnection c = engine.startExecAttached(execId);
                 stream.set(c);
                 HttpConnection.Response r = c.readResponse(false);
+                log.debug("exec started container={} step={} ms={}", name, step.name(), (System.nanoTime() - started) / 1_000_000);
                 if (r.status() >= 400) {
                     throw engine.error(r, "POST", "/exec/" + execId + "/start");
                 }

@@ -17,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Docker Engine API calls the executor makes, over {@link HttpConnection}s to one Unix socket.
@@ -29,6 +31,8 @@ import java.util.Optional;
  * <p>Concurrency: thread-safe; the API version is negotiated once, on first use.
  */
 final class EngineClient {
+
+    private static final Logger log = LoggerFactory.getLogger(EngineClient.class);
 
     /** A tar extracted by the daemon, or streamed from it. */
     static final String TAR = "application/x-tar";
@@ -100,9 +104,12 @@ final class EngineClient {
     }
 
     private JsonNode request(String method, String target, JsonNode body) throws IOException {
+        long started = System.nanoTime();
         try (HttpConnection c = connect()) {
             HttpConnection.Response r = send(c, method, target, body);
             byte[] answer = r.body().readAllBytes();
+            // Each call is tens of milliseconds of a run's start-up: timed for bench/daemon-latency's breakdown.
+            log.debug("engine {} {} status={} ms={}", method, target, r.status(), (System.nanoTime() - started) / 1_000_000);
             if (r.status() >= 400) {
                 throw error(r.status(), answer, method, target);
             }

@@ -2,14 +2,20 @@ package dev.knotless.executor.docker;
 
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.Trust;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * after create, so a run that takes it keeps those labels (and not the spec's extra ones) and is
  * renamed to the run's name. A runner's start-up sweep removes warm containers a crash left, like
  * any other of its containers; {@link #close} removes the ones still waiting.
+ *
+ * <p>A run that comes while its shape's container is still being made waits for that one (up to
+ * {@link #MAX_WAIT}) rather than making its own: the one being made was started first, and two
+ * containers starting at once on one engine each start slower. Of two runs of a shape that come
+ * at once, one takes it and the other makes its own once it is taken.
  *
  * <p>Concurrency: thread-safe; at most one container per shape is waiting or being made.
  */
@@ -42,9 +53,13 @@ final class WarmPool implements AutoCloseable {
     /** A started container with its layout, waiting for a run. */
     record Warm(String id, String name) {}
 
+    /** The longest a run waits for its shape's container being made before making its own. */
+    static final Duration MAX_WAIT = Duration.ofSeconds(30);
+
     private final EngineClient engine;
     private final Map<Shape, Warm> ready = new ConcurrentHashMap<>();
-    private final Set<Shape> making = ConcurrentHashMap.newKeySet();
+    /** Shapes whose container is being made; each future completes when its maker is done, made or not. */
+    private final Map<Shape, CompletableFuture<Void>> making = new ConcurrentHashMap<>();
     private final Set<Thread> makers = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -57,14 +72,39 @@ final class WarmPool implements AutoCloseable {
         return ready.containsKey(shape);
     }
 
-    /** The waiting container of this shape, taken out of the pool. */
-    Optional<Warm> take(Shape shape) {
-        return Optional.ofNullable(ready.remove(shape));
+    /**
+     * The waiting container of this shape, taken out of the pool; when one is being made, that one
+     * once it is ready. Empty when none is waiting or being made, when making it failed or took
+     * longer than {@link #MAX_WAIT}, when another run took it first, or when {@code signal} fired.
+     */
+    Optional<Warm> take(Shape shape, StopSignal signal) {
+        Warm now = ready.remove(shape);
+        if (now != null) {
+            return Optional.of(now);
+        }
+        CompletableFuture<Void> made = making.get(shape);
+        if (made == null) {
+            return Optional.ofNullable(ready.remove(shape)); // made in between
+        }
+        CompletableFuture<Void> stopped = new CompletableFuture<>();
+        StopSignal.Registration registration = signal.onStop(reason -> stopped.complete(null));
+        try {
+            CompletableFuture.anyOf(made, stopped).get(MAX_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } finally {
+            registration.close();
+        }
+        return signal.reason().isPresent() ? Optional.empty() : Optional.ofNullable(ready.remove(shape));
     }
 
     /** Starts making a container of this shape in the background, unless one is waiting or being made. */
     void refill(Shape shape, RunSpec like) {
-        if (closed || ready.containsKey(shape) || !making.add(shape)) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (closed || ready.containsKey(shape) || making.putIfAbsent(shape, done) != null) {
             return;
         }
         Thread maker = Thread.ofVirtual().name("warm-" + shape.image()).unstarted(() -> {
@@ -78,6 +118,7 @@ final class WarmPool implements AutoCloseable {
             } finally {
                 making.remove(shape);
                 makers.remove(Thread.currentThread());
+                done.complete(null);
             }
         });
         makers.add(maker);
@@ -125,7 +166,7 @@ final class WarmPool implements AutoCloseable {
         closed = true;
         for (Thread maker : Set.copyOf(makers)) {
             try {
-                maker.join(java.time.Duration.ofSeconds(60));
+                maker.join(Duration.ofSeconds(60));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;

@@ -1,7 +1,10 @@
 package dev.knotless.executor.docker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StepOutcome;
@@ -62,6 +65,38 @@ class WarmContainersIT {
                 assertThat(net.stdout().strip()).isEqualTo("lo");
             }
             // The untrusted run's end makes one of its shape; close does not wait for it to be taken.
+        } finally {
+            executor.close();
+        }
+        assertThat(executor.containersOf(runner)).isEmpty();
+        executor.sweep(runner, Set.of());
+    }
+
+    @Test
+    void aRunThatComesWhileItsContainerIsBeingMadeWaitsForThatOne() throws Exception {
+        String image = TestImages.ensureBuilt();
+        String runner = "warm-it-" + HexFormat.of().formatHex(random(6));
+        DockerExecutor executor = new DockerExecutor(DockerExecutor.DEFAULT_SOCKET, true);
+        try {
+            executor.start(RunSpec.builder(runner, "run-1", image).build(), StopSignal.none()).close();
+            // The pool has only begun making the next container (create and start take most of a second).
+            try (Session second = executor.start(RunSpec.builder(runner, "run-2", image).build(), StopSignal.none())) {
+                assertThat(executor.engine().inspectContainer("knotless-run-2").orElseThrow()
+                        .path("Config").path("Labels").path(WarmPool.WARM_LABEL).asText())
+                        .as("the pool's container, renamed").isEqualTo("true");
+                assertThat(executor.containersOf(runner)).containsExactly("knotless-run-2");
+                assertThat(second.run(new StepPayload("one", List.of("true"), Map.of()), new RecordingOutput(), StopSignal.none()))
+                        .isEqualTo(new StepOutcome.Exited(0));
+            }
+
+            // A run stopped while it waits stops; the container being made stays for the next run.
+            executor.start(RunSpec.builder(runner, "run-3", image).build(), StopSignal.none()).close();
+            StopSignal soon = StopSignal.none().child(Duration.ofMillis(100));
+            RunSpec fourth = RunSpec.builder(runner, "run-4", image).build();
+            assertThatThrownBy(() -> executor.start(fourth, soon)).isInstanceOfSatisfying(ExecutorException.class,
+                    e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.STOPPED));
+            assertThat(executor.containersOf(runner)).doesNotContain("knotless-run-4");
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executor.warmWaiting(fourth));
         } finally {
             executor.close();
         }

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs the {@code git} command line so that it never waits for a person: no terminal prompt,
@@ -22,6 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Stateless; safe from any thread.
  */
 final class Git {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Git.class);
 
     /** Standard output kept at most by {@link #run}; our commands print far less. */
     static final int MAX_STDOUT = 16 << 20;
@@ -74,6 +78,7 @@ final class Git {
 
     /** As {@link #run(Path, Duration, List)}, with {@code env} added to git's environment. */
     static Result run(Path dir, Duration timeout, List<String> args, Map<String, String> env) throws IOException {
+        long started = System.nanoTime();
         ProcessBuilder builder = command(dir, args);
         builder.environment().putAll(env);
         Process process = builder.start();
@@ -95,7 +100,10 @@ final class Git {
             if (timedOut.get()) {
                 throw new CheckoutException("git " + args.get(firstCommand(args)) + " did not finish within " + timeout);
             }
-            return new Result(exit, stdout, stderr.text());
+            Result result = new Result(exit, stdout, stderr.text());
+            // Each git process is tens of milliseconds of a run's start-up: timed for bench/daemon-latency's breakdown.
+            LOG.debug("git {} exit={} ms={}", args.get(firstCommand(args)), exit, (System.nanoTime() - started) / 1_000_000);
+            return result;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while git ran");

@@ -11,9 +11,12 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -30,10 +33,12 @@ public final class Mirror {
 
     private final Source source;
     private final Path path;
+    private final CommitCache commits;
 
-    Mirror(Source source, Path path) {
+    Mirror(Source source, Path path, CommitCache commits) {
         this.source = source;
         this.path = path;
+        this.commits = commits;
     }
 
     /** The repository as named in messages: its real path, or its URL without credentials. */
@@ -116,64 +121,145 @@ public final class Mirror {
     public Map<String, String> files(String sha, String dir) throws IOException {
         requireSha(sha);
         String prefix = dir.replaceAll("^/+|/+$", "");
-        List<String> args = new ArrayList<>(List.of("--literal-pathspecs", "ls-tree", "-z", "-l", sha + "^{tree}"));
-        if (!prefix.isEmpty()) {
-            args.add("--");
-            args.add(prefix + "/");
+        if (prefix.chars().anyMatch(c -> c == '\n' || c == 0)) {
+            throw new IllegalArgumentException("not a directory name: '" + dir + "'");
         }
-        Git.Result listing = Git.run(path, Git.LOCAL_TIMEOUT, args);
-        if (!listing.ok()) {
-            throw commitNotFound(sha);
+        Optional<Map<String, String>> known = commits.files(path, sha, prefix);
+        if (known.isPresent()) {
+            return known.get();
         }
-        Map<String, String> objects = new LinkedHashMap<>();
-        String all = new String(listing.stdout(), StandardCharsets.UTF_8);
-        for (String record : all.split("\0")) {
-            if (record.isEmpty()) {
-                continue;
-            }
-            // <mode> SP <type> SP <object> SP+ <size> TAB <path>
-            int tab = record.indexOf('\t');
-            String[] meta = record.substring(0, tab).trim().split(" +");
-            String file = record.substring(tab + 1);
-            if (!meta[1].equals("blob") || !(meta[0].equals("100644") || meta[0].equals("100755"))) {
-                continue;
-            }
-            long size = Long.parseLong(meta[3]);
-            if (size > MAX_FILE_BYTES) {
-                throw new CheckoutException(file + " in " + repo() + " at " + sha + " is " + size
-                        + " bytes; files read from " + (prefix.isEmpty() ? "the root" : prefix)
-                        + " are limited to " + MAX_FILE_BYTES + " bytes");
-            }
-            objects.put(file, meta[2]);
-        }
-        return objects.isEmpty() ? Map.of() : readBlobs(objects, sha);
+        Map<String, String> files = readFiles(sha, prefix);
+        commits.putFiles(path, sha, prefix, files);
+        return files;
     }
 
-    /** Reads blobs through one {@code git cat-file --batch}, one request and answer at a time. */
-    private Map<String, String> readBlobs(Map<String, String> objects, String sha) throws IOException {
+    /**
+     * Reads the commit, the directory's tree and its files through one {@code git cat-file
+     * --batch}, one request and answer at a time; keeps the commit object for {@link #tree}.
+     */
+    private Map<String, String> readFiles(String sha, String prefix) throws IOException {
         Process process = Git.command(path, List.of("cat-file", "--batch"))
                 .redirectInput(ProcessBuilder.Redirect.PIPE)
                 .start();
         Git.StderrDrain stderr = Git.StderrDrain.start(process);
-        Map<String, String> texts = new LinkedHashMap<>();
         try (OutputStream requests = process.getOutputStream(); InputStream answers = process.getInputStream()) {
-            for (Map.Entry<String, String> object : objects.entrySet()) {
-                requests.write((object.getValue() + "\n").getBytes(StandardCharsets.US_ASCII));
-                requests.flush();
-                String header = readLine(answers);
-                String[] parts = header.split(" ");
-                if (parts.length != 3 || !parts[1].equals("blob")) {
-                    throw new CheckoutException("could not read " + object.getKey() + " of " + sha + " in " + repo()
-                            + ": git cat-file answered '" + header + "'" + stderrOf(stderr));
-                }
-                byte[] content = answers.readNBytes(Integer.parseInt(parts[2]));
-                answers.read(); // the newline after the content
-                texts.put(object.getKey(), utf8(content, object.getKey(), sha));
+            Optional<byte[]> commit;
+            try {
+                commit = object(requests, answers, sha + "^{commit}", "commit");
+            } catch (IOException e) {
+                commit = Optional.empty(); // git could not read the mirror at all
             }
+            if (commit.isEmpty()) {
+                throw commitNotFound(sha);
+            }
+            commits.putCommit(path, sha, commit.get());
+            // A missing directory, or a file, symlink or submodule where it should be, holds no files.
+            Optional<byte[]> tree = object(requests, answers, prefix.isEmpty() ? sha + "^{tree}" : sha + ":" + prefix,
+                    "tree");
+            if (tree.isEmpty()) {
+                return Map.of();
+            }
+            Map<String, String> objects = new LinkedHashMap<>();
+            for (TreeEntry entry : TreeEntry.parse(tree.get(), sha.length() / 2)) {
+                if (entry.regularFile()) {
+                    objects.put(prefix.isEmpty() ? entry.name() : prefix + "/" + entry.name(), entry.id());
+                }
+            }
+            // Every size is checked before any text is decoded, so a large file is named first.
+            Map<String, byte[]> contents = new LinkedHashMap<>();
+            for (Map.Entry<String, String> object : objects.entrySet()) {
+                long size = requestHeader(requests, answers, object.getValue(), object.getKey(), sha, stderr);
+                if (size > MAX_FILE_BYTES) {
+                    throw new CheckoutException(object.getKey() + " in " + repo() + " at " + sha + " is " + size
+                            + " bytes; files read from " + (prefix.isEmpty() ? "the root" : prefix)
+                            + " are limited to " + MAX_FILE_BYTES + " bytes");
+                }
+                contents.put(object.getKey(), content(answers, size));
+            }
+            Map<String, String> texts = new LinkedHashMap<>();
+            for (Map.Entry<String, byte[]> content : contents.entrySet()) {
+                texts.put(content.getKey(), utf8(content.getValue(), content.getKey(), sha));
+            }
+            return texts.isEmpty() ? Map.of() : Collections.unmodifiableMap(texts);
         } finally {
             Git.kill(process);
         }
-        return texts;
+    }
+
+    /** Asks for {@code name}; its content when git has it and it is of {@code type}, else empty. */
+    private static Optional<byte[]> object(OutputStream requests, InputStream answers, String name, String type)
+            throws IOException {
+        requests.write((name + "\n").getBytes(StandardCharsets.UTF_8));
+        requests.flush();
+        String[] header = readLine(answers).split(" ");
+        if (header.length != 3 || !SHA.matcher(header[0]).matches()) {
+            return Optional.empty(); // "<name> missing", "<name> ambiguous"
+        }
+        long size = Long.parseLong(header[2]);
+        byte[] content = content(answers, size);
+        return header[1].equals(type) ? Optional.of(content) : Optional.empty();
+    }
+
+    /** Asks for a blob and reads the answer's header: its size. */
+    private long requestHeader(OutputStream requests, InputStream answers, String id, String file, String sha,
+            Git.StderrDrain stderr) throws IOException {
+        requests.write((id + "\n").getBytes(StandardCharsets.US_ASCII));
+        requests.flush();
+        String header = readLine(answers);
+        String[] parts = header.split(" ");
+        if (parts.length != 3 || !parts[1].equals("blob")) {
+            throw new CheckoutException("could not read " + file + " of " + sha + " in " + repo()
+                    + ": git cat-file answered '" + header + "'" + stderrOf(stderr));
+        }
+        return Long.parseLong(parts[2]);
+    }
+
+    /** An answer's content and the newline after it. */
+    private static byte[] content(InputStream answers, long size) throws IOException {
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new IOException("git cat-file announced " + size + " bytes");
+        }
+        byte[] content = answers.readNBytes((int) size);
+        if (content.length != size || answers.read() != '\n') {
+            throw new IOException("git cat-file ended early");
+        }
+        return content;
+    }
+
+    /** One entry of a tree object: {@code <octal mode> SP <name> NUL <raw id>}. */
+    record TreeEntry(int mode, String name, String id) {
+
+        /** A file git checks out as a regular file (0644 or 0755), not a symlink, directory or submodule. */
+        boolean regularFile() {
+            return (mode & 0170000) == 0100000;
+        }
+
+        static List<TreeEntry> parse(byte[] tree, int idBytes) throws IOException {
+            List<TreeEntry> entries = new ArrayList<>();
+            int i = 0;
+            while (i < tree.length) {
+                int space = indexOf(tree, (byte) ' ', i);
+                int nul = indexOf(tree, (byte) 0, space + 1);
+                if (space < 0 || nul < 0 || nul + idBytes >= tree.length) {
+                    throw new IOException("git cat-file gave a malformed tree object");
+                }
+                int mode = Integer.parseInt(new String(tree, i, space - i, StandardCharsets.US_ASCII), 8);
+                String name = new String(tree, space + 1, nul - space - 1, StandardCharsets.UTF_8);
+                String id = HexFormat.of().formatHex(tree, nul + 1, nul + 1 + idBytes);
+                entries.add(new TreeEntry(mode, name, id));
+                i = nul + 1 + idBytes;
+            }
+            return entries;
+        }
+
+        private static int indexOf(byte[] bytes, byte b, int from) {
+            for (int i = Math.max(0, from); i < bytes.length; i++) {
+                if (bytes[i] == b) {
+                    return i;
+                }
+            }
+            return -1;
+        }
     }
 
     private static String stderrOf(Git.StderrDrain stderr) {
@@ -227,10 +313,15 @@ public final class Mirror {
      */
     public TarSource tree(String sha) throws IOException {
         requireSha(sha);
+        Optional<byte[]> known = commits.commitObject(path, sha);
+        if (known.isPresent()) {
+            return new CommitTree(path, sha, known.get());
+        }
         Git.Result commit = Git.run(path, Git.LOCAL_TIMEOUT, List.of("cat-file", "commit", sha));
         if (!commit.ok()) {
             throw commitNotFound(sha);
         }
+        commits.putCommit(path, sha, commit.stdout());
         return new CommitTree(path, sha, commit.stdout());
     }
 

@@ -50,6 +50,8 @@ public final class Mirrors {
 
     private final Path mirrorsDir;
     private final Duration fetchTimeout;
+    /** Shared by the mirrors this instance hands out: the planner's reads serve the run's. */
+    private final CommitCache commits = new CommitCache();
 
     /** Mirrors under {@code stateDir}; clone and fetch may take up to 30 minutes. */
     public Mirrors(Path stateDir) {
@@ -94,8 +96,9 @@ public final class Mirrors {
         }
         Source source = Source.of(repo);
         Path mirror = mirrorsDir.resolve(source.mirrorName());
-        if (Files.isDirectory(mirror) && Git.run(mirror, fetchTimeout, List.of("cat-file", "-e", commit + "^{commit}")).ok()) {
-            return new Mirror(source, mirror);
+        if (Files.isDirectory(mirror) && (commits.commitObject(mirror, commit).isPresent()
+                || Git.run(mirror, fetchTimeout, List.of("cat-file", "-e", commit + "^{commit}")).ok())) {
+            return new Mirror(source, mirror, commits);
         }
         return mirrorFor(repo);
     }
@@ -147,7 +150,7 @@ public final class Mirrors {
         } finally {
             threadLock.unlock();
         }
-        return new Mirror(source, mirror);
+        return new Mirror(source, mirror, commits);
     }
 
     /** {@code git clone --mirror} into a temporary directory, then an atomic rename. */
@@ -173,6 +176,7 @@ public final class Mirrors {
             followLocalHead(source, target);
             writeAttributes(target);
             Files.move(target, mirror, StandardCopyOption.ATOMIC_MOVE);
+            commits.forget(mirror); // a mirror removed and made anew may lack what the old one held
         } finally {
             deleteRecursively(temp);
         }
@@ -211,13 +215,28 @@ public final class Mirrors {
         Git.Result branch = Git.run(Path.of(source.location()), Git.LOCAL_TIMEOUT,
                 List.of("symbolic-ref", "--quiet", "HEAD"));
         if (branch.ok() && branch.text().startsWith("refs/heads/") && Mirror.isRefName(branch.text())) {
-            git(mirror, source, "symbolic-ref", "HEAD", branch.text());
+            if (!headNames(mirror, branch.text())) {
+                git(mirror, source, "symbolic-ref", "HEAD", branch.text());
+            }
             return;
         }
         Git.Result head = Git.run(mirror, Git.LOCAL_TIMEOUT,
                 List.of("rev-parse", "--verify", "--quiet", SOURCE_HEAD + "^{commit}"));
         if (head.ok()) {
             git(mirror, source, "update-ref", "--no-deref", "HEAD", head.text());
+        }
+    }
+
+    /**
+     * Whether the mirror's HEAD already names {@code branch}, read from its {@code HEAD} file: one
+     * git process less on every sync. Any other form (a detached HEAD, the reftable format's
+     * placeholder) reads as no, and git sets it as before.
+     */
+    static boolean headNames(Path mirror, String branch) {
+        try {
+            return Files.readString(mirror.resolve("HEAD"), StandardCharsets.UTF_8).equals("ref: " + branch + "\n");
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -21,6 +21,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns a forge event into the runs this runner owes it: the workflows at the event's commit whose
@@ -35,6 +37,8 @@ import java.util.Objects;
  * Called from the daemon's one polling thread; not meant to be shared.
  */
 public final class Planner {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Planner.class);
 
     private final String runnerId;
     private final Mirrors mirrors;
@@ -75,8 +79,12 @@ public final class Planner {
     }
 
     private List<QueuedRun> plan(Repository repo, Trigger trigger) throws IOException {
+        long started = System.nanoTime();
         Mirror mirror = mirrors.mirrorFor(repo.cloneUrl(), trigger.event() == Event.PULL ? List.of(trigger.ref()) : List.of());
+        long fetched = System.nanoTime();
         WorkflowSet set = WorkflowParser.parseAll(mirror.files(trigger.commit(), WorkflowParser.DIRECTORY));
+        LOG.debug("planned repo={} commit={} syncMs={} workflowsMs={}", repo.name(), trigger.commit(),
+                (fetched - started) / 1_000_000, (System.nanoTime() - fetched) / 1_000_000);
         List<QueuedRun> runs = new ArrayList<>();
         for (WorkflowException broken : set.errors()) {
             if (RunnerSelection.watches(repo, runnerId)) {

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code git ls-remote --refs}: the refs a repository has now, without fetching. Git never waits for
@@ -21,6 +23,7 @@ import java.util.regex.Pattern;
  */
 final class LsRemote {
 
+    private static final Logger LOG = LoggerFactory.getLogger(LsRemote.class);
     private static final int MAX_OUTPUT = 16 << 20;
     private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
     private static final Pattern CREDENTIAL = Pattern.compile("(://)[^/@]*@");
@@ -36,6 +39,7 @@ final class LsRemote {
      * @throws ForgeException "could not list the refs of NAME: <git's complaint>"
      */
     static Map<String, String> refs(Repository repo, Path workDir, Duration timeout) throws IOException {
+        long started = System.nanoTime();
         ProcessBuilder builder = new ProcessBuilder("git", "ls-remote", "--refs", repo.cloneUrl())
                 .directory(workDir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
@@ -90,6 +94,7 @@ final class LsRemote {
                 }
                 throw new ForgeException("could not list the refs of " + repo.name() + ": " + scrub(oneLine(why)));
             }
+            LOG.debug("git ls-remote repo={} ms={}", repo.name(), (System.nanoTime() - started) / 1_000_000);
             return parse(new String(out, StandardCharsets.UTF_8));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

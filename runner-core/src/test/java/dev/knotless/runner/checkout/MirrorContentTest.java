@@ -152,6 +152,14 @@ class MirrorContentTest {
     }
 
     @Test
+    void aTreeFromTheCommitKeptByFilesIsTheSameArchive() throws Exception {
+        byte[] fresh = bytes(new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString()).tree(sha));
+        mirror.files(sha, ".knotless/workflows"); // keeps the commit object
+
+        assertThat(bytes(mirror.tree(sha))).isEqualTo(fresh);
+    }
+
+    @Test
     void gitInTheCheckoutKnowsItsCommit() throws Exception {
         Path out = extract(mirror.tree(sha));
 

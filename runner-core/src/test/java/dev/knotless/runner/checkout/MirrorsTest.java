@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -65,6 +66,65 @@ class MirrorsTest {
         assertThat(mirrors.mirrorHolding(repo, third).resolve(third).sha()).isEqualTo(third);
         assertThatThrownBy(() -> mirrors.mirrorHolding(repo, "--upload-pack=x"))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aCommitReadOnceIsReadAgainWithoutGit() throws Exception {
+        String repo = source.dir.toString();
+        Mirror mirror = mirrors.mirrorFor(repo);
+        Map<String, String> files = mirror.files(second, "");
+        Path objects = mirror.path().resolve("objects");
+        Path away = temp.resolve("objects-away");
+        // Without its objects git can read nothing of the mirror, nor fetch into it.
+        Files.move(objects, away);
+        try {
+            Mirror again = mirrors.mirrorHolding(repo, second);
+            assertThat(again.files(second, "")).isEqualTo(files).containsEntry("README.md", "two\n");
+            assertThat(again.tree(second)).isNotNull();
+            assertThatThrownBy(() -> again.files(first, "")).as("never read").isInstanceOf(CheckoutException.class);
+            assertThatThrownBy(() -> new Mirrors(temp.resolve("state")).mirrorHolding(repo, second))
+                    .as("another instance keeps nothing").isInstanceOf(CheckoutException.class);
+        } finally {
+            Files.move(away, objects);
+        }
+    }
+
+    @Test
+    void aCommitNotFoundIsAskedOfGitAgainOnceFetched() throws Exception {
+        String repo = source.dir.toString();
+        Mirror mirror = mirrors.mirrorFor(repo);
+        assertThat(mirror.files(second, "")).containsEntry("README.md", "two\n");
+        String third = source.write("README.md", "three\n").commit("third");
+        assertThatThrownBy(() -> mirror.files(third, "")).isInstanceOf(CheckoutException.class);
+        assertThatThrownBy(() -> mirror.tree(third)).isInstanceOf(CheckoutException.class);
+
+        mirrors.mirrorFor(repo);
+
+        assertThat(mirror.files(third, "")).containsEntry("README.md", "three\n");
+        assertThat(mirror.files(second, "")).containsEntry("README.md", "two\n");
+        assertThat(mirrors.mirrorHolding(repo, third).tree(third)).isNotNull();
+    }
+
+    @Test
+    void aMirrorMadeAnewForgetsWhatTheOldOneHeld() throws Exception {
+        String repo = source.dir.toString();
+        Mirror mirror = mirrors.mirrorFor(repo);
+        String third = source.write("README.md", "three\n").commit("third");
+        mirrors.mirrorFor(repo);
+        assertThat(mirror.files(third, "")).containsEntry("README.md", "three\n");
+        // The branch moves back and the mirror is removed: a new clone lacks the commit.
+        source.git("reset", "--hard", second);
+        source.git("reflog", "expire", "--expire=now", "--all");
+        source.git("gc", "--prune=now", "--quiet");
+        try (Stream<Path> walk = Files.walk(mirror.path())) {
+            for (Path path : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+
+        mirrors.mirrorFor(repo);
+
+        assertThatThrownBy(() -> mirror.files(third, "")).isInstanceOf(CheckoutException.class);
     }
 
     @Test
