@@ -21,10 +21,9 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,39 +34,24 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DaemonResumeIT {
 
-    static final String NAMESPACE = "knotless-resume-" + UUID.randomUUID().toString().substring(0, 8);
+    @RegisterExtension static final ClusterNamespace NAMESPACE = new ClusterNamespace("knotless-resume-");
     static final int LINES = 300;
-    static String admin;
-    static Path scoped;
 
-    @TempDir static Path shared;
     @TempDir Path tmp;
     final String runnerId = "resume-it-" + UUID.randomUUID().toString().substring(0, 8);
     final List<DaemonProcess> daemons = new ArrayList<>();
 
-    @BeforeAll
-    static void credentials() throws Exception {
-        admin = TestCluster.adminKubeconfig();
-        scoped = TestCluster.scopedKubeconfig(admin, NAMESPACE, shared.resolve("scoped"));
-    }
-
-    @AfterAll
-    static void deleteNamespace() throws Exception {
-        TestCluster.deleteNamespace(admin, NAMESPACE);
-    }
-
     @AfterEach
-    void nothingIsLeftInTheNamespace() throws Exception {
+    void daemonsStop() throws Exception { // before ClusterNamespace looks for leftovers
         for (DaemonProcess d : daemons) {
             d.close();
         }
-        TestCluster.assertEmpty(admin, NAMESPACE);
     }
 
     DaemonProcess daemon(Path state, String logName) throws Exception {
         DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), List.of(
                 "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--poll-interval", "200ms",
-                "--executor", "kubernetes", "--kubeconfig", scoped.toString(), "--namespace", NAMESPACE,
+                "--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(), "--namespace", NAMESPACE.name,
                 "--pending-timeout", "90s", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE,
                 "--listen", "127.0.0.1:0"));
         daemons.add(d);
@@ -105,8 +89,8 @@ class DaemonResumeIT {
         first.kill();
         String runId = DaemonKillIT.runs(state).get(0).id();
         assertThat(DaemonKillIT.runs(state).get(0).status()).isEqualTo(CheckStatus.RUNNING);
-        try (KubernetesClient client = TestCluster.adminClient(admin)) {
-            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems())
+        try (KubernetesClient client = NAMESPACE.adminClient()) {
+            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE.name).list().getItems())
                     .as("the kill leaves the run's Job").hasSize(1);
         }
 

@@ -19,10 +19,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -36,34 +34,15 @@ import picocli.CommandLine;
  */
 class KubernetesExecIT {
 
-    static final String NAMESPACE = "knotless-cli-" + UUID.randomUUID().toString().substring(0, 8);
+    @RegisterExtension static final ClusterNamespace NAMESPACE = new ClusterNamespace("knotless-cli-");
     static final String VALUE = "k8s-s3cr3t-'q'-$(nope)-\u00e9-tail";
-    static String admin;
-    static Path scoped;
 
-    @TempDir static Path shared;
     @TempDir Path tmp;
     final String runnerId = "k8s-it-" + UUID.randomUUID().toString().substring(0, 8);
 
-    @BeforeAll
-    static void credentials() throws Exception {
-        admin = TestCluster.adminKubeconfig();
-        scoped = TestCluster.scopedKubeconfig(admin, NAMESPACE, shared.resolve("scoped"));
-    }
-
-    @AfterAll
-    static void deleteNamespace() throws Exception {
-        TestCluster.deleteNamespace(admin, NAMESPACE);
-    }
-
-    @AfterEach
-    void nothingIsLeftInTheNamespace() throws Exception {
-        TestCluster.assertEmpty(admin, NAMESPACE);
-    }
-
     CliRun exec(Path repo, String... extra) throws Exception {
-        List<String> args = new ArrayList<>(List.of("--executor", "kubernetes", "--kubeconfig", scoped.toString(),
-                "--namespace", NAMESPACE, "--pending-timeout", "60s"));
+        List<String> args = new ArrayList<>(List.of("--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(),
+                "--namespace", NAMESPACE.name, "--pending-timeout", "60s"));
         args.addAll(List.of(extra));
         return CliRun.exec(tmp.resolve("state"), runnerId, repo, args.toArray(String[]::new));
     }
@@ -87,7 +66,7 @@ class KubernetesExecIT {
         Path root = CliReferenceTest.reference().getParent().getParent().getParent();
         Process p = new ProcessBuilder(root.resolve("bin/knotless-run").toString(), "exec", repo.dir.toString(), "--json",
                 "--state-dir", tmp.resolve("state").toString(), "--runner-id", runnerId,
-                "--executor", "kubernetes", "--kubeconfig", scoped.toString(), "--namespace", NAMESPACE, "--pending-timeout", "60s")
+                "--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(), "--namespace", NAMESPACE.name, "--pending-timeout", "60s")
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
@@ -104,8 +83,8 @@ class KubernetesExecIT {
         }
         assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as(err.toString()).isTrue();
         assertThat(err.toString()).contains("wait │ started");
-        try (KubernetesClient client = TestCluster.adminClient(admin)) {
-            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems())
+        try (KubernetesClient client = NAMESPACE.adminClient()) {
+            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE.name).list().getItems())
                     .as("the dead runner's Job is still there").hasSize(1);
         }
 
@@ -114,7 +93,7 @@ class KubernetesExecIT {
         CliRun next = exec(repo.dir);
         assertThat(next.exit()).as(next.err()).isZero();
         assertThat(next.err()).containsPattern("swept orphan knotless-[0-9a-f-]+ left by an earlier run of runner " + runnerId);
-        // @AfterEach: no Job or pod is left in the namespace
+        // ClusterNamespace: no Job or pod is left in the namespace after the test
     }
 
     @Test
@@ -172,18 +151,18 @@ class KubernetesExecIT {
         String raw = new String(VALUE.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
 
         CliRun push = exec(repo.dir, "--keep");
-        try (KubernetesClient client = TestCluster.adminClient(admin)) {
+        try (KubernetesClient client = NAMESPACE.adminClient()) {
             assertThat(push.exit()).as(push.err()).isZero();
             String log = log(push);
             assertThat(log).contains("token bytes " + VALUE.getBytes(StandardCharsets.UTF_8).length)
                     .contains("plain:***").contains("split:***").doesNotContain(VALUE).doesNotContain(b64);
             assertThat(push.out() + push.err()).doesNotContain(VALUE).doesNotContain(b64);
-            String specs = Serialization.asYaml(client.batch().v1().jobs().inNamespace(NAMESPACE).list())
-                    + Serialization.asYaml(client.pods().inNamespace(NAMESPACE).list());
+            String specs = Serialization.asYaml(client.batch().v1().jobs().inNamespace(NAMESPACE.name).list())
+                    + Serialization.asYaml(client.pods().inNamespace(NAMESPACE.name).list());
             assertThat(specs).as("the kept Job and pod").contains("dev.knotless.run").doesNotContain(VALUE).doesNotContain(b64);
             // The test cluster's kubelet runs pods on the local Docker Engine: its export is every
             // file of the run container, a witness independent of the runner.
-            Process ps = new ProcessBuilder("docker", "ps", "-q", "--filter", "label=io.kubernetes.pod.namespace=" + NAMESPACE,
+            Process ps = new ProcessBuilder("docker", "ps", "-q", "--filter", "label=io.kubernetes.pod.namespace=" + NAMESPACE.name,
                     "--filter", "label=io.kubernetes.docker.type=container").start();
             String ids = new String(ps.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             assertThat(ps.waitFor()).isZero();
@@ -211,11 +190,11 @@ class KubernetesExecIT {
                     assertThat(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1)).as("plaintext in " + f).doesNotContain(raw);
                 }
             }
-            client.batch().v1().jobs().inNamespace(NAMESPACE).withPropagationPolicy(
+            client.batch().v1().jobs().inNamespace(NAMESPACE.name).withPropagationPolicy(
                     io.fabric8.kubernetes.api.model.DeletionPropagation.FOREGROUND).delete();
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(90)).until(() ->
-                    client.pods().inNamespace(NAMESPACE).list().getItems().isEmpty()
-                            && client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems().isEmpty());
+                    client.pods().inNamespace(NAMESPACE.name).list().getItems().isEmpty()
+                            && client.batch().v1().jobs().inNamespace(NAMESPACE.name).list().getItems().isEmpty());
         }
 
         CliRun pull = exec(repo.dir, "--event", "pull");

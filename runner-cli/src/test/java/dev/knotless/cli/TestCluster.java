@@ -1,14 +1,8 @@
 package dev.knotless.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.knotless.executor.kubernetes.Kubeconfigs;
-import dev.knotless.executor.kubernetes.ScopedCredentials;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 
 /** The admin kubeconfig of the project's test cluster ({@code scripts/test-cluster up} starts it). */
 final class TestCluster {
@@ -26,26 +20,4 @@ final class TestCluster {
         return out;
     }
 
-    /** The least-privilege kubeconfig {@code kubernetes credentials} writes, for a namespace of the test's own. */
-    static Path scopedKubeconfig(String admin, String namespace, Path dir) throws Exception {
-        return ScopedCredentials.write(admin, null, namespace, "knotless-runner", Duration.ofHours(1), dir);
-    }
-
-    static KubernetesClient adminClient(String admin) throws Exception {
-        return Kubeconfigs.client(Kubeconfigs.load(admin, null));
-    }
-
-    /** Fails when a Job or pod is left in {@code namespace}. */
-    static void assertEmpty(String admin, String namespace) throws Exception {
-        try (KubernetesClient client = adminClient(admin)) {
-            assertThat(client.batch().v1().jobs().inNamespace(namespace).list().getItems()).isEmpty();
-            assertThat(client.pods().inNamespace(namespace).list().getItems()).isEmpty();
-        }
-    }
-
-    static void deleteNamespace(String admin, String namespace) throws Exception {
-        try (KubernetesClient client = adminClient(admin)) {
-            client.namespaces().withName(namespace).delete();
-        }
-    }
 }

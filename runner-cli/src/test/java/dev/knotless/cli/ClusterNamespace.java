@@ -1,0 +1,75 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.executor.kubernetes.Kubeconfigs;
+import dev.knotless.executor.kubernetes.ScopedCredentials;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A namespace of a test class's own on the project's test cluster, with the least-privilege
+ * kubeconfig {@code kubernetes credentials} writes for it. After each test (and after the class's
+ * own {@code @AfterEach}) no Job or pod may be left in it; after the class it is deleted.
+ * Register it as a static field with {@code @RegisterExtension}.
+ */
+final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
+
+    final String name;
+    private String admin;
+    private Path dir;
+    private Path scoped;
+
+    ClusterNamespace(String prefix) {
+        this.name = prefix + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** The admin kubeconfig, for looking at what the runner made. */
+    String admin() {
+        return admin;
+    }
+
+    /** The runner's kubeconfig: it may do only what the executor needs, only in this namespace. */
+    Path scoped() {
+        return scoped;
+    }
+
+    KubernetesClient adminClient() throws Exception {
+        return Kubeconfigs.client(Kubeconfigs.load(admin, null));
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        admin = TestCluster.adminKubeconfig();
+        dir = Files.createTempDirectory("knotless-namespace-");
+        scoped = ScopedCredentials.write(admin, null, name, "knotless-runner", Duration.ofHours(1), dir.resolve("scoped"));
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+        try (KubernetesClient client = adminClient()) {
+            assertThat(client.batch().v1().jobs().inNamespace(name).list().getItems()).as("Jobs left in " + name).isEmpty();
+            assertThat(client.pods().inNamespace(name).list().getItems()).as("pods left in " + name).isEmpty();
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        try (KubernetesClient client = adminClient()) {
+            client.namespaces().withName(name).delete();
+        } finally {
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+}
