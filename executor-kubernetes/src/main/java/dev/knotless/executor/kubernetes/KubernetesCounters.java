@@ -13,7 +13,7 @@ public final class KubernetesCounters {
 
     /** A consistent-enough copy: each number is exact, the set is not one atomic read. */
     public record Snapshot(long jobsCreated, long jobsDeleted, long orphansSwept, long cleanupFailures, long reattaches,
-            long resumes) {}
+            long resumes, long downloadResumes) {}
 
     private final AtomicLong jobsCreated = new AtomicLong();
     private final AtomicLong jobsDeleted = new AtomicLong();
@@ -21,6 +21,7 @@ public final class KubernetesCounters {
     private final AtomicLong cleanupFailures = new AtomicLong();
     private final AtomicLong reattaches = new AtomicLong();
     private final AtomicLong resumes = new AtomicLong();
+    private final AtomicLong downloadResumes = new AtomicLong();
 
     void jobCreated() {
         jobsCreated.incrementAndGet();
@@ -46,8 +47,12 @@ public final class KubernetesCounters {
         resumes.incrementAndGet();
     }
 
+    void downloadResumed() {
+        downloadResumes.incrementAndGet();
+    }
+
     public Snapshot snapshot() {
         return new Snapshot(jobsCreated.get(), jobsDeleted.get(), orphansSwept.get(), cleanupFailures.get(), reattaches.get(),
-                resumes.get());
+                resumes.get(), downloadResumes.get());
     }
 }

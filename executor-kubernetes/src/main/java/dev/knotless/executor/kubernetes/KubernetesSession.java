@@ -583,27 +583,32 @@ final class KubernetesSession implements Session {
         String what = "download of " + path;
         checkUsable(signal, what);
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-        PodExec exec;
+        ResumableDownload tar;
         try {
-            exec = PodExec.start(executor.client(), namespace, pod, /* stdin= */ false,
-                    null, bounded(stderr), "/bin/sh", "-c", DOWNLOAD, "sh", path);
+            tar = new ResumableDownload(() -> PodExec.start(executor.client(), namespace, pod, /* stdin= */ false,
+                    null, bounded(stderr), "/bin/sh", "-c", DOWNLOAD, "sh", path), this::podGone,
+                    executor.counters()::downloadResumed, what);
         } catch (KubernetesClientException e) {
             throw failure(what, KubernetesExecutor.message(e), e);
         }
-        StopSignal.Registration stopping = signal.onStop(why -> exec.close());
-        try (exec; stopping) {
-            InputStream out = exec.output();
+        StopSignal.Registration stopping = signal.onStop(why -> tar.stop());
+        try (tar; stopping) {
             IOException sinkFailure = null;
             try {
-                sink.readFrom(out);
-                out.transferTo(OutputStream.nullOutputStream());
+                sink.readFrom(tar);
+                tar.transferTo(OutputStream.nullOutputStream());
             } catch (TransferLimitException e) {
                 throw new ExecutorException(Failure.Kind.LIMIT, e.getMessage());
             } catch (IOException e) {
                 sinkFailure = e;
-                exec.close();
+                tar.stop();
             }
-            PodExec.Result result = exec.await();
+            PodExec.Result result;
+            try {
+                result = tar.finish();
+            } catch (IOException e) {
+                throw new ExecutorException(Failure.Kind.STOPPED, what + " interrupted");
+            }
             KubernetesExecutor.stoppedCheck(signal, what);
             if (result.exitCode() != null && result.exitCode() == NO_SUCH_DIRECTORY) {
                 throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "no such directory in the run: " + path);
@@ -612,9 +617,6 @@ final class KubernetesSession implements Session {
                 throw failure(what, sinkFailure.getMessage(), sinkFailure);
             }
             requireSuccess(what, result, stderr);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ExecutorException(Failure.Kind.STOPPED, what + " interrupted");
         }
     }
 

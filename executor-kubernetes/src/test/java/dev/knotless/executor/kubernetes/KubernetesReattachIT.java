@@ -124,6 +124,48 @@ class KubernetesReattachIT {
     }
 
     /**
+     * A download whose stream the proxy cuts after its first MiB reaches the reader once and whole:
+     * the archive is asked for again, its first bytes checked against those delivered, and read on.
+     */
+    @Test
+    void aDownloadCutMidStreamGoesOnAfterTheBytesItDelivered() throws Exception {
+        try (CuttingProxy proxy = new CuttingProxy(apiServerAddress(), null);
+             KubernetesExecutor executor = throughProxy(proxy, KubernetesExecutor.KEEPALIVE);
+             KubernetesSession s = (KubernetesSession) executor.start(spec(), StopSignal.none())) {
+            RecordingOutput made = new RecordingOutput();
+            assertThat(s.run(new StepPayload("make", List.of("/bin/sh", "-c",
+                    "mkdir -p /work/out && head -c 33554432 /dev/urandom > /work/out/big && sha256sum /work/out/big"),
+                    Map.of()), made, StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+            String expected = made.stdout().split(" ")[0];
+
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            long[] read = {0};
+            int[] cuts = {0};
+            s.download("/work/out", in -> {
+                var tar = new org.apache.commons.compress.archivers.tar.TarArchiveInputStream(in);
+                for (var entry = tar.getNextEntry(); entry != null; entry = tar.getNextEntry()) {
+                    if (!entry.getName().endsWith("big")) {
+                        continue;
+                    }
+                    byte[] buffer = new byte[64 * 1024];
+                    for (int n = tar.read(buffer); n > 0; n = tar.read(buffer)) {
+                        sha.update(buffer, 0, n);
+                        read[0] += n;
+                        if (read[0] > (1 << 20) && cuts[0] == 0) {
+                            cuts[0] = proxy.cutAll();
+                        }
+                    }
+                }
+            }, StopSignal.none());
+
+            assertThat(cuts[0]).as("connections cut").isPositive();
+            assertThat(read[0]).isEqualTo(1L << 25);
+            assertThat(HexFormat.of().formatHex(sha.digest())).isEqualTo(expected);
+            assertThat(executor.counters().snapshot().downloadResumes()).isPositive();
+        }
+    }
+
+    /**
      * A runner process that dies mid-step (its client closed: every exec stream gone at once) and
      * the next one, with a client of its own: it resumes the run's Job, follows the step from the
      * bytes the first one delivered, and gets the rest of the output once and the step's own exit
