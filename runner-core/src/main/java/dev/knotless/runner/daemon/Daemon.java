@@ -58,8 +58,8 @@ import org.slf4j.MDC;
  * {@link #start} first goes on with the runs a previous process left {@code running} where the
  * executor still has their environment and the journal their progress ({@link Run#resume}); it
  * ends the others as {@code error} ("runner restarted") and sweeps the executor's leftovers of
- * this runner but the resumed runs'; runs still waiting stay queued. {@link #stop} takes no new work, lets running runs finish within the grace, then cancels
- * them and waits for their checks.
+ * this runner but the resumed runs'; runs still waiting stay queued. {@link #stop} takes no new
+ * work, lets running runs finish within the grace, then cancels them and waits for their checks.
  *
  * <p>A new push (or pull request head) cancels the waiting and running runs of its ref at older
  * commits ("superseded by SHA"). With {@link Settings#queue()}, a second platform thread lands the
@@ -249,8 +249,8 @@ public final class Daemon implements AutoCloseable {
             log.line(describe(record) + " error: runner restarted");
         }
         for (Resumed r : resumed) {
-            startWorker(r.record(), "resumed in " + r.session().describe() + " after the restart", cancellation -> run.resume(r.request(), r.record().startedAt(), r.progress(),
-                    r.session(), cancellation));
+            startWorker(r.record(), "resumed in " + r.session().describe() + " after the restart",
+                    cancellation -> run.resume(r.request(), r.record().startedAt(), r.progress(), r.session(), cancellation));
         }
     }
 

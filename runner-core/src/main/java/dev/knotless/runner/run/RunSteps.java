@@ -82,8 +82,7 @@ final class RunSteps implements Phase {
         long stderrFrom = resumed == null ? 0 : resumed.stderrOffset();
         journal(state, new RunProgress(number, stdoutFrom, stderrFrom, state.log.written(), before));
         // A followed step's earlier processes are unknown here: its leftovers are not looked for.
-        LeftoverProcesses leftovers = granted.secrets().isEmpty() || resumed != null ? null
-                : LeftoverProcesses.before(state.session, state.runSignal);
+        LeftoverProcesses leftovers = null;
         long started = System.nanoTime();
         StepOutcome outcome;
         try (StopSignal stepSignal = state.runSignal.child(step.timeout());
@@ -91,11 +90,19 @@ final class RunSteps implements Phase {
             Checkpoints sink = new Checkpoints(state, number, masked, stdoutFrom, stderrFrom, before);
             Optional<StepOutcome> followed = resumed == null ? Optional.empty()
                     : state.session.follow(payload, stdoutFrom, stderrFrom, sink, stepSignal);
-            if (resumed != null && followed.isEmpty()) {
-                state.log.notice("step " + number + " '" + step.name() + "' never reached "
-                        + state.session.describe() + ": running it now");
+            if (followed.isPresent()) {
+                outcome = followed.get();
+            } else {
+                if (resumed != null) {
+                    state.log.notice("step " + number + " '" + step.name() + "' never reached "
+                            + state.session.describe() + ": running it now");
+                }
+                if (!granted.secrets().isEmpty()) {
+                    leftovers = LeftoverProcesses.before(state.session, state.runSignal);
+                    started = System.nanoTime(); // the listing is not the step's time
+                }
+                outcome = state.session.run(payload, sink, stepSignal);
             }
-            outcome = followed.isPresent() ? followed.get() : state.session.run(payload, sink, stepSignal);
         }
         if (leftovers != null) {
             // No background process may carry this step's secrets into the next step.
