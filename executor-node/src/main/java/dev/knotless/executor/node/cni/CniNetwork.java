@@ -1,6 +1,7 @@
 package dev.knotless.executor.node.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.executor.node.host.HostCommand;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -2,6 +2,7 @@ package dev.knotless.executor.node.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.executor.node.host.HostCommand;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.knotless.executor.node.cni;
 
+import dev.knotless.executor.node.host.HostCommand;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

@@ -2,6 +2,7 @@ package dev.knotless.executor.node.runc;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.executor.node.host.HostCommand;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -311,36 +312,19 @@ public final class Runc {
     private record Result(int code, String stdout, String stderr) {}
 
     private Result run(List<String> argv) throws RuncException {
-        Process p = launch(new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))));
-        // Both streams are read beside the wait, so a runc that hangs still meets the timeout.
-        StringBuilder out = new StringBuilder();
-        StringBuilder err = new StringBuilder();
-        Thread outReader = Thread.ofVirtual().start(() -> readInto(p.getInputStream(), out));
-        Thread errReader = Thread.ofVirtual().start(() -> readInto(p.getErrorStream(), err));
-        int code = await(p, argv.get(3));
+        HostCommand.Outcome outcome;
         try {
-            outReader.join(timeout.toMillis());
-            errReader.join(timeout.toMillis());
+            outcome = HostCommand.run(argv, null, new byte[0], timeout);
+        } catch (HostCommand.NotStarted e) {
+            throw new RuncException("cannot run " + binary + ": " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new RuncException("runc " + argv.get(3) + " interrupted");
         }
-        synchronized (out) {
-            synchronized (err) {
-                return new Result(code, out.toString(), err.toString());
-            }
+        if (outcome.timedOut()) {
+            throw new RuncException("runc " + argv.get(3) + " did not finish within " + timeout.toSeconds() + " s; killed");
         }
-    }
-
-    private static void readInto(InputStream in, StringBuilder sink) {
-        try (in) {
-            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            synchronized (sink) {
-                sink.append(text);
-            }
-        } catch (IOException e) {
-            // the process was killed on timeout; what was read is all there is
-        }
+        return new Result(outcome.exitCode(), outcome.stdout(), outcome.stderr());
     }
 
     private Process launch(ProcessBuilder builder) throws RuncException {

@@ -1,4 +1,4 @@
-package dev.knotless.executor.node.cni;
+package dev.knotless.executor.node.host;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,17 +10,17 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One host program run to completion: argv only, an exact environment, bytes on stdin, both output
+ * One host program (runc, a CNI plugin, mount) run to completion: argv only, an exact environment, bytes on stdin, both output
  * streams read beside the wait so a program that hangs still meets the deadline. On the deadline the
  * program and everything it started are killed.
  */
-final class HostCommand {
+public final class HostCommand {
 
     /** What it printed and how it ended; {@code timedOut} means it was killed at the deadline. */
-    record Outcome(int exitCode, String stdout, String stderr, boolean timedOut) {}
+    public record Outcome(int exitCode, String stdout, String stderr, boolean timedOut) {}
 
     /** The program could not be started at all (no such file, not executable). */
-    static final class NotStarted extends Exception {
+    public static final class NotStarted extends Exception {
         NotStarted(String message) {
             super(message);
         }
@@ -31,7 +31,7 @@ final class HostCommand {
     /**
      * @param env the whole environment of the program (nothing is inherited), or {@code null} to inherit
      */
-    static Outcome run(List<String> argv, Map<String, String> env, byte[] stdin, Duration timeout)
+    public static Outcome run(List<String> argv, Map<String, String> env, byte[] stdin, Duration timeout)
             throws NotStarted, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(argv);
         if (env != null) {
@@ -100,7 +100,7 @@ final class HostCommand {
         }
     }
 
-    static String oneLine(String s) {
+    public static String oneLine(String s) {
         String m = s.strip().replaceAll("\\s*\\R\\s*", " ");
         return m.length() > 400 ? m.substring(0, 400) + "…" : m;
     }
