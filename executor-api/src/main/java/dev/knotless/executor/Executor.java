@@ -24,16 +24,8 @@ public interface Executor extends AutoCloseable {
      */
     Session start(RunSpec spec, StopSignal signal) throws ExecutorException;
 
-    /**
-     * Binds to the environment an earlier process of this runner started for {@code spec} (same
-     * runner and run id), when it is still there and can run steps: what a restarted runner uses
-     * to go on with a run instead of ending it. Empty when this executor cannot, or the
-     * environment is gone or no longer usable; the caller then ends the run and sweeps.
-     *
-     * <p>The session is the run's as {@link #start} would have returned it, except that a step
-     * the earlier process started is followed with {@link Session#follow}, not run again.
-     */
-    default Optional<Session> resume(RunSpec spec) {
+    /** What this executor can do for a restarted runner, if anything: see {@link Resumption}. */
+    default Optional<Resumption> resumption() {
         return Optional.empty();
     }
 

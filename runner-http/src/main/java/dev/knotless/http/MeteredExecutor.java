@@ -3,6 +3,8 @@ package dev.knotless.http;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.OutputSink;
+import dev.knotless.executor.ResumedSession;
+import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StepOutcome;
@@ -44,9 +46,13 @@ final class MeteredExecutor implements Executor {
     }
 
     @Override
-    public Optional<Session> resume(RunSpec spec) {
+    public Optional<Resumption> resumption() {
+        return executor.resumption().map(r -> spec -> resume(r, spec));
+    }
+
+    private Optional<ResumedSession> resume(Resumption resumption, RunSpec spec) {
         try {
-            Optional<Session> resumed = executor.resume(spec).map(MeteredSession::new);
+            Optional<ResumedSession> resumed = resumption.resume(spec).map(MeteredResumedSession::new);
             metrics.resumed(resumed.isPresent());
             return resumed;
         } catch (RuntimeException e) {
@@ -73,7 +79,7 @@ final class MeteredExecutor implements Executor {
         executor.close();
     }
 
-    private final class MeteredSession implements Session {
+    private class MeteredSession implements Session {
 
         private final Session session;
 
@@ -96,16 +102,6 @@ final class MeteredExecutor implements Executor {
             StepOutcome outcome = session.run(step, output, signal);
             if (outcome instanceof StepOutcome.Failed failed) {
                 metrics.executorError("run", failed.failure().kind());
-            }
-            return outcome;
-        }
-
-        @Override
-        public Optional<StepOutcome> follow(StepPayload step, long stdoutFrom, long stderrFrom, OutputSink output,
-                StopSignal signal) {
-            Optional<StepOutcome> outcome = session.follow(step, stdoutFrom, stderrFrom, output, signal);
-            if (outcome.orElse(null) instanceof StepOutcome.Failed failed) {
-                metrics.executorError("follow", failed.failure().kind());
             }
             return outcome;
         }
@@ -134,6 +130,26 @@ final class MeteredExecutor implements Executor {
                 metrics.cleanedUp(false);
                 throw e;
             }
+        }
+    }
+
+    private final class MeteredResumedSession extends MeteredSession implements ResumedSession {
+
+        private final ResumedSession session;
+
+        MeteredResumedSession(ResumedSession session) {
+            super(session);
+            this.session = session;
+        }
+
+        @Override
+        public Optional<StepOutcome> follow(StepPayload step, long stdoutFrom, long stderrFrom, OutputSink output,
+                StopSignal signal) {
+            Optional<StepOutcome> outcome = session.follow(step, stdoutFrom, stderrFrom, output, signal);
+            if (outcome.orElse(null) instanceof StepOutcome.Failed failed) {
+                metrics.executorError("follow", failed.failure().kind());
+            }
+            return outcome;
         }
     }
 }

@@ -4,6 +4,8 @@ import dev.knotless.executor.Executor;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.Labels;
+import dev.knotless.executor.ResumedSession;
+import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
@@ -41,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * <p>Concurrency: thread-safe. One fabric8 client (Vert.x 5 HTTP client) is shared by all runs
  * and closed by {@link #close()}.
  */
-public final class KubernetesExecutor implements Executor {
+public final class KubernetesExecutor implements Executor, Resumption {
 
     private static final Logger log = LoggerFactory.getLogger(KubernetesExecutor.class);
     private static final Duration POLL = Duration.ofMillis(200);
@@ -133,7 +135,12 @@ public final class KubernetesExecutor implements Executor {
      * steps can go on in it. Anything less is empty, and the caller's sweep removes it.
      */
     @Override
-    public Optional<Session> resume(RunSpec spec) {
+    public Optional<Resumption> resumption() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Optional<ResumedSession> resume(RunSpec spec) {
         String jobName = JobShape.jobName(spec.runId());
         try {
             Job job = client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName).get();

@@ -4,6 +4,7 @@ import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.ShellPayload;
@@ -42,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * <p>Concurrency: used by one thread, except that stop signals fire from others (they only close
  * an exec and start a {@link StepStopper}); {@link #close()} is idempotent and thread-safe.
  */
-final class KubernetesSession implements Session {
+final class KubernetesSession implements ResumedSession {
 
     private static final Logger log = LoggerFactory.getLogger(KubernetesSession.class);
 

@@ -4,7 +4,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
-import dev.knotless.executor.Session;
+import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.SweepReport;
 import dev.knotless.runner.checkout.Mirror;
 import dev.knotless.runner.checkout.Mirrors;
@@ -255,7 +255,7 @@ public final class Daemon implements AutoCloseable {
     }
 
     /** A run a previous process left going, and what this process needs to go on with it. */
-    private record Resumed(RunRecord record, RunRequest request, RunProgress progress, Session session) {}
+    private record Resumed(RunRecord record, RunRequest request, RunProgress progress, ResumedSession session) {}
 
     /** The run's resumption, when the journal has its progress and the executor its environment. */
     private Optional<Resumed> resumable(RunRecord record) {

@@ -6,6 +6,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.Event;
@@ -86,10 +87,10 @@ public final class Run {
 
     /**
      * The environment an earlier process of this runner started for {@code request}, if the
-     * executor still has it and can go on in it ({@link Executor#resume}).
+     * executor still has it and can go on in it ({@link Executor#resumption}).
      */
-    public Optional<Session> environmentOf(RunRequest request) {
-        return executor.resume(StartEnvironment.spec(request, limits));
+    public Optional<ResumedSession> environmentOf(RunRequest request) {
+        return executor.resumption().flatMap(r -> r.resume(StartEnvironment.spec(request, limits)));
     }
 
     /**
@@ -98,12 +99,12 @@ public final class Run {
      * on where the journal says, the step that was going is followed from the output it had
      * delivered (or run, if it never arrived), then the rest of the run as usual.
      */
-    public Check resume(RunRequest request, Instant startedAt, RunProgress progress, Session session,
+    public Check resume(RunRequest request, Instant startedAt, RunProgress progress, ResumedSession session,
             Cancellation cancellation) {
         return go(request, startedAt, progress, session, cancellation);
     }
 
-    private Check go(RunRequest request, Instant started, RunProgress resumed, Session session,
+    private Check go(RunRequest request, Instant started, RunProgress resumed, ResumedSession session,
             Cancellation cancellation) {
         Check check = newCheck(request, started);
         if (resumed == null) {

@@ -2,6 +2,7 @@ package dev.knotless.runner.run;
 
 import dev.knotless.checks.Output;
 import dev.knotless.checks.StepResult;
+import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.secrets.Grants;
@@ -37,6 +38,8 @@ final class RunState {
     /** Where a resumed run's earlier process stopped; null for a run started here. */
     RunProgress resumed;
     Session session;
+    /** The session found again after a restart, which can follow the step that was going; else null. */
+    ResumedSession resumedSession;
     final List<StepResult> steps = new ArrayList<>();
     final List<Output> outputs = new ArrayList<>();
     Verdict verdict;
@@ -62,9 +65,10 @@ final class RunState {
      * Makes this the state of a run an earlier process got as far as {@code progress} with: its
      * session, its ended steps, and the verdict of the first of them that did not pass.
      */
-    void resumeFrom(RunProgress progress, Session resumedSession) {
+    void resumeFrom(RunProgress progress, ResumedSession resumedSession) {
         this.resumed = progress;
         this.session = resumedSession;
+        this.resumedSession = resumedSession;
         steps.addAll(progress.ended());
         log.notice("the runner restarted: going on in " + resumedSession.describe() + " with "
                 + (progress.stepGoing() ? "step " + progress.step() + " (its output from byte " + progress.stdoutOffset()

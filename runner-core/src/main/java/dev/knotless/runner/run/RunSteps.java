@@ -89,7 +89,7 @@ final class RunSteps implements Phase {
              MaskingSink masked = state.log.step(number)) {
             Checkpoints sink = new Checkpoints(state, number, masked, stdoutFrom, stderrFrom, before);
             Optional<StepOutcome> followed = resumed == null ? Optional.empty()
-                    : state.session.follow(payload, stdoutFrom, stderrFrom, sink, stepSignal);
+                    : state.resumedSession.follow(payload, stdoutFrom, stderrFrom, sink, stepSignal);
             if (followed.isPresent()) {
                 outcome = followed.get();
             } else {
