@@ -21,9 +21,12 @@ import org.slf4j.LoggerFactory;
  * of the runner's own environment pointing it at another repository, only the file, git, http(s)
  * and ssh transports. Every run has a deadline after which git and its children are killed.
  *
+ * <p>The one way the runner starts git: the checkout's mirrors and the forge's {@code ls-remote}
+ * both come here, so the hardened environment cannot drift between two copies.
+ *
  * <p>Stateless; safe from any thread.
  */
-final class Git {
+public final class Git {
 
     private static final Logger LOG = LoggerFactory.getLogger(Git.class);
 
@@ -39,13 +42,13 @@ final class Git {
 
     private Git() {}
 
-    record Result(int exitCode, byte[] stdout, String stderr) {
-        boolean ok() {
+    public record Result(int exitCode, byte[] stdout, String stderr) {
+        public boolean ok() {
             return exitCode == 0;
         }
 
         /** Standard output as UTF-8 without the final newline. */
-        String text() {
+        public String text() {
             String s = new String(stdout, StandardCharsets.UTF_8);
             return s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
         }
@@ -72,7 +75,7 @@ final class Git {
     }
 
     /** Runs {@code git ARGS} in {@code dir} to its end or {@code timeout}, collecting its output. */
-    static Result run(Path dir, Duration timeout, List<String> args) throws IOException {
+    public static Result run(Path dir, Duration timeout, List<String> args) throws IOException {
         return run(dir, timeout, args, Map.of());
     }
 
@@ -98,7 +101,7 @@ final class Git {
             byte[] stdout = readCapped(process.getInputStream(), MAX_STDOUT, args);
             int exit = process.waitFor();
             if (timedOut.get()) {
-                throw new CheckoutException("git " + args.get(firstCommand(args)) + " did not finish within " + timeout);
+                throw new CheckoutException("git " + args.get(firstCommand(args)) + " did not finish within " + timeout.toSeconds() + " s");
             }
             Result result = new Result(exit, stdout, stderr.text());
             // Each git process is tens of milliseconds of a run's start-up: timed for bench/daemon-latency's breakdown.
@@ -180,7 +183,7 @@ final class Git {
     }
 
     /** Git's complaint on one line: lines joined by {@code "; "}, "fatal: " prefixes dropped. */
-    static String oneLine(String stderr) {
+    public static String oneLine(String stderr) {
         List<String> lines = new ArrayList<>();
         for (String line : stderr.split("\\R")) {
             String l = line.strip();
