@@ -1,6 +1,7 @@
 /**
- * Secrets for steps: the encrypted store, which secrets a run is granted, the shell payload that
- * carries them to a step, and the masker that keeps them out of logs.
+ * Secrets for steps: the encrypted store, which secrets a run is granted, and the masker that keeps
+ * them out of logs. The shell payload that carries them to a step is the executor seam's
+ * ({@code dev.knotless.executor.ShellPayload}).
  *
  * <p>Null-safety: no method accepts or returns {@code null}; absence is an {@link
  * java.util.Optional} or an empty collection.
