@@ -1,5 +1,6 @@
 package dev.knotless.cache;
 
+import org.jspecify.annotations.Nullable;
 import dev.knotless.executor.TarSource;
 import java.io.IOException;
 import java.io.InputStream;
@@ -380,7 +381,7 @@ public final class CacheStore {
         return file.resolveSibling(name.substring(0, name.length() - suffix.length()) + otherSuffix);
     }
 
-    private static BasicFileAttributes attributes(Path file) throws IOException {
+    private static @Nullable BasicFileAttributes attributes(Path file) throws IOException {
         try {
             return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {

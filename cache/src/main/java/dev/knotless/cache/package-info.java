@@ -11,4 +11,7 @@
  * dev.knotless.cache.Entry}, {@link dev.knotless.cache.Promotion} and {@link
  * dev.knotless.cache.PruneReport}. Everything else is package-private machinery.
  */
+@NullMarked
 package dev.knotless.cache;
+
+import org.jspecify.annotations.NullMarked;

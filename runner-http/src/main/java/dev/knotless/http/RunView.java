@@ -8,6 +8,7 @@ import dev.knotless.runner.state.RunRecord;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -16,14 +17,16 @@ import java.util.Optional;
  * A run as the API shows it (docs/reference/api.md): the state store's record with its check's
  * steps and outputs. Host paths are left out; outputs and the log are named by their API paths.
  */
-record RunView(String id, String repo, String commit, String ref, String workflow, String event, String trust,
-        String status, String reason, String runner, String executor, Instant createdAt, Instant startedAt,
-        Instant finishedAt, List<StepView> steps, List<OutputView> outputs, String log, String events) {
+record RunView(String id, String repo, String commit, String ref, String workflow, @Nullable String event,
+        @Nullable String trust, String status, @Nullable String reason, @Nullable String runner, @Nullable String executor,
+        Instant createdAt, @Nullable Instant startedAt, @Nullable Instant finishedAt, List<StepView> steps,
+        List<OutputView> outputs, String log, String events) {
 
     /**
      * @param status the step's status, or {@code running} (started, not finished) or {@code pending}
      */
-    record StepView(int number, String name, String status, Integer exitCode, Long durationMs, String reason) {}
+    record StepView(int number, String name, String status, @Nullable Integer exitCode, @Nullable Long durationMs,
+            @Nullable String reason) {}
 
     record OutputView(String name, String mediaType, long bytes, boolean image, String url) {}
 

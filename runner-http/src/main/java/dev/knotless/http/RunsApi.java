@@ -1,5 +1,6 @@
 package dev.knotless.http;
 
+import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
@@ -143,11 +144,11 @@ final class RunsApi {
         }
     }
 
-    private static String blankToNull(String s) {
+    private static @Nullable String blankToNull(@Nullable String s) {
         return s == null || s.isBlank() ? null : s;
     }
 
-    private static CheckStatus status(String text) {
+    private static @Nullable CheckStatus status(@Nullable String text) {
         if (text == null || text.isBlank()) {
             return null;
         }
@@ -156,7 +157,7 @@ final class RunsApi {
                         + String.join(", ", Arrays.stream(CheckStatus.values()).map(CheckStatus::wireName).toList()) + ")"));
     }
 
-    private static int limit(String text) {
+    private static int limit(@Nullable String text) {
         if (text == null || text.isBlank()) {
             return 100;
         }

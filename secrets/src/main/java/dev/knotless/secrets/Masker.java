@@ -1,5 +1,6 @@
 package dev.knotless.secrets;
 
+import org.jspecify.annotations.Nullable;
 import dev.knotless.executor.OutputSink;
 import java.io.ByteArrayOutputStream;
 import java.net.URLEncoder;
@@ -74,7 +75,8 @@ public final class Masker {
     private static final Masker NONE = new Masker(null);
 
     /** Null when there is nothing to mask. */
-    private final ByteAutomaton automaton;
+    /** Null when there is nothing to mask: output passes through untouched. */
+    private final @Nullable ByteAutomaton automaton;
 
     private Masker(ByteAutomaton automaton) {
         this.automaton = automaton;
