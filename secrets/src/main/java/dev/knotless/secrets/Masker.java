@@ -29,8 +29,20 @@ import java.util.Set;
  *   <li>its standard base64 encoding, with padding, and the three alignments in which it can sit
  *       inside a longer base64 text (starting at byte offset 0, 1 or 2 of a 3-byte group),
  *       trimmed of the characters that also depend on the neighbouring bytes;
+ *   <li>those base64 texts as tools wrap them: a newline every {@value #WRAP_COREUTILS} characters
+ *       (coreutils {@code base64}, MIME) or every {@value #WRAP_PEM} ({@code openssl base64}, PEM),
+ *       at every position the first newline can fall in the value, for values whose base64 is at
+ *       most {@value #MAX_WRAPPED} characters (the number of patterns grows with the square of
+ *       the length; a longer value is masked in its unwrapped forms only);
  *   <li>its URL encoding ({@link URLEncoder}, spaces as {@code +}) and the same with spaces as
- *       {@code %20}.
+ *       {@code %20};
+ *   <li>when it holds a single quote, the two ways shells print it quoted: {@code set -x} in bash
+ *       ({@code 'it'\''s'}) and {@code shlex.quote}-style ({@code 'it'"'"'s'}), each without the
+ *       outer quotes;
+ *   <li>when it holds a character JSON escapes, its JSON string body as the common encoders write
+ *       it: RFC 8259's escapes (Jackson, {@code jq}); also {@code <>&} as unicode escapes (Go's
+ *       {@code encoding/json}); also every non-ASCII character as a unicode escape (Python's
+ *       {@code json.dumps}); each also with {@code /} escaped.
  * </ul>
  *
  * Shorter values are not masked: masking a one- or two-character value would replace every such
@@ -71,14 +83,22 @@ public final class Masker {
     public static final int MIN_LINE_LENGTH = 8;
     /** What a masked run of output becomes. */
     public static final String REPLACEMENT = "***";
+    /** Line width of coreutils {@code base64} and MIME. */
+    static final int WRAP_COREUTILS = 76;
+    /** Line width of {@code openssl base64} and PEM. */
+    static final int WRAP_PEM = 64;
+    /**
+     * Longest base64 text whose wrapped forms are masked: each costs one pattern per position of
+     * the first newline, so the automaton grows with the square of the length.
+     */
+    static final int MAX_WRAPPED = 4 * WRAP_COREUTILS;
 
     private static final Masker NONE = new Masker(null);
 
-    /** Null when there is nothing to mask. */
     /** Null when there is nothing to mask: output passes through untouched. */
     private final @Nullable ByteAutomaton automaton;
 
-    private Masker(ByteAutomaton automaton) {
+    private Masker(@Nullable ByteAutomaton automaton) {
         this.automaton = automaton;
     }
 
@@ -165,11 +185,49 @@ public final class Masker {
         byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
         add(forms, Base64.getEncoder().encodeToString(bytes));
         for (int shift = 0; shift < 3; shift++) {
-            add(forms, base64Core(bytes, shift));
+            String core = base64Core(bytes, shift);
+            add(forms, core);
+            // the padded form's wrapped copies would differ from the cores' only in the padding
+            for (int width : new int[] {WRAP_COREUTILS, WRAP_PEM}) {
+                wrapped(core, width).forEach(w -> add(forms, w));
+            }
         }
         String url = URLEncoder.encode(value, StandardCharsets.UTF_8);
         add(forms, url);
         add(forms, url.replace("+", "%20"));
+        if (value.indexOf('\'') >= 0) {
+            add(forms, value.replace("'", "'\\''"));
+            add(forms, value.replace("'", "'\"'\"'"));
+        }
+        for (JsonEscape style : JsonEscape.values()) {
+            String json = style.body(value);
+            if (!json.equals(value)) {
+                add(forms, json);
+                add(forms, json.replace("/", "\\/"));
+            }
+        }
+        return forms;
+    }
+
+    /**
+     * {@code encoded} with a newline every {@code width} characters, for every place the first
+     * newline can fall inside it (a wrapped text's lines start wherever the tool's output began,
+     * not where the value did). Empty for texts longer than {@link #MAX_WRAPPED}.
+     */
+    static List<String> wrapped(String encoded, int width) {
+        if (encoded.length() > MAX_WRAPPED) {
+            return List.of();
+        }
+        List<String> forms = new ArrayList<>();
+        for (int first = 1; first <= width && first < encoded.length(); first++) {
+            StringBuilder b = new StringBuilder(encoded.length() + encoded.length() / width + 1);
+            int from = 0;
+            for (int cut = first; cut < encoded.length(); cut += width) {
+                b.append(encoded, from, cut).append('\n');
+                from = cut;
+            }
+            forms.add(b.append(encoded, from, encoded.length()).toString());
+        }
         return forms;
     }
 

@@ -1,0 +1,138 @@
+package dev.knotless.secrets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Secrets as real tools print them (coreutils {@code base64}, {@code openssl base64}, {@code bash
+ * -x}, Python's {@code shlex.quote} and {@code json.dumps}, {@code jq}, Jackson): the masked output
+ * holds the value in none of its forms. Each case fails on a masker that knows only the plain,
+ * unwrapped forms.
+ */
+class MaskerToolsTest {
+
+    @TempDir
+    Path dir;
+
+    private final Random random = new Random(20261201);
+
+    @Test
+    void base64WrappedByCoreutilsAtAnyOffsetIsMasked() throws Exception {
+        for (int length : new int[] {12, 33, 57, 90, 150, 220}) {
+            for (int prefix = 0; prefix < 80; prefix += 7) {
+                String secret = randomSecret(length);
+                Path file = fileWithSecret(prefix, secret);
+                String printed = run(List.of("base64", file.toString()), Map.of());
+                assertMaskedInBase64(secret, printed, "coreutils base64, " + length + " bytes after " + prefix);
+            }
+        }
+    }
+
+    @Test
+    void base64WrappedByOpensslAtAnyOffsetIsMasked() throws Exception {
+        for (int length : new int[] {16, 48, 100, 200}) {
+            for (int prefix = 0; prefix < 70; prefix += 11) {
+                String secret = randomSecret(length);
+                Path file = fileWithSecret(prefix, secret);
+                String printed = run(List.of("openssl", "base64", "-in", file.toString()), Map.of());
+                assertThat(printed).as("openssl wraps at 64").contains("\n");
+                assertMaskedInBase64(secret, printed, "openssl base64, " + length + " bytes after " + prefix);
+            }
+        }
+    }
+
+    @Test
+    void bashXTraceQuotingOfAValueWithQuotesIsMasked() throws Exception {
+        String secret = "it's-a'secret\"x";
+        String printed = run(List.of("bash", "-xc", "v=\"$1\"; : \"$v\"", "_", secret), Map.of());
+        assertThat(printed).as("bash -x splits the quote").contains("'\\''");
+        String masked = Masker.of(List.of(secret)).mask(printed);
+        assertThat(masked).doesNotContain("secret").contains("***");
+    }
+
+    @Test
+    void pythonShlexQuotingIsMasked() throws Exception {
+        String secret = "pa'ss'word-42";
+        String printed = run(List.of("python3", "-c", "import shlex,sys; print('cmd --token ' + shlex.quote(sys.argv[1]))", secret), Map.of());
+        assertThat(printed).contains("'\"'\"'");
+        assertThat(Masker.of(List.of(secret)).mask(printed)).doesNotContain("ss").contains("cmd --token '***'");
+    }
+
+    @Test
+    void jsonAsJqPythonAndJacksonWriteItIsMasked() throws Exception {
+        String secret = "tok\"en\\with\ttab/slash-é-<>&";
+        Masker masker = Masker.of(List.of(secret));
+        List<String> printed = new ArrayList<>();
+        printed.add(run(List.of("jq", "-cn", "--arg", "v", secret, "{token: $v}"), Map.of()));
+        printed.add(run(List.of("python3", "-c", "import json,sys; print(json.dumps({'token': sys.argv[1]}))", secret), Map.of()));
+        printed.add(run(List.of("python3", "-c", "import json,sys; print(json.dumps({'token': sys.argv[1]}, ensure_ascii=False))", secret), Map.of()));
+        printed.add(new ObjectMapper().writeValueAsString(Map.of("token", secret)));
+        for (String line : printed) {
+            assertThat(line).as("the tool escaped the value").doesNotContain(secret);
+            assertThat(masker.mask(line)).as(line).isEqualTo("{\"token\":\"***\"}".replace(":", line.contains(": ") ? ": " : ":") + (line.endsWith("\n") ? "\n" : ""));
+        }
+    }
+
+    @Test
+    void goStyleHtmlSafeEscapesAreMasked() {
+        String secret = "a<b>&c-long-enough";
+        assertThat(JsonEscape.HTML_SAFE.body(secret)).isEqualTo("a\\u003cb\\u003e\\u0026c-long-enough");
+        assertThat(Masker.of(List.of(secret)).mask("{\"t\":\"a\\u003cb\\u003e\\u0026c-long-enough\"}")).isEqualTo("{\"t\":\"***\"}");
+    }
+
+    /** Not one base64 alignment of the value is left, once the wrapping newlines are taken out. */
+    private static void assertMaskedInBase64(String secret, String printed, String what) {
+        byte[] bytes = secret.getBytes(StandardCharsets.UTF_8);
+        String unwrapped = printed.replace("\n", "");
+        boolean present = false;
+        for (int shift = 0; shift < 3; shift++) {
+            present |= unwrapped.contains(Masker.base64Core(bytes, shift));
+        }
+        assertThat(present).as("%s: the tool's output holds the value's base64", what).isTrue();
+        String masked = Masker.of(List.of(secret)).mask(printed).replace("\n", "");
+        for (int shift = 0; shift < 3; shift++) {
+            assertThat(masked).as("%s, alignment %d", what, shift).doesNotContain(Masker.base64Core(bytes, shift));
+        }
+    }
+
+    private Path fileWithSecret(int prefix, String secret) throws IOException {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < prefix; i++) {
+            b.append((char) ('a' + random.nextInt(26)));
+        }
+        Path file = Files.createTempFile(dir, "secret", ".txt");
+        Files.writeString(file, b + secret + "\nmore text after the value\n");
+        return file;
+    }
+
+    private String randomSecret(int length) {
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        StringBuilder b = new StringBuilder(length);
+        for (int i = 0; i < length; i++) {
+            b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return b.toString();
+    }
+
+    private static String run(List<String> command, Map<String, String> env) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        byte[] out = process.getInputStream().readAllBytes();
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command)).isZero();
+        return new String(out, StandardCharsets.UTF_8);
+    }
+}
