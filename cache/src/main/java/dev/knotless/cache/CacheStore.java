@@ -1,6 +1,5 @@
 package dev.knotless.cache;
 
-import org.jspecify.annotations.Nullable;
 import dev.knotless.executor.TarSource;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,6 +21,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Cache layers on the runner host, under {@code <state>/cache}, within a size budget.

@@ -2,6 +2,7 @@ package dev.knotless.cli;
 
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
+import dev.knotless.http.ApiAccess;
 import dev.knotless.http.ApiSources;
 import dev.knotless.http.DaemonMetrics;
 import dev.knotless.http.FanOut;
@@ -79,9 +80,11 @@ final class DaemonCommand implements Callable<Integer> {
 
     @Option(names = "--listen", arity = "0..1", fallbackValue = Listen.DEFAULT, paramLabel = "HOST:PORT",
             description = "Serve the status page, JSON API, /metrics and /healthz here; without a value "
-                    + Listen.DEFAULT + ". Off when not given. The API has no authentication: a non-loopback"
-                    + " address lets anyone who can reach it read runs, logs and outputs.")
+                    + Listen.DEFAULT + ". Off when not given. Needs --api-token-file or --public-read.")
     String listen;
+
+    @Mixin
+    ApiOptions api;
 
     @Option(names = "--log-format", defaultValue = "text", paramLabel = "FORMAT",
             description = "The log on stderr: text (a time and a line) or json (one object a line, with run and"
@@ -116,6 +119,7 @@ final class DaemonCommand implements Callable<Integer> {
         Duration grace = duration("--stop-grace", stopGrace);
         RunLimits limits = runOptions.limits();
         Listen listenAt = listen(listen);
+        ApiAccess access = listenAt == null ? null : api.access();
         logFormat.applyToLogback();
         DaemonLog log = logFormat.daemonLog(err);
 
@@ -142,7 +146,7 @@ final class DaemonCommand implements Callable<Integer> {
             shutdown.signal().onStop(why -> stop.countDown());
             Console console = new Console(err, /* colour= */ false);
             try (Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
-                 StatusServer server = serve(listenAt, new ApiSources(state, checks, forge, live, metrics, daemon::alive), log)) {
+                 StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive), log)) {
                 daemon.start();
                 try {
                     stop.await();
@@ -173,15 +177,20 @@ final class DaemonCommand implements Callable<Integer> {
     }
 
     /** The HTTP server when {@code --listen} was given, else null (nothing to close). */
-    private static StatusServer serve(Listen at, ApiSources sources, DaemonLog log) {
+    private static StatusServer serve(Listen at, ApiAccess access, ApiSources sources, DaemonLog log) {
         if (at == null) {
             return null;
         }
-        StatusServer server = new StatusServer(at, sources).start();
+        StatusServer server = new StatusServer(at, sources, access).start();
         Listen bound = new Listen(at.host(), server.port());
-        log.line("status page and API on http://" + bound + "/" + (at.loopback() ? ""
-                : " — not loopback: anyone who can reach it may read runs, logs and outputs (no authentication yet)"));
+        log.line("status page and API on http://" + bound + "/ (" + describe(access)
+                + (at.loopback() ? ")" : "; not loopback: reachable from other machines)"));
         return server;
+    }
+
+    private static String describe(ApiAccess access) {
+        String tokens = access.tokens().size() + (access.tokens().size() == 1 ? " token" : " tokens");
+        return access.publicRead() ? "anyone may read, " + tokens : "reading needs a token, " + tokens;
     }
 
     /** A runner id as records need it, checked before any record is written. */

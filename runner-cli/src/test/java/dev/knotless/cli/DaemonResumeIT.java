@@ -53,7 +53,7 @@ class DaemonResumeIT {
                 "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--poll-interval", "200ms",
                 "--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(), "--namespace", NAMESPACE.name,
                 "--pending-timeout", "90s", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE,
-                "--listen", "127.0.0.1:0"));
+                "--listen", "127.0.0.1:0", "--public-read"));
         daemons.add(d);
         return d;
     }

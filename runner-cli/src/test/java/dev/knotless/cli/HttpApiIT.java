@@ -198,7 +198,7 @@ class HttpApiIT {
             d.awaitHealthy();
             int port = URI.create(d.base).getPort();
             CliRunResult taken = daemonOnce("--state-dir", tmp.resolve("other").toString(), "--runner-id", runnerId + "-b",
-                    "--discover", "--listen", "127.0.0.1:" + port);
+                    "--discover", "--listen", "127.0.0.1:" + port, "--public-read");
             assertThat(taken.exit()).isEqualTo(ExitCodes.USAGE);
             assertThat(taken.err().strip()).startsWith("knotless-run: cannot listen on 127.0.0.1:" + port + ":")
                     .doesNotContain("\n").doesNotContain("Exception");

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code GET /api/runs/{id}/events}: a run's live output as Server-Sent Events — what the live buffer
@@ -27,9 +29,16 @@ final class RunEvents {
     private static final Duration WAIT = Duration.ofSeconds(1);
     private static final Duration HEARTBEAT = Duration.ofSeconds(15);
 
+    /** Followers of one run at most: a page open in a few tabs, not a loop opening streams. */
+    static final int MAX_PER_RUN = 16;
+    /** Followers in all: each holds a virtual thread and a connection. */
+    static final int MAX_TOTAL = 256;
+
     private final ApiSources sources;
     private final RunsApi api;
     private final ObjectMapper json;
+    private final ConcurrentHashMap<String, Integer> following = new ConcurrentHashMap<>();
+    private final AtomicInteger total = new AtomicInteger();
     private volatile boolean closing;
 
     RunEvents(ApiSources sources, RunsApi api, ObjectMapper json) {
@@ -46,7 +55,46 @@ final class RunEvents {
         if (accept == null || !accept.contains("text/event-stream")) {
             throw new ApiError(406, "this is an event stream: send Accept: text/event-stream (as EventSource does)");
         }
-        new SseHandler(client -> follow(client, record, from)).handle(ctx);
+        take(record.id());
+        try {
+            // the handler follows on another thread (Context.async): the follower is given back there
+            new SseHandler(client -> {
+                try {
+                    follow(client, record, from);
+                } finally {
+                    give(record.id());
+                }
+            }).handle(ctx);
+        } catch (RuntimeException e) {
+            give(record.id());
+            throw e;
+        }
+    }
+
+    /** Counts one more follower of {@code runId}, or answers 429 when that would pass a cap. */
+    private void take(String runId) {
+        if (total.incrementAndGet() > MAX_TOTAL) {
+            total.decrementAndGet();
+            throw new ApiError(429, "too many live streams open (" + MAX_TOTAL + "); close some and try again");
+        }
+        boolean[] over = {false};
+        following.compute(runId, (id, n) -> {
+            int now = n == null ? 0 : n;
+            if (now >= MAX_PER_RUN) {
+                over[0] = true;
+                return now;
+            }
+            return now + 1;
+        });
+        if (over[0]) {
+            total.decrementAndGet();
+            throw new ApiError(429, "too many live streams of run " + runId + " open (" + MAX_PER_RUN + ")");
+        }
+    }
+
+    private void give(String runId) {
+        following.computeIfPresent(runId, (id, n) -> n <= 1 ? null : n - 1);
+        total.decrementAndGet();
     }
 
     /** Ends every stream within a second. */

@@ -8,10 +8,10 @@ import dev.knotless.runner.state.RunRecord;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import org.jspecify.annotations.Nullable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A run as the API shows it (docs/reference/api.md): the state store's record with its check's

@@ -1,6 +1,5 @@
 package dev.knotless.http;
 
-import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
@@ -11,6 +10,7 @@ import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.state.RunRecord;
 import io.javalin.http.Context;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -21,9 +21,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The JSON endpoints under {@code /api} (docs/reference/api.md); read-only. */
 final class RunsApi {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RunsApi.class);
 
     static final int MAX_LIMIT = 1000;
 
@@ -105,14 +110,23 @@ final class RunsApi {
         }
         Path dir = sources.checks().outputDir(r.id());
         Path file = dir.resolve(output.name()).normalize();
-        if (!Files.isRegularFile(file) || !file.toRealPath().startsWith(dir.toRealPath())) {
-            throw ApiError.notFound("output '" + name + "' of run " + r.id());
+        InputStream in;
+        try {
+            if (!file.startsWith(dir) || Files.isSymbolicLink(file) || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+                    || !file.toRealPath().startsWith(dir.toRealPath())) {
+                throw new IOException("not a regular file inside the run's outputs");
+            }
+            in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            // What a run left in its outputs is hostile: one line, no stack trace, nothing served.
+            LOG.info("output refused run={} name={} reason={}", r.id(), Names.printable(name), e.getMessage());
+            throw ApiError.notFound("output '" + Names.printable(name) + "' of run " + r.id());
         }
         ctx.contentType(output.mediaType());
         // The page's origin must not run what a build wrote (an SVG can hold script).
         ctx.header("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'");
         ctx.header("X-Content-Type-Options", "nosniff");
-        ctx.result(Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS));
+        ctx.result(in);
     }
 
     void health(Context ctx) {

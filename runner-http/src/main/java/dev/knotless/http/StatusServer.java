@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * The daemon's HTTP server (Javalin on Jetty, a virtual thread per request): the JSON API, live
  * output as Server-Sent Events, the status page, {@code /metrics} and {@code /healthz}.
  *
- * <p>Read-only and without authentication (docs/design/http.md): it listens on loopback unless told
- * otherwise.
+ * <p>Every request passes {@link ApiAccess} first: a {@code Host} the server does not answer to
+ * gets 421, a request without the scope it needs 401 ({@code /healthz} and the page's own files
+ * need none; they hold no run's data). docs/design/security.md says why.
  */
 public final class StatusServer implements AutoCloseable {
 
@@ -33,8 +36,14 @@ public final class StatusServer implements AutoCloseable {
     private final RunEvents events;
     private final Listen listen;
 
+    /** A server whose API anyone on this machine may read: what tests use. */
     public StatusServer(Listen listen, ApiSources sources) {
+        this(listen, sources, ApiAccess.openForReading());
+    }
+
+    public StatusServer(Listen listen, ApiSources sources, ApiAccess access) {
         this.listen = listen;
+        Gate gate = new Gate(access);
         ObjectMapper json = JsonMapper.builder().addModule(new JavaTimeModule())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
         RunsApi api = new RunsApi(sources, json);
@@ -45,6 +54,7 @@ public final class StatusServer implements AutoCloseable {
             config.concurrency.useVirtualThreads = true;
             config.jetty.host = listen.host();
             config.jetty.port = listen.port();
+            config.routes.before(gate::check);
             config.routes.get("/api/repos", api::repos);
             config.routes.get("/api/runs", api::runs);
             config.routes.get("/api/runs/{id}", api::run);
@@ -104,6 +114,36 @@ public final class StatusServer implements AutoCloseable {
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** {@link ApiAccess} applied to one request, before any handler. */
+    private static final class Gate {
+        private static final Set<String> OPEN = Set.of("/healthz", "/", "/index.html", "/app.js", "/style.css");
+        private final ApiAccess access;
+        /** Host names refused so far, each logged once (bounded: a page can try many). */
+        private final Set<String> refusedHosts = ConcurrentHashMap.newKeySet();
+
+        Gate(ApiAccess access) {
+            this.access = access;
+        }
+
+        void check(Context ctx) {
+            String host = ctx.header("Host");
+            if (!access.acceptsHost(host)) {
+                String shown = host == null ? "(none)" : Names.printable(host);
+                if (refusedHosts.size() < 64 && refusedHosts.add(shown)) {
+                    LOG.info("request refused: Host {} is not one this server answers to (add it with --api-host)", shown);
+                }
+                throw new ApiError(421, "this server does not answer to Host " + shown + " (the daemon's --api-host names those it does)");
+            }
+            if (OPEN.contains(ctx.path())) {
+                return;
+            }
+            if (access.scopeOf(ctx.header("Authorization"), ctx.cookie(ApiAccess.COOKIE)).isEmpty()) {
+                ctx.header("WWW-Authenticate", "Bearer realm=\"knotless-run\"");
+                throw new ApiError(401, "this needs a token with the read scope (Authorization: Bearer TOKEN)");
             }
         }
     }

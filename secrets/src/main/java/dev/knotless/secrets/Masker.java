@@ -1,6 +1,5 @@
 package dev.knotless.secrets;
 
-import org.jspecify.annotations.Nullable;
 import dev.knotless.executor.OutputSink;
 import java.io.ByteArrayOutputStream;
 import java.net.URLEncoder;
@@ -12,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Replaces secret values in output with {@value #REPLACEMENT}, as the output streams past.

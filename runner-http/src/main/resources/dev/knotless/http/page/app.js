@@ -22,9 +22,25 @@ function ms(d) { return d == null ? "" : (d < 1000 ? d + " ms" : (d / 1000).toFi
 
 async function api(path) {
   const r = await fetch(path);
+  if (r.status === 401) { askForToken(); throw new Error("stale"); }
   const body = await r.json();
   if (!r.ok) throw new Error(body.error || r.statusText);
   return body;
+}
+
+// The daemon reads only with a token: the page keeps a read token in a same-site cookie, which
+// every request of this origin (fetch, EventSource, links to logs and outputs) then carries.
+function askForToken() {
+  const input = el("input", {type: "password", name: "token", autocomplete: "off", size: "40"});
+  const form = el("form", {id: "token-form"}, el("p", {}, "This runner's API needs a token with the read scope."),
+      el("label", {}, "Token ", input), " ", el("button", {type: "submit"}, "Use"));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    document.cookie = "knotless_token=" + encodeURIComponent(input.value.trim()) + "; path=/; SameSite=Strict";
+    location.reload();
+  });
+  shown++;
+  view.replaceChildren(form);
 }
 
 function show(gen, ...nodes) {
