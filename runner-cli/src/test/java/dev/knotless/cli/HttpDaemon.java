@@ -46,7 +46,10 @@ final class HttpDaemon implements AutoCloseable {
         this.runnerId = runnerId;
         List<String> args = new ArrayList<>(List.of("--state-dir", state.toString(), "--runner-id", runnerId,
                 "--poll-interval", "200ms", "--kill-grace", "2s", "--stop-grace", "10s", "--image", DaemonIT.IMAGE,
-                "--discover", "--listen", "127.0.0.1:0", "--public-read"));
+                "--discover", "--listen", "127.0.0.1:0"));
+        if (!List.of(extra).contains("--api-token-file")) {
+            args.add("--public-read");
+        }
         args.addAll(List.of(extra));
         CommandLine cli = new CommandLine(new DaemonCommand());
         cli.setErr(new PrintWriter(err, true));

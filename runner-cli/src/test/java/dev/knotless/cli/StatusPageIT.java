@@ -3,9 +3,12 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.http.ApiToken;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.testkit.TestRepo;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -70,6 +73,23 @@ class StatusPageIT {
             browser.click("#nav-queue");
             browser.await("the queue view", "document.getElementById('waiting') && document.getElementById('merge-queue')",
                     Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void withTokensThePageAsksForOneAndThenShowsTheRuns() throws Exception {
+        String token = ApiToken.newToken(new SecureRandom());
+        Path tokens = tmp.resolve("api-tokens");
+        Files.writeString(tokens, new ApiToken("page", ApiToken.Scope.READ, ApiToken.hash(token)).fileLine() + "\n");
+        Path state = tmp.resolve("state");
+        try (HttpDaemon d = new HttpDaemon(state, runnerId, "--api-token-file", tokens.toString());
+             Chromium browser = new Chromium(tmp.resolve("chromium"))) {
+            d.awaitHealthy();
+            assertThat(d.get("/api/runs").statusCode()).as("no token").isEqualTo(401);
+            browser.navigate(d.base + "/#/runs");
+            browser.await("the page asks for a token", "document.getElementById('token-form')", Duration.ofSeconds(20));
+            browser.eval("document.querySelector('#token-form input').value = '" + token + "'; document.querySelector('#token-form').requestSubmit(); 1");
+            browser.await("the runs view once the token is given", "document.querySelector('select[name=repo]') && !document.getElementById('token-form')", Duration.ofSeconds(20));
         }
     }
 }
