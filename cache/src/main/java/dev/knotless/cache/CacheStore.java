@@ -121,9 +121,9 @@ public final class CacheStore {
     /** A new, empty upper layer for one run's copy of the cached path. */
     public Upper beginUpper(CacheKey key, String runId) throws IOException {
         Objects.requireNonNull(key, "key");
-        Files.createDirectories(layout.staging);
+        Files.createDirectories(layout.staging, OwnerOnly.DIRECTORY);
         Path staging = layout.staging.resolve(key.id() + "-" + UUID.randomUUID() + Layout.DATA);
-        Files.createFile(staging);
+        Files.createFile(staging, OwnerOnly.FILE);
         return new Upper(key, runId, staging);
     }
 
@@ -248,7 +248,7 @@ public final class CacheStore {
         String refId = Layout.id(ref);
         Instant now = clock.instant();
         try (KeyLocks.Held held = locks.lock(keyId)) {
-            Files.createDirectories(layout.keyDir(keyId));
+            Files.createDirectories(layout.keyDir(keyId), OwnerOnly.DIRECTORY);
             // Metadata first: its content only differs from the old one's in the last-used time,
             // so a crash before the rename below leaves the old base, a little younger.
             LayerMeta.of(key, ref, now).writeTo(layout.meta(keyId, refId));

@@ -5,6 +5,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -35,8 +36,8 @@ final class KeyLocks {
         lock.lock();
         FileChannel channel = null;
         try {
-            Files.createDirectories(dir);
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            Files.createDirectories(dir, OwnerOnly.DIRECTORY);
+            channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), OwnerOnly.FILE);
             channel.lock();
             return new Held(lock, channel);
         } catch (IOException | RuntimeException | Error e) {

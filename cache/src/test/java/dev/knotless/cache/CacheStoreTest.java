@@ -43,6 +43,19 @@ class CacheStoreTest {
     }
 
     @Test
+    void onlyTheRunnersUserCanReadWhatTheCacheWrites() throws IOException {
+        CacheStore store = store();
+        store.promote(Tars.upper(store, KEY, "run-1", Tars.withText("a", "token=from-a-trusted-run")), "main");
+        Tars.upper(store, KEY, "run-2", Tars.withText("b", "waiting for a decision"));
+        try (Stream<Path> all = Files.walk(root)) {
+            for (Path p : all.filter(p -> !p.equals(root)).toList()) {
+                String mode = java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+                assertThat(mode).as(root.relativize(p).toString()).isEqualTo(Files.isDirectory(p) ? "rwx------" : "rw-------");
+            }
+        }
+    }
+
+    @Test
     void aBranchWithoutItsOwnBaseFallsBackToTheDefaultBranch() throws IOException {
         CacheStore store = store();
         store.promote(Tars.upper(store, KEY, "run-1", Tars.withText("a", "main's")), "main");

@@ -19,7 +19,7 @@ class DependencyRulesTest {
         classes().that().resideInAPackage("dev.knotless.cache..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
                         "dev.knotless.cache..", "dev.knotless.executor..", "dev.knotless.tar..",
-                        "com.github.luben.zstd..", "com.fasterxml.jackson..", "java..")
+                        "com.github.luben.zstd..", "com.fasterxml.jackson..", "java..", "org.jspecify..")
                 .check(production);
     }
 

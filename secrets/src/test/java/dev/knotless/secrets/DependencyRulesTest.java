@@ -19,7 +19,7 @@ class DependencyRulesTest {
         classes().that().resideInAPackage("dev.knotless.secrets..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
                         "dev.knotless.secrets..", "dev.knotless.executor..",
-                        "com.fasterxml.jackson..", "java..", "javax.crypto..")
+                        "com.fasterxml.jackson..", "java..", "javax.crypto..", "org.jspecify..")
                 .check(production);
     }
 
