@@ -23,7 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The node agent's front door: signed bytes in, one {@link Outcome} out. Checks run in a fixed
  * order and the first failure rejects (docs/design/node.md): frame, key, signature over the exact
  * bytes, and only then JSON decoding; node, window, action node; then the idempotency ledger.
- * Only an action that passes everything reaches the {@link Runtime}; its result is appended to the
+ * Only an action that passes everything reaches the {@link AllocationRuntime}; its result is appended to the
  * ledger before the agent answers.
  */
 public final class Agent {
@@ -34,13 +34,13 @@ public final class Agent {
     private final String node;
     private final TrustedKeys trusted;
     private final Ledger ledger;
-    private final Runtime runtime;
+    private final AllocationRuntime runtime;
     private final Signer identity;
     private final ProtocolJson json;
     private final Clock clock;
     private final ConcurrentHashMap<String, String> running = new ConcurrentHashMap<>();
 
-    public Agent(String node, TrustedKeys trusted, Ledger ledger, Runtime runtime, Signer identity, ProtocolJson json, Clock clock) {
+    public Agent(String node, TrustedKeys trusted, Ledger ledger, AllocationRuntime runtime, Signer identity, ProtocolJson json, Clock clock) {
         this.node = Names.node(node);
         this.trusted = trusted;
         this.ledger = ledger;
@@ -140,7 +140,7 @@ public final class Agent {
             Result result;
             try {
                 result = dispatch(envelope.action(), attachment);
-            } catch (Runtime.RuntimeFailure e) {
+            } catch (AllocationRuntime.RuntimeFailure e) {
                 return new Outcome.Failed(inReplyTo, key, e.getMessage());
             } catch (RuntimeException e) {
                 return new Outcome.Failed(inReplyTo, key, "runtime error: " + e);
@@ -157,7 +157,7 @@ public final class Agent {
         }
     }
 
-    private Result dispatch(Action action, Attachment attachment) throws Runtime.RuntimeFailure {
+    private Result dispatch(Action action, Attachment attachment) throws AllocationRuntime.RuntimeFailure {
         return switch (action) {
             case Action.PullImage a -> runtime.pullImage(a);
             case Action.CreateAllocation a -> runtime.createAllocation(a);

@@ -8,6 +8,8 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Gets a pinned image onto the node as a verified rootfs: {@code pull_image}'s work.
@@ -20,7 +22,7 @@ import java.util.List;
  */
 public final class ImagePuller {
 
-    private static final System.Logger LOG = System.getLogger(ImagePuller.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ImagePuller.class);
 
     private final Registry registry;
     private final Platform platform;
@@ -136,7 +138,7 @@ public final class ImagePuller {
             }
             RootfsUnpacker.Unpacked unpacked = unpacker.finish();
             if (!unpacked.skipped().isEmpty()) {
-                LOG.log(System.Logger.Level.INFO, "rootfs " + rootfs.getFileName() + ": skipped " + unpacked.skipped());
+                LOG.info("rootfs {}: skipped {}", rootfs.getFileName(), unpacked.skipped());
             }
             try {
                 Files.move(building, rootfs, StandardCopyOption.ATOMIC_MOVE);

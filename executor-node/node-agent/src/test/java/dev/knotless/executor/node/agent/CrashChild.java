@@ -43,7 +43,7 @@ public final class CrashChild {
      * mutations.log. Creating an allocation that exists changes nothing, as the runtime contract asks,
      * so "done once" is visible as exactly one line.
      */
-    static final class FileRuntime implements Runtime {
+    static final class FileRuntime implements AllocationRuntime {
         private final Path host;
         private final Path signalAfterMutation;
 

@@ -10,7 +10,7 @@ import java.util.List;
  * protocol (what is allowed to reach the runtime, and how often), not about running containers, so
  * no container runtime is involved; runc comes with the runtime itself.
  */
-class RecordingRuntime implements Runtime {
+class RecordingRuntime implements AllocationRuntime {
 
     final List<Action> calls = new ArrayList<>();
     /** When set, the next call fails with this message: a fault the recording runtime cannot have by itself. */

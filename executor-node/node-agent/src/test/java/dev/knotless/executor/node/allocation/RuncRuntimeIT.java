@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.node.agent.Attachment;
-import dev.knotless.executor.node.agent.Runtime;
+import dev.knotless.executor.node.agent.AllocationRuntime;
 import dev.knotless.executor.node.image.ImagePuller;
 import dev.knotless.executor.node.image.Platform;
 import dev.knotless.executor.node.image.ProjectImage;
@@ -98,12 +98,12 @@ class RuncRuntimeIT {
 
         byte[] other = ShellPayload.framed(Map.of(), List.of("/bin/sh", "-c", "echo else"));
         assertThatThrownBy(() -> again.runStep(new Action.RunStep(NODE, id, 1, other, 60_000, 0, 0), new Output()))
-                .isInstanceOf(Runtime.RuntimeFailure.class).hasMessageContaining("was started with another payload");
+                .isInstanceOf(AllocationRuntime.RuntimeFailure.class).hasMessageContaining("was started with another payload");
 
         Action.CreateAllocation conflicting = new Action.CreateAllocation(NODE, id, image.reference(), 1000, 256L << 20,
                 Map.of("dev.knotless.runner", "rt"));
         assertThatThrownBy(() -> again.createAllocation(conflicting))
-                .isInstanceOf(Runtime.RuntimeFailure.class).hasMessageContaining("exists with another image, limits or labels");
+                .isInstanceOf(AllocationRuntime.RuntimeFailure.class).hasMessageContaining("exists with another image, limits or labels");
 
         again.deleteAllocation(new Action.DeleteAllocation(NODE, id));
         again.deleteAllocation(new Action.DeleteAllocation(NODE, id));

@@ -14,6 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The runner's side: listens, completes a TLS 1.3 handshake that requires the node's certificate,
@@ -24,7 +26,7 @@ import javax.net.ssl.SSLSocket;
  */
 public final class ChannelServer implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(ChannelServer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelServer.class);
 
     private static final int REFUSAL_LINGER_MILLIS = 1000;
 
@@ -83,7 +85,7 @@ public final class ChannelServer implements AutoCloseable {
                 socket = listener.accept();
             } catch (IOException e) {
                 if (!closed) {
-                    LOG.log(System.Logger.Level.WARNING, "channel listener on " + address() + " failed: " + e.getMessage());
+                    LOG.warn("channel listener on {} failed: {}", address(), e.getMessage());
                 }
                 return;
             }
@@ -107,7 +109,7 @@ public final class ChannelServer implements AutoCloseable {
             connection = new Connection(socket, tls, node, false, options);
             connection.sendReady();
         } catch (IOException | CertificateException | RuntimeException e) {
-            LOG.log(System.Logger.Level.INFO, "refused a channel from " + from + ": " + e.getMessage());
+            LOG.info("refused a channel from {}: {}", from, e.getMessage());
             refuse(socket);
             return;
         }
@@ -123,7 +125,7 @@ public final class ChannelServer implements AutoCloseable {
             connection.start();
             onConnect.accept(connection);
         } catch (IOException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "the connection handler for " + connection.peer() + " failed", e);
+            LOG.warn("the connection handler for {} failed", connection.peer(), e);
             connection.close();
         }
     }

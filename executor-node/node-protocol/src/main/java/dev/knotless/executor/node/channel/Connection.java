@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One authenticated TLS connection between the runner and a node, carrying many {@link Stream}s.
@@ -29,7 +31,7 @@ import javax.net.ssl.SSLSocket;
  */
 public final class Connection implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(Connection.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
 
     /** Streams the peer may have open at once; more are reset at birth. */
     static final int MAX_PEER_STREAMS = 1024;
@@ -241,7 +243,7 @@ public final class Connection implements AutoCloseable {
             reason = "connection lost: " + e.getMessage();
         }
         if (closeReason == null) {
-            LOG.log(System.Logger.Level.INFO, this + " closed: " + reason);
+            LOG.info("{} closed: {}", this, reason);
         }
         shutdown(reason, false);
     }
@@ -341,7 +343,7 @@ public final class Connection implements AutoCloseable {
             try {
                 to.accept(stream);
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "handler of " + stream + " failed", e);
+                LOG.warn("handler of {} failed", stream, e);
                 stream.reset("the handler failed: " + e.getMessage());
             }
         });
@@ -430,7 +432,7 @@ public final class Connection implements AutoCloseable {
         try {
             r.run();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "a close handler of a channel failed", e);
+            LOG.warn("a close handler of a channel failed", e);
         }
     }
 }

@@ -16,7 +16,7 @@ import java.io.OutputStream;
  * No method runs a host command chosen by the action; {@link #runStep} runs inside the allocation's
  * container only. The streams are the action's {@link Attachment}s.
  */
-public interface Runtime {
+public interface AllocationRuntime {
 
     Result.Done pullImage(Action.PullImage action) throws RuntimeFailure;
 
