@@ -10,6 +10,7 @@ import dev.knotless.executor.node.protocol.Chunks;
 import dev.knotless.executor.node.protocol.Envelope;
 import dev.knotless.executor.node.protocol.ObservationVerifier;
 import dev.knotless.executor.node.protocol.Outcome;
+import dev.knotless.executor.node.protocol.ProtocolJson;
 import dev.knotless.executor.node.protocol.Result;
 import dev.knotless.executor.node.protocol.Signer;
 import java.io.IOException;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends one signed action to a node and believes only its signed answer. Each call is one stream:
@@ -53,8 +55,18 @@ final class NodeCalls {
     }
 
     /** The node answered that it refused or failed the action (or its answer did not verify). */
-    static final class Refused extends Exception {
+    static class Refused extends Exception {
         Refused(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The node's signed answer verified but carries another result than the action has: a node
+     * that does not speak this protocol, not a failure of the action.
+     */
+    static final class WrongAnswer extends Refused {
+        WrongAnswer(String message) {
             super(message);
         }
     }
@@ -70,16 +82,18 @@ final class NodeCalls {
         this.clock = clock;
     }
 
-    Result call(String node, Action action) throws LinkLost, Refused, TransferLimitException {
-        return call(node, action, null, ChunkHandler.NONE, StopSignal.none());
+    <R extends Result> R call(String node, Action action, Class<R> expected) throws LinkLost, Refused, TransferLimitException {
+        return call(node, action, expected, null, ChunkHandler.NONE, StopSignal.none());
     }
 
     /**
-     * @param body what follows the frame (an upload's tar), or null
+     * @param expected the result the action has ({@code step_exited} for {@code run_step}, …)
+     * @param body     what follows the frame (an upload's tar), or null
+     * @throws WrongAnswer            when the node's answer carries another result
      * @throws TransferLimitException when {@code body} went over its limit (the stream is reset)
      */
-    Result call(String node, Action action, TarSource body, ChunkHandler handler, StopSignal signal)
-            throws LinkLost, Refused, TransferLimitException {
+    <R extends Result> R call(String node, Action action, Class<R> expected, @Nullable TarSource body, ChunkHandler handler,
+            StopSignal signal) throws LinkLost, Refused, TransferLimitException {
         long now = clock.millis();
         byte[] frame = signer.sign(Envelope.of(node, now, now + WINDOW.toMillis(), idempotencyKey(), action));
         Connection link = hub.link(node).orElseThrow(() -> new LinkLost("node " + node + " is not connected", null));
@@ -112,7 +126,7 @@ final class NodeCalls {
                     throw new IOException("the node ended the stream without an answer");
                 }
                 if (chunk.get().kind() == Chunks.Kind.ANSWER) {
-                    return believe(node, chunk.get().bytes(), frame);
+                    return believe(hub.verifier(node), node, action, expected, chunk.get().bytes(), frame);
                 }
                 handler.chunk(chunk.get());
             }
@@ -131,18 +145,31 @@ final class NodeCalls {
         }
     }
 
-    private Result believe(String node, byte[] answer, byte[] sent) throws Refused {
-        ObservationVerifier.Verification v = hub.verifier(node).verifyAnswer(answer, sent);
-        if (v instanceof ObservationVerifier.Verification.Refused r) {
-            throw new Refused("answer from node " + node + " not believed: " + r.reason());
-        }
-        Outcome outcome = (Outcome) ((ObservationVerifier.Verification.Believed) v).observation().report();
-        return switch (outcome) {
+    /**
+     * The result in the node's answer to {@code sent}, if the answer verifies, is an outcome of the
+     * action, and carries the result the action has.
+     */
+    static <R extends Result> R believe(ObservationVerifier verifier, String node, Action action, Class<R> expected,
+            byte[] answer, byte[] sent) throws Refused {
+        Outcome outcome = switch (verifier.verifyAnswer(answer, sent)) {
+            case ObservationVerifier.Verification.Refused r ->
+                    throw new Refused("answer from node " + node + " not believed: " + r.reason());
+            case ObservationVerifier.Verification.Believed b when b.observation().report() instanceof Outcome o -> o;
+            case ObservationVerifier.Verification.Believed b -> throw new WrongAnswer("node " + node + " answered "
+                    + ProtocolJson.typeName(action.getClass()) + " with report "
+                    + ProtocolJson.typeName(b.observation().report().getClass()) + ", not an outcome");
+        };
+        Result result = switch (outcome) {
             case Outcome.Executed e -> e.result();
             case Outcome.Replayed r -> r.result();
             case Outcome.Rejected r -> throw new Refused("node " + node + " rejected the action (" + r.reason().wireName() + "): " + r.detail());
             case Outcome.Failed f -> throw new Refused(f.message());
         };
+        if (!expected.isInstance(result)) {
+            throw new WrongAnswer("node " + node + " answered " + ProtocolJson.typeName(action.getClass()) + " with result "
+                    + ProtocolJson.typeName(result.getClass()) + ", not " + ProtocolJson.typeName(expected));
+        }
+        return expected.cast(result);
     }
 
     private String idempotencyKey() {

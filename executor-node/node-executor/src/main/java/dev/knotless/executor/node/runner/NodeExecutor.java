@@ -88,16 +88,18 @@ public final class NodeExecutor implements Executor {
         String node = placement.node();
         boolean created = false;
         try {
-            call(node, new Action.PullImage(node, image), Failure.Kind.IMAGE, "image '" + spec.image() + "' cannot be pulled on node " + node + ": ");
+            call(node, new Action.PullImage(node, image), Result.Done.class, Failure.Kind.IMAGE,
+                    "image '" + spec.image() + "' cannot be pulled on node " + node + ": ");
             long cpu = spec.resources().milliCpu() > 0 ? spec.resources().milliCpu() : DEFAULT_MILLI_CPU;
             long memory = spec.resources().memoryBytes() > 0 ? spec.resources().memoryBytes() : DEFAULT_MEMORY;
             created = true;
             call(node, new Action.CreateAllocation(node, allocation, image, cpu, Math.max(memory, 4L << 20), labels(spec)),
-                    Failure.Kind.INFRASTRUCTURE, "");
+                    Result.Done.class, Failure.Kind.INFRASTRUCTURE, "");
             if (!untrusted && options.network().isPresent()) {
-                call(node, new Action.AttachNetwork(node, allocation, options.network().get()), Failure.Kind.INFRASTRUCTURE, "");
+                call(node, new Action.AttachNetwork(node, allocation, options.network().get()), Result.Done.class,
+                        Failure.Kind.INFRASTRUCTURE, "");
             }
-            call(node, new Action.StartAllocation(node, allocation), Failure.Kind.INFRASTRUCTURE, "");
+            call(node, new Action.StartAllocation(node, allocation), Result.AllocationRunning.class, Failure.Kind.INFRASTRUCTURE, "");
             LOG.info("allocation started node={} allocation={} run={} trust={}", node, allocation, spec.runId(), spec.trust());
             return new NodeSession(this, spec, node, allocation);
         } catch (ExecutorException e) {
@@ -148,7 +150,7 @@ public final class NodeExecutor implements Executor {
     private void sweepNode(String node, String runnerId, Set<String> goingRuns, boolean spareOwn, List<String> removed,
             List<String> failed) {
         try {
-            Result.AllocationList list = (Result.AllocationList) calls.call(node, new Action.ListAllocations(node));
+            Result.AllocationList list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class);
             for (Result.Allocation a : list.allocations()) {
                 if (runnerId.equals(a.labels().get(Labels.RUNNER)) && !goingRuns.contains(a.labels().get(Labels.RUN))
                         && !(spareOwn && placements.containsKey(a.allocation()))) {
@@ -166,7 +168,7 @@ public final class NodeExecutor implements Executor {
 
     private void sweepOne(String node, String allocation, List<String> removed, List<String> failed) {
         try {
-            calls.call(node, new Action.DeleteAllocation(node, allocation));
+            calls.call(node, new Action.DeleteAllocation(node, allocation), Result.Done.class);
             placements.remove(allocation);
             removed.add(node + "/" + allocation);
             LOG.info("swept allocation node={} allocation={}", node, allocation);
@@ -192,7 +194,7 @@ public final class NodeExecutor implements Executor {
     /** Deletes the allocation (best effort, logged) and frees its place. */
     void delete(String node, String allocation) {
         try {
-            calls.call(node, new Action.DeleteAllocation(node, allocation));
+            calls.call(node, new Action.DeleteAllocation(node, allocation), Result.Done.class);
             LOG.info("allocation deleted node={} allocation={}", node, allocation);
         } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
             LOG.warn("allocation delete failed node={} allocation={} reason={}", node, allocation, e.getMessage());
@@ -206,9 +208,12 @@ public final class NodeExecutor implements Executor {
 
     // ---- helpers -------------------------------------------------------------------------------
 
-    private Result call(String node, Action action, Failure.Kind kind, String prefix) throws ExecutorException {
+    private <R extends Result> R call(String node, Action action, Class<R> expected, Failure.Kind kind, String prefix)
+            throws ExecutorException {
         try {
-            return calls.call(node, action);
+            return calls.call(node, action, expected);
+        } catch (NodeCalls.WrongAnswer e) {
+            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
         } catch (NodeCalls.Refused e) {
             throw new ExecutorException(kind, prefix + e.getMessage());
         } catch (NodeCalls.LinkLost e) {

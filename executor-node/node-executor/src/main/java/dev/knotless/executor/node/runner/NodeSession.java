@@ -31,6 +31,7 @@ import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,9 +84,8 @@ final class NodeSession implements Session {
             tar.writeTo(counting);
             counting.flush();
         };
-        Result r = transfer(new Action.Upload(node, allocation, path, UPLOAD_BOUND), counted, NodeCalls.ChunkHandler.NONE,
-                signal, "upload to " + path);
-        Result.Received received = (Result.Received) r;
+        Result.Received received = transfer(new Action.Upload(node, allocation, path, UPLOAD_BOUND), Result.Received.class,
+                counted, NodeCalls.ChunkHandler.NONE, signal, "upload to " + path);
         String hex = HexFormat.of().formatHex(sha.digest());
         if (received.bytes() != sent[0] || !received.sha256().equals(hex)) {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "node " + node + " received " + received.bytes()
@@ -122,9 +122,9 @@ final class NodeSession implements Session {
                 }
             }
         });
-        Result r;
+        Result.Downloaded d;
         try {
-            r = transfer(new Action.Download(node, allocation, path), null, chunk -> {
+            d = transfer(new Action.Download(node, allocation, path), Result.Downloaded.class, null, chunk -> {
                 if (chunk.kind() != Chunks.Kind.DATA) {
                     throw new IOException("unexpected " + chunk.kind() + " chunk in a download");
                 }
@@ -153,17 +153,16 @@ final class NodeSession implements Session {
         if (failed != null) {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "download of " + path + ": " + failed.getMessage());
         }
-        Result.Downloaded d = (Result.Downloaded) r;
         if (d.bytes() != received[0] || !d.sha256().equals(HexFormat.of().formatHex(sha.digest()))) {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "node " + node + " sent " + d.bytes()
                     + " bytes of the download of " + path + " but " + received[0] + " arrived, or with another digest");
         }
     }
 
-    private Result transfer(Action action, TarSource body, NodeCalls.ChunkHandler handler, StopSignal signal, String what)
-            throws ExecutorException {
+    private <R extends Result> R transfer(Action action, Class<R> expected, @Nullable TarSource body,
+            NodeCalls.ChunkHandler handler, StopSignal signal, String what) throws ExecutorException {
         try {
-            return executor.calls().call(node, action, body, handler, signal);
+            return executor.calls().call(node, action, expected, body, handler, signal);
         } catch (TransferLimitException e) {
             throw new ExecutorException(Failure.Kind.LIMIT, e.getMessage());
         } catch (NodeCalls.Refused e) {
@@ -211,9 +210,8 @@ final class NodeSession implements Session {
                 StopSignal streamStop = new StopSignal();
                 cut.set(() -> streamStop.stop(StopSignal.Reason.CANCELLED));
                 try {
-                    Result r = executor.calls().call(node, new Action.RunStep(node, allocation, number, payload, timeoutMs,
-                            offsets[0], offsets[1]), null, handler, streamStop);
-                    Result.StepExited exited = (Result.StepExited) r;
+                    Result.StepExited exited = executor.calls().call(node, new Action.RunStep(node, allocation, number, payload,
+                            timeoutMs, offsets[0], offsets[1]), Result.StepExited.class, null, handler, streamStop);
                     Optional<StopSignal.Reason> stopped = stopper.finish();
                     if (stopped.isPresent()) {
                         return StepOutcome.stopped(stopped.get());
@@ -276,7 +274,8 @@ final class NodeSession implements Session {
     /** The stopper's killer: TERM gives the node the kill grace before its own KILL; KILL is at once. */
     private void signalSteps(String signal) throws Exception {
         long grace = signal.equals("TERM") ? spec.killGrace().toMillis() : 0;
-        executor.calls().call(node, new Action.StopAllocation(node, allocation, Math.min(grace, Action.MAX_STOP_GRACE_MS), true));
+        executor.calls().call(node, new Action.StopAllocation(node, allocation, Math.min(grace, Action.MAX_STOP_GRACE_MS), true),
+                Result.Done.class);
     }
 
     // ---- close ---------------------------------------------------------------------------------

@@ -153,8 +153,8 @@ public final class NodeFixture implements AutoCloseable {
 
     /** Allocations the node holds for {@code runnerId}, as it lists them. */
     public List<String> allocationsOf(String runnerId) throws Exception {
-        var list = (dev.knotless.executor.node.protocol.Result.AllocationList) calls.call(NODE,
-                new dev.knotless.executor.node.protocol.Action.ListAllocations(NODE));
+        var list = calls.call(NODE, new dev.knotless.executor.node.protocol.Action.ListAllocations(NODE),
+                dev.knotless.executor.node.protocol.Result.AllocationList.class);
         return list.allocations().stream().filter(a -> runnerId.equals(a.labels().get(dev.knotless.executor.Labels.RUNNER)))
                 .map(a -> a.allocation() + " " + a.state()).toList();
     }

@@ -1,5 +1,6 @@
 package dev.knotless.executor.node.protocol;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -53,6 +54,24 @@ public final class ProtocolJson {
         } catch (IOException e) {
             throw new PayloadException(oneLine(e.getMessage()));
         }
+    }
+
+    /**
+     * The name a type of action, result or report has on the wire ({@code run_step}, {@code
+     * step_exited}), for messages about what a node sent; its simple name if it has none.
+     */
+    public static String typeName(Class<?> type) {
+        for (Class<?> root : type.getInterfaces()) {
+            JsonSubTypes subTypes = root.getAnnotation(JsonSubTypes.class);
+            if (subTypes != null) {
+                for (JsonSubTypes.Type t : subTypes.value()) {
+                    if (t.value() == type) {
+                        return t.name();
+                    }
+                }
+            }
+        }
+        return type.getSimpleName();
     }
 
     private static String oneLine(String message) {
