@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The node agent's front door: signed bytes in, one {@link Outcome} out. Checks run in a fixed
@@ -69,7 +70,7 @@ public final class Agent {
         return handle(frame, Attachment.NONE);
     }
 
-    public Outcome handle(byte[] frame, Attachment attachment) {
+    public Outcome handle(byte @Nullable [] frame, Attachment attachment) {
         String inReplyTo = SignedFrame.sha256Hex(frame == null ? new byte[0] : frame);
         SignedFrame parsed;
         try {
@@ -97,7 +98,7 @@ public final class Agent {
         return execute(inReplyTo, envelope, parsed.payloadDigest(), attachment);
     }
 
-    private Outcome.Rejected checkEnvelope(String inReplyTo, Envelope envelope) {
+    private Outcome.@Nullable Rejected checkEnvelope(String inReplyTo, Envelope envelope) {
         if (!envelope.node().equals(node)) {
             return reject(inReplyTo, Reason.WRONG_NODE, "envelope is for node " + envelope.node() + ", this is node " + node);
         }

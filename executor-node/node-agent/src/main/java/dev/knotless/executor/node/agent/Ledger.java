@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The durable idempotency ledger: which idempotency key ran which envelope, and what it produced.
@@ -53,7 +54,7 @@ public final class Ledger implements Closeable {
     private final Map<String, Entry> entries = new HashMap<>();
     private final Replay replay;
     private long end;
-    private IOException broken;
+    private @Nullable IOException broken;
 
     private Ledger(FileChannel channel, ProtocolJson json) throws IOException {
         this.channel = channel;

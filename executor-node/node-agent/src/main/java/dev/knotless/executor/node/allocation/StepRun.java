@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One step of an allocation, detached from whoever started it. Its stdout and stderr go to files
@@ -42,7 +43,7 @@ final class StepRun {
     // @GuardedBy("lock")
     private long stderrLength;
     // @GuardedBy("lock")
-    private End end;
+    private @Nullable End end;
 
     private StepRun(Path dir, String payloadDigest) {
         this.dir = dir;

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs CNI plugin binaries from one directory by the CNI contract: the {@code CNI_*} variables in an
@@ -132,7 +133,7 @@ final class CniPlugins {
         };
     }
 
-    private JsonNode parse(String text) {
+    private @Nullable JsonNode parse(String text) {
         try {
             return json.readTree(text);
         } catch (IOException e) {

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One host program (runc, a CNI plugin, mount) run to completion: argv only, an exact environment, bytes on stdin, both output
@@ -31,7 +32,7 @@ public final class HostCommand {
     /**
      * @param env the whole environment of the program (nothing is inherited), or {@code null} to inherit
      */
-    public static Outcome run(List<String> argv, Map<String, String> env, byte[] stdin, Duration timeout)
+    public static Outcome run(List<String> argv, @Nullable Map<String, String> env, byte[] stdin, Duration timeout)
             throws NotStarted, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(argv);
         if (env != null) {

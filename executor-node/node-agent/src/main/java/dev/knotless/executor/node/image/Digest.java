@@ -4,6 +4,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A content digest. Only {@code sha256:<64 lower-case hex>} is accepted: it is what every
@@ -19,7 +20,7 @@ public record Digest(String hex) {
         }
     }
 
-    public static Digest parse(String value) {
+    public static Digest parse(@Nullable String value) {
         if (value == null) {
             throw new IllegalArgumentException("digest is missing");
         }
@@ -56,7 +57,7 @@ public record Digest(String hex) {
         return "sha256:" + hex;
     }
 
-    private static String quote(String value) {
+    private static String quote(@Nullable String value) {
         if (value == null) {
             return "null";
         }

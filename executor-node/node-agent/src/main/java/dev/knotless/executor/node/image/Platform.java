@@ -1,5 +1,7 @@
 package dev.knotless.executor.node.image;
 
+import org.jspecify.annotations.Nullable;
+
 /** The node's platform, e.g. {@code linux/amd64}: the entry picked from a multi-platform index. */
 public record Platform(String os, String architecture) {
 
@@ -11,7 +13,7 @@ public record Platform(String os, String architecture) {
         }
     }
 
-    public static Platform parse(String value) {
+    public static Platform parse(@Nullable String value) {
         String[] parts = value == null ? new String[0] : value.split("/", -1);
         if (parts.length != 2) {
             throw new IllegalArgumentException("platform '" + value + "' is not os/architecture, e.g. linux/amd64");

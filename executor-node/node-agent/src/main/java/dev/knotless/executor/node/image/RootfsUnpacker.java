@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applies image layers, bottom first, to a rootfs directory (OCI image spec, "Applying changesets").
@@ -197,7 +198,7 @@ final class RootfsUnpacker {
      * directory, never a symlink. Missing components are created when {@code create}; otherwise
      * null is returned for a missing one.
      */
-    private Path directory(List<String> parts, boolean create, Digest layer, String name)
+    private @Nullable Path directory(List<String> parts, boolean create, Digest layer, String name)
             throws ImageException, IOException {
         Path dir = root;
         for (String part : parts) {

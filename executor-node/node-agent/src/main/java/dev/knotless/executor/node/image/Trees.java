@@ -7,6 +7,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import org.jspecify.annotations.Nullable;
 
 /** Removing what the node unpacked or copied: image trees, allocations. */
 public final class Trees {
@@ -36,7 +37,7 @@ public final class Trees {
             }
 
             @Override
-            public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+            public FileVisitResult postVisitDirectory(Path dir, @Nullable IOException e) throws IOException {
                 if (e != null) {
                     throw e;
                 }

@@ -1,5 +1,7 @@
 package dev.knotless.executor.node.runc;
 
+import org.jspecify.annotations.Nullable;
+
 /** A numeric user and group inside the container ({@code --run-as UID:GID}, or the image's user resolved). */
 public record RunAs(long uid, long gid) {
 
@@ -12,7 +14,7 @@ public record RunAs(long uid, long gid) {
     }
 
     /** Parses {@code UID:GID}, both numeric. */
-    public static RunAs parse(String value) {
+    public static RunAs parse(@Nullable String value) {
         String[] parts = value == null ? new String[0] : value.split(":", -1);
         if (parts.length != 2 || !parts[0].matches("[0-9]{1,10}") || !parts[1].matches("[0-9]{1,10}")) {
             throw new IllegalArgumentException("--run-as wants UID:GID (numbers), got '" + value + "'");

@@ -1,5 +1,7 @@
 package dev.knotless.executor.node.runc;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The node's {@code --user-namespace} range: container ids {@code 0..size-1} map to host ids
  * {@code hostUid..hostUid+size-1} (and the same for groups). The rootfs and the allocation's
@@ -21,7 +23,7 @@ public record UserNamespace(long hostUid, long hostGid, long size) {
     }
 
     /** Parses {@code HOSTUID:HOSTGID[:SIZE]}. */
-    public static UserNamespace parse(String value) {
+    public static UserNamespace parse(@Nullable String value) {
         String[] parts = value == null ? new String[0] : value.split(":", -1);
         if (parts.length < 2 || parts.length > 3 || !java.util.Arrays.stream(parts).allMatch(p -> p.matches("[0-9]{1,10}"))) {
             throw new IllegalArgumentException("--user-namespace wants HOSTUID:HOSTGID[:SIZE] (numbers), got '" + value + "'");

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +45,7 @@ public final class AgentLink implements AutoCloseable {
     private final TrustedKeys runnerKeys;
     private final ChannelOptions options;
     private volatile boolean closed;
-    private volatile Connection current;
+    private volatile @Nullable Connection current;
 
     public AgentLink(Agent agent, Callable<List<String>> orphans, String host, int port, TlsIdentity identity,
             TrustedKeys runnerKeys, ChannelOptions options) {

@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,7 +71,7 @@ public final class NodeService implements AutoCloseable {
     private final Config config;
     private final Function<NetworkConfig, AllocationNetwork> networks;
     private final ProtocolJson json = new ProtocolJson();
-    private volatile AgentLink link;
+    private volatile @Nullable AgentLink link;
 
     /**
      * @param networks makes the allocation network from its configuration (CNI in production)

@@ -49,7 +49,7 @@ final class NodeCalls {
 
     /** The connection or the stream broke before an answer came: the node may still be working. */
     static final class LinkLost extends Exception {
-        LinkLost(String message, Throwable cause) {
+        LinkLost(String message, @Nullable Throwable cause) {
             super(message, cause);
         }
     }
@@ -178,7 +178,7 @@ final class NodeCalls {
         return "k-" + HexFormat.of().formatHex(bytes);
     }
 
-    private static void joinQuietly(Thread t) {
+    private static void joinQuietly(@Nullable Thread t) {
         if (t == null) {
             return;
         }

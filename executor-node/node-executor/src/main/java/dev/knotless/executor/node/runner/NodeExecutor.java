@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +73,7 @@ public final class NodeExecutor implements Executor {
     /** The last sweep asked for: a node that connects later gets it too (see {@link #sweepLateNode}). */
     private record SweepRequest(String runnerId, Set<String> goingRuns) {}
 
-    private volatile SweepRequest lastSweep;
+    private volatile @Nullable SweepRequest lastSweep;
 
     @Override
     public String name() {

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLSocket;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,12 +56,12 @@ public final class Connection implements AutoCloseable {
     private int highestPeerId;
 
     private final Object state = new Object();
-    private Consumer<Stream> acceptor;
+    private @Nullable Consumer<Stream> acceptor;
     private final List<Stream> unaccepted = new ArrayList<>();
     private final List<Runnable> closeHandlers = new ArrayList<>();
-    private volatile String closeReason;
+    private volatile @Nullable String closeReason;
 
-    private Thread pinger;
+    private @Nullable Thread pinger;
 
     Connection(Socket raw, SSLSocket tls, String peer, boolean client, ChannelOptions options) throws IOException {
         this.raw = raw;
@@ -314,7 +315,7 @@ public final class Connection implements AutoCloseable {
     }
 
     /** The open stream {@code id}, or null for one that has ended; an id never opened is an error. */
-    private Stream known(int id) throws ProtocolViolation {
+    private @Nullable Stream known(int id) throws ProtocolViolation {
         Stream s = streams.get(id);
         if (s != null) {
             return s;

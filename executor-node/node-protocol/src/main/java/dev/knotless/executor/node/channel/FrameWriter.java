@@ -11,6 +11,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one thread that writes to a connection's socket. Senders queue whole frames and wait until
@@ -25,8 +26,8 @@ final class FrameWriter {
     /** Frames gathered into one flush, at most. */
     private static final int BATCH_BYTES = 256 * 1024;
 
-    private record Pending(int type, int stream, byte[] payload, int off, int len, Runnable action,
-            CompletableFuture<Void> written) {
+    private record Pending(int type, int stream, byte @Nullable [] payload, int off, int len, @Nullable Runnable action,
+            @Nullable CompletableFuture<@Nullable Void> written) {
         int size() {
             return Frames.HEADER_BYTES + len;
         }
@@ -38,7 +39,7 @@ final class FrameWriter {
     private final byte[] header = new byte[Frames.HEADER_BYTES];
     private final Thread thread;
     /** Set once; guarded by queue so that nothing is queued after the queue has been failed. */
-    private String failure;
+    private @Nullable String failure;
 
     FrameWriter(OutputStream out, String name, Consumer<IOException> onFailure) {
         this.out = out;

@@ -6,6 +6,7 @@ import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
+import org.jspecify.annotations.Nullable;
 
 /** Presents the one identity certificate, for the key type it is (the JDK asks for {@code EdDSA}). */
 final class IdentityKeyManager extends X509ExtendedKeyManager {
@@ -20,16 +21,16 @@ final class IdentityKeyManager extends X509ExtendedKeyManager {
         this.key = key;
     }
 
-    private String aliasFor(String keyType) {
+    private @Nullable String aliasFor(@Nullable String keyType) {
         return matches(keyType) ? ALIAS : null;
     }
 
-    private boolean matches(String keyType) {
+    private boolean matches(@Nullable String keyType) {
         return keyType != null && (keyType.equalsIgnoreCase(key.getAlgorithm())
                 || keyType.equalsIgnoreCase("EdDSA") || keyType.equalsIgnoreCase("Ed25519"));
     }
 
-    private String aliasFor(String[] keyTypes) {
+    private @Nullable String aliasFor(String @Nullable [] keyTypes) {
         if (keyTypes != null) {
             for (String type : keyTypes) {
                 if (matches(type)) {
@@ -41,42 +42,44 @@ final class IdentityKeyManager extends X509ExtendedKeyManager {
     }
 
     @Override
-    public String[] getClientAliases(String keyType, Principal[] issuers) {
+    public String @Nullable [] getClientAliases(@Nullable String keyType, Principal @Nullable [] issuers) {
         return matches(keyType) ? new String[] {ALIAS} : null;
     }
 
     @Override
-    public String chooseClientAlias(String[] keyTypes, Principal[] issuers, Socket socket) {
+    public @Nullable String chooseClientAlias(String @Nullable [] keyTypes, Principal @Nullable [] issuers, @Nullable Socket socket) {
         return aliasFor(keyTypes);
     }
 
     @Override
-    public String chooseEngineClientAlias(String[] keyTypes, Principal[] issuers, SSLEngine engine) {
+    public @Nullable String chooseEngineClientAlias(String @Nullable [] keyTypes, Principal @Nullable [] issuers,
+            @Nullable SSLEngine engine) {
         return aliasFor(keyTypes);
     }
 
     @Override
-    public String[] getServerAliases(String keyType, Principal[] issuers) {
+    public String @Nullable [] getServerAliases(@Nullable String keyType, Principal @Nullable [] issuers) {
         return matches(keyType) ? new String[] {ALIAS} : null;
     }
 
     @Override
-    public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+    public @Nullable String chooseServerAlias(@Nullable String keyType, Principal @Nullable [] issuers, @Nullable Socket socket) {
         return aliasFor(keyType);
     }
 
     @Override
-    public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
+    public @Nullable String chooseEngineServerAlias(@Nullable String keyType, Principal @Nullable [] issuers,
+            @Nullable SSLEngine engine) {
         return aliasFor(keyType);
     }
 
     @Override
-    public X509Certificate[] getCertificateChain(String alias) {
+    public X509Certificate @Nullable [] getCertificateChain(@Nullable String alias) {
         return ALIAS.equals(alias) ? new X509Certificate[] {certificate} : null;
     }
 
     @Override
-    public PrivateKey getPrivateKey(String alias) {
+    public @Nullable PrivateKey getPrivateKey(@Nullable String alias) {
         return ALIAS.equals(alias) ? key : null;
     }
 }

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One bidirectional byte stream of a {@link Connection}, opened with a header.
@@ -47,7 +48,7 @@ public final class Stream implements AutoCloseable {
     private boolean localFin;
 
     /** Why this stream failed (reset either way, or the connection closed); null while healthy. */
-    private String failure;
+    private @Nullable String failure;
 
     private final InputStream in = new In();
     private final OutputStream out = new Out();

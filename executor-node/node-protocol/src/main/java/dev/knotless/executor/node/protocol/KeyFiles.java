@@ -13,6 +13,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPair;
 import java.security.PrivateKey;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Key files: one line, standard base64 of the raw 32-byte key. A private key file is born with mode
@@ -28,7 +29,7 @@ public final class KeyFiles {
     public record Written(String keyId, Path privateKey, Path publicKey) {}
 
     /** Writes {@code prefix.key} (0600) and {@code prefix.pub}; refuses to replace either. */
-    public static Written writePair(Path prefix, KeyPair pair, String keyId) throws IOException {
+    public static Written writePair(Path prefix, KeyPair pair, @Nullable String keyId) throws IOException {
         Path dir = prefix.toAbsolutePath().getParent();
         if (dir == null || !Files.isDirectory(dir)) {
             throw new IOException("no such directory: " + dir);

@@ -9,6 +9,7 @@ import java.nio.file.attribute.FileTime;
 import java.security.PublicKey;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A keyset file that is re-read when it changes, so keys rotate without restarting the agent.
@@ -22,7 +23,7 @@ public final class KeysetFile implements TrustedKeys {
     private FileTime modified;
     private long size;
     private Object fileKey;
-    private String lastError;
+    private @Nullable String lastError;
 
     /** Reads the file once; a missing or invalid file at start is an error, not an empty keyset. */
     public KeysetFile(Path file) throws IOException {
@@ -45,7 +46,7 @@ public final class KeysetFile implements TrustedKeys {
     }
 
     /** Why the newest version of the file was not taken, or null when it was. */
-    public synchronized String lastError() {
+    public synchronized @Nullable String lastError() {
         return lastError;
     }
 

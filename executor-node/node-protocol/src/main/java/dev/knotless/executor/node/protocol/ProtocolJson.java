@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one JSON configuration of the protocol. Writing is canonical (properties sorted, no
@@ -74,7 +75,7 @@ public final class ProtocolJson {
         return type.getSimpleName();
     }
 
-    private static String oneLine(String message) {
+    private static String oneLine(@Nullable String message) {
         String m = message == null ? "invalid JSON" : message.replaceAll("\\s*\\R\\s*", " ");
         return m.length() > 300 ? m.substring(0, 300) + "…" : m;
     }

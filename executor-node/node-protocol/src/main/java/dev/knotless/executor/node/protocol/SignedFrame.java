@@ -8,6 +8,7 @@ import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.util.Arrays;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bytes on the wire (docs/reference/node.md):
@@ -70,7 +71,7 @@ public final class SignedFrame {
     }
 
     /** Splits a frame into its fields without interpreting the payload. */
-    public static SignedFrame parse(Kind expected, byte[] bytes) throws FrameException {
+    public static SignedFrame parse(Kind expected, byte @Nullable [] bytes) throws FrameException {
         if (bytes == null || bytes.length < 4 + 1 + 1 + 4 + 1 + Ed25519Keys.SIGNATURE_BYTES) {
             throw new FrameException("frame is too short");
         }
