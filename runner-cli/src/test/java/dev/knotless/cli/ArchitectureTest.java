@@ -84,6 +84,22 @@ class ArchitectureTest {
                 .check(classes);
     }
 
+    /** The node executor's two sides meet only in what they share (executor-node/README.md). */
+    @Test
+    void theNodeRunnerSideNeverNamesTheAgentAndTheProtocolNamesNeitherSide() {
+        String node = "dev.knotless.executor.node.";
+        String[] agentSide = java.util.Arrays.stream(new String[] {"agent", "allocation", "runc", "cni", "image", "host", "service"})
+                .map(p -> node + p + "..").toArray(String[]::new);
+        noClasses().that().resideInAPackage(node + "runner..")
+                .should().dependOnClassesThat().resideInAnyPackage(agentSide)
+                .check(classes);
+        String[] eitherSide = java.util.stream.Stream.concat(java.util.Arrays.stream(agentSide), java.util.stream.Stream.of(node + "runner.."))
+                .toArray(String[]::new);
+        noClasses().that().resideInAnyPackage(node + "protocol..", node + "channel..")
+                .should().dependOnClassesThat().resideInAnyPackage(eitherSide)
+                .check(classes);
+    }
+
     private static String[] otherExecutors(String executor) {
         return java.util.Arrays.stream(new String[] {"docker", "kubernetes", "node"})
                 .filter(e -> !e.equals(executor))

@@ -1,0 +1,298 @@
+package dev.knotless.executor.node.allocation;
+
+import dev.knotless.executor.ShellPayload;
+import dev.knotless.executor.node.agent.AllocationRuntime;
+import dev.knotless.executor.node.agent.Attachment;
+import dev.knotless.executor.node.image.ImagePuller;
+import dev.knotless.executor.node.image.Trees;
+import dev.knotless.executor.node.protocol.Action;
+import dev.knotless.executor.node.protocol.Result;
+import dev.knotless.executor.node.runc.BundleSpec;
+import dev.knotless.executor.node.runc.ContainerState;
+import dev.knotless.executor.node.runc.NodeOptions;
+import dev.knotless.executor.node.runc.OciConfig;
+import dev.knotless.executor.node.runc.RunAs;
+import dev.knotless.executor.node.runc.Runc;
+import dev.knotless.executor.node.runc.RuncException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's {@link AllocationRuntime}: allocations are runc containers made from pulled images, each with
+ * its own copy of the image's root filesystem and its own host directories for {@code /work},
+ * {@code /steps} and {@code /outputs}; networks come from CNI. Every operation converges when
+ * repeated (the agent re-runs one whose ledger entry a crash lost).
+ *
+ * <p>Layout under the state directory: {@code allocations/<id>/} holds {@code allocation.json},
+ * {@code bundle/config.json}, {@code rootfs/}, {@code work/}, {@code steps/}, {@code outputs/} and
+ * {@code step-output/<n>/} ({@link AllocationStore}).
+ *
+ * <p>What runs inside a container is fixed here, never taken from an action: steps run {@link
+ * ShellPayload#receiver()} with the action's payload on stdin ({@link Steps}); uploads and
+ * downloads run {@code tar} with the path as an argument ({@link Transfers}).
+ */
+public final class RuncRuntime implements AllocationRuntime {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RuncRuntime.class);
+
+    private final Runc runc;
+    private final NodeOptions options;
+    private final Optional<AllocationNetwork> network;
+    private final AllocationStore store;
+    private final Bundles bundles;
+    private final Transfers transfers;
+    private final Steps steps;
+
+    public RuncRuntime(ImagePuller puller, Runc runc, OciConfig oci, NodeOptions options,
+            Optional<AllocationNetwork> network, Path stateDir) throws IOException {
+        this.runc = runc;
+        this.options = options;
+        this.network = network;
+        this.store = new AllocationStore(stateDir);
+        this.bundles = new Bundles(puller, oci, options, store);
+        this.transfers = new Transfers(runc, bundles, store);
+        this.steps = new Steps(runc, bundles, store);
+    }
+
+    @Override
+    public Result.Done pullImage(Action.PullImage action) throws RuntimeFailure {
+        bundles.pull(action.image());
+        return new Result.Done();
+    }
+
+    @Override
+    public Result.Done createAllocation(Action.CreateAllocation a) throws RuntimeFailure {
+        String id = a.allocation();
+        AllocationRecord wanted = new AllocationRecord(id, a.image(), a.cpuMillis(), a.memoryBytes(), a.labels());
+        Path dir = store.dir(id);
+        Optional<AllocationRecord> existing = store.find(id);
+        if (existing.isPresent() && !existing.get().equals(wanted)) {
+            throw new RuntimeFailure("allocation " + id + " exists with another image, limits or labels; refused");
+        }
+        ImagePuller.PulledImage image = bundles.pull(a.image());
+        try {
+            if (existing.isEmpty()) {
+                store.create(wanted);
+            }
+            copyRootfs(image.rootfs(), dir.resolve("rootfs"));
+            BundleSpec spec = bundles.bundle(wanted, image);
+            for (Path d : List.of(spec.dirs().work(), spec.dirs().steps(), spec.dirs().outputs())) {
+                Files.createDirectories(d);
+                giveTo(d, options.runAs().orElse(spec.user()));
+            }
+            Path bundle = Files.createDirectories(dir.resolve("bundle"));
+            AllocationStore.writeAtomically(bundle.resolve("config.json"), bundles.configJson(spec));
+            runc.create(id, bundle);
+            return new Result.Done();
+        } catch (RuncException e) {
+            throw new RuntimeFailure(e.getMessage());
+        } catch (IOException | IllegalArgumentException e) {
+            throw new RuntimeFailure("create allocation " + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Result.AllocationRunning startAllocation(Action.StartAllocation a) throws RuntimeFailure {
+        try {
+            store.require(a.allocation());
+            runc.start(a.allocation());
+            return new Result.AllocationRunning(a.allocation());
+        } catch (RuncException e) {
+            throw new RuntimeFailure(e.getMessage());
+        } catch (IOException e) {
+            throw new RuntimeFailure("start allocation " + a.allocation() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Result.Done attachNetwork(Action.AttachNetwork a) throws RuntimeFailure {
+        AllocationNetwork net = network.filter(n -> n.name().equals(a.network())).orElseThrow(() -> new RuntimeFailure(
+                "this node has no network named " + a.network()
+                        + network.map(n -> " (it has " + n.name() + ")").orElse(" (it has none)")));
+        try {
+            store.require(a.allocation());
+            ContainerState state = runc.state(a.allocation()).filter(s -> s.pid() > 0 && s.status() != ContainerState.Status.STOPPED)
+                    .orElseThrow(() -> new RuntimeFailure("allocation " + a.allocation() + " has no live container to attach"));
+            String address = net.attach(a.allocation(), netns(state));
+            LOG.info("allocation={} network={} address={}", a.allocation(), net.name(), address);
+            return new Result.Done();
+        } catch (RuntimeFailure e) {
+            throw e;
+        } catch (Exception e) {
+            throw new RuntimeFailure("attach " + a.allocation() + " to " + a.network() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Result.Received upload(Action.Upload a, InputStream tar) throws RuntimeFailure {
+        return transfers.upload(a, tar);
+    }
+
+    @Override
+    public Result.Downloaded download(Action.Download a, OutputStream tar) throws RuntimeFailure {
+        return transfers.download(a, tar);
+    }
+
+    @Override
+    public Result.StepExited runStep(Action.RunStep a, Attachment.StepOutput output) throws RuntimeFailure {
+        return steps.run(a, output);
+    }
+
+    @Override
+    public Result.Done stopAllocation(Action.StopAllocation a) throws RuntimeFailure {
+        try {
+            if (a.stepsOnly()) {
+                steps.stop(a.allocation(), Duration.ofMillis(a.graceMs()));
+            } else {
+                stopContainer(a.allocation(), Duration.ofMillis(a.graceMs()));
+            }
+            return new Result.Done();
+        } catch (RuncException e) {
+            throw new RuntimeFailure(e.getMessage());
+        } catch (IOException e) {
+            throw new RuntimeFailure("stop " + a.allocation() + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeFailure("stop interrupted");
+        }
+    }
+
+    @Override
+    public Result.Done deleteAllocation(Action.DeleteAllocation a) throws RuntimeFailure {
+        String id = a.allocation();
+        try {
+            Optional<ContainerState> state = runc.state(id);
+            if (network.isPresent()) {
+                network.get().detach(id, state.filter(s -> s.pid() > 0 && s.status() != ContainerState.Status.STOPPED)
+                        .map(RuncRuntime::netns));
+            }
+            runc.delete(id);
+            steps.forget(id);
+            bundles.forget(id);
+            store.delete(id);
+            return new Result.Done();
+        } catch (RuncException e) {
+            throw new RuntimeFailure(e.getMessage());
+        } catch (Exception e) {
+            throw new RuntimeFailure("delete allocation " + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Result.AllocationList listAllocations(Action.ListAllocations a) throws RuntimeFailure {
+        try {
+            Map<String, ContainerState> containers = new TreeMap<>();
+            for (ContainerState s : runc.list()) {
+                containers.put(s.id(), s);
+            }
+            List<Result.Allocation> list = new ArrayList<>();
+            for (String id : store.ids()) {
+                Optional<AllocationRecord> r = store.find(id);
+                if (r.isEmpty()) {
+                    continue;
+                }
+                ContainerState c = containers.get(id);
+                Result.State state = c == null ? Result.State.STOPPED : switch (c.status()) {
+                    case CREATING, CREATED -> Result.State.CREATED;
+                    case RUNNING, PAUSED -> Result.State.RUNNING;
+                    case STOPPED -> Result.State.STOPPED;
+                };
+                list.add(new Result.Allocation(id, r.get().image(), state, r.get().labels()));
+            }
+            return new Result.AllocationList(list);
+        } catch (RuncException e) {
+            throw new RuntimeFailure(e.getMessage());
+        } catch (IOException e) {
+            throw new RuntimeFailure("list allocations: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * What the node holds that no allocation record accounts for: containers under its runc root
+     * and network addresses with no record (a crash between making them and recording, or a state
+     * directory restored from a backup). Reported to the runner; only a signed {@code
+     * delete_allocation} removes them.
+     */
+    public List<String> orphans() throws Exception {
+        Set<String> recorded = new HashSet<>(store.ids());
+        Set<String> found = new TreeSet<>();
+        for (ContainerState s : runc.list()) {
+            if (!recorded.contains(s.id())) {
+                found.add(s.id());
+            }
+        }
+        if (network.isPresent()) {
+            for (String holder : network.get().holders()) {
+                if (!recorded.contains(holder)) {
+                    found.add(holder);
+                }
+            }
+        }
+        found.removeIf(id -> !id.matches("[a-z0-9][a-z0-9-]{0,62}"));
+        return List.copyOf(found);
+    }
+
+    private void stopContainer(String id, Duration grace) throws RuncException, IOException, InterruptedException {
+        runc.kill(id, "TERM");
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (System.nanoTime() < deadline) {
+            Optional<ContainerState> s = runc.state(id);
+            if (s.isEmpty() || s.get().status() == ContainerState.Status.STOPPED) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        runc.kill(id, "KILL");
+    }
+
+    private static Path netns(ContainerState state) {
+        return Path.of("/proc", Long.toString(state.pid()), "ns", "net");
+    }
+
+    /** A private copy of the image's root filesystem; {@code cp -a} keeps owners, modes, links and hard links. */
+    private static void copyRootfs(Path image, Path target) throws IOException, RuntimeFailure {
+        if (Files.isDirectory(target)) {
+            return;
+        }
+        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        Trees.delete(tmp);
+        Process cp = new ProcessBuilder("cp", "-a", "--", image.toString(), tmp.toString())
+                .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        String said = new String(cp.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            if (cp.waitFor() != 0) {
+                Trees.delete(tmp);
+                throw new RuntimeFailure("copying the image's root filesystem failed: " + said.strip().replaceAll("\\R", " "));
+            }
+        } catch (InterruptedException e) {
+            cp.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new RuntimeFailure("copying the image's root filesystem interrupted");
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static void giveTo(Path dir, RunAs user) throws IOException {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            return;
+        }
+        Files.setAttribute(dir, "unix:uid", (int) user.uid(), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(dir, "unix:gid", (int) user.gid(), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+}

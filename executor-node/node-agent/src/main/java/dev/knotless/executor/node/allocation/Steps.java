@@ -1,0 +1,165 @@
+package dev.knotless.executor.node.allocation;
+
+import dev.knotless.executor.ShellPayload;
+import dev.knotless.executor.node.agent.AllocationRuntime.RuntimeFailure;
+import dev.knotless.executor.node.agent.Attachment;
+import dev.knotless.executor.node.protocol.Action;
+import dev.knotless.executor.node.protocol.Result;
+import dev.knotless.executor.node.runc.ContainerState;
+import dev.knotless.executor.node.runc.Runc;
+import dev.knotless.executor.node.runc.RuncException;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Steps detached from the stream that started them: each runs {@link ShellPayload#receiver()}
+ * in the allocation's container with the action's payload on stdin, writes its output to files
+ * ({@link StepRun}), and is followed from any offset by whoever sends the same {@code run_step}.
+ */
+final class Steps {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Steps.class);
+    private static final Duration NODE_STEP_GRACE = Duration.ofSeconds(5);
+
+    private final Runc runc;
+    private final Bundles bundles;
+    private final AllocationStore store;
+    private final Map<String, StepRun> steps = new ConcurrentHashMap<>();
+
+    Steps(Runc runc, Bundles bundles, AllocationStore store) {
+        this.runc = runc;
+        this.bundles = bundles;
+        this.store = store;
+    }
+
+    /** Starts the step, or attaches to the one that runs (or ran), and follows it to its end. */
+    Result.StepExited run(Action.RunStep a, Attachment.StepOutput output) throws RuntimeFailure {
+        String id = a.allocation();
+        byte[] payload = a.payload();
+        String digest = Digests.sha256(payload);
+        StepRun run;
+        try {
+            store.require(id);
+            run = stepRun(a, payload, digest);
+        } catch (IOException e) {
+            throw new RuntimeFailure("step " + a.step() + " of " + id + ": " + e.getMessage(), e);
+        }
+        if (!run.payloadDigest().equals(digest)) {
+            throw new RuntimeFailure("step " + a.step() + " of " + id + " was started with another payload; refused");
+        }
+        StepRun.Followed followed;
+        try {
+            followed = run.follow(a.stdoutFrom(), a.stderrFrom(), output);
+        } catch (IOException e) {
+            throw new RuntimeFailure("stopped following step " + a.step() + " of " + id + " (it runs on): " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeFailure("following step " + a.step() + " interrupted (it runs on)");
+        }
+        return switch (followed.end()) {
+            case StepRun.End.Exited e -> new Result.StepExited(id, a.step(), e.exitCode(), e.durationMs(),
+                    followed.stdoutBytes(), followed.stderrBytes());
+            case StepRun.End.Broken b -> throw new RuntimeFailure("step " + a.step() + " of " + id + ": " + b.reason());
+        };
+    }
+
+    /** TERM to every process of the allocation but PID 1, then KILL to what is left after the grace. */
+    void stop(String id, Duration grace) throws RuncException, IOException, InterruptedException {
+        Optional<ContainerState> state = runc.state(id);
+        if (state.isEmpty() || state.get().status() == ContainerState.Status.STOPPED) {
+            return;
+        }
+        long init = state.get().pid();
+        List<ProcessHandle> term = handles(runc.processes(id), init);
+        term.forEach(ProcessHandle::destroy);
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (term.stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        // Listed again: a step may have forked between the list and the TERM.
+        for (int round = 0; round < 3; round++) {
+            List<ProcessHandle> left = handles(runc.processes(id), init);
+            if (left.isEmpty()) {
+                return;
+            }
+            left.forEach(ProcessHandle::destroyForcibly);
+            Thread.sleep(20);
+        }
+    }
+
+    /** Forgets the allocation's steps (it is being deleted). */
+    void forget(String id) {
+        steps.keySet().removeIf(k -> k.startsWith(id + "/"));
+    }
+
+    private StepRun stepRun(Action.RunStep a, byte[] payload, String digest) throws IOException, RuntimeFailure {
+        String key = a.allocation() + "/" + a.step();
+        synchronized (steps) {
+            StepRun run = steps.get(key);
+            Path dir = store.stepOutput(a.allocation(), a.step());
+            if (run == null) {
+                run = StepRun.load(dir).orElse(null);
+            }
+            if (run == null) {
+                run = StepRun.create(dir, digest);
+                launch(a, payload, run);
+            }
+            steps.put(key, run);
+            return run;
+        }
+    }
+
+    private void launch(Action.RunStep a, byte[] payload, StepRun run) throws RuntimeFailure {
+        byte[] process = bundles.exec(a.allocation(), ShellPayload.receiver());
+        Thread.ofVirtual().name("step-" + a.allocation() + "-" + a.step()).start(() -> {
+            long started = System.nanoTime();
+            Thread watchdog = Thread.ofVirtual().start(() -> stopAtDeadline(a, run));
+            try (OutputStream out = run.stdoutSink(); OutputStream err = run.stderrSink()) {
+                int code = runc.exec(a.allocation(), process, new ByteArrayInputStream(payload), out, err);
+                run.finish(new StepRun.End.Exited(code, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)));
+            } catch (RuncException | IOException e) {
+                run.finish(new StepRun.End.Broken(String.valueOf(e.getMessage())));
+            } catch (InterruptedException e) {
+                run.finish(new StepRun.End.Broken("the node stopped the step"));
+            } finally {
+                watchdog.interrupt();
+            }
+        });
+    }
+
+    /** The runner stops steps at their deadline; this is the node's own backstop if it cannot. */
+    private void stopAtDeadline(Action.RunStep a, StepRun run) {
+        try {
+            Thread.sleep(a.timeoutMs());
+            if (!run.ended()) {
+                LOG.warn("allocation={} step={} passed its deadline of {} ms; stopping it", a.allocation(), a.step(), a.timeoutMs());
+                stop(a.allocation(), NODE_STEP_GRACE);
+            }
+        } catch (InterruptedException e) {
+            // the step ended first
+        } catch (Exception e) {
+            LOG.warn("allocation={} step={} could not be stopped: {}", a.allocation(), a.step(), e.getMessage());
+        }
+    }
+
+    private static List<ProcessHandle> handles(List<Long> pids, long init) {
+        List<ProcessHandle> handles = new ArrayList<>();
+        for (long pid : pids) {
+            if (pid != init) {
+                ProcessHandle.of(pid).ifPresent(handles::add);
+            }
+        }
+        return handles;
+    }
+}

@@ -1,0 +1,169 @@
+package dev.knotless.executor.node.service;
+
+import dev.knotless.executor.node.agent.Agent;
+import dev.knotless.executor.node.agent.Attachment;
+import dev.knotless.executor.node.channel.ChannelClient;
+import dev.knotless.executor.node.channel.ChannelOptions;
+import dev.knotless.executor.node.channel.Connection;
+import dev.knotless.executor.node.channel.PeerPins;
+import dev.knotless.executor.node.channel.Stream;
+import dev.knotless.executor.node.channel.TlsIdentity;
+import dev.knotless.executor.node.protocol.Chunks;
+import dev.knotless.executor.node.protocol.Report;
+import dev.knotless.executor.node.protocol.TrustedKeys;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.security.PublicKey;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's end of the channel: it dials the runner (the node opens no port), serves every
+ * stream the runner opens as one signed action, and dials again, with backoff, whenever the
+ * connection ends. Work in progress on the node (a running step) is not tied to the connection.
+ *
+ * <p>On every connection it first sends a signed report of its orphans, so the runner's sweep
+ * can send the {@code delete_allocation}s that remove them.
+ */
+public final class AgentLink implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AgentLink.class);
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+
+    private final Agent agent;
+    private final Callable<List<String>> orphans;
+    private final String host;
+    private final int port;
+    private final TlsIdentity identity;
+    private final TrustedKeys runnerKeys;
+    private final ChannelOptions options;
+    private volatile boolean closed;
+    private volatile @Nullable Connection current;
+
+    public AgentLink(Agent agent, Callable<List<String>> orphans, String host, int port, TlsIdentity identity,
+            TrustedKeys runnerKeys, ChannelOptions options) {
+        this.agent = agent;
+        this.orphans = orphans;
+        this.host = host;
+        this.port = port;
+        this.identity = identity;
+        this.runnerKeys = runnerKeys;
+        this.options = options;
+    }
+
+    /** Dials, serves, and dials again until {@link #close}. */
+    public void run() throws InterruptedException {
+        Duration backoff = FIRST_BACKOFF;
+        while (!closed) {
+            Connection c;
+            try {
+                c = ChannelClient.connect(host, port, identity, pins(), options.handshakeTimeout(), options);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("cannot reach the runner server={}:{} retryIn={}ms reason={}", host, port, backoff.toMillis(), e.getMessage());
+                Thread.sleep(backoff.toMillis());
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+                continue;
+            }
+            backoff = FIRST_BACKOFF;
+            current = c;
+            CountDownLatch ended = new CountDownLatch(1);
+            c.onClose(ended::countDown);
+            c.onStream(this::serve);
+            LOG.info("connected to the runner server={}:{} protocol={}", host, port, c.tlsProtocol());
+            reportOrphans(c);
+            ended.await();
+            LOG.warn("runner connection ended reason={}", c.closeReason().orElse("closed"));
+        }
+    }
+
+    /** Drops the current connection, as a network fault would; the link dials again. */
+    public void dropConnection() {
+        Connection c = current;
+        if (c != null) {
+            c.close();
+        }
+    }
+
+    private PeerPins pins() {
+        PeerPins pins = new PeerPins();
+        for (PublicKey key : runnerKeys.all()) {
+            pins.pin(key, "runner");
+        }
+        return pins;
+    }
+
+    private void reportOrphans(Connection c) {
+        try {
+            List<String> found = orphans.call();
+            if (!found.isEmpty()) {
+                LOG.warn("orphans found allocations={}", found);
+            }
+            try (Stream s = c.open(agent.sign(new Report.OrphansFound(found)))) {
+                s.out().close();
+            }
+        } catch (Exception e) {
+            LOG.warn("orphan report not sent reason={}", e.getMessage());
+        }
+    }
+
+    /** One stream is one action: the frame is its header; chunks and the signed answer go back. */
+    private void serve(Stream stream) {
+        Chunks.Writer writer = new Chunks.Writer(stream.out());
+        Attachment attachment = new Attachment() {
+            @Override
+            public InputStream body() {
+                return stream.in();
+            }
+
+            @Override
+            public OutputStream data() {
+                return new OutputStream() {
+                    @Override
+                    public void write(int b) throws IOException {
+                        write(new byte[] {(byte) b}, 0, 1);
+                    }
+
+                    @Override
+                    public void write(byte[] b, int off, int len) throws IOException {
+                        writer.write(Chunks.Kind.DATA, b, off, len);
+                    }
+                };
+            }
+
+            @Override
+            public StepOutput output() {
+                return new StepOutput() {
+                    @Override
+                    public void stdout(byte[] buffer, int offset, int length) throws IOException {
+                        writer.write(Chunks.Kind.STDOUT, buffer, offset, length);
+                    }
+
+                    @Override
+                    public void stderr(byte[] buffer, int offset, int length) throws IOException {
+                        writer.write(Chunks.Kind.STDERR, buffer, offset, length);
+                    }
+                };
+            }
+        };
+        byte[] answer = agent.answer(stream.header(), attachment);
+        try {
+            writer.write(Chunks.Kind.ANSWER, answer, 0, answer.length);
+            stream.out().close();
+        } catch (IOException e) {
+            LOG.info("answer not delivered (the runner went away) reason={}", e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        dropConnection();
+    }
+}

@@ -1,0 +1,124 @@
+package dev.knotless.executor.node.service;
+
+import dev.knotless.executor.node.agent.Agent;
+import dev.knotless.executor.node.agent.Ledger;
+import dev.knotless.executor.node.allocation.AllocationNetwork;
+import dev.knotless.executor.node.allocation.RuncRuntime;
+import dev.knotless.executor.node.channel.ChannelOptions;
+import dev.knotless.executor.node.channel.TlsIdentity;
+import dev.knotless.executor.node.image.ImagePuller;
+import dev.knotless.executor.node.image.Platform;
+import dev.knotless.executor.node.image.Registry;
+import dev.knotless.executor.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.protocol.KeyFiles;
+import dev.knotless.executor.node.protocol.Keyset;
+import dev.knotless.executor.node.protocol.KeysetFile;
+import dev.knotless.executor.node.protocol.ProtocolJson;
+import dev.knotless.executor.node.protocol.Signer;
+import dev.knotless.executor.node.protocol.TrustedKeys;
+import dev.knotless.executor.node.runc.NodeOptions;
+import dev.knotless.executor.node.runc.OciConfig;
+import dev.knotless.executor.node.runc.Runc;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node agent process, assembled: identity and trusted keys, the ledger, the runtime (images,
+ * runc, CNI) and the link to the runner. {@code knotless-run node} builds a {@link Config} and
+ * calls {@link #run}.
+ */
+public final class NodeService implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeService.class);
+
+    /**
+     * @param trusted       the runner keys the node believes: a keyset file, or one key
+     * @param network       the CNI network for trusted allocations, if the node has one
+     */
+    public record Config(String nodeId, String serverHost, int serverPort, Path identityKey, Trusted trusted, Path ledger,
+            Path stateDir, String runcBinary, NodeOptions nodeOptions, Optional<NetworkConfig> network, ChannelOptions channel) {
+        public Config {
+            Objects.requireNonNull(nodeId, "nodeId");
+            Objects.requireNonNull(serverHost, "serverHost");
+            Objects.requireNonNull(network, "network");
+        }
+    }
+
+    /** Either a keyset file (re-read when it changes) or a single key. */
+    public sealed interface Trusted {
+        record File(Path keyset) implements Trusted {}
+
+        record Single(String keyId, Path publicKey) implements Trusted {}
+    }
+
+    /**
+     * The node's bridge network; {@code name} is what {@code attach_network} asks for; {@code
+     * stateDir} holds its address leases.
+     */
+    public record NetworkConfig(String name, Path pluginDir, String bridge, String subnet, Path stateDir) {}
+
+    private final Config config;
+    private final Function<NetworkConfig, AllocationNetwork> networks;
+    private final ProtocolJson json = new ProtocolJson();
+    private volatile @Nullable AgentLink link;
+
+    /**
+     * @param networks makes the allocation network from its configuration (CNI in production)
+     */
+    public NodeService(Config config, Function<NetworkConfig, AllocationNetwork> networks) {
+        this.config = config;
+        this.networks = networks;
+    }
+
+    /** Runs until {@link #close}: dials the runner and serves it, dialling again after every break. */
+    public void run() throws IOException, InterruptedException {
+        PrivateKey key = KeyFiles.readPrivateKey(config.identityKey());
+        PublicKey publicKey = Ed25519Keys.publicKeyOf(key);
+        String keyId = Ed25519Keys.keyIdOf(Ed25519Keys.raw(publicKey));
+        TrustedKeys trusted = switch (config.trusted()) {
+            case Trusted.File f -> new KeysetFile(f.keyset());
+            case Trusted.Single s -> Keyset.single(s.keyId(), Ed25519Keys.readPublicKey(s.publicKey()));
+        };
+        Path state = Files.createDirectories(config.stateDir());
+        ImagePuller puller = new ImagePuller(new Registry(Registry.defaultClient(), Optional.empty()), state.resolve("images"),
+                Platform.LINUX_AMD64, ImagePuller.Limits.DEFAULT);
+        Runc runc = new Runc(config.runcBinary(), state, Duration.ofSeconds(60));
+        Optional<AllocationNetwork> network = config.network().map(networks);
+        RuncRuntime runtime = new RuncRuntime(puller, runc, new OciConfig(), config.nodeOptions(), network, state);
+        try (Ledger ledger = Ledger.open(config.ledger(), json)) {
+            LOG.info("node agent starting node={} key={} server={}:{} ledgerEntries={} network={}", config.nodeId(), keyId,
+                    config.serverHost(), config.serverPort(), ledger.size(), network.map(AllocationNetwork::name).orElse("none"));
+            Agent agent = new Agent(config.nodeId(), trusted, ledger, runtime, new Signer(keyId, key, json), json, Clock.systemUTC());
+            link = new AgentLink(agent, runtime::orphans, config.serverHost(), config.serverPort(),
+                    TlsIdentity.of(key, publicKey), trusted, config.channel());
+            link.run();
+        }
+    }
+
+    /** Drops the runner connection once (the link dials again); for tests of a broken network. */
+    public void dropConnection() {
+        AgentLink l = link;
+        if (l != null) {
+            l.dropConnection();
+        }
+    }
+
+    @Override
+    public void close() {
+        AgentLink l = link;
+        if (l != null) {
+            l.close();
+        }
+    }
+}

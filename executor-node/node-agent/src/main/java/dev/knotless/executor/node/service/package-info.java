@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.executor.node.service;
+
+import org.jspecify.annotations.NullMarked;

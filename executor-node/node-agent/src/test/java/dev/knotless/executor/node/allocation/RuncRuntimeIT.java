@@ -1,0 +1,139 @@
+package dev.knotless.executor.node.allocation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.knotless.executor.ShellPayload;
+import dev.knotless.executor.node.agent.Attachment;
+import dev.knotless.executor.node.agent.AllocationRuntime;
+import dev.knotless.executor.node.image.ImagePuller;
+import dev.knotless.executor.node.image.Platform;
+import dev.knotless.executor.node.image.ProjectImage;
+import dev.knotless.executor.node.image.Registry;
+import dev.knotless.executor.node.protocol.Action;
+import dev.knotless.executor.node.protocol.Result;
+import dev.knotless.executor.node.runc.NodeOptions;
+import dev.knotless.executor.node.runc.OciConfig;
+import dev.knotless.executor.node.runc.Runc;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The runtime's own idempotency, with real runc and a real registry: what the agent relies on
+ * when a crash between a host mutation and the ledger append makes it run an operation again.
+ * Every operation sent twice converges on one allocation, one container and one run of a step.
+ */
+class RuncRuntimeIT {
+
+    private static final String NODE = "node-rt";
+    private static Path dir;
+    private static ProjectImage image;
+
+    @BeforeAll
+    static void pushImage() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "skipped: runc needs root");
+        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/runc")), "skipped: runc is missing (scripts/test installs it)");
+        dir = Files.createTempDirectory("knotless-runtime-it");
+        image = ProjectImage.push(Files.createDirectories(dir.resolve("registry")), "knotless-it/runtime-" + UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (image != null) {
+            image.close();
+            new ProcessBuilder("rm", "-rf", dir.toString()).start().waitFor();
+        }
+    }
+
+    /** A runtime over a state directory, as a restarted agent would open it again. */
+    private static RuncRuntime runtime(Path state) throws Exception {
+        ImagePuller puller = new ImagePuller(new Registry(Registry.defaultClient(), Optional.empty()), state.resolve("images"),
+                Platform.LINUX_AMD64, ImagePuller.Limits.DEFAULT);
+        return new RuncRuntime(puller, new Runc("runc", state, Duration.ofSeconds(60)), new OciConfig(), NodeOptions.DEFAULT,
+                Optional.empty(), state);
+    }
+
+    @Test
+    void everyOperationSentTwiceConvergesAndAStepRunsOnce() throws Exception {
+        Path state = dir.resolve("state-" + UUID.randomUUID().toString().substring(0, 8));
+        String id = "rt-" + UUID.randomUUID().toString().substring(0, 8);
+        Action.CreateAllocation create = new Action.CreateAllocation(NODE, id, image.reference(), 500, 256L << 20,
+                Map.of("dev.knotless.runner", "rt"));
+        RuncRuntime first = runtime(state);
+        first.pullImage(new Action.PullImage(NODE, image.reference()));
+        first.createAllocation(create);
+        // A second agent over the same state (the restart after a crash) repeats the create and the start.
+        RuncRuntime again = runtime(state);
+        again.pullImage(new Action.PullImage(NODE, image.reference()));
+        again.createAllocation(create);
+        assertThat(again.startAllocation(new Action.StartAllocation(NODE, id))).isEqualTo(new Result.AllocationRunning(id));
+        assertThat(again.startAllocation(new Action.StartAllocation(NODE, id))).isEqualTo(new Result.AllocationRunning(id));
+        assertThat(runc(state, "list", "-q").lines().toList()).containsExactly(id);
+
+        byte[] payload = ShellPayload.framed(Map.of(), List.of("/bin/sh", "-c", "echo ran >> /work/runs; echo out; exit 4"));
+        Action.RunStep step = new Action.RunStep(NODE, id, 1, payload, 60_000, 0, 0);
+        Output one = new Output();
+        Result.StepExited exited = again.runStep(step, one);
+        Output two = new Output();
+        Result.StepExited repeated = again.runStep(new Action.RunStep(NODE, id, 1, payload, 60_000, 0, 0), two);
+        assertThat(exited.exitCode()).isEqualTo(4);
+        assertThat(repeated.exitCode()).isEqualTo(4);
+        assertThat(one.stdout()).isEqualTo("out\n");
+        assertThat(two.stdout()).isEqualTo("out\n");
+        Output resumed = new Output();
+        again.runStep(new Action.RunStep(NODE, id, 1, payload, 60_000, 2, 0), resumed);
+        assertThat(resumed.stdout()).isEqualTo("t\n");
+        assertThat(Files.readString(state.resolve("allocations").resolve(id).resolve("work/runs"))).isEqualTo("ran\n");
+
+        byte[] other = ShellPayload.framed(Map.of(), List.of("/bin/sh", "-c", "echo else"));
+        assertThatThrownBy(() -> again.runStep(new Action.RunStep(NODE, id, 1, other, 60_000, 0, 0), new Output()))
+                .isInstanceOf(AllocationRuntime.RuntimeFailure.class).hasMessageContaining("was started with another payload");
+
+        Action.CreateAllocation conflicting = new Action.CreateAllocation(NODE, id, image.reference(), 1000, 256L << 20,
+                Map.of("dev.knotless.runner", "rt"));
+        assertThatThrownBy(() -> again.createAllocation(conflicting))
+                .isInstanceOf(AllocationRuntime.RuntimeFailure.class).hasMessageContaining("exists with another image, limits or labels");
+
+        again.deleteAllocation(new Action.DeleteAllocation(NODE, id));
+        again.deleteAllocation(new Action.DeleteAllocation(NODE, id));
+        assertThat(runc(state, "list", "-q").lines().toList()).doesNotContain(id);
+        assertThat(state.resolve("allocations").resolve(id)).doesNotExist();
+        assertThat(again.listAllocations(new Action.ListAllocations(NODE)).allocations()).isEmpty();
+    }
+
+    private static String runc(Path state, String... args) throws Exception {
+        List<String> argv = new java.util.ArrayList<>(List.of("runc", "--root", state.resolve("runc").toString()));
+        argv.addAll(List.of(args));
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        return out;
+    }
+
+    private static final class Output implements Attachment.StepOutput {
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+        @Override
+        public void stdout(byte[] buffer, int offset, int length) {
+            out.write(buffer, offset, length);
+        }
+
+        @Override
+        public void stderr(byte[] buffer, int offset, int length) {}
+
+        String stdout() {
+            return out.toString(StandardCharsets.UTF_8);
+        }
+    }
+}

@@ -1,0 +1,306 @@
+package dev.knotless.executor.node.runner;
+
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.Labels;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.Session;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.SweepReport;
+import dev.knotless.executor.TransferLimitException;
+import dev.knotless.executor.Trust;
+import dev.knotless.executor.node.protocol.Action;
+import dev.knotless.executor.node.protocol.Names;
+import dev.knotless.executor.node.protocol.Result;
+import dev.knotless.executor.node.protocol.Signer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each run in an allocation on one of the runner's nodes, driving the node agent with signed
+ * actions over the channel the node dialled ({@link NodeHub}).
+ *
+ * <p>Placement: a trusted run goes to the connected node with the fewest allocations of this
+ * runner that no untrusted run holds; an untrusted run gets a node of its own (one with no
+ * allocation at all), holds it until it ends, and is never attached to a network. With no such node
+ * the start waits up to {@link Options#placementWait()}, then fails as unschedulable.
+ */
+public final class NodeExecutor implements Executor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeExecutor.class);
+    static final long DEFAULT_MILLI_CPU = 1000;
+    static final long DEFAULT_MEMORY = 2L << 30;
+
+    /**
+     * @param network        the node network trusted runs join ({@code attach_network}); empty: none
+     * @param placementWait  how long a start waits for a node that can take the run
+     * @param reattachWindow how long a step waits for its node to come back after the link broke
+     */
+    public record Options(Optional<String> network, Duration placementWait, Duration reattachWindow) {
+        public static final Options DEFAULT = new Options(Optional.of("default"), Duration.ofSeconds(30), Duration.ofMinutes(2));
+    }
+
+    /** What a node holds for this runner: the allocation and whether an untrusted run owns the node. */
+    record Placement(String node, String allocation, boolean exclusive) {}
+
+    private final NodeHub hub;
+    private final NodeCalls calls;
+    private final Options options;
+    private final ConcurrentHashMap<String, Placement> placements = new ConcurrentHashMap<>();
+    private final Object placing = new Object();
+
+    public NodeExecutor(NodeHub hub, Signer signer, Clock clock, Options options) {
+        this.hub = hub;
+        this.calls = new NodeCalls(hub, signer, clock);
+        this.options = options;
+        hub.onConnect((node, orphans) -> sweepLateNode(node));
+    }
+
+    /** The last sweep asked for: a node that connects later gets it too (see {@link #sweepLateNode}). */
+    private record SweepRequest(String runnerId, Set<String> goingRuns) {}
+
+    private volatile @Nullable SweepRequest lastSweep;
+
+    @Override
+    public String name() {
+        return "node";
+    }
+
+    @Override
+    public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
+        String image = pinned(spec.image());
+        String allocation = allocationId(spec.runnerId(), spec.runId());
+        boolean untrusted = spec.trust() == Trust.UNTRUSTED;
+        Placement placement = place(allocation, untrusted, signal);
+        String node = placement.node();
+        boolean created = false;
+        try {
+            call(node, new Action.PullImage(node, image), Result.Done.class, Failure.Kind.IMAGE,
+                    "image '" + spec.image() + "' cannot be pulled on node " + node + ": ");
+            long cpu = spec.resources().milliCpu() > 0 ? spec.resources().milliCpu() : DEFAULT_MILLI_CPU;
+            long memory = spec.resources().memoryBytes() > 0 ? spec.resources().memoryBytes() : DEFAULT_MEMORY;
+            created = true;
+            call(node, new Action.CreateAllocation(node, allocation, image, cpu, Math.max(memory, 4L << 20), labels(spec)),
+                    Result.Done.class, Failure.Kind.INFRASTRUCTURE, "");
+            if (!untrusted && options.network().isPresent()) {
+                call(node, new Action.AttachNetwork(node, allocation, options.network().get()), Result.Done.class,
+                        Failure.Kind.INFRASTRUCTURE, "");
+            }
+            call(node, new Action.StartAllocation(node, allocation), Result.AllocationRunning.class, Failure.Kind.INFRASTRUCTURE, "");
+            LOG.info("allocation started node={} allocation={} run={} trust={}", node, allocation, spec.runId(), spec.trust());
+            return new NodeSession(this, spec, node, allocation);
+        } catch (ExecutorException e) {
+            if (created) {
+                delete(node, allocation);
+            } else {
+                placements.remove(allocation);
+            }
+            throw e;
+        }
+    }
+
+    /** Closes the hub it was given: nodes lose their connection and dial again until a runner listens. */
+    @Override
+    public void close() {
+        hub.close();
+    }
+
+    @Override
+    public SweepReport sweep(String runnerId, Set<String> goingRuns) {
+        lastSweep = new SweepRequest(runnerId, Set.copyOf(goingRuns));
+        List<String> removed = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
+        for (String node : hub.connected()) {
+            sweepNode(node, runnerId, goingRuns, false, removed, failed);
+        }
+        return new SweepReport(removed, failed);
+    }
+
+    /**
+     * A runner sweeps when it starts, often before its nodes have dialled back. A node that connects
+     * later is swept with the last request, sparing every allocation this executor made since (its
+     * placements): those belong to runs that started after the sweep.
+     */
+    private void sweepLateNode(String node) {
+        SweepRequest request = lastSweep;
+        if (request == null) {
+            return;
+        }
+        List<String> removed = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
+        sweepNode(node, request.runnerId(), request.goingRuns(), true, removed, failed);
+        if (!removed.isEmpty() || !failed.isEmpty()) {
+            LOG.info("swept a node that connected after the sweep node={} removed={} failed={}", node, removed, failed);
+        }
+    }
+
+    private void sweepNode(String node, String runnerId, Set<String> goingRuns, boolean spareOwn, List<String> removed,
+            List<String> failed) {
+        try {
+            Result.AllocationList list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class);
+            for (Result.Allocation a : list.allocations()) {
+                if (runnerId.equals(a.labels().get(Labels.RUNNER)) && !goingRuns.contains(a.labels().get(Labels.RUN))
+                        && !(spareOwn && placements.containsKey(a.allocation()))) {
+                    sweepOne(node, a.allocation(), removed, failed);
+                }
+            }
+            for (String orphan : hub.orphans(node)) {
+                sweepOne(node, orphan, removed, failed);
+            }
+            hub.orphansDeleted(node, removed.stream().map(r -> r.substring(r.indexOf('/') + 1)).toList());
+        } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
+            failed.add("node " + node + ": " + e.getMessage());
+        }
+    }
+
+    private void sweepOne(String node, String allocation, List<String> removed, List<String> failed) {
+        try {
+            calls.call(node, new Action.DeleteAllocation(node, allocation), Result.Done.class);
+            placements.remove(allocation);
+            removed.add(node + "/" + allocation);
+            LOG.info("swept allocation node={} allocation={}", node, allocation);
+        } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
+            failed.add(node + "/" + allocation + ": " + e.getMessage());
+        }
+    }
+
+    // ---- used by sessions ----------------------------------------------------------------------
+
+    NodeCalls calls() {
+        return calls;
+    }
+
+    NodeHub hub() {
+        return hub;
+    }
+
+    Options options() {
+        return options;
+    }
+
+    /** Deletes the allocation (best effort, logged) and frees its place. */
+    void delete(String node, String allocation) {
+        try {
+            calls.call(node, new Action.DeleteAllocation(node, allocation), Result.Done.class);
+            LOG.info("allocation deleted node={} allocation={}", node, allocation);
+        } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
+            LOG.warn("allocation delete failed node={} allocation={} reason={}", node, allocation, e.getMessage());
+        } finally {
+            placements.remove(allocation);
+            synchronized (placing) {
+                placing.notifyAll();
+            }
+        }
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------
+
+    private <R extends Result> R call(String node, Action action, Class<R> expected, Failure.Kind kind, String prefix)
+            throws ExecutorException {
+        try {
+            return calls.call(node, action, expected);
+        } catch (NodeCalls.WrongAnswer e) {
+            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
+        } catch (NodeCalls.Refused e) {
+            throw new ExecutorException(kind, prefix + e.getMessage());
+        } catch (NodeCalls.LinkLost e) {
+            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
+        } catch (TransferLimitException e) {
+            throw new ExecutorException(Failure.Kind.LIMIT, e.getMessage());
+        }
+    }
+
+    private Placement place(String allocation, boolean untrusted, StopSignal signal) throws ExecutorException {
+        long deadline = System.nanoTime() + options.placementWait().toNanos();
+        synchronized (placing) {
+            while (true) {
+                Optional<String> node = choose(untrusted);
+                if (node.isPresent()) {
+                    Placement p = new Placement(node.get(), allocation, untrusted);
+                    placements.put(allocation, p);
+                    return p;
+                }
+                if (signal.isStopped()) {
+                    throw new ExecutorException(Failure.Kind.STOPPED, "stopped while waiting for a node");
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    Set<String> connected = hub.connected();
+                    throw new ExecutorException(Failure.Kind.UNSCHEDULABLE, connected.isEmpty()
+                            ? "no node is connected to this runner (waited " + options.placementWait().toSeconds() + " s)"
+                            : "no node can take the run: " + connected.size() + " connected, "
+                                    + (untrusted ? "none free for an untrusted run, which needs a node of its own"
+                                            : "all held by untrusted runs"));
+                }
+                try {
+                    placing.wait(Math.max(1, Math.min(200, left / 1_000_000)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new ExecutorException(Failure.Kind.STOPPED, "interrupted while waiting for a node");
+                }
+            }
+        }
+    }
+
+    private Optional<String> choose(boolean untrusted) {
+        Map<String, Integer> load = new ConcurrentHashMap<>();
+        Set<String> exclusive = ConcurrentHashMap.newKeySet();
+        for (Placement p : placements.values()) {
+            load.merge(p.node(), 1, Integer::sum);
+            if (p.exclusive()) {
+                exclusive.add(p.node());
+            }
+        }
+        return hub.connected().stream()
+                .filter(n -> !exclusive.contains(n))
+                .filter(n -> !untrusted || load.getOrDefault(n, 0) == 0)
+                .min((a, b) -> Integer.compare(load.getOrDefault(a, 0), load.getOrDefault(b, 0)));
+    }
+
+    private static Map<String, String> labels(RunSpec spec) {
+        Map<String, String> labels = new java.util.TreeMap<>();
+        spec.allLabels().forEach((k, v) -> {
+            try {
+                labels.putAll(Names.labels(Map.of(k, v)));
+            } catch (IllegalArgumentException e) {
+                // A label the node cannot carry is the runner's bookkeeping only; runner and run always fit.
+            }
+        });
+        return labels;
+    }
+
+    /** The image as the node takes it: pinned by digest. */
+    static String pinned(String image) throws ExecutorException {
+        try {
+            return Names.image(image);
+        } catch (IllegalArgumentException e) {
+            throw new ExecutorException(Failure.Kind.IMAGE, "image '" + image
+                    + "' is not pinned by digest; the node executor runs images by digest only (name@sha256:<64 hex>)");
+        }
+    }
+
+    /** A stable allocation id for a run of a runner: {@code kn-} and 24 hex digits of their hash. */
+    static String allocationId(String runnerId, String runId) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update((runnerId + "\0" + runId).getBytes(StandardCharsets.UTF_8));
+            return "kn-" + HexFormat.of().formatHex(sha.digest(), 0, 12);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

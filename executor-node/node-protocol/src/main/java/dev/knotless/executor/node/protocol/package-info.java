@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.executor.node.protocol;
+
+import org.jspecify.annotations.NullMarked;
