@@ -79,6 +79,15 @@ public final class Git {
         return run(dir, timeout, args, Map.of());
     }
 
+    /**
+     * Runs {@code git ARGS} in {@code dir} against {@code remote}: its URL must be among
+     * {@code args} as {@link GitRemote#url()}, and its credentials reach git only through the
+     * environment.
+     */
+    public static Result run(Path dir, Duration timeout, List<String> args, GitRemote remote) throws IOException {
+        return run(dir, timeout, args, remote.environment());
+    }
+
     /** As {@link #run(Path, Duration, List)}, with {@code env} added to git's environment. */
     static Result run(Path dir, Duration timeout, List<String> args, Map<String, String> env) throws IOException {
         long started = System.nanoTime();

@@ -134,7 +134,7 @@ public final class Merger {
         }
         Source source = mirror.source();
         Git.Result push = Git.run(mirror.path(), Git.LOCAL_TIMEOUT,
-                List.of("push", "--porcelain", "--", source.location(), sha(sha) + ":" + ref));
+                List.of("push", "--porcelain", "--", source.remote().url(), sha(sha) + ":" + ref), source.remote());
         if (push.ok()) {
             return new Push.Pushed();
         }

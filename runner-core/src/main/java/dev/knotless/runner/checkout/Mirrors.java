@@ -140,9 +140,9 @@ public final class Mirrors {
             if (!extraRefs.isEmpty()) {
                 List<String> refspecs = extraRefs.stream().map(ref -> "+" + ref + ":" + ref).toList();
                 List<String> args = new ArrayList<>(List.of("-c", "gc.autoDetach=false", "fetch", "--quiet",
-                        "--no-write-fetch-head", "--", source.location()));
+                        "--no-write-fetch-head", "--", source.remote().url()));
                 args.addAll(refspecs);
-                Git.Result fetch = Git.run(mirror, fetchTimeout, args);
+                Git.Result fetch = Git.run(mirror, fetchTimeout, args, source.remote());
                 if (!fetch.ok()) {
                     throw failure("could not fetch " + String.join(", ", extraRefs) + " of", source, fetch);
                 }
@@ -160,7 +160,7 @@ public final class Mirrors {
         try {
             Path target = temp.resolve("mirror.git");
             Git.Result clone = Git.run(mirrorsDir, fetchTimeout,
-                    List.of("clone", "--mirror", "--quiet", "--", source.location(), target.toString()));
+                    List.of("clone", "--mirror", "--quiet", "--", source.remote().url(), target.toString()), source.remote());
             if (!clone.ok()) {
                 throw failure("could not clone", source, clone);
             }
@@ -186,11 +186,11 @@ public final class Mirrors {
     private void fetch(Source source, Path mirror) throws IOException {
         List<String> refspecs = new ArrayList<>(List.of(
                 "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", "+HEAD:" + SOURCE_HEAD));
-        Git.Result fetch = Git.run(mirror, fetchTimeout, fetchArgs(source, refspecs));
+        Git.Result fetch = Git.run(mirror, fetchTimeout, fetchArgs(source, refspecs), source.remote());
         if (!fetch.ok() && fetch.stderr().contains("couldn't find remote ref HEAD")) {
             // The source has no HEAD commit now: fetch the rest, and forget the old HEAD.
             refspecs.removeLast();
-            fetch = Git.run(mirror, fetchTimeout, fetchArgs(source, refspecs));
+            fetch = Git.run(mirror, fetchTimeout, fetchArgs(source, refspecs), source.remote());
             if (fetch.ok()) {
                 git(mirror, source, "update-ref", "-d", SOURCE_HEAD);
             }
@@ -243,7 +243,7 @@ public final class Mirrors {
     private static List<String> fetchArgs(Source source, List<String> refspecs) {
         List<String> args = new ArrayList<>(List.of(
                 "-c", "gc.autoDetach=false", "fetch", "--prune", "--quiet", "--no-write-fetch-head", "--",
-                source.location()));
+                source.remote().url()));
         args.addAll(refspecs);
         return args;
     }

@@ -63,6 +63,11 @@ record Source(String location, String canonical, boolean local) {
         }
     }
 
+    /** What git is handed for {@link #location}: its URL without credentials, and the credentials apart. */
+    GitRemote remote() {
+        return GitRemote.of(location);
+    }
+
     /** For messages and the mirror's stored URL: the canonical form, never a password. */
     String display() {
         return canonical;

@@ -1,6 +1,7 @@
 package dev.knotless.runner.forge;
 
 import dev.knotless.runner.checkout.Git;
+import dev.knotless.runner.checkout.GitRemote;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
@@ -34,7 +35,8 @@ final class LsRemote {
         long started = System.nanoTime();
         Git.Result result;
         try {
-            result = Git.run(workDir, timeout, List.of("ls-remote", "--refs", repo.cloneUrl()));
+            GitRemote remote = GitRemote.of(repo.cloneUrl());
+            result = Git.run(workDir, timeout, List.of("ls-remote", "--refs", remote.url()), remote);
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {
