@@ -29,6 +29,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs each run in one pod of a batch/v1 Job; steps, uploads and downloads are execs in it
@@ -216,7 +217,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
         }
     }
 
-    private ExecutorException pendingTooLong(String jobName, Pod pod) {
+    private ExecutorException pendingTooLong(String jobName, @Nullable Pod pod) {
         List<Event> events = new ArrayList<>();
         try {
             String involved = pod == null ? jobName : pod.getMetadata().getName();
