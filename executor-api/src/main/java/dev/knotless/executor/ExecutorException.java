@@ -19,6 +19,18 @@ public class ExecutorException extends Exception {
         this(new Failure(kind, reason));
     }
 
+    /**
+     * Throws {@link Failure.Kind#STOPPED} when {@code signal} has fired, naming the operation
+     * ({@code "upload to /work stopped (cancelled)"}); an executor calls it between the stages of an
+     * operation, the guard before it starts.
+     */
+    public static void throwIfStopped(StopSignal signal, String what) throws ExecutorException {
+        java.util.Optional<StopSignal.Reason> reason = signal.reason();
+        if (reason.isPresent()) {
+            throw new ExecutorException(Failure.Kind.STOPPED, what + " stopped (" + reason.get().name().toLowerCase() + ")");
+        }
+    }
+
     public Failure failure() {
         return failure;
     }

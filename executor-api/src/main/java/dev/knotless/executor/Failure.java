@@ -1,6 +1,7 @@
 package dev.knotless.executor;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Why the executor could not do what was asked, in one line a user can act on.
@@ -10,6 +11,12 @@ import java.util.Objects;
  */
 public record Failure(Kind kind, String reason) {
 
+    /** A reason that is null or blank (an exception without a message) becomes the kind's name. */
+    public Failure(Kind kind, @Nullable String reason) {
+        this.kind = Objects.requireNonNull(kind, "kind");
+        this.reason = reason == null || reason.isBlank() ? kind.name().toLowerCase() : oneLine(reason);
+    }
+
     public enum Kind {
         /** The image does not exist or cannot be pulled. */
         IMAGE,
@@ -17,17 +24,16 @@ public record Failure(Kind kind, String reason) {
         UNSCHEDULABLE,
         /** The environment disappeared under the run (container or pod deleted, node lost). */
         LOST,
-        /** A transfer went over its byte limit or its deadline. */
+        /**
+         * What was asked is outside what a run may do, and the user can change it: a transfer over
+         * its byte limit or deadline, an entry or a directory the tar rules refuse ({@code ..}, an
+         * outside link, a relative path), a variable Linux cannot carry.
+         */
         LIMIT,
         /** A stop signal ended the operation. */
         STOPPED,
         /** The engine, cluster or node could not be reached or answered an error. */
         INFRASTRUCTURE
-    }
-
-    public Failure {
-        Objects.requireNonNull(kind, "kind");
-        reason = reason == null || reason.isBlank() ? kind.name().toLowerCase() : oneLine(reason);
     }
 
     private static String oneLine(String text) {

@@ -17,6 +17,7 @@ import java.util.TreeMap;
  * @param killGrace how long stopped processes get between TERM and KILL
  * @param labels extra labels put on everything created, beside the two of {@link Labels}
  * @param keep when true, {@link Session#close()} leaves the environment for inspection
+ * @param hardening how the environment is locked down; {@link Hardening#DEFAULT} unless a caller says otherwise
  */
 public record RunSpec(
         String runnerId,
@@ -27,7 +28,8 @@ public record RunSpec(
         Duration timeout,
         Duration killGrace,
         Map<String, String> labels,
-        boolean keep) {
+        boolean keep,
+        Hardening hardening) {
 
     public RunSpec {
         Objects.requireNonNull(runnerId, "runnerId");
@@ -38,6 +40,7 @@ public record RunSpec(
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(killGrace, "killGrace");
         labels = Map.copyOf(labels);
+        Objects.requireNonNull(hardening, "hardening");
     }
 
     /** The labels to put on everything the executor creates for this run. */
@@ -62,6 +65,7 @@ public record RunSpec(
         private Duration killGrace = Duration.ofSeconds(5);
         private Map<String, String> labels = Map.of();
         private boolean keep;
+        private Hardening hardening = Hardening.DEFAULT;
 
         private Builder(String runnerId, String runId, String image) {
             this.runnerId = runnerId;
@@ -75,9 +79,10 @@ public record RunSpec(
         public Builder killGrace(Duration value) { this.killGrace = value; return this; }
         public Builder labels(Map<String, String> value) { this.labels = value; return this; }
         public Builder keep(boolean value) { this.keep = value; return this; }
+        public Builder hardening(Hardening value) { this.hardening = value; return this; }
 
         public RunSpec build() {
-            return new RunSpec(runnerId, runId, image, resources, trust, timeout, killGrace, labels, keep);
+            return new RunSpec(runnerId, runId, image, resources, trust, timeout, killGrace, labels, keep, hardening);
         }
     }
 }

@@ -8,12 +8,17 @@ package dev.knotless.executor;
  * KILL after {@link RunSpec#killGrace()}) and {@code run} returns {@link StepOutcome.TimedOut} or
  * {@link StepOutcome.Cancelled}.
  *
- * <p>Lifecycle: {@link #close()} deletes everything the session made unless the spec says keep;
- * it never throws and may be called more than once.
+ * <p>Lifecycle: {@link #close()} deletes everything the session made unless the spec says keep,
+ * and never throws.
+ *
+ * <p>Callers hold sessions through {@link Guarded#executor}, which applies what every session
+ * must do before and around these calls (a closed session, a signal that already fired,
+ * variables Linux refuses, a bad directory, a failing output sink, a repeated close), so an
+ * executor's own session does none of it: it is closed once, and gets plain absolute directories.
  */
 public interface Session extends AutoCloseable {
 
-    /** Extracts a tar stream into {@code dir} (absolute, created if missing) inside the run. */
+    /** Extracts a tar stream into {@code dir} (plain and absolute, created if missing) inside the run. */
     void upload(String dir, TarSource tar, StopSignal signal) throws ExecutorException;
 
     /**
@@ -22,7 +27,7 @@ public interface Session extends AutoCloseable {
      */
     StepOutcome run(StepPayload step, OutputSink output, StopSignal signal);
 
-    /** Streams {@code dir} (absolute) out of the run as a tar into {@code sink}. */
+    /** Streams {@code dir} (plain and absolute) out of the run as a tar into {@code sink}. */
     void download(String dir, TarSink sink, StopSignal signal) throws ExecutorException;
 
     /** What the executor calls this environment (a container id, a Job name), for logs. */

@@ -2,6 +2,7 @@ package dev.knotless.executor;
 
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Ends a running step's processes when its stop signal fires: TERM to every process but PID 1,
@@ -34,9 +35,9 @@ public final class StepStopper {
     // @GuardedBy("lock")
     private boolean ended;
     // @GuardedBy("lock")
-    private StopSignal.Reason reason;
+    private StopSignal.@Nullable Reason reason;
     // @GuardedBy("lock")
-    private Thread worker;
+    private @Nullable Thread worker;
 
     public StepStopper(Killer killer, Duration grace, Runnable cutStream) {
         this.killer = killer;

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A one-shot "stop now" with a reason: a run's cancellation, or a step's deadline.
@@ -31,11 +32,11 @@ public final class StopSignal implements AutoCloseable {
 
     private final Object lock = new Object();
     // @GuardedBy("lock")
-    private Reason reason;
+    private @Nullable Reason reason;
     // @GuardedBy("lock")
     private final List<Consumer<Reason>> listeners = new ArrayList<>();
     private volatile Registration detachFromParent = () -> {};
-    private volatile Future<?> deadline;
+    private volatile @Nullable Future<?> deadline;
 
     public StopSignal() {}
 
@@ -92,7 +93,7 @@ public final class StopSignal implements AutoCloseable {
     }
 
     /** A signal that stops when this one does, and by itself with TIMEOUT after {@code timeout}. */
-    public StopSignal child(Duration timeout) {
+    public StopSignal child(@Nullable Duration timeout) {
         StopSignal child = new StopSignal();
         child.detachFromParent = onStop(child::stop);
         if (timeout != null) {

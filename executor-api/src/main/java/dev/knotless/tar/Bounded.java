@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Streams that fail with {@link TransferLimitException} once more than {@code maxBytes} pass or
@@ -18,11 +19,11 @@ public final class Bounded {
 
     private Bounded() {}
 
-    public static InputStream input(InputStream in, long maxBytes, Instant deadline, String what) {
+    public static InputStream input(InputStream in, long maxBytes, @Nullable Instant deadline, String what) {
         return new LimitedInput(in, new Budget(maxBytes, deadline, what, Clock.systemUTC()));
     }
 
-    public static OutputStream output(OutputStream out, long maxBytes, Instant deadline, String what) {
+    public static OutputStream output(OutputStream out, long maxBytes, @Nullable Instant deadline, String what) {
         return new LimitedOutput(out, new Budget(maxBytes, deadline, what, Clock.systemUTC()));
     }
 
@@ -43,12 +44,12 @@ public final class Bounded {
 
     private static final class Budget {
         private final long maxBytes;
-        private final Instant deadline;
+        private final @Nullable Instant deadline;
         private final String what;
         private final Clock clock;
         private long used;
 
-        Budget(long maxBytes, Instant deadline, String what, Clock clock) {
+        Budget(long maxBytes, @Nullable Instant deadline, String what, Clock clock) {
             this.maxBytes = maxBytes;
             this.deadline = deadline;
             this.what = what;

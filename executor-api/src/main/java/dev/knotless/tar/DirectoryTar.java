@@ -21,37 +21,28 @@ import org.apache.commons.compress.archivers.tar.TarConstants;
  * A directory as a tar stream, written straight to the output (no temp file).
  *
  * <p>Keeps permission bits, symlinks (as links, never followed) and empty directories; entries
- * are in sorted order so the same tree gives the same bytes. Owner is written as {@code uid}/{@code
- * gid} (root by default) because a run whose capabilities are dropped cannot write files owned by
- * another uid. Sockets, FIFOs and devices are skipped.
+ * are in sorted order so the same tree gives the same bytes. Every entry is owned by root
+ * (uid and gid 0) because a run whose capabilities are dropped cannot write files owned by another
+ * uid. Sockets, FIFOs and devices are skipped.
  */
 public final class DirectoryTar implements TarSource {
 
     private final Path root;
     private final String prefix;
-    private final int uid;
-    private final int gid;
-
-    private DirectoryTar(Path root, String prefix, int uid, int gid) {
+    private DirectoryTar(Path root, String prefix) {
         this.root = root;
         this.prefix = prefix;
-        this.uid = uid;
-        this.gid = gid;
     }
 
     /** The directory's content, with entries relative to it, owned by root. */
     public static DirectoryTar of(Path root) {
-        return new DirectoryTar(root, "", 0, 0);
+        return new DirectoryTar(root, "");
     }
 
     /** The same entries under {@code prefix} ("a/b"), for packing a subtree into a larger tar. */
     public DirectoryTar under(String newPrefix) {
         String p = newPrefix.isEmpty() || newPrefix.endsWith("/") ? newPrefix : newPrefix + "/";
-        return new DirectoryTar(root, p, uid, gid);
-    }
-
-    public DirectoryTar ownedBy(int newUid, int newGid) {
-        return new DirectoryTar(root, prefix, newUid, newGid);
+        return new DirectoryTar(root, p);
     }
 
     @Override
@@ -88,7 +79,7 @@ public final class DirectoryTar implements TarSource {
             } else {
                 continue;
             }
-            entry.setIds(uid, gid);
+            entry.setIds(0, 0);
             entry.setModTime(attrs.lastModifiedTime());
             tar.putArchiveEntry(entry);
             if (attrs.isRegularFile()) {

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Extracts a tar stream into a directory without ever writing outside it.
@@ -125,7 +126,7 @@ public final class TarExtractor implements TarSink {
         }
     }
 
-    private Path relative(String name) throws TransferLimitException {
+    private @Nullable Path relative(String name) throws TransferLimitException {
         if (name.startsWith("/")) {
             throw refuse(name, "has an absolute path");
         }
@@ -144,7 +145,7 @@ public final class TarExtractor implements TarSink {
         return Path.of(String.join("/", parts.subList(strip, parts.size())));
     }
 
-    private Path hardLinkSource(Path root, String linkName) {
+    private @Nullable Path hardLinkSource(Path root, String linkName) {
         try {
             Path rel = relative(linkName);
             return rel == null ? null : root.resolve(rel);

@@ -1,6 +1,7 @@
 package dev.knotless.cli;
 
 import dev.knotless.executor.Executor;
+import dev.knotless.executor.Guarded;
 import dev.knotless.executor.docker.DockerExecutor;
 import dev.knotless.executor.kubernetes.KubernetesExecutor;
 import dev.knotless.executor.kubernetes.KubernetesOptions;
@@ -13,8 +14,9 @@ final class ExecutorWiring {
 
     private ExecutorWiring() {}
 
+    /** The chosen executor, guarded ({@link Guarded}): what every run of this process gets. */
     static Executor create(String name, RunnerOptions options) {
-        return switch (name) {
+        return Guarded.executor(switch (name) {
             case "docker" -> new DockerExecutor(options.dockerSocket, options.warmContainers);
             case "kubernetes" -> {
                 RunnerOptions.KubernetesFlags k = options.kubernetes;
@@ -25,7 +27,7 @@ final class ExecutorWiring {
             case "node" -> NodeWiring.executor(options.node);
             default -> throw new IllegalArgumentException(
                     "--executor " + name + ": unknown executor; choose one of " + String.join(", ", new Names()));
-        };
+        });
     }
 
     /** The names {@code --executor} accepts. */

@@ -29,7 +29,8 @@ class ArchitectureTest {
     void theSeamDependsOnNothingOfOurs() {
         classes().that().resideInAnyPackage("dev.knotless.executor", "dev.knotless.tar")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "dev.knotless.executor", "dev.knotless.tar", "java..", "org.apache.commons.compress..", "org.slf4j..")
+                        "dev.knotless.executor", "dev.knotless.tar", "java..", "org.apache.commons.compress..", "org.slf4j..",
+                        "org.jspecify.annotations..")
                 .check(classes);
     }
 

@@ -3,10 +3,10 @@ package dev.knotless.executor.docker;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.executor.Hardening;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Trust;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,17 +17,15 @@ import java.util.Map;
  * from an exec, which is how a stopped step's processes are ended without ending the run.
  * It is set as the entrypoint so that an image's own ENTRYPOINT cannot wrap it.
  *
- * <p>Hardening: {@code no-new-privileges}; every capability dropped, then the few that package
- * installs need added back (set-uid binaries gain nothing under no-new-privileges); at most
- * {@value #PIDS_LIMIT} processes; no privileged mode, no host mounts; untrusted runs get no
- * network at all.
+ * <p>Hardening is the run's {@link Hardening} record: {@code no-new-privileges} in
+ * {@code SecurityOpt}; {@code CapDrop ALL}, then its capabilities in {@code CapAdd}; its PID limit
+ * in {@code PidsLimit}; its read-only paths in {@code ReadonlyPaths} (which replaces the engine's
+ * own list, the same five {@code /proc} paths by default); its user, unless the image's, in
+ * {@code User}. Never privileged, no host mounts; untrusted runs get no network at all.
  */
 final class ContainerConfig {
 
     static final String PID1 = "trap \"exit 0\" TERM INT; while :; do sleep 3600 & wait $!; done";
-    static final List<String> CAPABILITIES =
-            List.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL");
-    static final long PIDS_LIMIT = 256;
     private static final int MAX_NAME = 128;
 
     private ContainerConfig() {}
@@ -44,18 +42,27 @@ final class ContainerConfig {
         config.put("AttachStdin", false);
         config.put("AttachStdout", false);
         config.put("AttachStderr", false);
+        if (spec.hardening().user() instanceof Hardening.User.Ids ids) {
+            config.put("User", ids.uid() + ":" + ids.gid());
+        }
         ObjectNode labels = config.putObject("Labels");
         for (Map.Entry<String, String> label : spec.allLabels().entrySet()) {
             labels.put(label.getKey(), label.getValue());
         }
 
         ObjectNode host = config.putObject("HostConfig");
-        host.putArray("SecurityOpt").add("no-new-privileges");
+        Hardening hardening = spec.hardening();
+        ArrayNode securityOpt = host.putArray("SecurityOpt");
+        if (hardening.noNewPrivileges()) {
+            securityOpt.add("no-new-privileges");
+        }
         host.putArray("CapDrop").add("ALL");
         ArrayNode capAdd = host.putArray("CapAdd");
-        CAPABILITIES.forEach(capAdd::add);
+        hardening.capabilities().forEach(capAdd::add);
+        ArrayNode readOnly = host.putArray("ReadonlyPaths");
+        hardening.readOnlyPaths().forEach(readOnly::add);
         host.put("Privileged", false);
-        host.put("PidsLimit", PIDS_LIMIT);
+        host.put("PidsLimit", hardening.pidsLimit());
         host.put("NetworkMode", spec.trust() == Trust.UNTRUSTED ? "none" : "default");
         if (spec.resources().milliCpu() > 0) {
             host.put("NanoCpus", spec.resources().milliCpu() * 1_000_000L);

@@ -70,14 +70,13 @@ public final class DockerExecutor implements Executor {
     @Override
     public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
         String what = "start of run " + spec.runId();
-        stoppedCheck(signal, what);
         try {
             engine.version();
         } catch (IOException e) {
             throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, e.getMessage()), e);
         }
         ensureImage(spec.image(), signal);
-        stoppedCheck(signal, what);
+        ExecutorException.throwIfStopped(signal, what);
 
         String name = ContainerConfig.containerName(spec.runId());
         // With a pool, the next container of this shape is made when this run's is gone: made
@@ -87,7 +86,7 @@ public final class DockerExecutor implements Executor {
             WarmPool.Shape shape = WarmPool.Shape.of(spec);
             refill = () -> warm.get().refill(shape, spec);
             Optional<WarmPool.Warm> ready = warm.get().take(shape, signal);
-            stoppedCheck(signal, what);
+            ExecutorException.throwIfStopped(signal, what);
             if (ready.isPresent()) {
                 Optional<Session> taken = takeWarm(spec, ready.get(), name, refill);
                 if (taken.isPresent()) {
@@ -117,10 +116,10 @@ public final class DockerExecutor implements Executor {
                 id, name, spec.runnerId(), spec.runId(), spec.image(), spec.trust());
         DockerSession session = new DockerSession(engine, spec, id, name, refill);
         try {
-            stoppedCheck(signal, what);
+            ExecutorException.throwIfStopped(signal, what);
             engine.startContainer(id);
             session.createLayout();
-            stoppedCheck(signal, what);
+            ExecutorException.throwIfStopped(signal, what);
             return session;
         } catch (ExecutorException e) {
             session.close();
@@ -152,7 +151,7 @@ public final class DockerExecutor implements Executor {
         try {
             engine.pull(ImageRef.parse(image), signal);
         } catch (IOException e) {
-            stoppedCheck(signal, "pull of image '" + image + "'");
+            ExecutorException.throwIfStopped(signal, "pull of image '" + image + "'");
             throw new ExecutorException(new Failure(Failure.Kind.IMAGE,
                     "image '" + image + "' not found locally and could not be pulled: " + e.getMessage()), e);
         }
@@ -232,12 +231,5 @@ public final class DockerExecutor implements Executor {
         JsonNode names = container.path("Names");
         String name = names.isArray() && !names.isEmpty() ? names.get(0).asText() : container.path("Id").asText();
         return name.startsWith("/") ? name.substring(1) : name;
-    }
-
-    private static void stoppedCheck(StopSignal signal, String what) throws ExecutorException {
-        Optional<StopSignal.Reason> reason = signal.reason();
-        if (reason.isPresent()) {
-            throw new ExecutorException(Failure.Kind.STOPPED, what + " stopped (" + reason.get().name().toLowerCase() + ")");
-        }
     }
 }

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Docker Engine API calls the executor makes, over {@link HttpConnection}s to one Unix socket.
@@ -39,7 +40,7 @@ final class EngineClient {
 
     private final Path socket;
     private final ObjectMapper json;
-    private volatile ApiVersion version;
+    private volatile @Nullable ApiVersion version;
 
     EngineClient(Path socket, ObjectMapper json) {
         this.socket = socket;
@@ -99,11 +100,11 @@ final class EngineClient {
      * A request with an optional JSON body whose JSON answer (or null for an empty one) is returned.
      * {@code path} is unversioned ({@code /containers/json}); the negotiated version is prefixed.
      */
-    JsonNode call(String method, String path, JsonNode body) throws IOException {
+    @Nullable JsonNode call(String method, String path, @Nullable JsonNode body) throws IOException {
         return request(method, "/v" + version() + path, body);
     }
 
-    private JsonNode request(String method, String target, JsonNode body) throws IOException {
+    private @Nullable JsonNode request(String method, String target, @Nullable JsonNode body) throws IOException {
         long started = System.nanoTime();
         try (HttpConnection c = connect()) {
             HttpConnection.Response r = send(c, method, target, body);
@@ -117,7 +118,8 @@ final class EngineClient {
         }
     }
 
-    private HttpConnection.Response send(HttpConnection c, String method, String target, JsonNode body) throws IOException {
+    private HttpConnection.Response send(HttpConnection c, String method, String target, @Nullable JsonNode body)
+            throws IOException {
         Map<String, String> headers = new LinkedHashMap<>();
         byte[] bytes = body == null ? null : json.writeValueAsBytes(body);
         if (bytes != null) {

@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One HTTP/1.1 exchange over a Unix domain socket: a request head, an optional body (fixed or
@@ -204,7 +205,7 @@ final class HttpConnection implements Closeable {
     }
 
     /** A CRLF- or LF-terminated line without its terminator, or null at the end of the stream. */
-    private String readLine() throws IOException {
+    private @Nullable String readLine() throws IOException {
         StringBuilder line = new StringBuilder(64);
         while (true) {
             while (readBuffer.hasRemaining()) {
@@ -355,7 +356,7 @@ final class HttpConnection implements Closeable {
         private final byte[] buffer;
         private int count;
         private boolean finished;
-        private IOException failure;
+        private @Nullable IOException failure;
 
         ChunkedOutput(HttpConnection connection, int chunkSize) {
             this.connection = connection;
@@ -409,7 +410,7 @@ final class HttpConnection implements Closeable {
         }
 
         /** The first error the connection gave, if a write failed because of it (not because of the source). */
-        IOException connectionFailure() {
+        @Nullable IOException connectionFailure() {
             return failure;
         }
 

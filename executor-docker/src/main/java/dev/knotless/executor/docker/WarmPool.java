@@ -136,7 +136,7 @@ final class WarmPool implements AutoCloseable {
         Warm warm = new Warm(id, name);
         try {
             engine.startContainer(id);
-            new DockerSession(engine, spec, id, name).createLayout();
+            new DockerTransfers(new RunContainer(engine, spec, id, name)).createLayout();
         } catch (IOException | RuntimeException e) {
             remove(warm);
             throw e;

@@ -1,5 +1,6 @@
 package dev.knotless.executor.kubernetes;
 
+import dev.knotless.executor.Hardening;
 import dev.knotless.executor.Labels;
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunLayout;
@@ -14,6 +15,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
@@ -26,9 +28,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -48,8 +50,6 @@ final class JobShape {
 
     /** PID 1: exits at once on TERM (fast deletes), survives the kill of its {@code sleep}. */
     static final String PID1 = "trap \"exit 0\" TERM INT; while :; do sleep 3600 & wait $!; done";
-    /** What docker grants (CHOWN, DAC_OVERRIDE, FOWNER, FSETID, SETUID, SETGID, KILL). */
-    static final List<String> CAPABILITIES = List.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL");
     static final int TTL_AFTER_FINISHED = 600;
     static final long TERMINATION_GRACE = 2;
 
@@ -179,12 +179,36 @@ final class JobShape {
                         new VolumeMountBuilder().withName("outputs").withMountPath(RunLayout.OUTPUTS).build())
                 .withResources(resources.isEmpty() ? null
                         : new ResourceRequirementsBuilder().withRequests(resources).withLimits(resources).build())
-                .withSecurityContext(new SecurityContextBuilder()
-                        .withAllowPrivilegeEscalation(false)
-                        .withPrivileged(false)
-                        .withNewCapabilities().withDrop("ALL").withAdd(CAPABILITIES).endCapabilities()
-                        .build())
+                .withSecurityContext(securityContext(spec.hardening()))
                 .build();
+    }
+
+    /**
+     * The run's {@link Hardening} as the container's security context: no-new-privileges is
+     * {@code allowPrivilegeEscalation: false}; every capability dropped, the record's added back;
+     * its user as {@code runAsUser}/{@code runAsGroup} unless it is the image's. A pod spec has no
+     * field for the other two: the PID limit is the kubelet's ({@code podPidsLimit}), and the
+     * read-only paths are the container runtime's defaults, which are {@link
+     * Hardening#KERNEL_READ_ONLY_PATHS} ({@link #unsupported} refuses any other list).
+     */
+    static SecurityContext securityContext(Hardening hardening) {
+        SecurityContextBuilder context = new SecurityContextBuilder()
+                .withAllowPrivilegeEscalation(!hardening.noNewPrivileges())
+                .withPrivileged(false)
+                .withNewCapabilities().withDrop("ALL").withAdd(hardening.capabilities()).endCapabilities();
+        if (hardening.user() instanceof Hardening.User.Ids ids) {
+            context.withRunAsUser(ids.uid()).withRunAsGroup(ids.gid());
+        }
+        return context.build();
+    }
+
+    /** Why a pod cannot be hardened as the record says, if it cannot. */
+    static Optional<String> unsupported(Hardening hardening) {
+        if (!hardening.readOnlyPaths().equals(Hardening.KERNEL_READ_ONLY_PATHS)) {
+            return Optional.of("a Kubernetes pod cannot make " + hardening.readOnlyPaths()
+                    + " read-only: only the container runtime's defaults " + Hardening.KERNEL_READ_ONLY_PATHS + " are");
+        }
+        return Optional.empty();
     }
 
     /** Denies all ingress to the runner's pods (enforced only by a CNI that implements policies). */

@@ -10,7 +10,6 @@ import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
-import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -30,6 +29,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs each run in one pod of a batch/v1 Job; steps, uploads and downloads are execs in it
@@ -47,10 +47,6 @@ public final class KubernetesExecutor implements Executor, Resumption {
 
     private static final Logger log = LoggerFactory.getLogger(KubernetesExecutor.class);
     private static final Duration POLL = Duration.ofMillis(200);
-    /** A foreground delete waits for the kubelet to confirm the pod gone; under load that took over a minute. */
-    private static final Duration DELETE_WAIT = Duration.ofSeconds(150);
-    /** Deletes take seconds (kubelet status sync): no need to ask the API server more often. */
-    private static final Duration DELETE_POLL = Duration.ofMillis(500);
 
     private final KubernetesOptions options;
     private final KubernetesClient client;
@@ -62,6 +58,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
 
     private final Set<String> policiesApplied = ConcurrentHashMap.newKeySet();
     private final KubernetesCounters counters = new KubernetesCounters();
+    private final JobDeletion deletion;
 
     public KubernetesExecutor(KubernetesOptions options) {
         this(options, KEEPALIVE);
@@ -88,6 +85,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
                 .withConfig(config)
                 .withHttpClientFactory(http)
                 .build();
+        this.deletion = new JobDeletion(client, options.namespace(), counters);
     }
 
     @Override
@@ -97,8 +95,10 @@ public final class KubernetesExecutor implements Executor, Resumption {
 
     @Override
     public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
-        String what = "start of run " + spec.runId();
-        stoppedCheck(signal, what);
+        Optional<String> unsupported = JobShape.unsupported(spec.hardening());
+        if (unsupported.isPresent()) {
+            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "cannot start run " + spec.runId() + ": " + unsupported.get());
+        }
         ensureNetworkPolicy(spec.runnerId());
         Job job = JobShape.job(spec, options);
         String jobName = job.getMetadata().getName();
@@ -120,14 +120,14 @@ public final class KubernetesExecutor implements Executor, Resumption {
         try {
             pod = awaitReady(spec, jobName, signal);
         } catch (ExecutorException e) {
-            deleteUnstarted(jobName);
+            deletion.deleteUnstarted(jobName);
             throw e;
         } catch (RuntimeException e) {
-            deleteUnstarted(jobName);
+            deletion.deleteUnstarted(jobName);
             throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, "cannot follow the run's pod: " + message(e)), e);
         }
         log.info("pod ready job={} pod={} run={} millis={}", jobName, pod, spec.runId(), (System.nanoTime() - started) / 1_000_000);
-        return new KubernetesSession(this, spec, jobName, pod);
+        return new KubernetesSession(runPod(spec, jobName, pod), deletion);
     }
 
     /**
@@ -161,7 +161,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
             String pod = ready.get().getMetadata().getName();
             counters.resumed();
             log.info("job resumed job={} pod={} run={}", jobName, pod, spec.runId());
-            return Optional.of(new KubernetesSession(this, spec, jobName, pod));
+            return Optional.of(new KubernetesSession(runPod(spec, jobName, pod), deletion));
         } catch (KubernetesClientException e) {
             log.warn("resume failed job={} run={} reason={}", jobName, spec.runId(), message(e));
             return Optional.empty();
@@ -180,7 +180,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
         });
         try (waking) {
             while (true) {
-                stoppedCheck(signal, "start of run " + spec.runId());
+                ExecutorException.throwIfStopped(signal, "start of run " + spec.runId());
                 List<Pod> pods = client.pods().inNamespace(options.namespace()).withLabel(JobShape.JOB_NAME, jobName).list().getItems();
                 if (!pods.isEmpty()) {
                     last = pods.get(0);
@@ -217,7 +217,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
         }
     }
 
-    private ExecutorException pendingTooLong(String jobName, Pod pod) {
+    private ExecutorException pendingTooLong(String jobName, @Nullable Pod pod) {
         List<Event> events = new ArrayList<>();
         try {
             String involved = pod == null ? jobName : pod.getMetadata().getName();
@@ -267,12 +267,12 @@ public final class KubernetesExecutor implements Executor, Resumption {
             if (goingRuns.contains(run)) {
                 continue;
             }
-            if (deleteJob(name)) {
+            if (deletion.delete(name)) {
                 removed.add(name);
                 counters.orphanSwept();
                 log.info("orphan swept job={} runner={} run={}", name, runnerId, run);
             } else {
-                failed.add(name + ": still there after " + human(DELETE_WAIT));
+                failed.add(name + ": still there after " + human(JobDeletion.WAIT));
             }
         }
         return new SweepReport(removed, failed);
@@ -300,65 +300,17 @@ public final class KubernetesExecutor implements Executor, Resumption {
         return names;
     }
 
-    /**
-     * Deletes the Job of a start that failed. Its pod never ran a step, so it is removed without a
-     * grace period: a pod stuck pulling an image otherwise takes the kubelet tens of seconds.
-     */
-    private void deleteUnstarted(String jobName) {
-        try {
-            client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName)
-                    .withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
-            client.pods().inNamespace(options.namespace()).withLabel(JobShape.JOB_NAME, jobName)
-                    .withGracePeriod(0).delete();
-        } catch (KubernetesClientException e) {
-            log.warn("pod delete failed job={} namespace={} reason={}", jobName, options.namespace(), message(e));
-        }
-        deleteJob(jobName);
-    }
-
-    /**
-     * Deletes a Job in the foreground (its pod first) and waits until both are gone; never throws.
-     * Returns false when they were still there after {@link #DELETE_WAIT}.
-     */
-    boolean deleteJob(String jobName) {
-        long started = System.nanoTime();
-        try {
-            client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName)
-                    .withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
-            long deadline = started + DELETE_WAIT.toNanos();
-            while (System.nanoTime() < deadline) {
-                boolean jobGone = client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName).get() == null;
-                boolean podsGone = client.pods().inNamespace(options.namespace())
-                        .withLabel(JobShape.JOB_NAME, jobName).list().getItems().isEmpty();
-                if (jobGone && podsGone) {
-                    counters.jobDeleted();
-                    log.info("job deleted job={} namespace={} millis={}", jobName, options.namespace(), (System.nanoTime() - started) / 1_000_000);
-                    return true;
-                }
-                Thread.sleep(DELETE_POLL.toMillis());
-            }
-            counters.cleanupFailed();
-            log.warn("job delete unfinished job={} namespace={} after={}", jobName, options.namespace(), human(DELETE_WAIT));
-        } catch (KubernetesClientException | IllegalStateException e) {
-            counters.cleanupFailed();
-            log.warn("job delete failed job={} namespace={} reason={}", jobName, options.namespace(), message(e));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return false;
-    }
-
     KubernetesClient client() {
         return client;
+    }
+
+    private RunPod runPod(RunSpec spec, String job, String pod) {
+        return new RunPod(client, options.namespace(), spec, job, pod, counters);
     }
 
     /** What this executor has done so far: Jobs, sweeps, cleanup failures, reattaches. */
     public KubernetesCounters counters() {
         return counters;
-    }
-
-    KubernetesOptions options() {
-        return options;
     }
 
     @Override
@@ -383,12 +335,5 @@ public final class KubernetesExecutor implements Executor, Resumption {
     static String human(Duration d) {
         long s = d.toSeconds();
         return s >= 60 && s % 60 == 0 ? s / 60 + "m" : s + "s";
-    }
-
-    static void stoppedCheck(StopSignal signal, String what) throws ExecutorException {
-        Optional<StopSignal.Reason> reason = signal.reason();
-        if (reason.isPresent()) {
-            throw new ExecutorException(Failure.Kind.STOPPED, what + " stopped (" + reason.get().name().toLowerCase() + ")");
-        }
     }
 }

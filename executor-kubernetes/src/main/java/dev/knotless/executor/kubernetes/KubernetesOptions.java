@@ -2,6 +2,7 @@ package dev.knotless.executor.kubernetes;
 
 import java.time.Duration;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where and how the Kubernetes executor creates runs.
@@ -18,21 +19,29 @@ import java.util.Map;
  * @param pendingTimeout how long a pod may stay pending before the start fails; null means 2 min
  */
 public record KubernetesOptions(
-        String kubeconfig,
-        String context,
+        @Nullable String kubeconfig,
+        @Nullable String context,
         String namespace,
-        String serviceAccount,
+        @Nullable String serviceAccount,
         Map<String, String> nodeSelector,
-        String cpuRequest,
-        String memoryRequest,
+        @Nullable String cpuRequest,
+        @Nullable String memoryRequest,
         Duration pendingTimeout) {
 
     public static final Duration DEFAULT_PENDING_TIMEOUT = Duration.ofMinutes(2);
 
-    public KubernetesOptions {
-        namespace = namespace == null || namespace.isBlank() ? "default" : namespace;
-        nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
-        pendingTimeout = pendingTimeout == null ? DEFAULT_PENDING_TIMEOUT : pendingTimeout;
+    /** A null namespace, node selector or pending timeout becomes its default. */
+    public KubernetesOptions(@Nullable String kubeconfig, @Nullable String context, @Nullable String namespace,
+            @Nullable String serviceAccount, @Nullable Map<String, String> nodeSelector, @Nullable String cpuRequest,
+            @Nullable String memoryRequest, @Nullable Duration pendingTimeout) {
+        this.kubeconfig = kubeconfig;
+        this.context = context;
+        this.namespace = namespace == null || namespace.isBlank() ? "default" : namespace;
+        this.nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
+        this.pendingTimeout = pendingTimeout == null ? DEFAULT_PENDING_TIMEOUT : pendingTimeout;
+        this.serviceAccount = serviceAccount;
+        this.cpuRequest = cpuRequest;
+        this.memoryRequest = memoryRequest;
     }
 
     /** Default loading, namespace {@code default}, no defaults for requests. */
@@ -42,9 +51,5 @@ public record KubernetesOptions(
 
     public KubernetesOptions withNamespace(String value) {
         return new KubernetesOptions(kubeconfig, context, value, serviceAccount, nodeSelector, cpuRequest, memoryRequest, pendingTimeout);
-    }
-
-    public KubernetesOptions withPendingTimeout(Duration value) {
-        return new KubernetesOptions(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest, value);
     }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One exec in the run container over fabric8's WebSocket exec ({@code v4.channel.k8s.io}).
@@ -35,7 +36,7 @@ final class PodExec implements AutoCloseable {
     private static final long CLOSE_WAIT_MILLIS = 2_000;
 
     /** How an exec ended: the exit code from the status channel (null if none came) and the status message. */
-    record Result(Integer exitCode, String message) {}
+    record Result(@Nullable Integer exitCode, String message) {}
 
     private final ExecWatch watch;
     private final CompletableFuture<Void> closed;
@@ -55,7 +56,7 @@ final class PodExec implements AutoCloseable {
      * @param stderr where stderr goes
      */
     static PodExec start(KubernetesClient client, String namespace, String pod, boolean stdin,
-            OutputStream stdout, OutputStream stderr, String... argv) {
+            @Nullable OutputStream stdout, OutputStream stderr, String... argv) {
         ContainerResource container = client.pods().inNamespace(namespace).withName(pod).inContainer(JobShape.CONTAINER);
         TtyExecOutputErrorable in = stdin ? container.redirectingInput(MAX_MESSAGE) : container;
         TtyExecErrorable out = stdout == null ? in.redirectingOutput() : in.writingOutput(stdout);

@@ -14,6 +14,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a run pod's status: ready, still pending (and why), or failed for good. Pure functions of
@@ -85,7 +86,7 @@ final class PodReadiness {
     }
 
     /** A one-line "why pending": the pod's last telling condition, else the latest event about it. */
-    static String pendingReason(Pod pod, List<Event> events) {
+    static String pendingReason(@Nullable Pod pod, List<Event> events) {
         if (pod != null) {
             Optional<String> unschedulable = unschedulable(pod);
             if (unschedulable.isPresent()) {

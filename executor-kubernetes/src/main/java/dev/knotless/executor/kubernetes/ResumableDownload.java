@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A download's tar stream that survives cut exec streams. When an exec ends without an exit
@@ -40,7 +41,7 @@ final class ResumableDownload extends InputStream {
     private volatile boolean stopped;
     private volatile PodExec exec;
     private InputStream in;
-    private PodExec.Result result;
+    private PodExec.@Nullable Result result;
 
     /**
      * @param opener starts the download's exec (stdout to be read from {@link PodExec#output()})

@@ -2,6 +2,11 @@ package dev.knotless.executor.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knotless.executor.Hardening;
+import dev.knotless.executor.RunSpec;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class JobShapeTest {
@@ -25,5 +30,34 @@ class JobShapeTest {
         assertThat(hashed).matches("[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?").startsWith("org-repo");
         assertThat(JobShape.labelValue("a/b")).isNotEqualTo(JobShape.labelValue("a_b"));
         assertThat(JobShape.labelValue("/")).matches("[0-9a-f]{10}");
+    }
+
+    @Test
+    void theDefaultHardeningIsNoEscalationAndTheSevenCapabilitiesAfterDroppingAll() {
+        Container run = JobShape.job(RunSpec.builder("runner", "run", "image").build(), KubernetesOptions.defaults())
+                .getSpec().getTemplate().getSpec().getContainers().get(0);
+        SecurityContext context = run.getSecurityContext();
+        assertThat(context.getAllowPrivilegeEscalation()).isFalse();
+        assertThat(context.getPrivileged()).isFalse();
+        assertThat(context.getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(context.getCapabilities().getAdd())
+                .containsExactly("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL");
+        assertThat(context.getRunAsUser()).as("the image's user").isNull();
+        assertThat(context.getRunAsGroup()).isNull();
+        assertThat(JobShape.unsupported(Hardening.DEFAULT)).isEmpty();
+    }
+
+    @Test
+    void anotherHardeningIsMappedAsItSaysAndWhatAPodCannotCarryIsRefused() {
+        Hardening strict = Hardening.DEFAULT.withCapabilities(List.of("KILL")).withUser(new Hardening.User.Ids(1000, 100));
+        SecurityContext context = JobShape.securityContext(new Hardening(strict.capabilities(), false, 64,
+                Hardening.KERNEL_READ_ONLY_PATHS, strict.user()));
+        assertThat(context.getAllowPrivilegeEscalation()).isTrue();
+        assertThat(context.getCapabilities().getAdd()).containsExactly("KILL");
+        assertThat(context.getRunAsUser()).isEqualTo(1000L);
+        assertThat(context.getRunAsGroup()).isEqualTo(100L);
+
+        Hardening moreReadOnly = new Hardening(List.of(), true, 256, List.of("/proc/sys", "/work"), Hardening.User.IMAGE_DEFAULT);
+        assertThat(JobShape.unsupported(moreReadOnly)).hasValueSatisfying(why -> assertThat(why).contains("[/proc/sys, /work]"));
     }
 }

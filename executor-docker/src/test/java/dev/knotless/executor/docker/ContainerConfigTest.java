@@ -1,0 +1,44 @@
+package dev.knotless.executor.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.executor.Hardening;
+import dev.knotless.executor.RunSpec;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** How a run's {@link Hardening} becomes the container's create body. */
+class ContainerConfigTest {
+
+    private final ObjectMapper json = new ObjectMapper();
+
+    @Test
+    void theDefaultHardeningIsNoNewPrivilegesSevenCapabilitiesAPidLimitAndTheKernelPathsReadOnly() {
+        JsonNode config = ContainerConfig.of(RunSpec.builder("runner", "run", "image").build(), json);
+        JsonNode host = config.path("HostConfig");
+        assertThat(host.path("SecurityOpt").toString()).isEqualTo("[\"no-new-privileges\"]");
+        assertThat(host.path("CapDrop").toString()).isEqualTo("[\"ALL\"]");
+        assertThat(host.path("CapAdd").toString())
+                .isEqualTo("[\"CHOWN\",\"DAC_OVERRIDE\",\"FOWNER\",\"FSETID\",\"SETUID\",\"SETGID\",\"KILL\"]");
+        assertThat(host.path("PidsLimit").asLong()).isEqualTo(256);
+        assertThat(host.path("ReadonlyPaths").toString())
+                .isEqualTo("[\"/proc/bus\",\"/proc/fs\",\"/proc/irq\",\"/proc/sys\",\"/proc/sysrq-trigger\"]");
+        assertThat(host.path("Privileged").asBoolean(true)).isFalse();
+        assertThat(config.has("User")).as("the image's user").isFalse();
+    }
+
+    @Test
+    void anotherHardeningIsMappedAsItSays() {
+        Hardening strict = new Hardening(List.of(), false, 64, List.of("/proc/sys", "/work/ro"), new Hardening.User.Ids(1000, 100));
+        JsonNode config = ContainerConfig.of(RunSpec.builder("runner", "run", "image").hardening(strict).build(), json);
+        JsonNode host = config.path("HostConfig");
+        assertThat(host.path("SecurityOpt").toString()).isEqualTo("[]");
+        assertThat(host.path("CapDrop").toString()).isEqualTo("[\"ALL\"]");
+        assertThat(host.path("CapAdd").toString()).isEqualTo("[]");
+        assertThat(host.path("PidsLimit").asLong()).isEqualTo(64);
+        assertThat(host.path("ReadonlyPaths").toString()).isEqualTo("[\"/proc/sys\",\"/work/ro\"]");
+        assertThat(config.path("User").asText()).isEqualTo("1000:100");
+    }
+}

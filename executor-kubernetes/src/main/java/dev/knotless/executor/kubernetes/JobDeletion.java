@@ -1,0 +1,76 @@
+package dev.knotless.executor.kubernetes;
+
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes a run's Job in the foreground (its pod first) and waits until both are gone, so nothing
+ * of a closed or swept run is left when the caller goes on. Used by the session's close, the
+ * sweep, and a start that failed.
+ */
+final class JobDeletion {
+
+    private static final Logger log = LoggerFactory.getLogger(JobDeletion.class);
+    /** A foreground delete waits for the kubelet to confirm the pod gone; under load that took over a minute. */
+    static final Duration WAIT = Duration.ofSeconds(150);
+    /** Deletes take seconds (kubelet status sync): no need to ask the API server more often. */
+    private static final Duration POLL = Duration.ofMillis(500);
+
+    private final KubernetesClient client;
+    private final String namespace;
+    private final KubernetesCounters counters;
+
+    JobDeletion(KubernetesClient client, String namespace, KubernetesCounters counters) {
+        this.client = client;
+        this.namespace = namespace;
+        this.counters = counters;
+    }
+
+    /**
+     * Deletes the Job of a start that failed. Its pod never ran a step, so it is removed without a
+     * grace period: a pod stuck pulling an image otherwise takes the kubelet tens of seconds.
+     */
+    void deleteUnstarted(String jobName) {
+        try {
+            client.batch().v1().jobs().inNamespace(namespace).withName(jobName)
+                    .withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
+            client.pods().inNamespace(namespace).withLabel(JobShape.JOB_NAME, jobName).withGracePeriod(0).delete();
+        } catch (KubernetesClientException e) {
+            log.warn("pod delete failed job={} namespace={} reason={}", jobName, namespace, KubernetesExecutor.message(e));
+        }
+        delete(jobName);
+    }
+
+    /** Deletes the Job and waits until it and its pods are gone; never throws. False when they were still there after {@link #WAIT}. */
+    boolean delete(String jobName) {
+        long started = System.nanoTime();
+        try {
+            client.batch().v1().jobs().inNamespace(namespace).withName(jobName)
+                    .withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
+            long deadline = started + WAIT.toNanos();
+            while (System.nanoTime() < deadline) {
+                boolean jobGone = client.batch().v1().jobs().inNamespace(namespace).withName(jobName).get() == null;
+                boolean podsGone = client.pods().inNamespace(namespace)
+                        .withLabel(JobShape.JOB_NAME, jobName).list().getItems().isEmpty();
+                if (jobGone && podsGone) {
+                    counters.jobDeleted();
+                    log.info("job deleted job={} namespace={} millis={}", jobName, namespace, (System.nanoTime() - started) / 1_000_000);
+                    return true;
+                }
+                Thread.sleep(POLL.toMillis());
+            }
+            counters.cleanupFailed();
+            log.warn("job delete unfinished job={} namespace={} after={}", jobName, namespace, KubernetesExecutor.human(WAIT));
+        } catch (KubernetesClientException | IllegalStateException e) {
+            counters.cleanupFailed();
+            log.warn("job delete failed job={} namespace={} reason={}", jobName, namespace, KubernetesExecutor.message(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+}

@@ -1,0 +1,81 @@
+package dev.knotless.executor.kubernetes;
+
+import dev.knotless.executor.OutputSink;
+import java.io.OutputStream;
+
+/**
+ * A step's stdout and stderr: passed to the sink once one is attached, counted so that a
+ * reattach resumes after the bytes already delivered. Counting starts at the offsets a
+ * follow was given; a fresh step's first stdout byte is the receiver's {@link
+ * DetachedStep#STARTED} mark, not the step's: it says the payload was taken.
+ */
+final class StepStreams {
+    private final Object lock = new Object();
+    private final CountingStream stdout;
+    private final CountingStream stderr;
+    private OutputSink sink = OutputSink.DISCARD;
+
+    /** Streams of a step sent now ({@code sent}: both at 0, mark expected), or followed from the given offsets. */
+    StepStreams(boolean sent, long stdoutFrom, long stderrFrom) {
+        this.stdout = new CountingStream(OutputSink.Stream.STDOUT, sent, stdoutFrom);
+        this.stderr = new CountingStream(OutputSink.Stream.STDERR, false, stderrFrom);
+    }
+
+    void attach(OutputSink target) {
+        synchronized (lock) {
+            sink = target;
+        }
+    }
+
+    CountingStream stdout() {
+        return stdout;
+    }
+
+    CountingStream stderr() {
+        return stderr;
+    }
+
+    boolean stepStarted() {
+        synchronized (lock) {
+            return stdout.marked;
+        }
+    }
+
+    final class CountingStream extends OutputStream {
+        private final OutputSink.Stream stream;
+        private boolean marked;
+        private long count;
+
+        CountingStream(OutputSink.Stream stream, boolean expectMark, long from) {
+            this.stream = stream;
+            this.marked = !expectMark;
+            this.count = from;
+        }
+
+        long count() {
+            synchronized (lock) {
+                return count;
+            }
+        }
+
+        @Override
+        public void write(int b) {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            synchronized (lock) {
+                if (!marked && len > 0) {
+                    marked = true; // the receiver's mark; the step's output follows
+                    off++;
+                    len--;
+                }
+                if (len > 0) {
+                    sink.write(stream, b, off, len);
+                    count += len;
+                }
+            }
+        }
+    }
+}

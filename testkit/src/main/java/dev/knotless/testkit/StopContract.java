@@ -1,0 +1,75 @@
+package dev.knotless.testkit;
+
+import static dev.knotless.testkit.ContractSupport.processes;
+import static dev.knotless.testkit.ContractSupport.sh;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.executor.Session;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StopSignal;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract's stops: a step past its deadline, one ignoring TERM, and a cancel mid-step end
+ * within the kill grace and leave no process behind.
+ * Part of {@link ExecutorContract}, which every executor's integration test extends.
+ */
+public interface StopContract {
+
+    /** The test's runner, executor and sessions. */
+    ContractRun contract();
+
+    @Test
+    default void aStepPastItsTimeoutIsStoppedAndLeavesNoProcess() throws Exception {
+        Session s = contract().open();
+        long started = System.nanoTime();
+        StepOutcome outcome;
+        try (StopSignal step = StopSignal.none().child(Duration.ofSeconds(2))) {
+            outcome = s.run(sh("hangs", "sleep 600"), new RecordingOutput(), step);
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        assertThat(outcome).isEqualTo(new StepOutcome.TimedOut());
+        assertThat(took).isLessThan(Duration.ofSeconds(2).plus(contract().killGrace()).plusSeconds(5));
+        assertThat(processes(s)).doesNotContain("sleep 600");
+    }
+
+    @Test
+    default void aStepIgnoringTermIsKilledAfterTheGrace() throws Exception {
+        Session s = contract().open();
+        long started = System.nanoTime();
+        StepOutcome outcome;
+        try (StopSignal step = StopSignal.none().child(Duration.ofSeconds(2))) {
+            outcome = s.run(sh("stubborn", "trap '' TERM; sleep 601; echo survived"), new RecordingOutput(), step);
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        assertThat(outcome).isEqualTo(new StepOutcome.TimedOut());
+        assertThat(took).isLessThan(Duration.ofSeconds(2).plus(contract().killGrace()).plusSeconds(5));
+        assertThat(processes(s)).doesNotContain("sleep 601");
+        RecordingOutput after = new RecordingOutput();
+        assertThat(s.run(sh("still usable", "echo fine"), after, StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+        assertThat(after.stdout()).isEqualTo("fine\n");
+    }
+
+    @Test
+    default void cancellationMidStepReturnsCancelledAndClosingLeavesNothing() throws Exception {
+        Session s = contract().open();
+        StopSignal run = new StopSignal();
+        Thread canceller = Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            run.stop(StopSignal.Reason.CANCELLED);
+        });
+        StepOutcome outcome;
+        try (StopSignal step = run.child(Duration.ofMinutes(5))) {
+            outcome = s.run(sh("cancelled", "sleep 602"), new RecordingOutput(), step);
+        }
+        canceller.join();
+        assertThat(outcome).isEqualTo(new StepOutcome.Cancelled());
+        s.close();
+        assertThat(contract().leftovers()).isEmpty();
+    }
+}
