@@ -131,7 +131,7 @@ class NodeExecIT {
         assertThat(check.get("steps")).hasSize(2);
         assertThat(check.get("outputs").get(0).get("mediaType").asText()).isEqualTo("image/png");
         String log = Files.readString(Path.of(check.get("log").asText()));
-        assertThat(log).contains("hello from kn-", "head=" + sha, "eth0", "CapEff:\t0000000000000000");
+        assertThat(log).contains("hello from kn-", "head=" + sha, "eth0", "CapEff:\t00000000000000fb");
         assertThat(Files.readString(dir.resolve("node.log"))).contains("connected to the runner");
     }
 

@@ -1,5 +1,6 @@
 package dev.knotless.executor.node.allocation;
 
+import dev.knotless.executor.node.protocol.ProcessHardening;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
@@ -7,10 +8,17 @@ import java.util.TreeMap;
 /**
  * What the node keeps about one allocation it was told to create, in
  * {@code allocations/<id>/allocation.json}: enough to list it, to rebuild its bundle, and to
- * tell a repeated create from a conflicting one.
+ * tell a repeated create from a conflicting one. A record written before {@code hardening} existed
+ * reads as the default, which is what such an allocation was asked for.
  */
-public record AllocationRecord(String allocation, String image, long cpuMillis, long memoryBytes, Map<String, String> labels) {
+public record AllocationRecord(String allocation, String image, long cpuMillis, long memoryBytes, Map<String, String> labels,
+        ProcessHardening hardening) {
     public AllocationRecord {
         labels = Collections.unmodifiableMap(new TreeMap<>(labels));
+        hardening = hardening == null ? ProcessHardening.DEFAULT : hardening;
+    }
+
+    public AllocationRecord(String allocation, String image, long cpuMillis, long memoryBytes, Map<String, String> labels) {
+        this(allocation, image, cpuMillis, memoryBytes, labels, ProcessHardening.DEFAULT);
     }
 }

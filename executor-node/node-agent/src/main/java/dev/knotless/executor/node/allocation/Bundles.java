@@ -3,6 +3,7 @@ package dev.knotless.executor.node.allocation;
 import dev.knotless.executor.node.agent.AllocationRuntime.RuntimeFailure;
 import dev.knotless.executor.node.image.ImageException;
 import dev.knotless.executor.node.image.ImagePuller;
+import dev.knotless.executor.node.protocol.ProcessHardening;
 import dev.knotless.executor.node.runc.BundleSpec;
 import dev.knotless.executor.node.runc.ImageUser;
 import dev.knotless.executor.node.runc.NodeOptions;
@@ -52,9 +53,11 @@ final class Bundles {
             Map<String, String> annotations = new TreeMap<>();
             r.labels().forEach((k, v) -> annotations.put("dev.knotless.label." + k, v));
             annotations.put("dev.knotless.image", r.image());
+            ProcessHardening h = r.hardening();
+            RunAs runAs = h.ids().map(ids -> new RunAs(ids[0], ids[1])).orElse(user);
             return new BundleSpec(id, rootfs, BundleSpec.AllocationDirs.under(dir),
-                    new BundleSpec.Resources(r.memoryBytes(), Math.max(10, r.cpuMillis())), user, image.config().env(),
-                    Optional.empty(), annotations, options);
+                    new BundleSpec.Resources(r.memoryBytes(), Math.max(10, r.cpuMillis())), runAs, image.config().env(),
+                    Optional.empty(), annotations, options, h);
         });
     }
 

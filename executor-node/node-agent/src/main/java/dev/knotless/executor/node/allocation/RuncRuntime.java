@@ -79,11 +79,11 @@ public final class RuncRuntime implements AllocationRuntime {
     @Override
     public Result.Done createAllocation(Action.CreateAllocation a) throws RuntimeFailure {
         String id = a.allocation();
-        AllocationRecord wanted = new AllocationRecord(id, a.image(), a.cpuMillis(), a.memoryBytes(), a.labels());
+        AllocationRecord wanted = new AllocationRecord(id, a.image(), a.cpuMillis(), a.memoryBytes(), a.labels(), a.hardening());
         Path dir = store.dir(id);
         Optional<AllocationRecord> existing = store.find(id);
         if (existing.isPresent() && !existing.get().equals(wanted)) {
-            throw new RuntimeFailure("allocation " + id + " exists with another image, limits or labels; refused");
+            throw new RuntimeFailure("allocation " + id + " exists with another image, limits, labels or hardening; refused");
         }
         ImagePuller.PulledImage image = bundles.pull(a.image());
         try {

@@ -1,5 +1,6 @@
 package dev.knotless.executor.node.runc;
 
+import dev.knotless.executor.node.protocol.ProcessHardening;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +21,17 @@ import java.util.TreeMap;
  * @param netns       a network namespace to join (CNI's); empty: a fresh one with only loopback
  * @param annotations labels of the container (the config digest is added by {@link OciConfig})
  * @param node        the node's hardening options
+ * @param hardening   what the runner asked: capabilities, no-new-privileges, PID limit, read-only paths
  */
 public record BundleSpec(String id, Path rootfs, AllocationDirs dirs, Resources resources, RunAs user,
-        List<String> env, Optional<Path> netns, Map<String, String> annotations, NodeOptions node) {
+        List<String> env, Optional<Path> netns, Map<String, String> annotations, NodeOptions node,
+        ProcessHardening hardening) {
+
+    /** With the default hardening. */
+    public BundleSpec(String id, Path rootfs, AllocationDirs dirs, Resources resources, RunAs user,
+            List<String> env, Optional<Path> netns, Map<String, String> annotations, NodeOptions node) {
+        this(id, rootfs, dirs, resources, user, env, netns, annotations, node, ProcessHardening.DEFAULT);
+    }
 
     public BundleSpec {
         if (id == null || !id.matches("[a-z0-9][a-z0-9_.-]{0,62}")) {
@@ -41,6 +50,7 @@ public record BundleSpec(String id, Path rootfs, AllocationDirs dirs, Resources 
             }
         });
         Objects.requireNonNull(node, "node");
+        Objects.requireNonNull(hardening, "hardening");
     }
 
     static Path requireAbsolute(Path path, String what) {

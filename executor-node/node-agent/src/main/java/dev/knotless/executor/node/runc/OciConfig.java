@@ -29,7 +29,6 @@ import java.util.List;
 public final class OciConfig {
 
     public static final String DIGEST_ANNOTATION = "dev.knotless.config-digest";
-    public static final int PIDS_LIMIT = 256;
     public static final long CPU_PERIOD_MICROS = 100_000;
     public static final String CGROUP_PARENT = "/knotless";
     static final String DEFAULT_PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -114,12 +113,16 @@ public final class OciConfig {
         p.set("env", strings(withPath(env)));
         p.put("cwd", cwd);
         ObjectNode caps = p.putObject("capabilities");
-        for (String set : List.of("bounding", "effective", "inheritable", "permitted", "ambient")) {
-            caps.putArray(set);
+        List<String> granted = spec.hardening().capabilities().stream().map(c -> "CAP_" + c).sorted().toList();
+        for (String set : List.of("bounding", "effective", "permitted")) {
+            caps.set(set, strings(granted));
         }
+        // Not inherited across exec and not ambient: a step's programs get them as root does, no further.
+        caps.putArray("inheritable");
+        caps.putArray("ambient");
         // No rlimits: processes inherit the agent's (its service manager sets them). A value above the
         // agent's hard limit would fail every create where the agent lacks CAP_SYS_RESOURCE.
-        p.put("noNewPrivileges", true);
+        p.put("noNewPrivileges", spec.hardening().noNewPrivileges());
         spec.node().apparmor().ifPresent(profile -> p.put("apparmorProfile", profile));
         return p;
     }
@@ -177,7 +180,7 @@ public final class OciConfig {
         device(devices, "/dev/urandom", 1, 9);
         device(devices, "/dev/tty", 5, 0);
         l.put("cgroupsPath", CGROUP_PARENT + "/" + spec.id());
-        l.set("resources", resources(spec.resources()));
+        l.set("resources", resources(spec.resources(), spec.hardening().pidsLimit()));
         ArrayNode ns = l.putArray("namespaces");
         for (String type : List.of("pid", "ipc", "uts", "mount", "cgroup")) {
             ns.addObject().put("type", type);
@@ -190,7 +193,7 @@ public final class OciConfig {
         l.set("maskedPaths", strings(List.of("/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys",
                 "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
                 "/sys/firmware", "/sys/devices/virtual/powercap")));
-        l.set("readonlyPaths", strings(List.of("/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger")));
+        l.set("readonlyPaths", strings(spec.hardening().readOnlyPaths()));
         l.set("seccomp", seccomp.deepCopy());
         return l;
     }
@@ -200,7 +203,7 @@ public final class OciConfig {
                 .put("fileMode", 0666).put("uid", 0).put("gid", 0);
     }
 
-    private static ObjectNode resources(BundleSpec.Resources r) {
+    private static ObjectNode resources(BundleSpec.Resources r, long pidsLimit) {
         ObjectNode res = F.objectNode();
         ArrayNode devices = res.putArray("devices");
         devices.addObject().put("allow", false).put("access", "rwm");
@@ -216,7 +219,7 @@ public final class OciConfig {
                 .put("shares", Math.max(2, r.cpuMillicores() * 1024 / 1000))
                 .put("quota", r.cpuMillicores() * CPU_PERIOD_MICROS / 1000)
                 .put("period", CPU_PERIOD_MICROS);
-        res.putObject("pids").put("limit", PIDS_LIMIT);
+        res.putObject("pids").put("limit", pidsLimit);
         return res;
     }
 

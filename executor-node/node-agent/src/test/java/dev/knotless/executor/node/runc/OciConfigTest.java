@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.executor.node.protocol.ProcessHardening;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,7 +77,12 @@ class OciConfigTest {
         JsonNode c = JSON.readTree(new OciConfig().configJson(spec(NodeOptions.DEFAULT)));
         JsonNode p = c.get("process");
         assertThat(p.get("noNewPrivileges").asBoolean()).isTrue();
-        for (String set : List.of("bounding", "effective", "inheritable", "permitted", "ambient")) {
+        List<String> seven = List.of("CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID",
+                "CAP_SETUID");
+        for (String set : List.of("bounding", "effective", "permitted")) {
+            assertThat(p.at("/capabilities/" + set)).extracting(JsonNode::asText).as(set).containsExactlyElementsOf(seven);
+        }
+        for (String set : List.of("inheritable", "ambient")) {
             assertThat(p.at("/capabilities/" + set).isArray()).isTrue();
             assertThat(p.at("/capabilities/" + set).size()).as(set).isZero();
         }
@@ -135,7 +141,8 @@ class OciConfigTest {
         JsonNode p = JSON.readTree(new OciConfig().execProcessJson(spec(NodeOptions.DEFAULT), List.of("sh", "-c", "true"),
                 List.of(), "/work"));
         assertThat(p.get("noNewPrivileges").asBoolean()).isTrue();
-        assertThat(p.at("/capabilities/effective").size()).isZero();
+        assertThat(p.at("/capabilities/effective").size()).isEqualTo(7);
+        assertThat(p.at("/capabilities/ambient").size()).isZero();
         assertThat(p.get("cwd").asText()).isEqualTo("/work");
         assertThat(p.at("/user/uid").asLong()).isEqualTo(1000);
     }
@@ -156,5 +163,22 @@ class OciConfigTest {
                 new BundleSpec.Resources(1L << 30, 1000), RunAs.ROOT, List.of(), Optional.empty(),
                 Map.of(OciConfig.DIGEST_ANNOTATION, "x"), NodeOptions.DEFAULT))
                 .hasMessageContaining("set by the generator");
+    }
+
+    @Test
+    void theRunnersHardeningIsWhatTheConfigSays() throws Exception {
+        BundleSpec s = spec(NodeOptions.DEFAULT);
+        BundleSpec asked = new BundleSpec(s.id(), s.rootfs(), s.dirs(), s.resources(), s.user(), s.env(), s.netns(),
+                s.annotations(), s.node(), new ProcessHardening(List.of("NET_BIND_SERVICE"), false, 64,
+                        List.of("/proc/sys", "/etc/secret"), ProcessHardening.IMAGE_USER));
+        JsonNode c = JSON.readTree(new OciConfig().configJson(asked));
+        assertThat(c.at("/process/capabilities/bounding")).extracting(JsonNode::asText).containsExactly("CAP_NET_BIND_SERVICE");
+        assertThat(c.at("/process/noNewPrivileges").asBoolean()).isFalse();
+        assertThat(c.at("/linux/resources/pids/limit").asLong()).isEqualTo(64);
+        assertThat(c.at("/linux/readonlyPaths")).extracting(JsonNode::asText).containsExactly("/proc/sys", "/etc/secret");
+        assertThatThrownBy(() -> new ProcessHardening(List.of("CAP_CHOWN"), true, 1, List.of(), "image"))
+                .hasMessageContaining("unknown capability 'CAP_CHOWN'");
+        assertThatThrownBy(() -> new ProcessHardening(List.of(), true, 1, List.of("/proc/../etc"), "image"))
+                .hasMessageContaining("plain and absolute");
     }
 }

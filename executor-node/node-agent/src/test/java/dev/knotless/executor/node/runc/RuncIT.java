@@ -142,8 +142,9 @@ class RuncIT {
 
         Exec status = sh(spec, "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status");
         assertThat(status.code()).as(status.err()).isZero();
-        assertThat(status.out()).contains("CapEff:\t0000000000000000", "CapPrm:\t0000000000000000",
-                "CapBnd:\t0000000000000000", "CapInh:\t0000000000000000", "CapAmb:\t0000000000000000",
+        // the default hardening's seven: CHOWN DAC_OVERRIDE FOWNER FSETID KILL SETGID SETUID (bits 0 1 3 4 5 6 7)
+        assertThat(status.out()).contains("CapEff:\t00000000000000fb", "CapPrm:\t00000000000000fb",
+                "CapBnd:\t00000000000000fb", "CapInh:\t0000000000000000", "CapAmb:\t0000000000000000",
                 "NoNewPrivs:\t1", "Seccomp:\t2");
 
         String pids = CGROUP_V2 ? "/sys/fs/cgroup/pids.max" : "/sys/fs/cgroup/pids/pids.max";
@@ -194,7 +195,7 @@ class RuncIT {
         runc.create(control.id(), bundle(control, new ObjectMapper().writeValueAsBytes(config)));
         runc.start(control.id());
         Exec allowed = sh(control, "grep Seccomp: /proc/self/status; grep CapEff /proc/self/status; unshare -U true && echo unshared");
-        assertThat(allowed.out()).contains("Seccomp:\t0", "CapEff:\t0000000000000000", "unshared");
+        assertThat(allowed.out()).contains("Seccomp:\t0", "CapEff:\t00000000000000fb", "unshared");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.knotless.executor.node.runner;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
+import dev.knotless.executor.Hardening;
 import dev.knotless.executor.Labels;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
@@ -12,6 +13,7 @@ import dev.knotless.executor.TransferLimitException;
 import dev.knotless.executor.Trust;
 import dev.knotless.executor.node.protocol.Action;
 import dev.knotless.executor.node.protocol.Names;
+import dev.knotless.executor.node.protocol.ProcessHardening;
 import dev.knotless.executor.node.protocol.Result;
 import dev.knotless.executor.node.protocol.Signer;
 import java.nio.charset.StandardCharsets;
@@ -94,7 +96,8 @@ public final class NodeExecutor implements Executor {
             long cpu = spec.resources().milliCpu() > 0 ? spec.resources().milliCpu() : DEFAULT_MILLI_CPU;
             long memory = spec.resources().memoryBytes() > 0 ? spec.resources().memoryBytes() : DEFAULT_MEMORY;
             created = true;
-            call(node, new Action.CreateAllocation(node, allocation, image, cpu, Math.max(memory, 4L << 20), labels(spec)),
+            call(node, new Action.CreateAllocation(node, allocation, image, cpu, Math.max(memory, 4L << 20), labels(spec),
+                            hardening(spec.hardening())),
                     Result.Done.class, Failure.Kind.INFRASTRUCTURE, "");
             if (!untrusted && options.network().isPresent()) {
                 call(node, new Action.AttachNetwork(node, allocation, options.network().get()), Result.Done.class,
@@ -269,6 +272,12 @@ public final class NodeExecutor implements Executor {
                 .filter(n -> !exclusive.contains(n))
                 .filter(n -> !untrusted || load.getOrDefault(n, 0) == 0)
                 .min((a, b) -> Integer.compare(load.getOrDefault(a, 0), load.getOrDefault(b, 0)));
+    }
+
+    /** The seam's hardening as the signed action carries it: the node applies exactly this. */
+    static ProcessHardening hardening(Hardening h) {
+        String user = h.user() instanceof Hardening.User.Ids ids ? ids.uid() + ":" + ids.gid() : ProcessHardening.IMAGE_USER;
+        return new ProcessHardening(h.capabilities(), h.noNewPrivileges(), h.pidsLimit(), h.readOnlyPaths(), user);
     }
 
     private static Map<String, String> labels(RunSpec spec) {

@@ -3,12 +3,10 @@ package dev.knotless.executor.node.runner;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
-import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepOutcome;
-import dev.knotless.executor.StepGate;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StepStopper;
 import dev.knotless.executor.StopSignal;
@@ -29,14 +27,14 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One run's allocation on a node. Steps outlive the link: when the connection breaks mid-step the
+ * One run's allocation on a node. The guard above the seam ({@code Guarded}) checks closed
+ * sessions, early stops, paths and failing sinks; this class only talks to the node. Steps outlive the link: when the connection breaks mid-step the
  * session waits for the node to dial back (up to the reattach window) and sends {@code run_step}
  * again with the byte offsets it already has, which attaches to the running step on the node.
  */
@@ -50,7 +48,6 @@ final class NodeSession implements Session {
     private final RunSpec spec;
     private final String node;
     private final String allocation;
-    private final AtomicBoolean closed = new AtomicBoolean();
     private int steps;
 
     NodeSession(NodeExecutor executor, RunSpec spec, String node, String allocation) {
@@ -68,9 +65,7 @@ final class NodeSession implements Session {
     // ---- upload --------------------------------------------------------------------------------
 
     @Override
-    public void upload(String dir, TarSource tar, StopSignal signal) throws ExecutorException {
-        String path = absolute(dir);
-        usable(signal, "upload to " + path);
+    public void upload(String path, TarSource tar, StopSignal signal) throws ExecutorException {
         MessageDigest sha = sha256();
         long[] sent = {0};
         TarSource counted = out -> {
@@ -96,9 +91,7 @@ final class NodeSession implements Session {
     // ---- download ------------------------------------------------------------------------------
 
     @Override
-    public void download(String dir, TarSink sink, StopSignal signal) throws ExecutorException {
-        String path = absolute(dir);
-        usable(signal, "download of " + path);
+    public void download(String path, TarSink sink, StopSignal signal) throws ExecutorException {
         Pipe pipe;
         try {
             pipe = Pipe.open();
@@ -168,10 +161,7 @@ final class NodeSession implements Session {
         } catch (NodeCalls.Refused e) {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
         } catch (NodeCalls.LinkLost e) {
-            Optional<StopSignal.Reason> stopped = signal.reason();
-            if (stopped.isPresent()) {
-                throw new ExecutorException(Failure.Kind.STOPPED, what + " stopped (" + stopped.get().name().toLowerCase() + ")");
-            }
+            ExecutorException.throwIfStopped(signal, what);
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, what + ": " + e.getMessage());
         }
     }
@@ -180,10 +170,6 @@ final class NodeSession implements Session {
 
     @Override
     public StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
-        Optional<StepOutcome> refused = StepGate.refusal(closed.get(), step, signal);
-        if (refused.isPresent()) {
-            return refused.get();
-        }
         int number = ++steps;
         byte[] payload = ShellPayload.framed(step);
         long timeoutMs = Math.min(Action.MAX_STEP_TIMEOUT_MS, Math.max(1, spec.timeout().plus(spec.killGrace()).toMillis()));
@@ -254,11 +240,6 @@ final class NodeSession implements Session {
                             node, allocation, number, offsets[0], offsets[1]);
                 }
             }
-        } catch (RuntimeException e) {
-            // the caller's sink failed: stop the step's processes before passing it on
-            stopper.requested(StopSignal.Reason.CANCELLED);
-            stopper.finish();
-            throw e;
         }
     }
 
@@ -282,9 +263,6 @@ final class NodeSession implements Session {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
         if (spec.keep()) {
             LOG.info("allocation kept node={} allocation={} run={}", node, allocation, spec.runId());
             return;
@@ -293,24 +271,6 @@ final class NodeSession implements Session {
     }
 
     // ---- helpers -------------------------------------------------------------------------------
-
-    private void usable(StopSignal signal, String what) throws ExecutorException {
-        if (closed.get()) {
-            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, what + ": the session is closed");
-        }
-        Optional<StopSignal.Reason> stopped = signal.reason();
-        if (stopped.isPresent()) {
-            throw new ExecutorException(Failure.Kind.STOPPED, what + " stopped (" + stopped.get().name().toLowerCase() + ")");
-        }
-    }
-
-    private static String absolute(String dir) throws ExecutorException {
-        try {
-            return RunLayout.absolute(dir);
-        } catch (IllegalArgumentException e) {
-            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
-        }
-    }
 
     private static StepOutcome failed(Failure.Kind kind, String reason) {
         return new StepOutcome.Failed(new Failure(kind, reason));

@@ -63,10 +63,11 @@ class NodeIsolationIT {
     }
 
     @Test
-    void aRunSeesNoCapabilitiesNoNewPrivilegesAPidLimitAndItsMemoryLimit() throws Exception {
+    void aRunSeesTheDefaultCapabilitiesNoNewPrivilegesAPidLimitAndItsMemoryLimit() throws Exception {
         try (Session s = node.executor.start(spec().resources(new Resources(500, 96L << 20)).build(), StopSignal.none())) {
             String status = run(s, "grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status").stdout();
-            assertThat(status).contains("CapEff:\t0000000000000000", "CapPrm:\t0000000000000000", "CapBnd:\t0000000000000000",
+            // Hardening.DEFAULT's seven: CHOWN DAC_OVERRIDE FOWNER FSETID KILL SETGID SETUID (bits 0 1 3 4 5 6 7)
+            assertThat(status).contains("CapEff:\t00000000000000fb", "CapPrm:\t00000000000000fb", "CapBnd:\t00000000000000fb",
                     "NoNewPrivs:\t1", "Seccomp:\t2");
             String pids = run(s, "cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max").stdout();
             assertThat(pids.strip()).isEqualTo("256");

@@ -47,18 +47,25 @@ public sealed interface Action {
      * labels are the runner's bookkeeping (its id, the run's id); the node stores and lists them.
      */
     record CreateAllocation(String node, String allocation, String image, long cpuMillis, long memoryBytes,
-            Map<String, String> labels) implements Action {
+            Map<String, String> labels, ProcessHardening hardening) implements Action {
         public CreateAllocation {
             Names.node(node);
             Names.allocation(allocation);
             Names.image(image);
             labels = Names.labels(labels);
+            hardening = hardening == null ? ProcessHardening.DEFAULT : hardening;
             if (cpuMillis < 1 || cpuMillis > 1_024_000) {
                 throw new IllegalArgumentException("cpuMillis must be 1..1024000, was " + cpuMillis);
             }
             if (memoryBytes < 4L * 1024 * 1024 || memoryBytes > 1024L * 1024 * 1024 * 1024) {
                 throw new IllegalArgumentException("memoryBytes must be 4 MiB..1 TiB, was " + memoryBytes);
             }
+        }
+
+        /** With the default hardening. */
+        public CreateAllocation(String node, String allocation, String image, long cpuMillis, long memoryBytes,
+                Map<String, String> labels) {
+            this(node, allocation, image, cpuMillis, memoryBytes, labels, ProcessHardening.DEFAULT);
         }
     }
 
