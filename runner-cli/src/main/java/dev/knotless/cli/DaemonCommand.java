@@ -14,6 +14,7 @@ import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.run.Cancellation;
+import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.state.StateStore;
@@ -131,11 +132,12 @@ final class DaemonCommand implements Callable<Integer> {
             LiveRuns live = new LiveRuns();
             DaemonMetrics metrics = new DaemonMetrics(state).zeroes();
             Executor metered = metrics.executor(executor);
-            Forge forge = metrics.forge(new EmbeddedForge(stateDir.resolve("forge"), state));
+            Forge forge = metrics.forge(new EmbeddedForge(stateDir.resolve("forge"), state.cursors()));
             CheckStore checks = new CheckStore(stateDir);
-            Run run = RunWiring.run(metered, stateDir, SecretStore.encryptedFile(stateDir), FanOut.of(live, metrics.steps()),
-                    limits, runOptions.cacheBudgetBytes(), state, Clock.systemUTC());
-            Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, checks, log,
+            CheckRecorder recorder = new CheckRecorder(checks, state.runs(), forge.publisher(), log::line);
+            Run run = RunWiring.run(metered, stateDir, recorder, SecretStore.encryptedFile(stateDir),
+                    FanOut.of(live, metrics.steps()), limits, runOptions.cacheBudgetBytes(), state.progress(), Clock.systemUTC());
+            Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, recorder, log,
                     Clock.systemUTC());
             Cancellation shutdown = new Cancellation();
             CountDownLatch stop = new CountDownLatch(1);

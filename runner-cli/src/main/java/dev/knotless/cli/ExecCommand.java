@@ -4,13 +4,12 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckJson;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import dev.knotless.runner.checkout.Commit;
 import dev.knotless.runner.checkout.Mirror;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.Run;
-import dev.knotless.runner.run.RunJournal;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.workflow.Workflow;
@@ -128,8 +127,8 @@ final class ExecCommand implements Callable<Integer> {
                 // The encrypted store makes its key on first use: only open it when a step asks for a secret.
                 boolean wantsSecrets = selected.stream().anyMatch(w -> w.steps().stream().anyMatch(s -> !s.secrets().isEmpty()));
                 SecretStore secrets = wantsSecrets ? SecretStore.encryptedFile(stateDir) : SecretStore.inMemory();
-                Run run = RunWiring.run(executor, stateDir, secrets, console, limits, runOptions.cacheBudgetBytes(),
-                        RunJournal.NONE, Clock.systemUTC());
+                Run run = RunWiring.oneShot(executor, stateDir, secrets, console, limits, runOptions.cacheBudgetBytes(),
+                        Clock.systemUTC());
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),

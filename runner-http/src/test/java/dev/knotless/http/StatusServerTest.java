@@ -11,7 +11,7 @@ import dev.knotless.checks.Output;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
@@ -56,7 +56,7 @@ class StatusServerTest {
     void start() throws Exception {
         state = StateStore.open(dir);
         checks = new CheckStore(dir);
-        EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state);
+        EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
         forge.add(new Repository("acme/web", "https://user:secret@git.example.org/web.git", "main", List.of("r1"), List.of()));
         server = new StatusServer(new Listen("127.0.0.1", 0),
                 new ApiSources(state, checks, forge, live, new DaemonMetrics(state).zeroes(), loop::get)).start();
@@ -85,14 +85,14 @@ class StatusServerTest {
 
     @Test
     void pendingRunningAndFinalRunsWithTheirStepsAndOutputs() throws Exception {
-        state.enqueue(List.of(queued("done"), queued("going"), queued("waiting")));
-        state.takeNext(5);
-        state.takeNext(5);
+        state.runs().enqueue(List.of(queued("done"), queued("going"), queued("waiting")));
+        state.runs().takeNext(5);
+        state.runs().takeNext(5);
         Path outputs = checks.outputDir("done");
         Files.createDirectories(outputs.resolve("sub"));
         Files.write(outputs.resolve("sub/plot.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A});
         Files.createSymbolicLink(outputs.resolve("leak.png"), dir.resolve("runner.db"));
-        state.finish("done", new Check("done", "acme/web", SHA, "refs/heads/main", "ci", "push", "r1", "docker",
+        state.runs().finish("done", new Check("done", "acme/web", SHA, "refs/heads/main", "ci", dev.knotless.checks.Event.PUSH, "r1", dev.knotless.checks.ExecutorName.of("docker"),
                 CheckStatus.FAILURE, "step 'test' exited with 3", Instant.EPOCH, Instant.EPOCH,
                 List.of(new StepResult("build", StepStatus.SUCCESS, 0, 10, null),
                         new StepResult("test", StepStatus.FAILURE, 3, 20, "exited with 3")),

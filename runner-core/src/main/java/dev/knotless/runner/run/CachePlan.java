@@ -3,7 +3,7 @@ package dev.knotless.runner.run;
 import dev.knotless.cache.CacheKey;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import java.util.List;
 
 /**

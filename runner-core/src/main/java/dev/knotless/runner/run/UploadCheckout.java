@@ -13,7 +13,7 @@ final class UploadCheckout implements Phase {
     @Override
     public void run(RunState state) {
         long limit = state.limits.checkoutBytes();
-        Instant deadline = Instant.now().plus(state.limits.runTimeout());
+        Instant deadline = state.deadline.at(state.clock);
         long started = System.nanoTime();
         try {
             state.session.upload(RunLayout.WORK,

@@ -3,7 +3,7 @@ package dev.knotless.runner.state;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;

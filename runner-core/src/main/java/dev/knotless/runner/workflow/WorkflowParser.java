@@ -1,7 +1,7 @@
 package dev.knotless.runner.workflow;
 
 import dev.knotless.executor.Resources;
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import dev.knotless.runner.workflow.YamlTree.Entry;
 import dev.knotless.runner.workflow.YamlTree.Kind;
 import dev.knotless.runner.workflow.YamlTree.ListNode;

@@ -8,7 +8,7 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.workflow.WorkflowParser;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +34,7 @@ class LiveRunsTest {
     }
 
     static Check check(String id, CheckStatus status) {
-        return new Check(id, "acme/app", "a".repeat(40), "refs/heads/main", "ci", "push", "runner-1", "docker", status, null,
+        return new Check(id, "acme/app", "a".repeat(40), "refs/heads/main", "ci", dev.knotless.checks.Event.PUSH, "runner-1", dev.knotless.checks.ExecutorName.of("docker"), status, null,
                 Instant.EPOCH, Instant.EPOCH, List.of(), List.of(), null);
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knotless.executor.Resources;
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
