@@ -18,8 +18,8 @@ import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.runner.workflow.WorkflowParser;
 import dev.knotless.secrets.SecretStore;
+import dev.knotless.runner.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -204,7 +204,7 @@ final class DaemonCommand implements Callable<Integer> {
                 }
                 return Duration.ofMillis(ms);
             }
-            return WorkflowParser.parseDuration(text);
+            return Durations.parse(text);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(option + " " + text + ": " + e.getMessage()
                     + (e.getMessage().contains("ms") ? "" : " (or milliseconds, such as 200ms)"));

@@ -1,5 +1,6 @@
 package dev.knotless.runner.run;
 
+import dev.knotless.runner.Durations;
 import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Layer;
 import dev.knotless.executor.ExecutorException;

@@ -8,6 +8,7 @@ import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.runner.Durations;
 import dev.knotless.runner.workflow.Step;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.MaskingSink;

@@ -1,5 +1,6 @@
 package dev.knotless.runner.run;
 
+import dev.knotless.runner.Durations;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
