@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The result of one workflow run on one commit (docs/reference/check.md).
@@ -23,12 +24,12 @@ public record Check(
         String runner,
         ExecutorName executor,
         CheckStatus status,
-        String reason,
+        @Nullable String reason,
         Instant startedAt,
-        Instant finishedAt,
+        @Nullable Instant finishedAt,
         List<StepResult> steps,
         List<Output> outputs,
-        String log) {
+        @Nullable String log) {
 
     public Check {
         Objects.requireNonNull(id, "id");
@@ -38,7 +39,7 @@ public record Check(
     }
 
     /** A run's check while it goes: no steps, outputs or end yet. */
-    public static Check running(CheckSubject s, Instant startedAt, String log) {
+    public static Check running(CheckSubject s, Instant startedAt, @Nullable String log) {
         return of(s, CheckStatus.RUNNING, null, startedAt, null, log);
     }
 
@@ -58,7 +59,7 @@ public record Check(
     }
 
     /** This check, ended: final {@code status} with its steps and outputs. */
-    public Check finished(CheckStatus newStatus, String newReason, Instant at, List<StepResult> endedSteps,
+    public Check finished(CheckStatus newStatus, @Nullable String newReason, Instant at, List<StepResult> endedSteps,
             List<Output> collected) {
         if (!newStatus.isFinal()) {
             throw new IllegalArgumentException(newStatus.wireName() + " is not a final status");
@@ -72,8 +73,8 @@ public record Check(
         return new CheckSubject(id, repo, commit, ref, workflow, event, runner, executor);
     }
 
-    private static Check of(CheckSubject s, CheckStatus status, String reason, Instant startedAt, Instant finishedAt,
-            String log) {
+    private static Check of(CheckSubject s, CheckStatus status, @Nullable String reason, Instant startedAt,
+            @Nullable Instant finishedAt, @Nullable String log) {
         return new Check(s.id(), s.repo(), s.commit(), s.ref(), s.workflow(), s.event(), s.runner(), s.executor(),
                 status, reason, startedAt, finishedAt, List.of(), List.of(), log);
     }

@@ -92,13 +92,14 @@ class StatusServerTest {
         Files.createDirectories(outputs.resolve("sub"));
         Files.write(outputs.resolve("sub/plot.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A});
         Files.createSymbolicLink(outputs.resolve("leak.png"), dir.resolve("runner.db"));
-        state.runs().finish("done", new Check("done", "acme/web", SHA, "refs/heads/main", "ci", dev.knotless.checks.Event.PUSH, "r1", dev.knotless.checks.ExecutorName.of("docker"),
-                CheckStatus.FAILURE, "step 'test' exited with 3", Instant.EPOCH, Instant.EPOCH,
+        Check started = Check.running(new dev.knotless.checks.CheckSubject("done", "acme/web", SHA, "refs/heads/main", "ci",
+                dev.knotless.checks.Event.PUSH, "r1", dev.knotless.checks.ExecutorName.of("docker")), Instant.EPOCH,
+                checks.logPath("done").toString());
+        state.runs().finish("done", started.finished(CheckStatus.FAILURE, "step 'test' exited with 3", Instant.EPOCH,
                 List.of(new StepResult("build", StepStatus.SUCCESS, 0, 10, null),
                         new StepResult("test", StepStatus.FAILURE, 3, 20, "exited with 3")),
                 List.of(new Output("sub/plot.png", "image/png", 8, outputs.resolve("sub/plot.png").toString()),
-                        new Output("leak.png", "image/png", 8, outputs.resolve("leak.png").toString())),
-                checks.logPath("done").toString()));
+                        new Output("leak.png", "image/png", 8, outputs.resolve("leak.png").toString()))));
         Files.createDirectories(checks.logPath("done").getParent());
         Files.writeString(checks.logPath("done"), "the log\n");
         RunRequest going = new RunRequest("going", "r1", "/srv/web", SHA, "refs/heads/main", "refs/heads/main", Event.PUSH,

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the phases of one run share. Used by the run's own thread only.
@@ -38,13 +39,13 @@ final class RunState {
     /** Set (from an output thread too) when the journal failed once: it is not asked again. */
     volatile boolean journalBroken;
     /** Where a resumed run's earlier process stopped; null for a run started here. */
-    RunProgress resumed;
-    Session session;
+    @Nullable RunProgress resumed;
+    @Nullable Session session;
     /** The session found again after a restart, which can follow the step that was going; else null. */
-    ResumedSession resumedSession;
+    @Nullable ResumedSession resumedSession;
     final List<StepResult> steps = new ArrayList<>();
     final List<Output> outputs = new ArrayList<>();
-    Verdict verdict;
+    @Nullable Verdict verdict;
 
     RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,
              RunDeadline deadline, java.time.Clock clock, Map<String, String> environment, List<Grants.Granted> grants,

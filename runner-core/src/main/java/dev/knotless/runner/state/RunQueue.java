@@ -125,13 +125,7 @@ public final class RunQueue implements CheckRows {
                     UPDATE runs SET status = ?, reason = ?, finished_at = ?, check_json = ?,
                       started_at = COALESCE(started_at, ?)
                     WHERE id = ?""")) {
-                String now = db.now();
-                update.setString(1, check.status().wireName());
-                update.setString(2, check.reason());
-                update.setString(3, check.finishedAt() != null ? check.finishedAt().toString() : now);
-                update.setString(4, line);
-                update.setString(5, now);
-                update.setString(6, runId);
+                bindFinal(update, check, line, db.now(), runId);
                 int n = update.executeUpdate();
                 ProgressJournal.forget(connection, runId);
                 return n;
@@ -208,13 +202,7 @@ public final class RunQueue implements CheckRows {
             try (PreparedStatement update = connection.prepareStatement("""
                     UPDATE runs SET status = ?, reason = ?, finished_at = ?, check_json = ?, started_at = ?
                     WHERE id = ? AND status = 'pending'""")) {
-                String now = db.now();
-                update.setString(1, check.status().wireName());
-                update.setString(2, check.reason());
-                update.setString(3, check.finishedAt() != null ? check.finishedAt().toString() : now);
-                update.setString(4, line);
-                update.setString(5, now);
-                update.setString(6, runId);
+                bindFinal(update, check, line, db.now(), runId);
                 return update.executeUpdate() == 1;
             }
         });
@@ -280,6 +268,20 @@ public final class RunQueue implements CheckRows {
             }
             return find(connection, id).orElseThrow();
         });
+    }
+
+    /**
+     * Binds an UPDATE of run {@code runId}'s final check: status, reason, finished_at, check_json,
+     * then {@code now} (for started_at) and the id, in that order.
+     */
+    private static void bindFinal(PreparedStatement update, Check check, String line, String now, String runId)
+            throws SQLException {
+        update.setString(1, check.status().wireName());
+        update.setString(2, check.reason());
+        update.setString(3, check.finishedAt() != null ? check.finishedAt().toString() : now);
+        update.setString(4, line);
+        update.setString(5, now);
+        update.setString(6, runId);
     }
 
     private Optional<RunRecord> find(Connection connection, String id) throws SQLException, IOException {

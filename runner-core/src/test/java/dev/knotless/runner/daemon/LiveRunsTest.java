@@ -34,8 +34,9 @@ class LiveRunsTest {
     }
 
     static Check check(String id, CheckStatus status) {
-        return new Check(id, "acme/app", "a".repeat(40), "refs/heads/main", "ci", dev.knotless.checks.Event.PUSH, "runner-1", dev.knotless.checks.ExecutorName.of("docker"), status, null,
-                Instant.EPOCH, Instant.EPOCH, List.of(), List.of(), null);
+        Check running = Check.running(new dev.knotless.checks.CheckSubject(id, "acme/app", "a".repeat(40), "refs/heads/main",
+                "ci", dev.knotless.checks.Event.PUSH, "runner-1", dev.knotless.checks.ExecutorName.of("docker")), Instant.EPOCH, null);
+        return status.isFinal() ? running.finished(status, null, Instant.EPOCH, List.of(), List.of()) : running;
     }
 
     @Test

@@ -379,8 +379,11 @@ class StateStoreTest {
     }
 
     static Check check(String id, CheckStatus status, String reason) {
-        return new Check(id, "acme/app", "a".repeat(40), "refs/heads/main", "ci", dev.knotless.checks.Event.PUSH, "r1", dev.knotless.checks.ExecutorName.of("docker"), status, reason,
-                Instant.parse("2026-01-01T00:00:00Z"), Instant.parse("2026-01-01T00:01:00Z"), List.of(), List.of(),
-                "/state/logs/" + id + ".log");
+        Check running = Check.running(new dev.knotless.checks.CheckSubject(id, "acme/app", "a".repeat(40), "refs/heads/main",
+                "ci", dev.knotless.checks.Event.PUSH, "r1", dev.knotless.checks.ExecutorName.of("docker")),
+                Instant.parse("2026-01-01T00:00:00Z"), "/state/logs/" + id + ".log");
+        return status.isFinal()
+                ? running.finished(status, reason, Instant.parse("2026-01-01T00:01:00Z"), List.of(), List.of())
+                : running;
     }
 }
