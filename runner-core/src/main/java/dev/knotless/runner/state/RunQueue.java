@@ -221,13 +221,7 @@ public final class RunQueue implements CheckRows {
                       created_at, started_at, finished_at, check_json)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""")) {
                 String now = db.now();
-                insert.setString(1, run.id());
-                insert.setString(2, run.repo());
-                insert.setString(3, run.commit());
-                insert.setString(4, run.ref());
-                insert.setString(5, run.workflow());
-                insert.setString(6, run.event().wireName());
-                insert.setString(7, run.trust().name().toLowerCase(Locale.ROOT));
+                bindRun(insert, run);
                 insert.setString(8, check.status().wireName());
                 insert.setString(9, check.reason());
                 insert.setString(10, run.runner());
@@ -337,7 +331,8 @@ public final class RunQueue implements CheckRows {
         return json.readValue(text, new TypeReference<LinkedHashMap<String, String>>() {});
     }
 
-    private void bindPendingRun(PreparedStatement insert, QueuedRun run, String createdAt) throws SQLException, IOException {
+    /** Binds what every INSERT of a run starts with: id, repo, commit_sha, ref, workflow, event, trust. */
+    private static void bindRun(PreparedStatement insert, QueuedRun run) throws SQLException {
         insert.setString(1, run.id());
         insert.setString(2, run.repo());
         insert.setString(3, run.commit());
@@ -345,6 +340,10 @@ public final class RunQueue implements CheckRows {
         insert.setString(5, run.workflow());
         insert.setString(6, run.event().wireName());
         insert.setString(7, run.trust().name().toLowerCase(Locale.ROOT));
+    }
+
+    private void bindPendingRun(PreparedStatement insert, QueuedRun run, String createdAt) throws SQLException, IOException {
+        bindRun(insert, run);
         insert.setString(8, run.runner());
         insert.setString(9, createdAt);
         insert.setString(10, run.variables().isEmpty() ? null : json.writeValueAsString(new TreeMap<>(run.variables())));
