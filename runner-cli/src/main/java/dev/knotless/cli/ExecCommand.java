@@ -2,9 +2,9 @@ package dev.knotless.cli;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckJson;
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Trust;
-import dev.knotless.checks.Event;
 import dev.knotless.runner.checkout.Commit;
 import dev.knotless.runner.checkout.Mirror;
 import dev.knotless.runner.checkout.Mirrors;
@@ -27,11 +27,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 @Command(
         name = "exec",

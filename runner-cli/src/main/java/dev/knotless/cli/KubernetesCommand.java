@@ -1,8 +1,8 @@
 package dev.knotless.cli;
 
 import dev.knotless.executor.kubernetes.ScopedCredentials;
-import java.time.Duration;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

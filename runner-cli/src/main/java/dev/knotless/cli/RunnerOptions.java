@@ -1,12 +1,12 @@
 package dev.knotless.cli;
 
 import dev.knotless.executor.Executor;
-import java.time.Duration;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import picocli.CommandLine.Option;
 

@@ -1,11 +1,10 @@
 package dev.knotless.cli;
 
-import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.CheckStatus;
-import dev.knotless.executor.Trust;
 import dev.knotless.checks.Event;
+import dev.knotless.executor.Trust;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.forge.Cursors;
 import dev.knotless.runner.forge.EmbeddedForge;
@@ -16,6 +15,7 @@ import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.secrets.Secret;
 import dev.knotless.secrets.SecretStore;
+import dev.knotless.testkit.TestRepo;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -3,8 +3,8 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.CheckStatus;
-import dev.knotless.executor.Trust;
 import dev.knotless.checks.Event;
+import dev.knotless.executor.Trust;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
 import java.io.PrintWriter;

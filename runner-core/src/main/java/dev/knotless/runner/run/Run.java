@@ -1,17 +1,16 @@
 package dev.knotless.runner.run;
 
-import dev.knotless.runner.Durations;
 import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckSubject;
+import dev.knotless.checks.Event;
 import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Executor;
-import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.ResumedSession;
-import dev.knotless.executor.Session;
+import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.StopSignal;
-import dev.knotless.checks.Event;
+import dev.knotless.runner.Durations;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.SecretStore;
@@ -19,7 +18,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,10 +1,10 @@
 package dev.knotless.runner.run;
 
-import dev.knotless.runner.Durations;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.runner.Durations;
 import dev.knotless.tar.Bounded;
 import java.time.Instant;
 

@@ -2,8 +2,8 @@ package dev.knotless.runner.state;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
-import dev.knotless.executor.Trust;
 import dev.knotless.checks.Event;
+import dev.knotless.executor.Trust;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;

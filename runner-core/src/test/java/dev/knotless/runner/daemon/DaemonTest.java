@@ -1,11 +1,11 @@
 package dev.knotless.runner.daemon;
 
-import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
@@ -14,7 +14,6 @@ import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
 import dev.knotless.executor.Trust;
-import dev.knotless.checks.Event;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
@@ -28,6 +27,7 @@ import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.secrets.SecretStore;
+import dev.knotless.testkit.TestRepo;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.Event;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.Trust;
-import dev.knotless.checks.Event;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.workflow.WorkflowParser;
 import java.nio.charset.StandardCharsets;

@@ -1,15 +1,15 @@
 package dev.knotless.runner.daemon;
 
-import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.knotless.executor.Trust;
 import dev.knotless.checks.Event;
+import dev.knotless.executor.Trust;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.testkit.TestRepo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.Event;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.Trust;
-import dev.knotless.checks.Event;
 import dev.knotless.runner.run.RunProgress;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -3,8 +3,8 @@ package dev.knotless.runner.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.knotless.executor.Resources;
 import dev.knotless.checks.Event;
+import dev.knotless.executor.Resources;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
