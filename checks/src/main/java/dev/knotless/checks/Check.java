@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The result of one workflow run on one commit (docs/reference/check.md).
@@ -19,16 +20,16 @@ public record Check(
         String commit,
         String ref,
         String workflow,
-        String event,
+        Event event,
         String runner,
-        String executor,
+        ExecutorName executor,
         CheckStatus status,
-        String reason,
+        @Nullable String reason,
         Instant startedAt,
-        Instant finishedAt,
+        @Nullable Instant finishedAt,
         List<StepResult> steps,
         List<Output> outputs,
-        String log) {
+        @Nullable String log) {
 
     public Check {
         Objects.requireNonNull(id, "id");
@@ -37,8 +38,44 @@ public record Check(
         outputs = List.copyOf(outputs);
     }
 
-    public Check withStatus(CheckStatus newStatus, String newReason) {
-        return new Check(id, repo, commit, ref, workflow, event, runner, executor, newStatus, newReason,
-                startedAt, finishedAt, steps, outputs, log);
+    /** A run's check while it goes: no steps, outputs or end yet. */
+    public static Check running(CheckSubject s, Instant startedAt, @Nullable String log) {
+        return of(s, CheckStatus.RUNNING, null, startedAt, null, log);
+    }
+
+    /** A final {@code error} check of a run that never got as far as its steps: steps unknown. */
+    public static Check error(CheckSubject s, Instant startedAt, Instant finishedAt, String reason) {
+        return of(s, CheckStatus.ERROR, reason, startedAt, finishedAt, null);
+    }
+
+    /** A final {@code cancelled} check of a run cancelled before it started. */
+    public static Check cancelled(CheckSubject s, Instant at, String reason) {
+        return of(s, CheckStatus.CANCELLED, reason, at, at, null);
+    }
+
+    /** A final {@code failure} check that no run made (the lander's rejection of a pull request). */
+    public static Check failure(CheckSubject s, Instant at, String reason) {
+        return of(s, CheckStatus.FAILURE, reason, at, at, null);
+    }
+
+    /** This check, ended: final {@code status} with its steps and outputs. */
+    public Check finished(CheckStatus newStatus, @Nullable String newReason, Instant at, List<StepResult> endedSteps,
+            List<Output> collected) {
+        if (!newStatus.isFinal()) {
+            throw new IllegalArgumentException(newStatus.wireName() + " is not a final status");
+        }
+        return new Check(id, repo, commit, ref, workflow, event, runner, executor, newStatus, newReason, startedAt,
+                at, endedSteps, collected, log);
+    }
+
+    /** What this check is about. */
+    public CheckSubject subject() {
+        return new CheckSubject(id, repo, commit, ref, workflow, event, runner, executor);
+    }
+
+    private static Check of(CheckSubject s, CheckStatus status, @Nullable String reason, Instant startedAt,
+            @Nullable Instant finishedAt, @Nullable String log) {
+        return new Check(s.id(), s.repo(), s.commit(), s.ref(), s.workflow(), s.event(), s.runner(), s.executor(),
+                status, reason, startedAt, finishedAt, List.of(), List.of(), log);
     }
 }

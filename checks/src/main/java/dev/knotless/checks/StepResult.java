@@ -2,6 +2,7 @@ package dev.knotless.checks;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One step of a check.
@@ -12,9 +13,9 @@ import java.util.Objects;
 public record StepResult(
         String name,
         StepStatus status,
-        @JsonInclude(JsonInclude.Include.ALWAYS) Integer exitCode,
+        @JsonInclude(JsonInclude.Include.ALWAYS) @Nullable Integer exitCode,
         long durationMs,
-        String reason) {
+        @Nullable String reason) {
 
     public StepResult {
         Objects.requireNonNull(name, "name");

@@ -2,9 +2,9 @@ package dev.knotless.checks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,7 +15,7 @@ class CheckStoreTest {
     @Test
     void aSavedCheckReadsBackEqualAndStepsWithoutExitCodeSayNull() throws Exception {
         CheckStore store = new CheckStore(state);
-        Check check = new Check("r1", "repo", "abc", "refs/heads/main", "ci", "push", "local", "docker",
+        Check check = new Check("r1", "repo", "abc", "refs/heads/main", "ci", Event.PUSH, "local", ExecutorName.of("docker"),
                 CheckStatus.FAILURE, "step 'wait' timed out after 2s",
                 Instant.parse("2026-01-01T00:00:00Z"), Instant.parse("2026-01-01T00:00:05Z"),
                 List.of(new StepResult("build", StepStatus.SUCCESS, 0, 10, null),
@@ -26,6 +26,38 @@ class CheckStoreTest {
         assertThat(store.load("r1")).contains(check);
         assertThat(store.list()).containsExactly(check);
         String json = new CheckJson().line(check);
-        assertThat(json).contains("\"exitCode\":null").contains("\"status\":\"failure\"").contains("\"startedAt\":\"2026-01-01T00:00:00Z\"");
+        assertThat(json).contains("\"exitCode\":null").contains("\"status\":\"failure\"").contains("\"startedAt\":\"2026-01-01T00:00:00Z\"")
+                .contains("\"event\":\"push\"").contains("\"executor\":\"docker\"");
+    }
+
+    @Test
+    void aCheckFileWrittenWithStringEventAndExecutorStillLoads() throws Exception {
+        String old = """
+                {"id":"r2","repo":"acme/app","commit":"abc","ref":"refs/heads/main","workflow":"ci","event":"pull",
+                 "runner":"r1","executor":"kubernetes","status":"success","reason":null,
+                 "startedAt":"2026-01-01T00:00:00Z","finishedAt":"2026-01-01T00:00:05Z","steps":[],"outputs":[],
+                 "log":null}""";
+        Check check = new CheckJson().read(old.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(check.event()).isEqualTo(Event.PULL);
+        assertThat(check.executor()).isEqualTo(ExecutorName.of("kubernetes"));
+        assertThat(new CheckJson().line(check)).contains("\"event\":\"pull\"").contains("\"executor\":\"kubernetes\"");
+    }
+
+    @Test
+    void theNamedFactoriesMakeChecksOfTheirStatus() {
+        CheckSubject subject = new CheckSubject("r3", "acme/app", "abc", "refs/heads/main", "ci", Event.PUSH, "r1",
+                ExecutorName.of("docker"));
+        Instant at = Instant.parse("2026-01-01T00:00:00Z");
+        assertThat(Check.running(subject, at, "/log").status()).isEqualTo(CheckStatus.RUNNING);
+        assertThat(Check.error(subject, at, at, "broke")).extracting(Check::status, Check::reason)
+                .containsExactly(CheckStatus.ERROR, "broke");
+        assertThat(Check.cancelled(subject, at, "superseded").status()).isEqualTo(CheckStatus.CANCELLED);
+        assertThat(Check.failure(subject, at, "rejected").subject()).isEqualTo(subject);
+        Check ended = Check.running(subject, at, "/log").finished(CheckStatus.SUCCESS, null, at.plusSeconds(5),
+                List.of(StepResult.skipped("a")), List.of());
+        assertThat(ended).extracting(Check::status, Check::finishedAt, Check::log)
+                .containsExactly(CheckStatus.SUCCESS, at.plusSeconds(5), "/log");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ended.finished(CheckStatus.RUNNING, null, at, List.of(), List.of()))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -4,10 +4,10 @@ import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Entry;
 import dev.knotless.cache.PruneReport;
 import dev.knotless.executor.Resources;
-import dev.knotless.runner.workflow.WorkflowParser;
 import dev.knotless.tar.Bounded;
 import java.io.PrintWriter;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -62,9 +62,9 @@ final class CacheCommand implements Runnable {
                 description = "Keep at most this much (default: ${DEFAULT-VALUE}).")
         String budget;
 
-        @Option(names = "--unused-for", paramLabel = "DURATION",
+        @Option(names = "--unused-for", paramLabel = "DURATION", converter = DurationConverter.class,
                 description = "Also remove layers not used for this long (90m, 168h).")
-        String unusedFor;
+        Duration unusedFor;
 
         @Override
         public Integer call() throws Exception {
@@ -72,7 +72,7 @@ final class CacheCommand implements Runnable {
             CacheStore store = store(state, bytes);
             PrintWriter out = spec.commandLine().getOut();
             if (unusedFor != null) {
-                PruneReport byAge = store.prune(WorkflowParser.parseDuration(unusedFor));
+                PruneReport byAge = store.prune(unusedFor);
                 out.println(byAge.describe());
             }
             out.println(store.prune(bytes).describe());

@@ -37,7 +37,8 @@ final class ChecksCommand implements Callable<Integer> {
         }
         List<Check> all = store.list();
         for (Check c : all.subList(0, Math.min(limit, all.size()))) {
-            spec.commandLine().getOut().printf("%-24s %-10s %-16s %-8s %.12s %s%n", c.id(), c.status().wireName(), c.workflow(), c.event(),
+            spec.commandLine().getOut().printf("%-24s %-10s %-16s %-8s %.12s %s%n", c.id(), c.status().wireName(), c.workflow(),
+                    c.event() == null ? "" : c.event().wireName(),
                     c.commit(), c.reason() == null ? "" : c.reason());
         }
         spec.commandLine().getOut().flush();

@@ -6,7 +6,7 @@ import dev.knotless.checks.Output;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.OutputSink;
-import dev.knotless.runner.run.Durations;
+import dev.knotless.runner.Durations;
 import dev.knotless.runner.run.RunListener;
 import dev.knotless.runner.run.RunRequest;
 import java.io.ByteArrayOutputStream;

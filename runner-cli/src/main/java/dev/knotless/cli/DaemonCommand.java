@@ -8,6 +8,7 @@ import dev.knotless.http.DaemonMetrics;
 import dev.knotless.http.FanOut;
 import dev.knotless.http.Listen;
 import dev.knotless.http.StatusServer;
+import dev.knotless.runner.Durations;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.runner.daemon.DaemonLog;
@@ -15,10 +16,10 @@ import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.run.Cancellation;
+import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.runner.workflow.WorkflowParser;
 import dev.knotless.secrets.SecretStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -135,11 +136,12 @@ final class DaemonCommand implements Callable<Integer> {
             LiveRuns live = new LiveRuns();
             DaemonMetrics metrics = new DaemonMetrics(state).zeroes();
             Executor metered = metrics.executor(executor);
-            Forge forge = metrics.forge(new EmbeddedForge(stateDir.resolve("forge"), state));
+            Forge forge = metrics.forge(new EmbeddedForge(stateDir.resolve("forge"), state.cursors()));
             CheckStore checks = new CheckStore(stateDir);
-            Run run = RunWiring.run(metered, stateDir, SecretStore.encryptedFile(stateDir), FanOut.of(live, metrics.steps()),
-                    limits, runOptions.cacheBudgetBytes(), state, Clock.systemUTC());
-            Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, checks, log,
+            CheckRecorder recorder = new CheckRecorder(checks, state.runs(), forge.publisher(), log::line);
+            Run run = RunWiring.run(metered, stateDir, recorder, SecretStore.encryptedFile(stateDir),
+                    FanOut.of(live, metrics.steps()), limits, runOptions.cacheBudgetBytes(), state.progress(), Clock.systemUTC());
+            Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, recorder, log,
                     Clock.systemUTC());
             Cancellation shutdown = new Cancellation();
             CountDownLatch stop = new CountDownLatch(1);
@@ -211,7 +213,7 @@ final class DaemonCommand implements Callable<Integer> {
                 }
                 return Duration.ofMillis(ms);
             }
-            return WorkflowParser.parseDuration(text);
+            return Durations.parse(text);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(option + " " + text + ": " + e.getMessage()
                     + (e.getMessage().contains("ms") ? "" : " (or milliseconds, such as 200ms)"));

@@ -2,15 +2,14 @@ package dev.knotless.cli;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckJson;
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.checkout.Commit;
 import dev.knotless.runner.checkout.Mirror;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.Run;
-import dev.knotless.runner.run.RunJournal;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.workflow.Workflow;
@@ -28,11 +27,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 @Command(
         name = "exec",
@@ -128,8 +127,8 @@ final class ExecCommand implements Callable<Integer> {
                 // The encrypted store makes its key on first use: only open it when a step asks for a secret.
                 boolean wantsSecrets = selected.stream().anyMatch(w -> w.steps().stream().anyMatch(s -> !s.secrets().isEmpty()));
                 SecretStore secrets = wantsSecrets ? SecretStore.encryptedFile(stateDir) : SecretStore.inMemory();
-                Run run = RunWiring.run(executor, stateDir, secrets, console, limits, runOptions.cacheBudgetBytes(),
-                        RunJournal.NONE, Clock.systemUTC());
+                Run run = RunWiring.oneShot(executor, stateDir, secrets, console, limits, runOptions.cacheBudgetBytes(),
+                        Clock.systemUTC());
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),

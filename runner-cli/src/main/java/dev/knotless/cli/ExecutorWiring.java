@@ -5,7 +5,6 @@ import dev.knotless.executor.Guarded;
 import dev.knotless.executor.docker.DockerExecutor;
 import dev.knotless.executor.kubernetes.KubernetesExecutor;
 import dev.knotless.executor.kubernetes.KubernetesOptions;
-import dev.knotless.runner.workflow.WorkflowParser;
 import java.util.Iterator;
 import java.util.List;
 
@@ -22,7 +21,7 @@ final class ExecutorWiring {
                 RunnerOptions.KubernetesFlags k = options.kubernetes;
                 yield new KubernetesExecutor(new KubernetesOptions(k.kubeconfig, k.context, k.namespace, k.serviceAccount,
                         k.nodeSelector, k.cpuRequest, k.memoryRequest,
-                        k.pendingTimeout == null ? null : WorkflowParser.parseDuration(k.pendingTimeout)));
+                        k.pendingTimeout));
             }
             case "node" -> NodeWiring.executor(options.node);
             default -> throw new IllegalArgumentException(

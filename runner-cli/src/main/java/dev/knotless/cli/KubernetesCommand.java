@@ -1,8 +1,8 @@
 package dev.knotless.cli;
 
 import dev.knotless.executor.kubernetes.ScopedCredentials;
-import dev.knotless.runner.workflow.WorkflowParser;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,9 +40,9 @@ final class KubernetesCommand implements Runnable {
                 description = "Name of the ServiceAccount, Role and binding (default: ${DEFAULT-VALUE}).")
         String name;
 
-        @Option(names = "--ttl", defaultValue = "24h", paramLabel = "DURATION",
+        @Option(names = "--ttl", defaultValue = "24h", paramLabel = "DURATION", converter = DurationConverter.class,
                 description = "How long the token is valid (default: ${DEFAULT-VALUE}).")
-        String ttl;
+        Duration ttl;
 
         @Option(names = "--out", required = true, paramLabel = "FILE", description = "Where to write the kubeconfig (mode 0600).")
         Path out;
@@ -51,7 +51,7 @@ final class KubernetesCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            Path written = ScopedCredentials.write(kubeconfig, context, namespace, name, WorkflowParser.parseDuration(ttl), out);
+            Path written = ScopedCredentials.write(kubeconfig, context, namespace, name, ttl, out);
             spec.commandLine().getOut().println(written.toAbsolutePath());
             spec.commandLine().getOut().flush();
             return ExitCodes.SUCCESS;

@@ -8,7 +8,6 @@ import dev.knotless.executor.node.runc.RunAs;
 import dev.knotless.executor.node.runc.UserNamespace;
 import dev.knotless.executor.node.service.CniAllocationNetwork;
 import dev.knotless.executor.node.service.NodeService;
-import dev.knotless.runner.workflow.WorkflowParser;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -96,9 +95,9 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--apparmor", paramLabel = "PROFILE", description = "AppArmor profile for every run process (must be loaded).")
     String apparmor;
 
-    @Option(names = "--keepalive", paramLabel = "DURATION", defaultValue = "15s",
+    @Option(names = "--keepalive", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
             description = "Ping interval on the runner connection; silent for three is a broken connection (default: ${DEFAULT-VALUE}).")
-    String keepalive;
+    Duration keepalive;
 
     @Option(names = "--log-format", defaultValue = "text", paramLabel = "FORMAT",
             description = "text or json (one object a line, for a log collector); default: ${DEFAULT-VALUE}.")
@@ -129,7 +128,7 @@ final class NodeCommand implements Callable<Integer> {
                 Optional.ofNullable(userNamespace).map(UserNamespace::parse), Optional.ofNullable(apparmor));
         Optional<NodeService.NetworkConfig> network = Optional.ofNullable(cniBin)
                 .map(bin -> new NodeService.NetworkConfig(networkName, bin, bridge, subnet, stateDir.resolve("cni")));
-        Duration every = WorkflowParser.parseDuration(keepalive);
+        Duration every = keepalive;
         NodeService.Config config = new NodeService.Config(nodeId, address.getHostString(), address.getPort(), identityKey,
                 trusted, ledger != null ? ledger : stateDir.resolve("ledger"), stateDir, runc, options, network,
                 ChannelOptions.DEFAULTS.withKeepalive(every));

@@ -9,7 +9,6 @@ import dev.knotless.executor.node.protocol.Signer;
 import dev.knotless.executor.node.runner.NodeExecutor;
 import dev.knotless.executor.node.runner.NodeHub;
 import dev.knotless.executor.node.runner.NodesFile;
-import dev.knotless.runner.workflow.WorkflowParser;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -36,7 +35,7 @@ final class NodeWiring {
                     Clock.systemUTC(), ChannelOptions.DEFAULTS);
             Optional<String> network = flags.network.equals("none") ? Optional.empty() : Optional.of(flags.network);
             return new NodeExecutor(hub, new Signer(keyId, key, json), Clock.systemUTC(), new NodeExecutor.Options(network,
-                    WorkflowParser.parseDuration(flags.placementWait), NodeExecutor.Options.DEFAULT.reattachWindow()));
+                    flags.placementWait, NodeExecutor.Options.DEFAULT.reattachWindow()));
         } catch (IOException e) {
             throw new UncheckedIOException("--executor node: " + e.getMessage(), e);
         }

@@ -70,7 +70,7 @@ final class QueueCommand implements Runnable {
             PrintWriter out = spec.commandLine().getOut();
             List<QueueRow> rows;
             try (StateStore state = StateStore.open(forge.state.stateDir())) {
-                rows = state.queue(repo);
+                rows = state.mergeQueue().queue(repo);
             }
             record Line(int number, String target, String state, Instant queuedAt, String detail) {}
             List<Line> lines = new ArrayList<>();
@@ -111,7 +111,7 @@ final class QueueCommand implements Runnable {
             Repository.checkName(repo);
             boolean removed;
             try (StateStore state = StateStore.open(forge.state.stateDir())) {
-                QueueRow row = state.queue(repo).stream().filter(r -> r.number() == number).findFirst().orElse(null);
+                QueueRow row = state.mergeQueue().queue(repo).stream().filter(r -> r.number() == number).findFirst().orElse(null);
                 if (row != null && row.state() == QueueState.TESTING) {
                     spec.commandLine().getErr().println("knotless-run: pull request " + number + " of " + repo
                             + " is being tested in a batch; it lands or is rejected with it");
@@ -119,7 +119,7 @@ final class QueueCommand implements Runnable {
                 }
                 removed = forge.forge(Cursors.inMemory()).dequeue(repo, number);
                 if (row != null && row.state() == QueueState.QUEUED) {
-                    removed |= state.removeQueue(repo, number);
+                    removed |= state.mergeQueue().removeQueue(repo, number);
                 }
             }
             if (!removed) {

@@ -127,7 +127,7 @@ final class RepoCommand implements Runnable {
         public Integer call() throws IOException {
             Repository.checkName(name);
             try (StateStore state = StateStore.open(forge.state.stateDir())) {
-                if (!forge.forge(state).remove(name)) {
+                if (!forge.forge(state.cursors()).remove(name)) {
                     spec.commandLine().getErr().println("knotless-run: no repository " + name);
                     return ExitCodes.USAGE;
                 }

@@ -45,12 +45,12 @@ final class RerunCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         RunRecord again;
         try (StateStore store = StateStore.open(state.stateDir())) {
-            if (store.run(id).isEmpty()) {
+            if (store.runs().run(id).isEmpty()) {
                 err.println("knotless-run: no daemon run " + id + " in " + state.stateDir()
                         + " (checks of exec are not rerun: run exec again)");
                 return ExitCodes.USAGE;
             }
-            again = store.rerun(id, variables);
+            again = store.runs().rerun(id, variables);
         }
         spec.commandLine().getOut().println(again.id());
         spec.commandLine().getOut().flush();

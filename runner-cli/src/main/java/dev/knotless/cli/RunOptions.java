@@ -2,7 +2,7 @@ package dev.knotless.cli;
 
 import dev.knotless.executor.Resources;
 import dev.knotless.runner.run.RunLimits;
-import dev.knotless.runner.workflow.WorkflowParser;
+import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /** How each run is bounded and what it runs in when a workflow says nothing: shared by exec and daemon. */
@@ -16,9 +16,9 @@ final class RunOptions {
             description = "The largest checkout sent into a run (default: ${DEFAULT-VALUE}).")
     String checkoutLimit;
 
-    @Option(names = "--kill-grace", defaultValue = "5s", paramLabel = "DURATION",
+    @Option(names = "--kill-grace", defaultValue = "5s", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "Between TERM and KILL when a step is stopped (default: ${DEFAULT-VALUE}).")
-    String killGrace;
+    Duration killGrace;
 
     @Option(names = "--cache-budget", defaultValue = "5Gi", paramLabel = "SIZE",
             description = "Total size of stored cache layers; least recently used go first (default: ${DEFAULT-VALUE}).")
@@ -27,7 +27,7 @@ final class RunOptions {
     RunLimits limits() {
         return RunLimits.DEFAULT
                 .withCheckoutBytes(Resources.parseMemory(checkoutLimit))
-                .withKillGrace(WorkflowParser.parseDuration(killGrace));
+                .withKillGrace(killGrace);
     }
 
     long cacheBudgetBytes() {

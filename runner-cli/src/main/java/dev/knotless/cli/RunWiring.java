@@ -3,6 +3,7 @@ package dev.knotless.cli;
 import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
+import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunJournal;
 import dev.knotless.runner.run.RunLimits;
@@ -11,7 +12,7 @@ import dev.knotless.secrets.SecretStore;
 import java.nio.file.Path;
 import java.time.Clock;
 
-/** How a {@link Run} is built from the state dir: checks, caches and the given secrets, in one place. */
+/** How a {@link Run} is built from the state dir: its check recorder, caches and the given secrets, in one place. */
 final class RunWiring {
 
     private RunWiring() {}
@@ -20,9 +21,16 @@ final class RunWiring {
      * @param cacheBudget the total size of stored cache layers, in bytes
      * @param journal where going runs record their progress ({@link RunJournal#NONE} for one-shot runs)
      */
-    static Run run(Executor executor, Path stateDir, SecretStore secrets, RunListener listener, RunLimits limits,
-            long cacheBudget, RunJournal journal, Clock clock) {
+    static Run run(Executor executor, Path stateDir, CheckRecorder checks, SecretStore secrets, RunListener listener,
+            RunLimits limits, long cacheBudget, RunJournal journal, Clock clock) {
         CacheStore caches = new CacheStore(stateDir.resolve("cache"), cacheBudget, clock);
-        return new Run(executor, new CheckStore(stateDir), secrets, caches, listener, limits, journal, clock);
+        return new Run(executor, checks, secrets, caches, listener, limits, journal, clock);
+    }
+
+    /** A one-shot run's: check files only, in no queue and shown by no forge. */
+    static Run oneShot(Executor executor, Path stateDir, SecretStore secrets, RunListener listener, RunLimits limits,
+            long cacheBudget, Clock clock) {
+        return run(executor, stateDir, CheckRecorder.filesOnly(new CheckStore(stateDir)), secrets, listener, limits,
+                cacheBudget, RunJournal.NONE, clock);
     }
 }

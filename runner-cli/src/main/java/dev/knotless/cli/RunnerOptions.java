@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import picocli.CommandLine.Option;
 
@@ -63,9 +64,9 @@ final class RunnerOptions {
                 description = "Memory request and limit when a workflow sets none (512Mi).")
         String memoryRequest;
 
-        @Option(names = "--pending-timeout", paramLabel = "DURATION", defaultValue = "2m",
+        @Option(names = "--pending-timeout", paramLabel = "DURATION", defaultValue = "2m", converter = DurationConverter.class,
                 description = "How long a run pod may stay pending before the check is an error (default: ${DEFAULT-VALUE}).")
-        String pendingTimeout;
+        Duration pendingTimeout;
     }
 
     @picocli.CommandLine.ArgGroup(exclusive = false, heading = "%nNode executor:%n")
@@ -93,9 +94,9 @@ final class RunnerOptions {
                 description = "The node network trusted runs join; 'none' for no network (default: ${DEFAULT-VALUE}).")
         String network;
 
-        @Option(names = "--node-wait", paramLabel = "DURATION", defaultValue = "30s",
+        @Option(names = "--node-wait", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
                 description = "How long a run waits for a node that can take it (default: ${DEFAULT-VALUE}).")
-        String placementWait;
+        Duration placementWait;
     }
 
     Path stateDir() {

@@ -1,11 +1,10 @@
 package dev.knotless.cli;
 
-import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.forge.Cursors;
 import dev.knotless.runner.forge.EmbeddedForge;
@@ -16,6 +15,7 @@ import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.secrets.Secret;
 import dev.knotless.secrets.SecretStore;
+import dev.knotless.testkit.TestRepo;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -102,7 +102,7 @@ class DaemonIT {
         while (true) {
             List<RunRecord> runs;
             try (StateStore store = StateStore.open(state)) {
-                runs = store.runs(new Filter(null, null, 100));
+                runs = store.runs().runs(new Filter(null, null, 100));
             }
             if (done.test(runs)) {
                 return runs;
@@ -118,7 +118,7 @@ class DaemonIT {
         Instant deadline = Instant.now().plusSeconds(30);
         while (true) {
             try (StateStore store = StateStore.open(state)) {
-                if (store.get(repo).containsKey("@baseline")) {
+                if (store.cursors().get(repo).containsKey("@baseline")) {
                     return;
                 }
             }
@@ -196,7 +196,7 @@ class DaemonIT {
             assertThat(r.commit()).isEqualTo(head);
             assertThat(r.ref()).isEqualTo("refs/pulls/1/head");
             assertThat(r.status()).as(r.reason()).isEqualTo(CheckStatus.SUCCESS);
-            assertThat(r.check().event()).isEqualTo("pull");
+            assertThat(r.check().event()).isEqualTo(Event.PULL);
         });
         String log = Files.readString(Path.of(runs.getFirst().check().log()));
         assertThat(log).contains("event=pull token=none head=" + head).doesNotContain("pull-must-not-see-this");
@@ -209,9 +209,9 @@ class DaemonIT {
         Path state = tmp.resolve("state-a");
         record(state, new Repository("acme/one", one.dir.toString(), "main", List.of(runnerA), List.of()));
         try (StateStore store = StateStore.open(state)) {
-            store.enqueue(new QueuedRun("killed-" + suffix, "acme/one", sha, "refs/heads/main", "ci", Event.PUSH,
+            store.runs().enqueue(new QueuedRun("killed-" + suffix, "acme/one", sha, "refs/heads/main", "ci", Event.PUSH,
                     Trust.TRUSTED, runnerA));
-            assertThat(store.takeNext(1)).isPresent();
+            assertThat(store.runs().takeNext(1)).isPresent();
         }
         Running a = daemon(state, runnerA, "--discover");
         List<RunRecord> runs = await(state, a, "the killed run ended", r -> allFinal(r, 1));

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.CheckStatus;
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import dev.knotless.runner.daemon.Planner;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.RunRecord;
@@ -74,7 +74,7 @@ class DaemonKillIT {
 
     static List<RunRecord> runs(Path state) throws IOException {
         try (StateStore store = StateStore.open(state)) {
-            return store.runs(new Filter(null, null, 1000));
+            return store.runs().runs(new Filter(null, null, 1000));
         }
     }
 

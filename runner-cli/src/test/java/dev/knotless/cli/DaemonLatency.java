@@ -165,7 +165,7 @@ public final class DaemonLatency {
         Instant deadline = Instant.now().plusSeconds(120);
         while (true) {
             try (StateStore store = StateStore.open(state)) {
-                Optional<RunRecord> run = store.runs(new Filter(null, null, 50)).stream()
+                Optional<RunRecord> run = store.runs().runs(new Filter(null, null, 50)).stream()
                         .filter(r -> r.commit().equals(sha) && r.status().isFinal()).findFirst();
                 if (run.isPresent()) {
                     return run.get();

@@ -170,7 +170,7 @@ public final class DaemonSoak {
 
     static List<RunRecord> runs(Path state) throws IOException {
         try (StateStore store = StateStore.open(state)) {
-            return store.runs(new Filter(null, null, 1000));
+            return store.runs().runs(new Filter(null, null, 1000));
         }
     }
 

@@ -126,7 +126,7 @@ final class HttpDaemon implements AutoCloseable {
         Instant deadline = Instant.now().plusSeconds(30);
         while (true) {
             try (StateStore store = StateStore.open(state)) {
-                if (store.get(repo).containsKey("@baseline")) {
+                if (store.cursors().get(repo).containsKey("@baseline")) {
                     return;
                 }
             }

@@ -3,7 +3,7 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.CheckStatus;
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import dev.knotless.runner.forge.Cursors;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
@@ -148,7 +148,7 @@ class LanderIT {
 
         DaemonIT.Running daemon = daemon(state, "--discover", "--queue");
         await(state, daemon, "the first batch runs",
-                store -> store.runs(new Filter(null, CheckStatus.RUNNING, 10)),
+                store -> store.runs().runs(new Filter(null, CheckStatus.RUNNING, 10)),
                 running -> running.stream().anyMatch(r -> r.event() == Event.BATCH));
 
         // Someone pushes to main while the batch is tested.
@@ -161,7 +161,7 @@ class LanderIT {
         git(other, "push", "-q", "origin", "HEAD:main");
 
         List<QueueRow> rows = await(state, daemon, "every pull request is landed or rejected",
-                store -> store.queue("acme/app"),
+                store -> store.mergeQueue().queue("acme/app"),
                 q -> q.size() == 3 && q.stream().allMatch(r -> r.state().isFinal()));
 
         assertThat(rows).extracting(QueueRow::number, QueueRow::state).containsExactlyInAnyOrder(
@@ -181,7 +181,7 @@ class LanderIT {
 
         // The bad one has a failing check on its head, naming the failed batch.
         try (StateStore store = StateStore.open(state)) {
-            List<RunRecord> runs = store.runs(new Filter(null, null, 100));
+            List<RunRecord> runs = store.runs().runs(new Filter(null, null, 100));
             assertThat(runs).filteredOn(r -> r.ref().equals("refs/pulls/2/head")).singleElement().satisfies(r -> {
                 assertThat(r.status()).isEqualTo(CheckStatus.FAILURE);
                 assertThat(r.commit()).isEqualTo(two);
@@ -232,20 +232,20 @@ class LanderIT {
 
         DaemonIT.Running first = daemonWithGrace(state, "200ms", "--discover", "--queue");
         RunRecord interrupted = await(state, first, "the batch runs",
-                store -> store.runs(new Filter(null, CheckStatus.RUNNING, 10)),
+                store -> store.runs().runs(new Filter(null, CheckStatus.RUNNING, 10)),
                 running -> running.stream().anyMatch(r -> r.event() == Event.BATCH)).getFirst();
         first.stop(); // the stop grace is shorter than the step: the batch run is cancelled
         try (StateStore store = StateStore.open(state)) {
-            assertThat(store.run(interrupted.id()).orElseThrow().status()).isEqualTo(CheckStatus.CANCELLED);
-            assertThat(store.queue("acme/app")).singleElement().extracting(QueueRow::state).isEqualTo(QueueState.QUEUED);
+            assertThat(store.runs().run(interrupted.id()).orElseThrow().status()).isEqualTo(CheckStatus.CANCELLED);
+            assertThat(store.mergeQueue().queue("acme/app")).singleElement().extracting(QueueRow::state).isEqualTo(QueueState.QUEUED);
         }
         assertThat(git(origin, "rev-parse", "main")).as("nothing landed yet").isNotEqualTo(one);
 
         DaemonIT.Running second = daemon(state, "--discover", "--queue");
-        await(state, second, "#1 landed", store -> store.queue("acme/app"),
+        await(state, second, "#1 landed", store -> store.mergeQueue().queue("acme/app"),
                 q -> q.size() == 1 && q.getFirst().state() == QueueState.LANDED);
         try (StateStore store = StateStore.open(state)) {
-            assertThat(store.run(interrupted.id() + "-r1").orElseThrow().status()).as("the same batch, run again")
+            assertThat(store.runs().run(interrupted.id() + "-r1").orElseThrow().status()).as("the same batch, run again")
                     .isEqualTo(CheckStatus.SUCCESS);
         }
         assertThat(isAncestor(origin, one, "main")).isTrue();

@@ -42,9 +42,9 @@ class QueueCommandTest {
         assertThat(cli("queue", "add", "acme/app", "3").exit()).isZero();
         try (StateStore store = StateStore.open(state)) {
             for (EmbeddedForge.QueuedPull entry : forge.queue("acme/app").subList(1, 3)) {
-                store.queueEntry("acme/app", entry.number(), entry.target(), entry.queuedAt());
+                store.mergeQueue().queueEntry("acme/app", entry.number(), entry.target(), entry.queuedAt());
             }
-            store.moveQueue("acme/app", 2, QueueState.TESTING, "d".repeat(40), null);
+            store.mergeQueue().moveQueue("acme/app", 2, QueueState.TESTING, "d".repeat(40), null);
         }
 
         Result list = cli("queue", "list", "acme/app");
@@ -63,7 +63,7 @@ class QueueCommandTest {
         assertThat(cli("queue", "rm", "acme/app", "1").exit()).isZero();
         assertThat(cli("queue", "rm", "acme/app", "1").err()).contains("pull request 1 of acme/app is not queued");
         try (StateStore store = StateStore.open(state)) {
-            assertThat(store.queue("acme/app")).extracting(r -> r.number()).containsExactly(2);
+            assertThat(store.mergeQueue().queue("acme/app")).extracting(r -> r.number()).containsExactly(2);
         }
         assertThat(forge.queue("acme/app")).extracting(EmbeddedForge.QueuedPull::number).containsExactly(2);
     }

@@ -3,8 +3,8 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
 import java.io.PrintWriter;
@@ -24,7 +24,7 @@ class RerunCommandTest {
     void withNoDaemonTheRerunWaitsInTheQueueAndTheCommandSaysSo() throws Exception {
         String sha = "c".repeat(40);
         try (StateStore store = StateStore.open(state)) {
-            store.enqueue(new QueuedRun("cccccccccccc-000000000001", "acme/app", sha, "refs/heads/main", "ci", Event.PUSH,
+            store.runs().enqueue(new QueuedRun("cccccccccccc-000000000001", "acme/app", sha, "refs/heads/main", "ci", Event.PUSH,
                     Trust.TRUSTED, "build-1"));
         }
         StringWriter out = new StringWriter();
@@ -41,9 +41,9 @@ class RerunCommandTest {
         assertThat(err.toString()).contains("queued again as cccccccccccc-000000000001-r1 (acme/app ci push at cccccccccccc)")
                 .contains("no daemon runs as runner build-1 on this state dir: it runs when one starts");
         try (StateStore store = StateStore.open(state)) {
-            assertThat(store.waiting()).extracting(r -> r.id()).containsExactly("cccccccccccc-000000000001",
+            assertThat(store.runs().waiting()).extracting(r -> r.id()).containsExactly("cccccccccccc-000000000001",
                     "cccccccccccc-000000000001-r1");
-            assertThat(store.run("cccccccccccc-000000000001-r1").orElseThrow()).satisfies(r -> {
+            assertThat(store.runs().run("cccccccccccc-000000000001-r1").orElseThrow()).satisfies(r -> {
                 assertThat(r.status()).isEqualTo(CheckStatus.PENDING);
                 assertThat(r.variables()).isEqualTo(Map.of("LEVEL", "debug", "B", "2"));
                 assertThat(r.commit()).isEqualTo(sha);

@@ -75,7 +75,7 @@ final class Upstream {
     /** True once the daemon's first poll of this repository (the baseline) is recorded. */
     boolean baselined(Path state) {
         try (StateStore store = StateStore.open(state)) {
-            return store.get(name).containsKey("@baseline");
+            return store.cursors().get(name).containsKey("@baseline");
         } catch (IOException e) {
             return false; // the daemon may hold the database at this moment; asked again
         }

@@ -30,9 +30,9 @@ public final class DaemonMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     public DaemonMetrics(StateStore state) {
-        Gauge.builder("knotless.queue.depth", state, s -> count(() -> s.waiting().size()))
+        Gauge.builder("knotless.queue.depth", state, s -> count(() -> s.runs().waiting().size()))
                 .description("Runs waiting in the queue").register(registry);
-        Gauge.builder("knotless.runs.running", state, s -> count(() -> s.going().size()))
+        Gauge.builder("knotless.runs.running", state, s -> count(() -> s.runs().going().size()))
                 .description("Runs taken and not finished").register(registry);
     }
 

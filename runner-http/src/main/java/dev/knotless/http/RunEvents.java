@@ -106,7 +106,7 @@ final class RunEvents {
         try {
             Optional<LiveRun> live = awaitLive(client, record.id());
             if (live.isEmpty()) {
-                sources.state().run(record.id()).ifPresent(r -> sendEnd(client, r.status().wireName(), r.reason()));
+                sources.state().runs().run(record.id()).ifPresent(r -> sendEnd(client, r.status().wireName(), r.reason()));
                 return;
             }
             long next = from;
@@ -149,7 +149,7 @@ final class RunEvents {
             if (live.isPresent()) {
                 return live;
             }
-            Optional<RunRecord> now = sources.state().run(id);
+            Optional<RunRecord> now = sources.state().runs().run(id);
             if (now.isEmpty() || now.get().status().isFinal()) {
                 return Optional.empty();
             }

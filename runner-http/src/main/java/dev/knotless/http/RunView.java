@@ -50,7 +50,7 @@ record RunView(String id, String repo, String commit, String ref, String workflo
         String base = "/api/runs/" + r.id();
         return new RunView(r.id(), r.repo(), r.commit(), r.ref(), r.workflow(), r.event() == null ? null : r.event().wireName(),
                 r.trust() == null ? null : r.trust().name().toLowerCase(), r.status().wireName(), r.reason(), r.runner(),
-                check == null ? null : check.executor(), r.createdAt(), r.startedAt(), r.finishedAt(), steps, outputs,
+                check == null || check.executor() == null ? null : check.executor().value(), r.createdAt(), r.startedAt(), r.finishedAt(), steps, outputs,
                 base + "/log", base + "/events");
     }
 

@@ -55,7 +55,7 @@ final class RunsApi {
     void runs(Context ctx) throws IOException {
         Filter filter = new Filter(blankToNull(ctx.queryParam("repo")), status(ctx.queryParam("status")), limit(ctx.queryParam("limit")));
         List<RunView> out = new ArrayList<>();
-        for (RunRecord r : sources.state().runs(filter)) {
+        for (RunRecord r : sources.state().runs().runs(filter)) {
             out.add(RunView.of(r, sources.live().run(r.id())));
         }
         send(ctx, out);
@@ -68,11 +68,11 @@ final class RunsApi {
 
     void queue(Context ctx) throws IOException {
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("waiting", sources.state().waiting().stream().map(r -> RunView.of(r, Optional.empty())).toList());
-        out.put("running", sources.state().going().stream().map(r -> RunView.of(r, sources.live().run(r.id()))).toList());
+        out.put("waiting", sources.state().runs().waiting().stream().map(r -> RunView.of(r, Optional.empty())).toList());
+        out.put("running", sources.state().runs().going().stream().map(r -> RunView.of(r, sources.live().run(r.id()))).toList());
         List<Map<String, Object>> merge = new ArrayList<>();
         for (Repository repo : sources.forge().repositories()) {
-            for (QueueRow row : sources.state().queue(repo.name())) {
+            for (QueueRow row : sources.state().mergeQueue().queue(repo.name())) {
                 Map<String, Object> entry = new LinkedHashMap<>();
                 entry.put("repo", row.repo());
                 entry.put("number", row.number());
@@ -146,7 +146,7 @@ final class RunsApi {
     }
 
     RunRecord record(String id) throws IOException {
-        return sources.state().run(id).orElseThrow(() -> ApiError.notFound("run " + id));
+        return sources.state().runs().run(id).orElseThrow(() -> ApiError.notFound("run " + id));
     }
 
     void send(Context ctx, Object body) {

@@ -3,8 +3,8 @@ package dev.knotless.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.CheckStore;
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.run.RunRequest;
@@ -45,7 +45,7 @@ class StatusServerAccessTest {
     void start() throws Exception {
         state = StateStore.open(dir);
         CheckStore checks = new CheckStore(dir);
-        EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state);
+        EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
         ApiAccess access = new ApiAccess(Set.of("ci.example.org"),
                 List.of(new ApiToken("dash", ApiToken.Scope.READ, ApiToken.hash(token))), false);
         server = new StatusServer(new Listen("127.0.0.1", 0),
@@ -85,9 +85,9 @@ class StatusServerAccessTest {
         RunRequest going = new RunRequest("going", "r1", "/srv/web", SHA, "refs/heads/main", "refs/heads/main", Event.PUSH,
                 Trust.TRUSTED, WorkflowParser.parse(".knotless/workflows/ci.yaml", "steps: [{name: build, run: make}]"),
                 out -> {}, Map.of(), "img:1", false);
-        state.enqueue(List.of(new dev.knotless.runner.state.QueuedRun("going", "acme/web", SHA, "refs/heads/main", "ci",
+        state.runs().enqueue(List.of(new dev.knotless.runner.state.QueuedRun("going", "acme/web", SHA, "refs/heads/main", "ci",
                 Event.PUSH, Trust.TRUSTED, "r1")));
-        state.takeNext(1);
+        state.runs().takeNext(1);
         live.runStarted(going);
         List<Socket> open = new ArrayList<>();
         try {

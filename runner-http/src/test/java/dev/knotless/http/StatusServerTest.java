@@ -7,11 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
+import dev.knotless.checks.Event;
 import dev.knotless.checks.Output;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
@@ -56,7 +56,7 @@ class StatusServerTest {
     void start() throws Exception {
         state = StateStore.open(dir);
         checks = new CheckStore(dir);
-        EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state);
+        EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
         forge.add(new Repository("acme/web", "https://user:secret@git.example.org/web.git", "main", List.of("r1"), List.of()));
         server = new StatusServer(new Listen("127.0.0.1", 0),
                 new ApiSources(state, checks, forge, live, new DaemonMetrics(state).zeroes(), loop::get)).start();
@@ -85,20 +85,21 @@ class StatusServerTest {
 
     @Test
     void pendingRunningAndFinalRunsWithTheirStepsAndOutputs() throws Exception {
-        state.enqueue(List.of(queued("done"), queued("going"), queued("waiting")));
-        state.takeNext(5);
-        state.takeNext(5);
+        state.runs().enqueue(List.of(queued("done"), queued("going"), queued("waiting")));
+        state.runs().takeNext(5);
+        state.runs().takeNext(5);
         Path outputs = checks.outputDir("done");
         Files.createDirectories(outputs.resolve("sub"));
         Files.write(outputs.resolve("sub/plot.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A});
         Files.createSymbolicLink(outputs.resolve("leak.png"), dir.resolve("runner.db"));
-        state.finish("done", new Check("done", "acme/web", SHA, "refs/heads/main", "ci", "push", "r1", "docker",
-                CheckStatus.FAILURE, "step 'test' exited with 3", Instant.EPOCH, Instant.EPOCH,
+        Check started = Check.running(new dev.knotless.checks.CheckSubject("done", "acme/web", SHA, "refs/heads/main", "ci",
+                dev.knotless.checks.Event.PUSH, "r1", dev.knotless.checks.ExecutorName.of("docker")), Instant.EPOCH,
+                checks.logPath("done").toString());
+        state.runs().finish("done", started.finished(CheckStatus.FAILURE, "step 'test' exited with 3", Instant.EPOCH,
                 List.of(new StepResult("build", StepStatus.SUCCESS, 0, 10, null),
                         new StepResult("test", StepStatus.FAILURE, 3, 20, "exited with 3")),
                 List.of(new Output("sub/plot.png", "image/png", 8, outputs.resolve("sub/plot.png").toString()),
-                        new Output("leak.png", "image/png", 8, outputs.resolve("leak.png").toString())),
-                checks.logPath("done").toString()));
+                        new Output("leak.png", "image/png", 8, outputs.resolve("leak.png").toString()))));
         Files.createDirectories(checks.logPath("done").getParent());
         Files.writeString(checks.logPath("done"), "the log\n");
         RunRequest going = new RunRequest("going", "r1", "/srv/web", SHA, "refs/heads/main", "refs/heads/main", Event.PUSH,

@@ -5,8 +5,8 @@ import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.lander.Batch;
 import dev.knotless.runner.lander.BatchTester;
 import dev.knotless.runner.state.QueuedRun;
+import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
-import dev.knotless.runner.state.StateStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -29,7 +29,7 @@ final class BatchRuns implements BatchTester {
     private static final Duration CHECK_EVERY = Duration.ofMillis(200);
 
     private final Planner planner;
-    private final StateStore state;
+    private final RunQueue state;
     private final Runnable wake;
     private final BooleanSupplier stopping;
     private final DaemonLog log;
@@ -38,7 +38,7 @@ final class BatchRuns implements BatchTester {
      * @param wake tells the dispatcher there is work
      * @param stopping whether the runner is stopping: then no verdict is given
      */
-    BatchRuns(Planner planner, StateStore state, Runnable wake, BooleanSupplier stopping, DaemonLog log) {
+    BatchRuns(Planner planner, RunQueue state, Runnable wake, BooleanSupplier stopping, DaemonLog log) {
         this.planner = Objects.requireNonNull(planner, "planner");
         this.state = Objects.requireNonNull(state, "state");
         this.wake = Objects.requireNonNull(wake, "wake");
@@ -90,6 +90,6 @@ final class BatchRuns implements BatchTester {
 
     private static boolean interrupted(RunRecord record) {
         return record.status() == CheckStatus.CANCELLED
-                || record.status() == CheckStatus.ERROR && Daemon.RESTARTED.equals(record.reason());
+                || record.status() == CheckStatus.ERROR && Recovery.RESTARTED.equals(record.reason());
     }
 }

@@ -1,7 +1,7 @@
 package dev.knotless.runner.daemon;
 
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.checkout.Mirror;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.forge.ForgeEvent;

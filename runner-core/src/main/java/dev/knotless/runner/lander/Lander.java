@@ -1,21 +1,22 @@
 package dev.knotless.runner.lander;
 
 import dev.knotless.checks.Check;
-import dev.knotless.checks.CheckStatus;
-import dev.knotless.checks.CheckStore;
+import dev.knotless.checks.CheckSubject;
+import dev.knotless.checks.Event;
+import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.checkout.CheckoutException;
 import dev.knotless.runner.checkout.Merger;
 import dev.knotless.runner.checkout.Mirror;
 import dev.knotless.runner.checkout.Mirrors;
-import dev.knotless.runner.forge.CheckPublisher;
 import dev.knotless.runner.forge.MergeQueue;
 import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.state.MergeQueueRows;
 import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.state.QueueState;
 import dev.knotless.runner.state.QueuedRun;
-import dev.knotless.runner.state.StateStore;
+import dev.knotless.runner.state.RunQueue;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -37,7 +38,7 @@ import java.util.function.Consumer;
  * rest waits for the next batch. A target that moved during the test makes the push fail; those
  * pull requests are tested again on the new tip. See {@code docs/design/lander.md}.
  *
- * <p>The queue's state is the {@link StateStore}'s ({@code queued → testing → landed | rejected});
+ * <p>The queue's state is the state store's ({@link MergeQueueRows}: ({@code queued → testing → landed | rejected});
  * every change is durable before the next step. After a restart, entries left {@code testing} are
  * taken again: the same tip and heads give the same batch commit (merge dates come from the tip), so
  * the same runs, and a pull request whose head is in the target already counts as landed, never
@@ -56,23 +57,28 @@ public final class Lander {
 
     private final String runnerId;
     private final Mirrors mirrors;
-    private final StateStore state;
+    private final RunQueue runs;
+    private final MergeQueueRows state;
     private final MergeQueue queue;
     private final BatchTester tester;
-    private final CheckStore checks;
-    private final CheckPublisher publisher;
+    private final CheckRecorder checks;
     private final Consumer<String> log;
     private final Clock clock;
 
-    public Lander(String runnerId, Mirrors mirrors, StateStore state, MergeQueue queue, BatchTester tester,
-            CheckStore checks, CheckPublisher publisher, Consumer<String> log, Clock clock) {
+    /**
+     * @param runs where rejections are recorded as final runs
+     * @param state the merge queue's rows
+     * @param checks records the rejections' checks
+     */
+    public Lander(String runnerId, Mirrors mirrors, RunQueue runs, MergeQueueRows state, MergeQueue queue,
+            BatchTester tester, CheckRecorder checks, Consumer<String> log, Clock clock) {
         this.runnerId = Objects.requireNonNull(runnerId, "runnerId");
         this.mirrors = Objects.requireNonNull(mirrors, "mirrors");
+        this.runs = Objects.requireNonNull(runs, "runs");
         this.state = Objects.requireNonNull(state, "state");
         this.queue = Objects.requireNonNull(queue, "queue");
         this.tester = Objects.requireNonNull(tester, "tester");
         this.checks = Objects.requireNonNull(checks, "checks");
-        this.publisher = Objects.requireNonNull(publisher, "publisher");
         this.log = Objects.requireNonNull(log, "log");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
@@ -247,17 +253,13 @@ public final class Lander {
             Instant now = clock.instant();
             String id = head.substring(0, 12) + "-" + hash(runnerId, repo.name(), Integer.toString(number), head,
                     tip == null ? "" : tip, reason);
-            Check check = new Check(id, mirror.repo(), head, ref, CHECK_WORKFLOW, Event.BATCH.wireName(), runnerId,
-                    "none", CheckStatus.FAILURE, "rejected from the merge queue: " + reason, now, now, List.of(),
-                    List.of(), null);
-            state.record(new QueuedRun(id, repo.name(), head, ref, CHECK_WORKFLOW, Event.BATCH, Trust.UNTRUSTED, runnerId),
-                    check);
-            checks.save(check);
-            try {
-                publisher.publish(check);
-            } catch (IOException | RuntimeException e) {
-                log.accept("could not publish check " + id + ": " + e.getMessage());
-            }
+            Check check = Check.failure(new CheckSubject(id, mirror.repo(), head, ref, CHECK_WORKFLOW, Event.BATCH,
+                    runnerId, ExecutorName.NONE), now, "rejected from the merge queue: " + reason);
+            QueuedRun rejected = new QueuedRun(id, repo.name(), head, ref, CHECK_WORKFLOW, Event.BATCH, Trust.UNTRUSTED, runnerId);
+            checks.record(check, c -> {
+                runs.record(rejected, c);
+                return true; // a row there already is this rejection, recorded before a restart: told again
+            });
         }
         state.moveQueue(repo.name(), number, QueueState.REJECTED, head, reason);
         queue.remove(repo, number);

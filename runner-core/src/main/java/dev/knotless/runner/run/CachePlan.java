@@ -1,9 +1,9 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.cache.CacheKey;
+import dev.knotless.checks.Event;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import java.util.List;
 
 /**

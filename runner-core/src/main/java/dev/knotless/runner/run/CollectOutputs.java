@@ -31,7 +31,7 @@ final class CollectOutputs implements Phase {
     @Override
     public void run(RunState state) {
         long limit = state.limits.outputBytes();
-        Instant deadline = Instant.now().plus(state.limits.killGrace().multipliedBy(12));
+        Instant deadline = state.clock.instant().plus(state.limits.killGrace().multipliedBy(12));
         TarExtractor extractor = TarExtractor.into(state.outputDir, limit);
         try {
             state.session.download(RunLayout.OUTPUTS,

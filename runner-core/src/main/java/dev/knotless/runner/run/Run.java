@@ -3,13 +3,14 @@ package dev.knotless.runner.run;
 import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
-import dev.knotless.checks.CheckStore;
+import dev.knotless.checks.CheckSubject;
+import dev.knotless.checks.Event;
+import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Executor;
-import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.ResumedSession;
-import dev.knotless.executor.Session;
+import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.StopSignal;
-import dev.knotless.runner.Event;
+import dev.knotless.runner.Durations;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.SecretStore;
@@ -17,7 +18,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * Runs one workflow on one commit through an executor and turns what happened into a check.
  *
  * <p>The phases are data ({@link #phases}); each reports into a shared {@link RunState}. The
- * session is closed whatever happens, and the check is saved as {@code running} before anything
- * starts and as final before {@link #execute} returns. Never throws for anything the run or the
+ * session is closed whatever happens, and the check is recorded ({@link CheckRecorder}) as {@code
+ * running} before anything starts and as final before {@link #execute} returns. Never throws for anything the run or the
  * executor did: that becomes the check's status and reason.
  */
 public final class Run {
@@ -39,7 +39,7 @@ public final class Run {
     private static final Logger LOG = LoggerFactory.getLogger(Run.class);
 
     private final Executor executor;
-    private final CheckStore checks;
+    private final CheckRecorder checks;
     private final SecretStore secrets;
     private final CacheStore caches;
     private final RunListener listener;
@@ -47,7 +47,7 @@ public final class Run {
     private final RunJournal journal;
     private final Clock clock;
 
-    public Run(Executor executor, CheckStore checks, SecretStore secrets, CacheStore caches, RunListener listener,
+    public Run(Executor executor, CheckRecorder checks, SecretStore secrets, CacheStore caches, RunListener listener,
                RunLimits limits, RunJournal journal, Clock clock) {
         this.executor = executor;
         this.checks = checks;
@@ -86,11 +86,13 @@ public final class Run {
     }
 
     /**
-     * The environment an earlier process of this runner started for {@code request}, if the
-     * executor still has it and can go on in it ({@link Executor#resumption}).
+     * The environment an earlier process of this runner started at {@code startedAt} for {@code
+     * request}, if the executor still has it and can go on in it ({@link Executor#resumption}). It
+     * is asked for with the spec a start would give, the run's first deadline included.
      */
-    public Optional<ResumedSession> environmentOf(RunRequest request) {
-        return executor.resumption().flatMap(r -> r.resume(StartEnvironment.spec(request, limits)));
+    public Optional<ResumedSession> environmentOf(RunRequest request, Instant startedAt) {
+        RunDeadline deadline = RunDeadline.of(request, limits, startedAt, clock);
+        return executor.resumption().flatMap(r -> r.resume(StartEnvironment.spec(request, limits, deadline.left())));
     }
 
     /**
@@ -108,21 +110,19 @@ public final class Run {
             Cancellation cancellation) {
         Check check = newCheck(request, started);
         if (resumed == null) {
-            save(check);
+            save(check, false);
         }
         listener.runStarted(request);
-        Duration runTimeout = request.workflow().timeout() != null ? request.workflow().timeout() : limits.runTimeout();
-        // a resumed run keeps its first deadline
-        Duration left = runTimeout.minus(Duration.between(started, clock.instant()));
+        RunDeadline deadline = RunDeadline.of(request, limits, started, clock);
         RunState state = null;
         List<Grants.Granted> grants = grant(request);
         Masker masker = Masker.of(grants.stream().flatMap(g -> g.values().stream()).toList());
-        Path logPath = checks.logPath(request.runId());
-        try (StopSignal runSignal = cancellation.signal().child(left.isNegative() || left.isZero() ? Duration.ofMillis(1) : left);
+        Path logPath = checks.files().logPath(request.runId());
+        try (StopSignal runSignal = cancellation.signal().child(deadline.leftAtStart());
              RunLog log = resumed == null
                      ? new RunLog(logPath, limits.logCap(), request, listener, masker)
                      : RunLog.resume(logPath, limits.logCap(), resumed.logBytes(), request, listener, masker)) {
-            state = new RunState(request, limits, log, checks.outputDir(request.runId()), runSignal, runTimeout,
+            state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock,
                     environment(request), grants, listener, cancellation, journal);
             List<Phase> phases = phases();
             if (resumed != null) {
@@ -151,7 +151,7 @@ public final class Run {
             if (!state.failed() && runSignal.isStopped()) {
                 state.fail(runSignal.reason().orElseThrow() == StopSignal.Reason.CANCELLED
                         ? new Verdict(CheckStatus.CANCELLED, cancellation.reason())
-                        : new Verdict(CheckStatus.FAILURE, "the run timed out after " + Durations.human(runTimeout)));
+                        : new Verdict(CheckStatus.FAILURE, "the run timed out after " + Durations.human(deadline.budget())));
             }
         } catch (IOException | RuntimeException e) {
             LOG.error("run {} broke", request.runId(), e);
@@ -161,14 +161,14 @@ public final class Run {
             String why = "runner error: " + e;
             if (state == null || !state.failed()) {
                 check = finish(check, state, new Verdict(CheckStatus.ERROR, why));
-                save(check);
+                save(check, true);
                 listener.runFinished(request, check);
                 return check;
             }
         }
         Verdict verdict = state.failed() ? state.verdict : new Verdict(CheckStatus.SUCCESS, null);
         check = finish(check, state, verdict);
-        save(check);
+        save(check, true);
         listener.runFinished(request, check);
         return check;
     }
@@ -186,22 +186,25 @@ public final class Run {
     }
 
     private Check newCheck(RunRequest r, Instant started) {
-        return new Check(r.runId(), r.repo(), r.commit(), r.ref(), r.workflow().name(), r.event().wireName(),
-                r.runnerId(), executor.name(), CheckStatus.RUNNING, null, started, null, List.of(), List.of(),
-                checks.logPath(r.runId()).toString());
+        CheckSubject subject = new CheckSubject(r.runId(), r.repo(), r.commit(), r.ref(), r.workflow().name(), r.event(),
+                r.runnerId(), ExecutorName.of(executor.name()));
+        return Check.running(subject, started, checks.files().logPath(r.runId()).toString());
     }
 
     private Check finish(Check c, RunState state, Verdict verdict) {
-        return new Check(c.id(), c.repo(), c.commit(), c.ref(), c.workflow(), c.event(), c.runner(), c.executor(),
-                verdict.status(), verdict.reason(), c.startedAt(), clock.instant(),
-                state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs, c.log());
+        return c.finished(verdict.status(), verdict.reason(), clock.instant(),
+                state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs);
     }
 
-    private void save(Check check) {
+    private void save(Check check, boolean last) {
         try {
-            checks.save(check);
+            if (last) {
+                checks.finished(check);
+            } else {
+                checks.running(check);
+            }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot save check " + check.id(), e);
+            throw new UncheckedIOException("cannot record check " + check.id(), e);
         }
     }
 

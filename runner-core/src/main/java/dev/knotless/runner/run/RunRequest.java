@@ -1,8 +1,8 @@
 package dev.knotless.runner.run;
 
+import dev.knotless.checks.Event;
 import dev.knotless.executor.TarSource;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.workflow.Workflow;
 import java.util.Map;
 import java.util.Objects;

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the phases of one run share. Used by the run's own thread only.
@@ -31,28 +32,31 @@ final class RunState {
     final CachePlan cachePlan;
     private final RunListener listener;
     private final Cancellation cancellation;
-    private final java.time.Duration runTimeout;
+    /** The run's one deadline: every phase and the executor's spec get theirs from it. */
+    final RunDeadline deadline;
+    final java.time.Clock clock;
     final RunJournal journal;
     /** Set (from an output thread too) when the journal failed once: it is not asked again. */
     volatile boolean journalBroken;
     /** Where a resumed run's earlier process stopped; null for a run started here. */
-    RunProgress resumed;
-    Session session;
+    @Nullable RunProgress resumed;
+    @Nullable Session session;
     /** The session found again after a restart, which can follow the step that was going; else null. */
-    ResumedSession resumedSession;
+    @Nullable ResumedSession resumedSession;
     final List<StepResult> steps = new ArrayList<>();
     final List<Output> outputs = new ArrayList<>();
-    Verdict verdict;
+    @Nullable Verdict verdict;
 
     RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,
-             java.time.Duration runTimeout, Map<String, String> environment, List<Grants.Granted> grants,
+             RunDeadline deadline, java.time.Clock clock, Map<String, String> environment, List<Grants.Granted> grants,
              RunListener listener, Cancellation cancellation, RunJournal journal) {
         this.request = request;
         this.limits = limits;
         this.log = log;
         this.outputDir = outputDir;
         this.runSignal = runSignal;
-        this.runTimeout = runTimeout;
+        this.deadline = deadline;
+        this.clock = clock;
         this.environment = environment;
         this.grants = grants;
         this.cachePlan = CachePlan.of(request);
@@ -95,7 +99,7 @@ final class RunState {
     }
 
     java.time.Duration runTimeout() {
-        return runTimeout;
+        return deadline.budget();
     }
 
     String cancelReason() {

@@ -37,7 +37,7 @@ final class SaveCaches implements Phase {
             try {
                 upper = caches.beginUpper(entry.key(), state.request.runId());
                 Upper u = upper;
-                Instant deadline = Instant.now().plus(state.limits.runTimeout());
+                Instant deadline = state.deadline.at(state.clock);
                 state.session.download(entry.path(),
                         in -> u.sink().readFrom(Bounded.input(in, state.limits.cacheBytes(), deadline, "cache " + entry.path())),
                         state.runSignal);

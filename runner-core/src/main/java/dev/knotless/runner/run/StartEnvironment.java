@@ -16,12 +16,16 @@ final class StartEnvironment implements Phase {
         this.executor = executor;
     }
 
-    /** What the executor is asked for: the same for a run's start and for its resumption. */
-    static RunSpec spec(RunRequest r, RunLimits limits) {
+    /**
+     * What the executor is asked for: the same for a run's start and for its resumption.
+     *
+     * @param left what is left of the run's {@link RunDeadline} now: the executor's own backstop
+     */
+    static RunSpec spec(RunRequest r, RunLimits limits, java.time.Duration left) {
         return RunSpec.builder(r.runnerId(), r.runId(), r.image())
                 .resources(r.workflow().resources())
                 .trust(r.trust())
-                .timeout(limits.runTimeout())
+                .timeout(left)
                 .killGrace(limits.killGrace())
                 .labels(Map.of("dev.knotless.workflow", r.workflow().name()))
                 .keep(r.keep())
@@ -31,7 +35,7 @@ final class StartEnvironment implements Phase {
     @Override
     public void run(RunState state) {
         RunRequest r = state.request;
-        RunSpec spec = spec(r, state.limits);
+        RunSpec spec = spec(r, state.limits, state.deadline.left());
         state.log.notice("starting " + r.image() + " on " + executor.name()
                 + (r.trust() == dev.knotless.executor.Trust.UNTRUSTED ? " (untrusted: isolated, no network)" : ""));
         try {

@@ -4,6 +4,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.runner.Durations;
 import dev.knotless.tar.Bounded;
 import java.time.Instant;
 
@@ -13,7 +14,7 @@ final class UploadCheckout implements Phase {
     @Override
     public void run(RunState state) {
         long limit = state.limits.checkoutBytes();
-        Instant deadline = Instant.now().plus(state.limits.runTimeout());
+        Instant deadline = state.deadline.at(state.clock);
         long started = System.nanoTime();
         try {
             state.session.upload(RunLayout.WORK,

@@ -2,6 +2,7 @@ package dev.knotless.runner.state;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where one pull request stands in a repository's merge queue, as the lander records it.
@@ -11,8 +12,8 @@ import java.util.Objects;
  * @param detail one line: why it was rejected, or the commit that landed it; null otherwise
  * @param queuedAt the forge's time of the queue entry; a new time means it was queued again
  */
-public record QueueRow(String repo, int number, String target, QueueState state, String headSha, String detail,
-        Instant queuedAt, Instant updatedAt) {
+public record QueueRow(String repo, int number, String target, QueueState state, @Nullable String headSha,
+        @Nullable String detail, @Nullable Instant queuedAt, Instant updatedAt) {
 
     public QueueRow {
         Objects.requireNonNull(repo, "repo");

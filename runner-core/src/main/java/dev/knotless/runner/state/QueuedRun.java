@@ -1,7 +1,7 @@
 package dev.knotless.runner.state;
 
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

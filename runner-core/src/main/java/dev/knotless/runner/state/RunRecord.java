@@ -2,12 +2,13 @@ package dev.knotless.runner.state;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A run as the state store has it.
@@ -20,8 +21,8 @@ import java.util.Optional;
  * @param variables run variables that override the workflow's ({@code rerun --var}); usually empty
  */
 public record RunRecord(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
-        CheckStatus status, String reason, String runner, Instant createdAt, Instant startedAt, Instant finishedAt,
-        Check check, Map<String, String> variables) {
+        CheckStatus status, @Nullable String reason, String runner, Instant createdAt, @Nullable Instant startedAt,
+        @Nullable Instant finishedAt, @Nullable Check check, Map<String, String> variables) {
 
     public RunRecord {
         Objects.requireNonNull(id, "id");

@@ -3,6 +3,7 @@ package dev.knotless.runner.workflow;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One step of a workflow: a POSIX shell script run in {@code /work}.
@@ -12,7 +13,7 @@ import java.util.Objects;
  * @param timeout how long the step may take; null when the file sets none
  * @param secrets the names of the secrets this step is granted, in the file's order
  */
-public record Step(String name, String run, Duration timeout, List<String> secrets) {
+public record Step(String name, String run, @Nullable Duration timeout, List<String> secrets) {
 
     public Step {
         Objects.requireNonNull(name, "name");

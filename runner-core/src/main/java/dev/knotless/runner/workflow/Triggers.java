@@ -1,6 +1,6 @@
 package dev.knotless.runner.workflow;
 
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One workflow file of a repository ({@code .knotless/workflows/*.yaml}), read by {@link
@@ -28,8 +29,8 @@ public record Workflow(
         String file,
         Triggers on,
         List<String> runners,
-        String image,
-        Duration timeout,
+        @Nullable String image,
+        @Nullable Duration timeout,
         Resources resources,
         Map<String, String> variables,
         List<String> cache,

@@ -1,11 +1,11 @@
 package dev.knotless.runner.daemon;
 
-import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
@@ -14,10 +14,10 @@ import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunJournal;
 import dev.knotless.runner.run.RunLimits;
@@ -27,6 +27,7 @@ import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.secrets.SecretStore;
+import dev.knotless.testkit.TestRepo;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -81,7 +82,7 @@ class DaemonTest {
         source = new TestRepo(temp.resolve("source")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
         source.commit();
         state = StateStore.open(temp.resolve("state"));
-        forge = new EmbeddedForge(temp.resolve("state/forge"), state);
+        forge = new EmbeddedForge(temp.resolve("state/forge"), state.cursors());
         forge.add(new Repository("acme/app", source.dir.toString(), "main", List.of("a"), List.of()));
     }
 
@@ -95,13 +96,18 @@ class DaemonTest {
 
     Daemon daemon() {
         Path dir = temp.resolve("state");
-        Run run = new Run(executor, new CheckStore(dir), SecretStore.inMemory(),
+        Run run = new Run(executor, recorder(dir), SecretStore.inMemory(),
                 new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
                 RunJournal.NONE, Clock.systemUTC());
         Daemon.Settings settings = new Daemon.Settings("a", /* discover= */ true, Set.of(), /* pulls= */ false, 2,
                 Duration.ofMillis(100), "debian:bookworm-slim");
-        return new Daemon(settings, forge, state, new Mirrors(dir), run, executor, new CheckStore(dir), lines::add,
+        return new Daemon(settings, forge, state, new Mirrors(dir), run, executor, recorder(dir), lines::add,
                 Clock.systemUTC());
+    }
+
+    /** The one recorder of the daemon and its runs: check files, state rows, the forge's publisher. */
+    CheckRecorder recorder(Path dir) {
+        return new CheckRecorder(new CheckStore(dir), state.runs(), forge.publisher(), lines::add);
     }
 
     static void await(String what, BooleanSupplier condition) throws InterruptedException {
@@ -116,7 +122,7 @@ class DaemonTest {
 
     List<RunRecord> runs() {
         try {
-            return state.runs(new Filter(null, null, 100));
+            return state.runs().runs(new Filter(null, null, 100));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -124,7 +130,7 @@ class DaemonTest {
 
     boolean baselined() {
         try {
-            return state.get("acme/app").containsKey("@baseline");
+            return state.cursors().get("acme/app").containsKey("@baseline");
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -147,7 +153,7 @@ class DaemonTest {
         RunRecord broken = runs().stream().filter(r -> r.workflow().endsWith("broken.yaml")).findFirst().orElseThrow();
         assertThat(broken.status()).isEqualTo(CheckStatus.ERROR);
         assertThat(broken.reason()).startsWith(".knotless/workflows/broken.yaml:3:").contains("field 'steps[0].timeout'");
-        assertThat(state.get("acme/app")).containsEntry("refs/heads/main", sha);
+        assertThat(state.cursors().get("acme/app")).containsEntry("refs/heads/main", sha);
 
         Thread.sleep(400); // several more polls: the acknowledged push comes no more
         assertThat(runs()).hasSize(2);
@@ -160,19 +166,19 @@ class DaemonTest {
         String sha = source.git("rev-parse", "HEAD").strip();
         QueuedRun killed = new QueuedRun("killed-1", "acme/app", sha, "refs/heads/main", "ci", Event.PUSH, Trust.TRUSTED, "a");
         QueuedRun waiting = new QueuedRun("waiting-1", "acme/app", sha, "refs/heads/main", "ci", Event.PUSH, Trust.TRUSTED, "a");
-        state.enqueue(List.of(killed, waiting));
-        assertThat(state.takeNext(2).orElseThrow().id()).isEqualTo("killed-1");
+        state.runs().enqueue(List.of(killed, waiting));
+        assertThat(state.runs().takeNext(2).orElseThrow().id()).isEqualTo("killed-1");
 
         daemon = daemon();
         daemon.start();
-        RunRecord recovered = state.run("killed-1").orElseThrow();
+        RunRecord recovered = state.runs().run("killed-1").orElseThrow();
         assertThat(recovered.status()).isEqualTo(CheckStatus.ERROR);
         assertThat(recovered.reason()).isEqualTo("runner restarted");
         assertThat(recovered.check().steps()).isEmpty();
         assertThat(new CheckStore(temp.resolve("state")).load("killed-1").orElseThrow().reason()).isEqualTo("runner restarted");
         assertThat(executor.swept).containsExactly("a");
         await("the waiting run ran", () -> runs().stream().filter(r -> r.id().equals("waiting-1")).allMatch(r -> r.status().isFinal()));
-        assertThat(state.run("waiting-1").orElseThrow().reason()).contains("no environments here");
+        assertThat(state.runs().run("waiting-1").orElseThrow().reason()).contains("no environments here");
     }
 
     @Test
@@ -181,16 +187,16 @@ class DaemonTest {
         other.commit();
         forge.add(new Repository("acme/other", other.dir.toString(), "main", List.of("a"), List.of()));
         Path dir = temp.resolve("state");
-        Run run = new Run(executor, new CheckStore(dir), SecretStore.inMemory(),
+        Run run = new Run(executor, recorder(dir), SecretStore.inMemory(),
                 new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
                 RunJournal.NONE, Clock.systemUTC());
         daemon = new Daemon(new Daemon.Settings("a", false, Set.of("acme/app"), false, 1, Duration.ofMillis(100),
-                "debian:bookworm-slim"), forge, state, new Mirrors(dir), run, executor, new CheckStore(dir), lines::add,
+                "debian:bookworm-slim"), forge, state, new Mirrors(dir), run, executor, recorder(dir), lines::add,
                 Clock.systemUTC());
         daemon.start();
         await("the first poll took the baseline", this::baselined);
         Thread.sleep(300);
-        assertThat(state.get("acme/other")).isEmpty();
+        assertThat(state.cursors().get("acme/other")).isEmpty();
     }
 
     @Test
@@ -200,16 +206,16 @@ class DaemonTest {
         forge.add(new Repository("acme/fresh", fresh.dir.toString(), "main", List.of(), List.of()));
         forge.add(new Repository("acme/theirs", fresh.dir.toString(), "main", List.of("b"), List.of("b")));
         Path dir = temp.resolve("state");
-        Run run = new Run(executor, new CheckStore(dir), SecretStore.inMemory(),
+        Run run = new Run(executor, recorder(dir), SecretStore.inMemory(),
                 new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
                 RunJournal.NONE, Clock.systemUTC());
         daemon = new Daemon(new Daemon.Settings("a", true, Set.of(), false, 1, Duration.ofMillis(100),
                 "debian:bookworm-slim").withDefaultRunner("a"), forge, state, new Mirrors(dir), run, executor,
-                new CheckStore(dir), lines::add, Clock.systemUTC());
+                recorder(dir), lines::add, Clock.systemUTC());
         daemon.start();
         await("acme/fresh is polled", () -> {
             try {
-                return state.get("acme/fresh").containsKey("@baseline");
+                return state.cursors().get("acme/fresh").containsKey("@baseline");
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -219,6 +225,6 @@ class DaemonTest {
         assertThat(forge.repository("acme/app").orElseThrow().runners()).containsExactly("a");
         assertThat(lines).filteredOn(l -> l.contains("--default-runner")).containsExactly(
                 "acme/fresh: its record named no runner; named a (--default-runner)");
-        assertThat(state.get("acme/theirs")).as("not this runner's").isEmpty();
+        assertThat(state.cursors().get("acme/theirs")).as("not this runner's").isEmpty();
     }
 }

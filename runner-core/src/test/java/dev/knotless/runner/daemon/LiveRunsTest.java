@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.Event;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.workflow.WorkflowParser;
 import java.nio.charset.StandardCharsets;
@@ -34,8 +34,9 @@ class LiveRunsTest {
     }
 
     static Check check(String id, CheckStatus status) {
-        return new Check(id, "acme/app", "a".repeat(40), "refs/heads/main", "ci", "push", "runner-1", "docker", status, null,
-                Instant.EPOCH, Instant.EPOCH, List.of(), List.of(), null);
+        Check running = Check.running(new dev.knotless.checks.CheckSubject(id, "acme/app", "a".repeat(40), "refs/heads/main",
+                "ci", dev.knotless.checks.Event.PUSH, "runner-1", dev.knotless.checks.ExecutorName.of("docker")), Instant.EPOCH, null);
+        return status.isFinal() ? running.finished(status, null, Instant.EPOCH, List.of(), List.of()) : running;
     }
 
     @Test

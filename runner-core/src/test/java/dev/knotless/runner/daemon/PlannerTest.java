@@ -1,15 +1,15 @@
 package dev.knotless.runner.daemon;
 
-import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.checkout.Mirrors;
 import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.testkit.TestRepo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -77,8 +77,8 @@ class PlannerTest {
         List<QueuedRun> again = planner("a", false).plan(repo, push("main", sha));
         assertThat(again).isEqualTo(first);
         try (StateStore state = StateStore.open(temp.resolve("db"))) {
-            assertThat(state.enqueue(first)).isEqualTo(2);
-            assertThat(state.enqueue(again)).isZero();
+            assertThat(state.runs().enqueue(first)).isEqualTo(2);
+            assertThat(state.runs().enqueue(again)).isZero();
         }
         List<QueuedRun> otherRunner = planner("b", false).plan(repo, push("main", sha));
         assertThat(otherRunner.getFirst().id()).isNotEqualTo(first.getFirst().id());

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.runner.checkout.Mirrors;
-import dev.knotless.runner.forge.CheckPublisher;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.state.QueueState;
@@ -50,7 +50,7 @@ class LanderTest {
         origin = temp.resolve("origin.git");
         git(temp, "clone", "-q", "--bare", work.dir.toString(), origin.toString());
         state = StateStore.open(temp.resolve("state"));
-        forge = new EmbeddedForge(temp.resolve("state/forge"), state);
+        forge = new EmbeddedForge(temp.resolve("state/forge"), state.cursors());
         repo = new Repository("acme/app", origin.toString(), "main", List.of("a"), List.of("a"));
         forge.add(repo);
     }
@@ -81,7 +81,7 @@ class LanderTest {
         String head = work.file(file, content).commit();
         work.git("push", "-q", origin.toString(), head + ":refs/pulls/" + number + "/head");
         work.git("checkout", "-q", "main");
-        state.queueEntry("acme/app", number, "main", forge.enqueue("acme/app", number).queuedAt());
+        state.mergeQueue().queueEntry("acme/app", number, "main", forge.enqueue("acme/app", number).queuedAt());
         return head;
     }
 
@@ -105,8 +105,8 @@ class LanderTest {
 
     Lander lander(BatchTester tester) {
         Path dir = temp.resolve("state");
-        return new Lander("a", new Mirrors(dir), state, forge.mergeQueue().orElseThrow(), tester, new CheckStore(dir),
-                CheckPublisher.NONE, lines::add, Clock.systemUTC());
+        return new Lander("a", new Mirrors(dir), state.runs(), state.mergeQueue(), forge.mergeQueue().orElseThrow(), tester,
+                CheckRecorder.filesOnly(new CheckStore(dir)), lines::add, Clock.systemUTC());
     }
 
     List<Outcome> landAll(Lander lander) throws IOException {
@@ -131,7 +131,7 @@ class LanderTest {
 
         List<Outcome> outcomes = landAll(lander(byTree(temp.resolve("state"))));
 
-        assertThat(state.queue("acme/app")).extracting(QueueRow::number, QueueRow::state).containsExactly(
+        assertThat(state.mergeQueue().queue("acme/app")).extracting(QueueRow::number, QueueRow::state).containsExactly(
                 org.assertj.core.groups.Tuple.tuple(1, QueueState.LANDED), org.assertj.core.groups.Tuple.tuple(2, QueueState.REJECTED),
                 org.assertj.core.groups.Tuple.tuple(3, QueueState.LANDED), org.assertj.core.groups.Tuple.tuple(4, QueueState.REJECTED),
                 org.assertj.core.groups.Tuple.tuple(5, QueueState.LANDED));
@@ -147,7 +147,7 @@ class LanderTest {
         assertThat(tested).hasSize(7);
         assertThat(outcomes).filteredOn(o -> o instanceof Outcome.Rejected).extracting(o -> ((Outcome.Rejected) o).pull())
                 .containsExactly(2, 4);
-        List<RunRecord> checks = state.runs(new Filter(null, CheckStatus.FAILURE, 10));
+        List<RunRecord> checks = state.runs().runs(new Filter(null, CheckStatus.FAILURE, 10));
         assertThat(checks).extracting(RunRecord::ref).containsExactlyInAnyOrder("refs/pulls/2/head", "refs/pulls/4/head");
         assertThat(checks).allSatisfy(r -> assertThat(r.reason()).startsWith("rejected from the merge queue: batch main@")
                 .endsWith("failed: ci failure: broken is there"));
@@ -162,20 +162,20 @@ class LanderTest {
         work.git("checkout", "-q", "main");
         work.git("push", "-q", origin.toString(), upper + ":refs/pulls/2/head", lower + ":refs/pulls/1/head");
         // The upper one is queued first: the lower one is in the batch before its own turn.
-        state.queueEntry("acme/app", 2, "main", forge.enqueue("acme/app", 2).queuedAt());
+        state.mergeQueue().queueEntry("acme/app", 2, "main", forge.enqueue("acme/app", 2).queuedAt());
         Thread.sleep(5);
-        state.queueEntry("acme/app", 1, "main", forge.enqueue("acme/app", 1).queuedAt());
+        state.mergeQueue().queueEntry("acme/app", 1, "main", forge.enqueue("acme/app", 1).queuedAt());
 
         List<String> states = new CopyOnWriteArrayList<>();
         landAll(lander((r, batch) -> {
             tested.add(batch.describe());
-            states.add(state.queue("acme/app").toString());
+            states.add(state.mergeQueue().queue("acme/app").toString());
             return new BatchTester.Verdict.Passed();
         }));
 
         assertThat(tested).singleElement().asString().endsWith("+#2+#1");
         assertThat(states.getFirst()).as("neither is landed before the batch is").doesNotContain("LANDED");
-        assertThat(state.queue("acme/app")).extracting(QueueRow::state).containsOnly(QueueState.LANDED);
+        assertThat(state.mergeQueue().queue("acme/app")).extracting(QueueRow::state).containsOnly(QueueState.LANDED);
         assertThat(inMain(upper)).isTrue();
         assertThat(git(origin, "log", "--first-parent", "--format=%s", "main").lines().toList())
                 .containsExactly("Merge pull request #2 into main", "test");
@@ -188,7 +188,7 @@ class LanderTest {
         String three = pull(3, "three.txt", "3\n");
         landAll(lander(byTree(temp.resolve("state"))));
         assertThat(tested).singleElement().asString().endsWith("+#1+#3");
-        assertThat(state.queue("acme/app")).filteredOn(r -> r.number() == 2).singleElement().satisfies(r -> {
+        assertThat(state.mergeQueue().queue("acme/app")).filteredOn(r -> r.number() == 2).singleElement().satisfies(r -> {
             assertThat(r.state()).isEqualTo(QueueState.REJECTED);
             assertThat(r.detail()).startsWith("does not merge onto main@").endsWith("conflict in same.txt");
             assertThat(r.headSha()).isEqualTo(two);
@@ -200,7 +200,7 @@ class LanderTest {
     void afterACrashBetweenPushAndRecordAPullRequestInTheTargetCountsAsLandedWithoutATestOrASecondPush() throws Exception {
         String one = pull(1, "one.txt", "1\n");
         // The earlier process had marked it testing and pushed a batch holding it, then died.
-        state.moveQueue("acme/app", 1, QueueState.TESTING, one, null);
+        state.mergeQueue().moveQueue("acme/app", 1, QueueState.TESTING, one, null);
         work.git("fetch", "-q", origin.toString(), "refs/pulls/1/head");
         work.git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "merge", "-q", "--no-ff", "-m", "landed before the crash", one);
         work.git("push", "-q", origin.toString(), "main:main");
@@ -211,7 +211,7 @@ class LanderTest {
         }));
 
         assertThat(outcomes).singleElement().isInstanceOf(Outcome.Landed.class);
-        assertThat(state.queue("acme/app")).singleElement().extracting(QueueRow::state).isEqualTo(QueueState.LANDED);
+        assertThat(state.mergeQueue().queue("acme/app")).singleElement().extracting(QueueRow::state).isEqualTo(QueueState.LANDED);
         assertThat(git(origin, "rev-parse", "main")).as("nothing pushed again").isEqualTo(tip);
     }
 
@@ -225,7 +225,7 @@ class LanderTest {
             commits.add(b.commit());
             return new BatchTester.Verdict.Stopped();
         }).landOnce(repo);
-        assertThat(state.queue("acme/app")).extracting(QueueRow::state).containsOnly(QueueState.QUEUED);
+        assertThat(state.mergeQueue().queue("acme/app")).extracting(QueueRow::state).containsOnly(QueueState.QUEUED);
         Thread.sleep(1100); // a later second: merge dates come from the tip, not the clock
         lander((r, b) -> {
             commits.add(b.commit());

@@ -14,9 +14,9 @@ public final class EnqueueUntilKilled {
         StateStore store = StateStore.open(Path.of(args[0]));
         for (int i = 0; ; i++) {
             String id = "run-" + i;
-            store.enqueue(StateStoreTest.run(id, "acme/repo-" + (i % 3)));
+            store.runs().enqueue(StateStoreTest.run(id, "acme/repo-" + (i % 3)));
             if (i % 2 == 0) {
-                store.takeNext(Integer.MAX_VALUE);
+                store.runs().takeNext(Integer.MAX_VALUE);
             }
             System.out.println(id);
             System.out.flush();

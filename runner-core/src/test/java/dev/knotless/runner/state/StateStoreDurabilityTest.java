@@ -46,10 +46,10 @@ class StateStoreDurabilityTest {
 
         try (StateStore store = StateStore.open(stateDir)) {
             Set<String> stored = new HashSet<>();
-            store.runs(Filter.recent().limit(1_000_000)).forEach(r -> stored.add(r.id()));
+            store.runs().runs(Filter.recent().limit(1_000_000)).forEach(r -> stored.add(r.id()));
             assertThat(stored).containsAll(reported);
             // Runs taken before the kill are found going: what a restarting daemon recovers.
-            assertThat(store.going()).isNotEmpty();
+            assertThat(store.runs().going()).isNotEmpty();
         }
     }
 }

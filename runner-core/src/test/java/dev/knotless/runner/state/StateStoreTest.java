@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.Event;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Event;
 import dev.knotless.runner.run.RunProgress;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -69,13 +69,13 @@ class StateStoreTest {
 
     @Test
     void reopeningMigratesNothingAgainAndKeepsTheRuns() throws Exception {
-        store.enqueue(run("r-1", "acme/app"));
+        store.runs().enqueue(run("r-1", "acme/app"));
         store.close();
         store = StateStore.open(stateDir);
         store.close();
         store = StateStore.open(stateDir);
         assertThat(store.schemaVersion()).isEqualTo(Migrations.latest());
-        assertThat(store.run("r-1")).isPresent();
+        assertThat(store.runs().run("r-1")).isPresent();
         try (Connection raw = DriverManager.getConnection("jdbc:sqlite:" + stateDir.resolve("runner.db"));
                 Statement s = raw.createStatement();
                 ResultSet count = s.executeQuery("SELECT COUNT(*) FROM schema_version")) {
@@ -104,10 +104,10 @@ class StateStoreTest {
         }
         store = StateStore.open(old);
         assertThat(store.schemaVersion()).isEqualTo(Migrations.latest());
-        assertThat(store.run("old-1").orElseThrow().variables()).isEmpty();
-        assertThat(store.rerun("old-1", Map.of("A", "b")).variables()).containsEntry("A", "b");
-        assertThat(store.queueEntry("acme/app", 5, "main", Instant.parse("2026-11-30T00:00:00Z"))).isTrue();
-        assertThat(store.queue("acme/app")).extracting(QueueRow::number).containsExactly(4, 5);
+        assertThat(store.runs().run("old-1").orElseThrow().variables()).isEmpty();
+        assertThat(store.runs().rerun("old-1", Map.of("A", "b")).variables()).containsEntry("A", "b");
+        assertThat(store.mergeQueue().queueEntry("acme/app", 5, "main", Instant.parse("2026-11-30T00:00:00Z"))).isTrue();
+        assertThat(store.mergeQueue().queue("acme/app")).extracting(QueueRow::number).containsExactly(4, 5);
     }
 
     @Test
@@ -124,34 +124,34 @@ class StateStoreTest {
 
     @Test
     void enqueueingTheSameIdTwiceAddsItOnce() throws Exception {
-        assertThat(store.enqueue(run("r-1", "acme/app"))).isTrue();
-        assertThat(store.enqueue(run("r-1", "acme/app"))).isFalse();
-        assertThat(store.waiting()).hasSize(1);
+        assertThat(store.runs().enqueue(run("r-1", "acme/app"))).isTrue();
+        assertThat(store.runs().enqueue(run("r-1", "acme/app"))).isFalse();
+        assertThat(store.runs().waiting()).hasSize(1);
     }
 
     @Test
     void takeNextMarksTheRunRunningAndRespectsTheLimit() throws Exception {
-        store.enqueue(List.of(run("r-1", "acme/app"), run("r-2", "acme/app"), run("r-3", "acme/app")));
-        RunRecord first = store.takeNext(2).orElseThrow();
+        store.runs().enqueue(List.of(run("r-1", "acme/app"), run("r-2", "acme/app"), run("r-3", "acme/app")));
+        RunRecord first = store.runs().takeNext(2).orElseThrow();
         assertThat(first.id()).isEqualTo("r-1");
         assertThat(first.status()).isEqualTo(CheckStatus.RUNNING);
         assertThat(first.startedAt()).isNotNull();
-        assertThat(store.takeNext(2)).map(RunRecord::id).contains("r-2");
-        assertThat(store.takeNext(2)).isEmpty(); // full: r-3 waits
-        assertThat(store.waiting()).extracting(RunRecord::id).containsExactly("r-3");
-        store.finish("r-1", check("r-1", CheckStatus.SUCCESS, null));
-        assertThat(store.takeNext(2)).map(RunRecord::id).contains("r-3");
+        assertThat(store.runs().takeNext(2)).map(RunRecord::id).contains("r-2");
+        assertThat(store.runs().takeNext(2)).isEmpty(); // full: r-3 waits
+        assertThat(store.runs().waiting()).extracting(RunRecord::id).containsExactly("r-3");
+        store.runs().finish("r-1", check("r-1", CheckStatus.SUCCESS, null));
+        assertThat(store.runs().takeNext(2)).map(RunRecord::id).contains("r-3");
     }
 
     @Test
     void aRepositoryWithOneWaitingRunIsServedWithinTwoTakesOfAnotherWithFive() throws Exception {
         for (int i = 1; i <= 5; i++) {
-            store.enqueue(run("a-" + i, "acme/a"));
+            store.runs().enqueue(run("a-" + i, "acme/a"));
         }
-        store.enqueue(run("b-1", "acme/b"));
+        store.runs().enqueue(run("b-1", "acme/b"));
         List<String> order = new ArrayList<>();
         Optional<RunRecord> next;
-        while ((next = store.takeNext(100)).isPresent()) {
+        while ((next = store.runs().takeNext(100)).isPresent()) {
             order.add(next.get().id());
         }
         assertThat(order.subList(0, 2)).contains("b-1");
@@ -161,13 +161,13 @@ class StateStoreTest {
     @Test
     void repositoriesAreServedRoundRobinInTheOrderTheyFirstWaited() throws Exception {
         for (int i = 1; i <= 3; i++) {
-            store.enqueue(run("a-" + i, "acme/a"));
-            store.enqueue(run("b-" + i, "acme/b"));
-            store.enqueue(run("c-" + i, "acme/c"));
+            store.runs().enqueue(run("a-" + i, "acme/a"));
+            store.runs().enqueue(run("b-" + i, "acme/b"));
+            store.runs().enqueue(run("c-" + i, "acme/c"));
         }
         List<String> order = new ArrayList<>();
         Optional<RunRecord> next;
-        while ((next = store.takeNext(100)).isPresent()) {
+        while ((next = store.runs().takeNext(100)).isPresent()) {
             order.add(next.get().id());
         }
         assertThat(order).containsExactly("a-1", "b-1", "c-1", "a-2", "b-2", "c-2", "a-3", "b-3", "c-3");
@@ -175,13 +175,13 @@ class StateStoreTest {
 
     @Test
     void aRepositoryThatWasJustServedWaitsBehindOneThatWasNotAfterARestart() throws Exception {
-        store.enqueue(run("a-1", "acme/a"));
-        store.enqueue(run("a-2", "acme/a"));
-        store.takeNext(10);
-        store.enqueue(run("b-1", "acme/b"));
+        store.runs().enqueue(run("a-1", "acme/a"));
+        store.runs().enqueue(run("a-2", "acme/a"));
+        store.runs().takeNext(10);
+        store.runs().enqueue(run("b-1", "acme/b"));
         store.close();
         store = StateStore.open(stateDir);
-        assertThat(store.takeNext(10)).map(RunRecord::id).contains("b-1");
+        assertThat(store.runs().takeNext(10)).map(RunRecord::id).contains("b-1");
     }
 
     @Test
@@ -190,33 +190,33 @@ class StateStoreTest {
         for (int i = 0; i < 1000; i++) {
             runs.add(run("run-" + i, "acme/repo-" + (i % 7)));
         }
-        assertThat(store.enqueue(runs)).isEqualTo(1000);
+        assertThat(store.runs().enqueue(runs)).isEqualTo(1000);
         Set<String> taken = new HashSet<>();
-        RunRecord running = store.takeNext(1).orElseThrow();
-        assertThat(store.takeNext(1)).isEmpty();
+        RunRecord running = store.runs().takeNext(1).orElseThrow();
+        assertThat(store.runs().takeNext(1)).isEmpty();
         while (true) {
             taken.add(running.id());
-            store.finish(running.id(), check(running.id(), CheckStatus.SUCCESS, null));
-            Optional<RunRecord> next = store.takeNext(1);
+            store.runs().finish(running.id(), check(running.id(), CheckStatus.SUCCESS, null));
+            Optional<RunRecord> next = store.runs().takeNext(1);
             if (next.isEmpty()) {
                 break;
             }
             running = next.get();
         }
         assertThat(taken).hasSize(1000);
-        assertThat(store.runs(Filter.recent().status(CheckStatus.SUCCESS).limit(5000))).hasSize(1000);
+        assertThat(store.runs().runs(Filter.recent().status(CheckStatus.SUCCESS).limit(5000))).hasSize(1000);
     }
 
     @Test
     void finishStoresTheCheckAndGoingListsOnlyRunningRuns() throws Exception {
-        store.enqueue(List.of(run("r-1", "acme/app"), run("r-2", "acme/app"), run("r-3", "acme/other")));
-        store.takeNext(5);
-        store.takeNext(5);
-        assertThat(store.going()).extracting(RunRecord::id).containsExactly("r-1", "r-3");
+        store.runs().enqueue(List.of(run("r-1", "acme/app"), run("r-2", "acme/app"), run("r-3", "acme/other")));
+        store.runs().takeNext(5);
+        store.runs().takeNext(5);
+        assertThat(store.runs().going()).extracting(RunRecord::id).containsExactly("r-1", "r-3");
         Check failed = check("r-1", CheckStatus.FAILURE, "step 2 exited with 1");
-        store.finish("r-1", failed);
-        assertThat(store.going()).extracting(RunRecord::id).containsExactly("r-3");
-        RunRecord done = store.run("r-1").orElseThrow();
+        store.runs().finish("r-1", failed);
+        assertThat(store.runs().going()).extracting(RunRecord::id).containsExactly("r-3");
+        RunRecord done = store.runs().run("r-1").orElseThrow();
         assertThat(done.status()).isEqualTo(CheckStatus.FAILURE);
         assertThat(done.reason()).isEqualTo("step 2 exited with 1");
         assertThat(done.check()).isEqualTo(failed);
@@ -227,106 +227,106 @@ class StateStoreTest {
 
     @Test
     void aGoingRunsProgressIsReplacedSurvivesAReopenAndIsForgottenWithItsCheck() throws Exception {
-        store.enqueue(run("r-1", "acme/app"));
-        store.takeNext(1);
-        assertThat(store.read("r-1")).isEmpty();
+        store.runs().enqueue(run("r-1", "acme/app"));
+        store.runs().takeNext(1);
+        assertThat(store.progress().read("r-1")).isEmpty();
         StepResult passed = new StepResult("build", StepStatus.SUCCESS, 0, 1200, null);
-        store.record("r-1", new RunProgress(1, 0, 0, 40, List.of()));
-        store.record("r-1", new RunProgress(2, 1_000_000_000_000L, 7, 900, List.of(passed)));
+        store.progress().record("r-1", new RunProgress(1, 0, 0, 40, List.of()));
+        store.progress().record("r-1", new RunProgress(2, 1_000_000_000_000L, 7, 900, List.of(passed)));
         store.close();
         store = StateStore.open(stateDir);
 
-        RunProgress read = store.read("r-1").orElseThrow();
+        RunProgress read = store.progress().read("r-1").orElseThrow();
         assertThat(read).isEqualTo(new RunProgress(2, 1_000_000_000_000L, 7, 900, List.of(passed)));
         assertThat(read.stepGoing()).isTrue();
-        store.finish("r-1", check("r-1", CheckStatus.SUCCESS, null));
-        assertThat(store.read("r-1")).isEmpty();
-        assertThatThrownBy(() -> store.record("nope", new RunProgress(0, 0, 0, 0, List.of())))
+        store.runs().finish("r-1", check("r-1", CheckStatus.SUCCESS, null));
+        assertThat(store.progress().read("r-1")).isEmpty();
+        assertThatThrownBy(() -> store.progress().record("nope", new RunProgress(0, 0, 0, 0, List.of())))
                 .as("only a recorded run has progress").hasMessageContaining("FOREIGN KEY");
     }
 
     @Test
     void finishingAnUnknownRunOrWithAPendingCheckIsRefused() throws Exception {
-        assertThatThrownBy(() -> store.finish("nope", check("nope", CheckStatus.SUCCESS, null)))
+        assertThatThrownBy(() -> store.runs().finish("nope", check("nope", CheckStatus.SUCCESS, null)))
                 .hasMessage("no run nope");
-        assertThatThrownBy(() -> store.finish("nope", check("nope", CheckStatus.RUNNING, null)))
+        assertThatThrownBy(() -> store.runs().finish("nope", check("nope", CheckStatus.RUNNING, null)))
                 .hasMessageContaining("not final");
     }
 
     @Test
     void aRequeuedRunIsTakenAgain() throws Exception {
-        store.enqueue(run("r-1", "acme/app"));
-        store.takeNext(1);
-        assertThat(store.requeue("r-1")).isTrue();
-        assertThat(store.requeue("r-1")).isFalse();
-        assertThat(store.going()).isEmpty();
-        assertThat(store.takeNext(1)).map(RunRecord::id).contains("r-1");
+        store.runs().enqueue(run("r-1", "acme/app"));
+        store.runs().takeNext(1);
+        assertThat(store.runs().requeue("r-1")).isTrue();
+        assertThat(store.runs().requeue("r-1")).isFalse();
+        assertThat(store.runs().going()).isEmpty();
+        assertThat(store.runs().takeNext(1)).map(RunRecord::id).contains("r-1");
     }
 
     @Test
     void runsAreFilteredByRepositoryAndStatusNewestFirst() throws Exception {
-        store.enqueue(List.of(run("r-1", "acme/app"), run("r-2", "acme/lib"), run("r-3", "acme/app")));
-        store.takeNext(5);
-        assertThat(store.runs(Filter.recent())).extracting(RunRecord::id).containsExactly("r-3", "r-2", "r-1");
-        assertThat(store.runs(Filter.recent().repo("acme/app"))).extracting(RunRecord::id).containsExactly("r-3", "r-1");
-        assertThat(store.runs(Filter.recent().status(CheckStatus.PENDING))).extracting(RunRecord::id)
+        store.runs().enqueue(List.of(run("r-1", "acme/app"), run("r-2", "acme/lib"), run("r-3", "acme/app")));
+        store.runs().takeNext(5);
+        assertThat(store.runs().runs(Filter.recent())).extracting(RunRecord::id).containsExactly("r-3", "r-2", "r-1");
+        assertThat(store.runs().runs(Filter.recent().repo("acme/app"))).extracting(RunRecord::id).containsExactly("r-3", "r-1");
+        assertThat(store.runs().runs(Filter.recent().status(CheckStatus.PENDING))).extracting(RunRecord::id)
                 .containsExactly("r-3", "r-2");
-        assertThat(store.runs(Filter.recent().limit(1))).extracting(RunRecord::id).containsExactly("r-3");
+        assertThat(store.runs().runs(Filter.recent().limit(1))).extracting(RunRecord::id).containsExactly("r-3");
     }
 
     @Test
     void cursorsArePutReplacedAndRemovedPerRepository() throws Exception {
-        store.put("acme/app", "refs/heads/main", "a".repeat(40));
-        store.put("acme/app", "refs/heads/main", "b".repeat(40));
-        store.put("acme/app", "refs/heads/dev", "c".repeat(40));
-        store.put("acme/lib", "refs/heads/main", "d".repeat(40));
-        store.remove("acme/app", "refs/heads/dev");
+        store.cursors().put("acme/app", "refs/heads/main", "a".repeat(40));
+        store.cursors().put("acme/app", "refs/heads/main", "b".repeat(40));
+        store.cursors().put("acme/app", "refs/heads/dev", "c".repeat(40));
+        store.cursors().put("acme/lib", "refs/heads/main", "d".repeat(40));
+        store.cursors().remove("acme/app", "refs/heads/dev");
         store.close();
         store = StateStore.open(stateDir);
-        assertThat(store.get("acme/app")).isEqualTo(Map.of("refs/heads/main", "b".repeat(40)));
-        assertThat(store.get("acme/none")).isEmpty();
+        assertThat(store.cursors().get("acme/app")).isEqualTo(Map.of("refs/heads/main", "b".repeat(40)));
+        assertThat(store.cursors().get("acme/none")).isEmpty();
     }
 
     @Test
     void mergeQueueEntriesAreRecordedOnceMovedAndQueuedAgainOnlyWithANewTime() throws Exception {
         Instant first = Instant.parse("2026-11-30T01:00:00Z");
-        assertThat(store.queueEntry("acme/app", 3, "main", first)).isTrue();
-        assertThat(store.queueEntry("acme/app", 1, "main", first.plusSeconds(1))).isTrue();
-        assertThat(store.queueEntry("acme/app", 3, "main", first)).as("the same entry again").isFalse();
-        store.moveQueue("acme/app", 3, QueueState.TESTING, "a".repeat(40), null);
-        assertThat(store.queue("acme/app")).extracting(QueueRow::number, QueueRow::state, QueueRow::headSha)
+        assertThat(store.mergeQueue().queueEntry("acme/app", 3, "main", first)).isTrue();
+        assertThat(store.mergeQueue().queueEntry("acme/app", 1, "main", first.plusSeconds(1))).isTrue();
+        assertThat(store.mergeQueue().queueEntry("acme/app", 3, "main", first)).as("the same entry again").isFalse();
+        store.mergeQueue().moveQueue("acme/app", 3, QueueState.TESTING, "a".repeat(40), null);
+        assertThat(store.mergeQueue().queue("acme/app")).extracting(QueueRow::number, QueueRow::state, QueueRow::headSha)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(3, QueueState.TESTING, "a".repeat(40)),
                         org.assertj.core.groups.Tuple.tuple(1, QueueState.QUEUED, null));
-        assertThat(store.queueEntry("acme/app", 3, "main", first.plusSeconds(5))).as("testing keeps its place").isFalse();
-        assertThat(store.requeueTesting("acme/app")).isEqualTo(1);
-        store.moveQueue("acme/app", 3, QueueState.REJECTED, null, "breaks ci");
-        assertThat(store.queue("acme/app")).filteredOn(r -> r.number() == 3).singleElement()
+        assertThat(store.mergeQueue().queueEntry("acme/app", 3, "main", first.plusSeconds(5))).as("testing keeps its place").isFalse();
+        assertThat(requeueTesting("acme/app")).isEqualTo(1);
+        store.mergeQueue().moveQueue("acme/app", 3, QueueState.REJECTED, null, "breaks ci");
+        assertThat(store.mergeQueue().queue("acme/app")).filteredOn(r -> r.number() == 3).singleElement()
                 .extracting(QueueRow::detail).isEqualTo("breaks ci");
-        assertThat(store.queueEntry("acme/app", 3, "main", first.plusSeconds(9))).as("rejected, queued again").isTrue();
-        assertThat(store.queue("acme/app")).filteredOn(r -> r.number() == 3).singleElement()
+        assertThat(store.mergeQueue().queueEntry("acme/app", 3, "main", first.plusSeconds(9))).as("rejected, queued again").isTrue();
+        assertThat(store.mergeQueue().queue("acme/app")).filteredOn(r -> r.number() == 3).singleElement()
                 .satisfies(r -> {
                     assertThat(r.state()).isEqualTo(QueueState.QUEUED);
                     assertThat(r.detail()).isNull();
                 });
-        assertThat(store.removeQueue("acme/app", 1)).isTrue();
-        assertThat(store.queue("acme/app")).extracting(QueueRow::number).containsExactly(3);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.moveQueue("acme/app", 9, QueueState.LANDED, null, null))
+        assertThat(store.mergeQueue().removeQueue("acme/app", 1)).isTrue();
+        assertThat(store.mergeQueue().queue("acme/app")).extracting(QueueRow::number).containsExactly(3);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.mergeQueue().moveQueue("acme/app", 9, QueueState.LANDED, null, null))
                 .hasMessage("pull request 9 of acme/app is not in the merge queue");
     }
 
     @Test
     void aRerunIsANewWaitingRunWithItsVariablesAndANumberedId() throws Exception {
-        store.enqueue(run("r-1", "acme/app"));
-        RunRecord again = store.rerun("r-1", java.util.Map.of("LEVEL", "debug"));
+        store.runs().enqueue(run("r-1", "acme/app"));
+        RunRecord again = store.runs().rerun("r-1", java.util.Map.of("LEVEL", "debug"));
         assertThat(again.id()).isEqualTo("r-1-r1");
         assertThat(again.status()).isEqualTo(dev.knotless.checks.CheckStatus.PENDING);
         assertThat(again.variables()).isEqualTo(java.util.Map.of("LEVEL", "debug"));
-        assertThat(store.rerun("r-1", java.util.Map.of()).id()).isEqualTo("r-1-r2");
+        assertThat(store.runs().rerun("r-1", java.util.Map.of()).id()).isEqualTo("r-1-r2");
         store.close();
         store = StateStore.open(stateDir);
-        assertThat(store.run("r-1-r1").orElseThrow().variables()).containsEntry("LEVEL", "debug");
-        assertThat(store.run("r-1").orElseThrow().variables()).isEmpty();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.rerun("nope", java.util.Map.of()))
+        assertThat(store.runs().run("r-1-r1").orElseThrow().variables()).containsEntry("LEVEL", "debug");
+        assertThat(store.runs().run("r-1").orElseThrow().variables()).isEmpty();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.runs().rerun("nope", java.util.Map.of()))
                 .hasMessageStartingWith("no run nope in ");
     }
 
@@ -336,7 +336,7 @@ class StateStoreTest {
         for (int i = 0; i < 200; i++) {
             runs.add(run("run-" + i, "acme/repo-" + (i % 3)));
         }
-        store.enqueue(runs);
+        store.runs().enqueue(runs);
         Set<String> taken = java.util.concurrent.ConcurrentHashMap.newKeySet();
         List<Thread> threads = new ArrayList<>();
         java.util.concurrent.atomic.AtomicInteger duplicates = new java.util.concurrent.atomic.AtomicInteger();
@@ -344,15 +344,15 @@ class StateStoreTest {
             threads.add(Thread.ofPlatform().start(() -> {
                 try {
                     Optional<RunRecord> next;
-                    while ((next = store.takeNext(4)).isPresent() || !store.waiting().isEmpty()) {
+                    while ((next = store.runs().takeNext(4)).isPresent() || !store.runs().waiting().isEmpty()) {
                         if (next.isPresent()) {
                             if (!taken.add(next.get().id())) {
                                 duplicates.incrementAndGet();
                             }
-                            if (store.going().size() > 4) {
+                            if (store.runs().going().size() > 4) {
                                 duplicates.incrementAndGet();
                             }
-                            store.finish(next.get().id(), check(next.get().id(), CheckStatus.SUCCESS, null));
+                            store.runs().finish(next.get().id(), check(next.get().id(), CheckStatus.SUCCESS, null));
                         }
                     }
                 } catch (Exception e) {
@@ -367,9 +367,23 @@ class StateStoreTest {
         assertThat(taken).hasSize(200);
     }
 
+    /** What a lander's restart would do to entries left testing: straight on the table, for the test. */
+    int requeueTesting(String repo) throws Exception {
+        try (java.sql.Connection db = java.sql.DriverManager.getConnection("jdbc:sqlite:" + stateDir.resolve("runner.db"));
+             java.sql.PreparedStatement update = db.prepareStatement(
+                     "UPDATE queue SET state = 'queued', updated_at = ? WHERE repo = ? AND state = 'testing'")) {
+            update.setString(1, Instant.now().toString());
+            update.setString(2, repo);
+            return update.executeUpdate();
+        }
+    }
+
     static Check check(String id, CheckStatus status, String reason) {
-        return new Check(id, "acme/app", "a".repeat(40), "refs/heads/main", "ci", "push", "r1", "docker", status, reason,
-                Instant.parse("2026-01-01T00:00:00Z"), Instant.parse("2026-01-01T00:01:00Z"), List.of(), List.of(),
-                "/state/logs/" + id + ".log");
+        Check running = Check.running(new dev.knotless.checks.CheckSubject(id, "acme/app", "a".repeat(40), "refs/heads/main",
+                "ci", dev.knotless.checks.Event.PUSH, "r1", dev.knotless.checks.ExecutorName.of("docker")),
+                Instant.parse("2026-01-01T00:00:00Z"), "/state/logs/" + id + ".log");
+        return status.isFinal()
+                ? running.finished(status, reason, Instant.parse("2026-01-01T00:01:00Z"), List.of(), List.of())
+                : running;
     }
 }

@@ -2,7 +2,7 @@ package dev.knotless.runner.workflow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.knotless.runner.Event;
+import dev.knotless.checks.Event;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,10 +1,15 @@
-package dev.knotless.runner;
+package dev.knotless.checks;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** What made a run happen. The wire name is the one workflow files and the command line use. */
+/**
+ * What made a run happen. The wire name is the one workflow files, the command line and the check
+ * JSON ({@link Check#event()}) use.
+ */
 public enum Event {
     /** A branch moved. The branch is the pushed one. */
     PUSH,
@@ -16,6 +21,7 @@ public enum Event {
     MANUAL;
 
     /** {@code push}, {@code pull}, {@code batch} or {@code manual}. */
+    @JsonValue
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -25,6 +31,7 @@ public enum Event {
      *
      * @throws IllegalArgumentException naming the choices when there is none
      */
+    @JsonCreator
     public static Event parse(String wireName) {
         for (Event event : values()) {
             if (event.wireName().equals(wireName)) {

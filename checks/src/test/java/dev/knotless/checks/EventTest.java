@@ -1,9 +1,8 @@
-package dev.knotless.runner.workflow;
+package dev.knotless.checks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.knotless.runner.Event;
 import org.junit.jupiter.api.Test;
 
 class EventTest {

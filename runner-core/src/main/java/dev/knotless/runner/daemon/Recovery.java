@@ -1,0 +1,104 @@
+package dev.knotless.runner.daemon;
+
+import static dev.knotless.runner.daemon.DaemonWords.describe;
+import static dev.knotless.runner.daemon.DaemonWords.oneLine;
+
+import dev.knotless.checks.Check;
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.ResumedSession;
+import dev.knotless.executor.SweepReport;
+import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunJournal;
+import dev.knotless.runner.run.RunProgress;
+import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.state.RunQueue;
+import dev.knotless.runner.state.RunRecord;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a restarted daemon does with the runs an earlier process left {@code running}: it goes on
+ * with those whose environment the executor kept and whose progress the journal has
+ * ({@link Run#resume}), ends the others as {@code error} ("runner restarted"), and sweeps the
+ * executor's leftovers of this runner but the resumed runs'. Runs still waiting stay queued.
+ */
+final class Recovery {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
+
+    /** The reason of a run a killed or crashed process left running. */
+    static final String RESTARTED = "runner restarted";
+
+    private final String runnerId;
+    private final RunQueue queue;
+    private final RunJournal journal;
+    private final Executor executor;
+    private final Run run;
+    private final RunRequests requests;
+    private final CheckRecorder checks;
+    private final Workers workers;
+    private final DaemonLog log;
+
+    Recovery(String runnerId, RunQueue queue, RunJournal journal, Executor executor, Run run, RunRequests requests,
+            CheckRecorder checks, Workers workers, DaemonLog log) {
+        this.runnerId = runnerId;
+        this.queue = queue;
+        this.journal = journal;
+        this.executor = executor;
+        this.run = run;
+        this.requests = requests;
+        this.checks = checks;
+        this.workers = workers;
+        this.log = log;
+    }
+
+    void recover() throws IOException {
+        List<Resumed> resumed = new ArrayList<>();
+        List<RunRecord> lost = new ArrayList<>();
+        for (RunRecord record : queue.going()) {
+            resumable(record).ifPresentOrElse(resumed::add, () -> lost.add(record));
+        }
+        Set<String> resumedIds = resumed.stream().map(r -> r.record().id()).collect(Collectors.toSet());
+        SweepReport swept = executor.sweep(runnerId, resumedIds);
+        swept.removed().forEach(r -> log.line("swept " + r + " left by an earlier process of runner " + runnerId));
+        swept.failed().forEach(f -> log.line("could not sweep " + f));
+        for (RunRecord record : lost) {
+            Check check = requests.errorCheck(record, RESTARTED, null);
+            checks.finished(check);
+            log.line(describe(record) + " error: runner restarted");
+        }
+        for (Resumed r : resumed) {
+            workers.start(r.record(), "resumed in " + r.session().describe() + " after the restart",
+                    cancellation -> run.resume(r.request(), r.record().startedAt(), r.progress(), r.session(), cancellation));
+        }
+    }
+
+    /** A run a previous process left going, and what this process needs to go on with it. */
+    private record Resumed(RunRecord record, RunRequest request, RunProgress progress, ResumedSession session) {}
+
+    /** The run's resumption, when the journal has its progress and the executor its environment. */
+    private Optional<Resumed> resumable(RunRecord record) {
+        try {
+            Optional<RunProgress> progress = journal.read(record.id());
+            if (progress.isEmpty() || progress.get().step() == 0 || record.startedAt() == null) {
+                return Optional.empty(); // not as far as its steps: nothing worth keeping
+            }
+            if (!(requests.prepare(record) instanceof RunRequests.Prepared.Ready ready)) {
+                return Optional.empty();
+            }
+            return run.environmentOf(ready.request(), record.startedAt())
+                    .map(session -> new Resumed(record, ready.request(), progress.get(), session));
+        } catch (IOException | RuntimeException e) {
+            log.line(describe(record) + " cannot be resumed: " + oneLine(e));
+            LOG.debug("resume failed", e);
+            return Optional.empty();
+        }
+    }
+}

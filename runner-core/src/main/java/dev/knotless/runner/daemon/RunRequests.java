@@ -1,0 +1,90 @@
+package dev.knotless.runner.daemon;
+
+import static dev.knotless.runner.daemon.DaemonWords.shortSha;
+
+import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckSubject;
+import dev.knotless.checks.ExecutorName;
+import dev.knotless.runner.checkout.Mirror;
+import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.runner.forge.Forge;
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.state.RunRecord;
+import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.runner.workflow.WorkflowException;
+import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.runner.workflow.WorkflowSet;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns a queued run back into what the run needs: its repository's record, its commit's tree and
+ * workflow from the mirror. Also makes the checks of runs that never reach an executor.
+ */
+final class RunRequests {
+
+    /** A run's request, or why it cannot run (its repository or workflow is gone or broken). */
+    sealed interface Prepared {
+        record Ready(RunRequest request) implements Prepared {}
+
+        /** @param repoName the repository as its mirror names it, when it was found */
+        record Refused(String reason, @Nullable String repoName) implements Prepared {}
+    }
+
+    private final Daemon.Settings settings;
+    private final Forge forge;
+    private final Mirrors mirrors;
+    private final ExecutorName executor;
+    private final Clock clock;
+
+    RunRequests(Daemon.Settings settings, Forge forge, Mirrors mirrors, ExecutorName executor, Clock clock) {
+        this.settings = settings;
+        this.forge = forge;
+        this.mirrors = mirrors;
+        this.executor = executor;
+        this.clock = clock;
+    }
+
+    Prepared prepare(RunRecord record) throws IOException {
+        Repository repo = forge.repositories().stream().filter(r -> r.name().equals(record.repo())).findFirst()
+                .orElse(null);
+        if (repo == null) {
+            return new Prepared.Refused("repository " + record.repo() + " is no longer recorded", null);
+        }
+        Mirror mirror = mirrors.mirrorHolding(repo.cloneUrl(), record.commit());
+        WorkflowSet set = WorkflowParser.parseAll(mirror.files(record.commit(), WorkflowParser.DIRECTORY));
+        for (WorkflowException broken : set.errors()) {
+            if (broken.file().equals(record.workflow())) {
+                return new Prepared.Refused(broken.getMessage(), mirror.repo());
+            }
+        }
+        Workflow workflow = set.workflows().stream().filter(w -> w.name().equals(record.workflow())).findFirst().orElse(null);
+        if (workflow == null) {
+            return new Prepared.Refused("no workflow named '" + record.workflow() + "' at " + shortSha(record.commit()),
+                    mirror.repo());
+        }
+        return new Prepared.Ready(new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(),
+                record.ref(), repo.defaultRef(), record.event(), record.trust(), workflow, mirror.tree(record.commit()),
+                record.variables(), settings.defaultImage(), /* keep= */ false));
+    }
+
+    /** What a check of queued run {@code r} is about. */
+    CheckSubject subject(RunRecord r, @Nullable String repoName) {
+        return new CheckSubject(r.id(), repoName != null ? repoName : r.repo(), r.commit(), r.ref(), r.workflow(),
+                r.event(), settings.runnerId(), executor);
+    }
+
+    /** A final {@code error} check for a run that never reached the executor; steps unknown. */
+    Check errorCheck(RunRecord r, String reason, @Nullable String repoName) {
+        Instant now = clock.instant();
+        return Check.error(subject(r, repoName), r.startedAt() != null ? r.startedAt() : now, now, reason);
+    }
+
+    /** A final {@code cancelled} check for a run cancelled while it waited. */
+    Check cancelledCheck(RunRecord r, String reason) {
+        return Check.cancelled(subject(r, null), clock.instant(), reason);
+    }
+}

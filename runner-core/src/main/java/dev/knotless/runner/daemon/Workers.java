@@ -1,0 +1,160 @@
+package dev.knotless.runner.daemon;
+
+import static dev.knotless.runner.daemon.DaemonWords.describe;
+import static dev.knotless.runner.daemon.DaemonWords.oneLine;
+
+import dev.knotless.checks.Check;
+import dev.knotless.runner.run.Cancellation;
+import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.Run;
+import dev.knotless.runner.state.RunQueue;
+import dev.knotless.runner.state.RunRecord;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * The runs going in this process: one virtual thread each, started by {@link #dispatch} from the
+ * queue (at most the concurrency taken, fairly, by {@link RunQueue#takeNext}) or by recovery.
+ * Every run ends with its final check recorded ({@link CheckRecorder}), whatever happened.
+ *
+ * <p>Concurrency: {@link #dispatch} is called by the daemon's loop thread; the rest is thread-safe.
+ */
+final class Workers {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Workers.class);
+
+    /** What a run's worker does to get its (recorded) check. */
+    interface RunBody {
+        Check run(Cancellation cancellation) throws IOException;
+    }
+
+    private final RunQueue queue;
+    private final Run run;
+    private final RunRequests requests;
+    private final CheckRecorder checks;
+    private final DaemonLog log;
+    private final Clock clock;
+    private final int concurrency;
+    /** Tells the loop a slot is free. */
+    private final Runnable ended;
+    private final Map<String, Cancellation> going = new ConcurrentHashMap<>();
+    private final Map<String, Thread> threads = new ConcurrentHashMap<>();
+
+    Workers(RunQueue queue, Run run, RunRequests requests, CheckRecorder checks, DaemonLog log, Clock clock,
+            int concurrency, Runnable ended) {
+        this.queue = queue;
+        this.run = run;
+        this.requests = requests;
+        this.checks = checks;
+        this.log = log;
+        this.clock = clock;
+        this.concurrency = concurrency;
+        this.ended = ended;
+    }
+
+    /** Starts runs from the queue while slots are free. */
+    void dispatch(BooleanSupplier stopping) throws IOException {
+        while (!stopping.getAsBoolean()) {
+            Optional<RunRecord> next = queue.takeNext(concurrency);
+            if (next.isEmpty()) {
+                return;
+            }
+            start(next.get(), "started", cancellation -> execute(next.get(), cancellation));
+        }
+    }
+
+    void start(RunRecord record, String how, RunBody body) {
+        Cancellation cancellation = new Cancellation();
+        going.put(record.id(), cancellation);
+        Thread worker = Thread.ofVirtual().name("run-" + record.id()).unstarted(() -> work(record, how, cancellation, body));
+        threads.put(record.id(), worker);
+        worker.start();
+    }
+
+    /** Cancels run {@code runId} if it goes here; false when it does not. */
+    boolean cancel(String runId, String reason) {
+        Cancellation running = going.get(runId);
+        if (running == null) {
+            return false;
+        }
+        running.cancel(reason);
+        return true;
+    }
+
+    Set<String> going() {
+        return Set.copyOf(going.keySet());
+    }
+
+    /** Waits up to {@code grace} for the going runs, then cancels the rest ("runner stopping") and waits for their checks. */
+    void stop(Duration grace) {
+        Instant deadline = clock.instant().plus(grace);
+        for (Thread worker : List.copyOf(threads.values())) {
+            join(worker, Duration.between(clock.instant(), deadline));
+        }
+        if (!going.isEmpty()) {
+            log.line("cancelling " + going.size() + " running run(s): the stop grace of " + grace.toSeconds() + "s is over");
+            going.values().forEach(c -> c.cancel("runner stopping"));
+            for (Thread worker : List.copyOf(threads.values())) {
+                join(worker, Duration.ofMinutes(2));
+            }
+        }
+    }
+
+    private void work(RunRecord record, String how, Cancellation cancellation, RunBody body) {
+        MDC.put("run", record.id()); // this thread is the run's: every log line it writes names the run
+        MDC.put("repo", record.repo());
+        try {
+            log.line(describe(record) + " " + how);
+            Check check;
+            try {
+                check = body.run(cancellation);
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("run {} could not start", record.id(), e);
+                check = requests.errorCheck(record, oneLine(e), null);
+                checks.finished(check);
+            }
+            log.line(describe(record) + " " + check.status().wireName()
+                    + (check.reason() == null ? "" : ": " + check.reason()));
+        } catch (IOException | RuntimeException e) {
+            log.line(describe(record) + ": could not record its check: " + oneLine(e));
+            LOG.warn("run {} could not be recorded", record.id(), e);
+        } finally {
+            going.remove(record.id());
+            threads.remove(record.id());
+            ended.run();
+            MDC.clear();
+        }
+    }
+
+    private Check execute(RunRecord record, Cancellation cancellation) throws IOException {
+        return switch (requests.prepare(record)) {
+            case RunRequests.Prepared.Ready ready -> run.execute(ready.request(), cancellation);
+            case RunRequests.Prepared.Refused refused -> {
+                Check check = requests.errorCheck(record, refused.reason(), refused.repoName());
+                checks.finished(check);
+                yield check;
+            }
+        };
+    }
+
+    static void join(Thread thread, Duration atMost) {
+        try {
+            if (!atMost.isNegative() && !atMost.isZero()) {
+                thread.join(atMost);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.StepResult;
+
+/**
+ * The first link: says the step starts (in the log, unless it is followed on after a restart, whose
+ * start the log has already, and to the listener) and, once it ended, makes its verdict the run's
+ * (if it is the first) and tells the listener.
+ */
+final class AnnounceStep implements StepLink {
+
+    @Override
+    public StepResult run(StepCall call, Next next) {
+        RunState state = call.state();
+        if (call.resumed() == null) {
+            state.log.notice("step " + call.number() + " '" + call.step().name() + "'");
+        }
+        state.listenerStepStarted(call.number(), call.step().name());
+        StepResult result = next.run(call);
+        RunSteps.verdictOf(result).ifPresent(state::fail);
+        state.listenerStepFinished(call.number(), result);
+        return result;
+    }
+}

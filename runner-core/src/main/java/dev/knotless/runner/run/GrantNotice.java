@@ -1,0 +1,16 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.StepResult;
+
+/** Says in the log which secrets the step was granted (or why none), once: not again when it is followed on. */
+final class GrantNotice implements StepLink {
+
+    @Override
+    public StepResult run(StepCall call, Next next) {
+        String described = call.granted().describe();
+        if (!described.isEmpty() && call.resumed() == null) {
+            call.state().log.notice(described);
+        }
+        return next.run(call);
+    }
+}

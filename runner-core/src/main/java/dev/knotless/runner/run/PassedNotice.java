@@ -1,0 +1,19 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.StepResult;
+import dev.knotless.checks.StepStatus;
+import dev.knotless.runner.Durations;
+
+/** Says in the log that the step passed, and in how long (before the journal records the log's length). */
+final class PassedNotice implements StepLink {
+
+    @Override
+    public StepResult run(StepCall call, Next next) {
+        StepResult result = next.run(call);
+        if (result.status() == StepStatus.SUCCESS) {
+            call.state().log.notice("step " + call.number() + " '" + call.step().name() + "' passed in "
+                    + Durations.human(result.durationMs()));
+        }
+        return result;
+    }
+}

@@ -1,0 +1,84 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.StepResult;
+import dev.knotless.executor.OutputSink;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.secrets.MaskingSink;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A step's output while it runs or is followed: its masked stream into the run's log, with the
+ * journal's checkpoints of how far it got, and the step's own signal (its timeout, within the
+ * run's). Closing it flushes what the masker holds, then detaches the signal.
+ */
+final class StepOutput implements AutoCloseable {
+
+    /** How often a going step's output position is recorded: output after it comes again after a restart. */
+    static final Duration CHECKPOINT_EVERY = Duration.ofSeconds(1);
+
+    private final StepCall call;
+    private final StopSignal signal;
+    private final MaskingSink masked;
+
+    private StepOutput(StepCall call, StopSignal signal, MaskingSink masked) {
+        this.signal = signal;
+        this.masked = masked;
+        this.call = call.withOutput(new Checkpoints(call, masked), signal);
+    }
+
+    static StepOutput open(StepCall call) {
+        StopSignal signal = call.state().runSignal.child(call.step().timeout());
+        return new StepOutput(call, signal, call.state().log.step(call.number()));
+    }
+
+    /** The call with this output and signal. */
+    StepCall call() {
+        return call;
+    }
+
+    @Override
+    public void close() {
+        try {
+            masked.close();
+        } finally {
+            signal.close();
+        }
+    }
+
+    /**
+     * The step's sink: its output goes to the masked log, and every {@link #CHECKPOINT_EVERY} the
+     * journal learns how far: the step's offsets of the bytes the masker passed on, and the log's
+     * length just after them. Both are read right after a write, on the writing thread, so they
+     * agree; bytes the masker still holds are not counted and come again after a restart.
+     */
+    private static final class Checkpoints implements OutputSink {
+        private final RunState state;
+        private final int number;
+        private final MaskingSink masked;
+        private final long stdoutFrom;
+        private final long stderrFrom;
+        private final List<StepResult> before;
+        private long last = System.nanoTime();
+
+        Checkpoints(StepCall call, MaskingSink masked) {
+            this.state = call.state();
+            this.number = call.number();
+            this.masked = masked;
+            this.stdoutFrom = call.stdoutFrom();
+            this.stderrFrom = call.stderrFrom();
+            this.before = call.before();
+        }
+
+        @Override
+        public void write(Stream stream, byte[] buffer, int offset, int length) {
+            masked.write(stream, buffer, offset, length);
+            long now = System.nanoTime();
+            if (now - last >= CHECKPOINT_EVERY.toNanos()) {
+                last = now;
+                RunSteps.journal(state, new RunProgress(number, stdoutFrom + masked.passed(Stream.STDOUT),
+                        stderrFrom + masked.passed(Stream.STDERR), state.log.written(), before));
+            }
+        }
+    }
+}

@@ -1,0 +1,351 @@
+package dev.knotless.runner.state;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckJson;
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.Event;
+import dev.knotless.executor.Trust;
+import dev.knotless.runner.run.CheckRows;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The {@code runs} table: the run queue and each run's final check. Runs go {@code pending}
+ * (queued) → {@code running} (taken) → a final check status. {@link #takeNext} is fair across
+ * repositories: it serves the repository served least recently, so a repository with one waiting
+ * run is not stuck behind another's hundred. Nothing is ever dropped: a full runner leaves runs
+ * waiting. Every change has committed, and is on disk, when its method returns.
+ */
+public final class RunQueue implements CheckRows {
+
+    /** The columns and values of a new pending run, after {@code INSERT [OR IGNORE] INTO}; see {@link #bindPendingRun}. */
+    private static final String INSERT_PENDING_RUN = """
+            runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at, variables_json)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)""";
+
+    private final StateDatabase db;
+    private final CheckJson checkJson = new CheckJson();
+    private final ObjectMapper json = new ObjectMapper();
+
+    RunQueue(StateDatabase db) {
+        this.db = db;
+    }
+
+    /** Queues a run; false (and no change) when a run of that id exists. */
+    public boolean enqueue(QueuedRun run) throws IOException {
+        return enqueue(List.of(run)) == 1;
+    }
+
+    /** Queues runs in one transaction: all or none. Returns how many were new. */
+    public int enqueue(List<QueuedRun> runs) throws IOException {
+        return db.transaction("queue runs in", connection -> {
+            int added = 0;
+            String now = db.now();
+            try (PreparedStatement insert = connection.prepareStatement("INSERT OR IGNORE INTO " + INSERT_PENDING_RUN)) {
+                for (QueuedRun run : runs) {
+                    bindPendingRun(insert, run, now);
+                    added += insert.executeUpdate();
+                }
+            }
+            return added;
+        });
+    }
+
+    /**
+     * Takes the next waiting run and marks it running, unless {@code maxRunning} runs are running
+     * already. The run is the oldest waiting one of the repository served least recently (never
+     * served first; ties go to the older waiting run).
+     */
+    public Optional<RunRecord> takeNext(int maxRunning) throws IOException {
+        if (maxRunning <= 0) {
+            throw new IllegalArgumentException("maxRunning must be positive: " + maxRunning);
+        }
+        return db.transaction("take a run from", connection -> {
+            if (StateDatabase.count(connection, "SELECT COUNT(*) FROM runs WHERE status = 'running'") >= maxRunning) {
+                return Optional.empty();
+            }
+            String id = null;
+            try (var next = connection.createStatement();
+                    ResultSet rows = next.executeQuery("""
+                            SELECT r.id FROM runs r
+                            JOIN (SELECT repo, MIN(seq) AS first FROM runs WHERE status = 'pending' GROUP BY repo) w
+                              ON r.seq = w.first
+                            LEFT JOIN (SELECT repo, MAX(take_seq) AS last FROM runs WHERE take_seq IS NOT NULL GROUP BY repo) t
+                              ON t.repo = w.repo
+                            ORDER BY COALESCE(t.last, 0), w.first
+                            LIMIT 1""")) {
+                if (rows.next()) {
+                    id = rows.getString(1);
+                }
+            }
+            if (id == null) {
+                return Optional.empty();
+            }
+            long takeSeq = StateDatabase.count(connection, "SELECT COALESCE(MAX(take_seq), 0) + 1 FROM runs");
+            try (PreparedStatement take = connection.prepareStatement(
+                    "UPDATE runs SET status = 'running', started_at = ?, take_seq = ? WHERE id = ?")) {
+                take.setString(1, db.now());
+                take.setLong(2, takeSeq);
+                take.setString(3, id);
+                take.executeUpdate();
+            }
+            return find(connection, id);
+        });
+    }
+
+    /** {@link #finish} of the check's own run: the row write of {@link dev.knotless.runner.run.CheckRecorder}. */
+    @Override
+    public void finished(Check check) throws IOException {
+        finish(check.id(), check);
+    }
+
+    /**
+     * Records a run's final check, and forgets its progress.
+     *
+     * @throws IllegalArgumentException when there is no such run, or the check is not final
+     */
+    public void finish(String runId, Check check) throws IOException {
+        requireFinal(check);
+        String line = checkJson.line(check);
+        int changed = db.transaction("record the check of a run in", connection -> {
+            try (PreparedStatement update = connection.prepareStatement("""
+                    UPDATE runs SET status = ?, reason = ?, finished_at = ?, check_json = ?,
+                      started_at = COALESCE(started_at, ?)
+                    WHERE id = ?""")) {
+                bindFinal(update, check, line, db.now(), runId);
+                int n = update.executeUpdate();
+                ProgressJournal.forget(connection, runId);
+                return n;
+            }
+        });
+        if (changed == 0) {
+            throw new IllegalArgumentException("no run " + runId);
+        }
+    }
+
+    /** Puts a running run back in the queue (after a restart found it going); false when it was not running. */
+    public boolean requeue(String runId) throws IOException {
+        return db.transaction("requeue a run in", connection -> {
+            try (PreparedStatement update = connection.prepareStatement(
+                    "UPDATE runs SET status = 'pending', started_at = NULL WHERE id = ? AND status = 'running'")) {
+                update.setString(1, runId);
+                ProgressJournal.forget(connection, runId);
+                return update.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /** The runs marked running, oldest taken first: after a restart, the ones a crash interrupted. */
+    public List<RunRecord> going() throws IOException {
+        return db.locked("list running runs in", connection -> select(connection,
+                "SELECT * FROM runs WHERE status = 'running' ORDER BY take_seq", List.of()));
+    }
+
+    /** The runs waiting, in the order they were queued. */
+    public List<RunRecord> waiting() throws IOException {
+        return db.locked("list waiting runs in", connection -> select(connection,
+                "SELECT * FROM runs WHERE status = 'pending' ORDER BY seq", List.of()));
+    }
+
+    public List<RunRecord> runs(Filter filter) throws IOException {
+        StringBuilder sql = new StringBuilder("SELECT * FROM runs WHERE 1 = 1");
+        List<Object> args = new ArrayList<>();
+        if (filter.repo() != null) {
+            sql.append(" AND repo = ?");
+            args.add(filter.repo());
+        }
+        if (filter.status() != null) {
+            sql.append(" AND status = ?");
+            args.add(filter.status().wireName());
+        }
+        sql.append(" ORDER BY seq DESC LIMIT ?");
+        args.add(filter.limit());
+        return db.locked("list runs in", connection -> select(connection, sql.toString(), args));
+    }
+
+    public Optional<RunRecord> run(String id) throws IOException {
+        return db.locked("read a run from", connection -> find(connection, id));
+    }
+
+    /**
+     * The runs of {@code repo} reached by {@code ref} for {@code event} that wait or run at a commit
+     * other than {@code commit}: what a new push to that ref supersedes. Oldest first.
+     */
+    public List<RunRecord> supersededBy(String repo, String ref, Event event, String commit) throws IOException {
+        return db.locked("list superseded runs in", connection -> select(connection, """
+                SELECT * FROM runs WHERE repo = ? AND ref = ? AND event = ? AND commit_sha <> ?
+                  AND status IN ('pending', 'running') ORDER BY seq""",
+                List.of(repo, ref, event.wireName(), commit)));
+    }
+
+    /**
+     * Records the final check of a run that is still waiting, in one step; false (and no change)
+     * when it is not waiting any more (taken meanwhile, or final).
+     */
+    public boolean finishWaiting(String runId, Check check) throws IOException {
+        requireFinal(check);
+        String line = checkJson.line(check);
+        return db.transaction("record the check of a waiting run in", connection -> {
+            try (PreparedStatement update = connection.prepareStatement("""
+                    UPDATE runs SET status = ?, reason = ?, finished_at = ?, check_json = ?, started_at = ?
+                    WHERE id = ? AND status = 'pending'""")) {
+                bindFinal(update, check, line, db.now(), runId);
+                return update.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /**
+     * Records a run that is final from the start (the lander's rejection of a pull request), in one
+     * transaction, so the dispatcher never sees it waiting. False (and no change) when the id exists.
+     */
+    public boolean record(QueuedRun run, Check check) throws IOException {
+        requireFinal(check);
+        String line = checkJson.line(check);
+        return db.transaction("record a check in", connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("""
+                    INSERT OR IGNORE INTO runs(id, repo, commit_sha, ref, workflow, event, trust, status, reason, runner,
+                      created_at, started_at, finished_at, check_json)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""")) {
+                String now = db.now();
+                bindRun(insert, run);
+                insert.setString(8, check.status().wireName());
+                insert.setString(9, check.reason());
+                insert.setString(10, run.runner());
+                insert.setString(11, now);
+                insert.setString(12, check.startedAt() != null ? check.startedAt().toString() : now);
+                insert.setString(13, check.finishedAt() != null ? check.finishedAt().toString() : now);
+                insert.setString(14, line);
+                return insert.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /**
+     * Queues run {@code original} again with extra variables, under a new id: {@code <id>-r<N>}, N
+     * counting its reruns. The planned id is derived from the commit and so cannot be used twice.
+     *
+     * @throws IllegalArgumentException when there is no run {@code original}
+     */
+    public RunRecord rerun(String original, Map<String, String> variables) throws IOException {
+        return db.transaction("queue a rerun in", connection -> {
+            RunRecord first = find(connection, original)
+                    .orElseThrow(() -> new IllegalArgumentException("no run " + original + " in " + db.file()));
+            Map<String, String> merged = new LinkedHashMap<>(first.variables());
+            merged.putAll(variables);
+            String id;
+            try (PreparedStatement count = connection.prepareStatement("SELECT COUNT(*) FROM runs WHERE id LIKE ? ESCAPE '\\'")) {
+                count.setString(1, original.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "-r%");
+                try (ResultSet r = count.executeQuery()) {
+                    r.next();
+                    id = original + "-r" + (r.getLong(1) + 1);
+                }
+            }
+            QueuedRun again = new QueuedRun(id, first.repo(), first.commit(), first.ref(), first.workflow(), first.event(),
+                    first.trust(), first.runner(), merged);
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + INSERT_PENDING_RUN)) {
+                bindPendingRun(insert, again, db.now());
+                insert.executeUpdate();
+            }
+            return find(connection, id).orElseThrow();
+        });
+    }
+
+    /**
+     * Binds an UPDATE of run {@code runId}'s final check: status, reason, finished_at, check_json,
+     * then {@code now} (for started_at) and the id, in that order.
+     */
+    private static void bindFinal(PreparedStatement update, Check check, String line, String now, String runId)
+            throws SQLException {
+        update.setString(1, check.status().wireName());
+        update.setString(2, check.reason());
+        update.setString(3, check.finishedAt() != null ? check.finishedAt().toString() : now);
+        update.setString(4, line);
+        update.setString(5, now);
+        update.setString(6, runId);
+    }
+
+    private Optional<RunRecord> find(Connection connection, String id) throws SQLException, IOException {
+        List<RunRecord> found = select(connection, "SELECT * FROM runs WHERE id = ?", List.of(id));
+        return found.isEmpty() ? Optional.empty() : Optional.of(found.getFirst());
+    }
+
+    private List<RunRecord> select(Connection connection, String sql, List<Object> args) throws SQLException, IOException {
+        List<RunRecord> records = new ArrayList<>();
+        try (PreparedStatement query = connection.prepareStatement(sql)) {
+            for (int i = 0; i < args.size(); i++) {
+                query.setObject(i + 1, args.get(i));
+            }
+            try (ResultSet r = query.executeQuery()) {
+                while (r.next()) {
+                    records.add(record(r));
+                }
+            }
+        }
+        return List.copyOf(records);
+    }
+
+    private RunRecord record(ResultSet r) throws SQLException, IOException {
+        String check = r.getString("check_json");
+        return new RunRecord(
+                r.getString("id"),
+                r.getString("repo"),
+                r.getString("commit_sha"),
+                r.getString("ref"),
+                r.getString("workflow"),
+                Event.parse(r.getString("event")),
+                Trust.valueOf(r.getString("trust").toUpperCase(Locale.ROOT)),
+                CheckStatus.valueOf(r.getString("status").toUpperCase(Locale.ROOT)),
+                r.getString("reason"),
+                r.getString("runner"),
+                StateDatabase.instant(r.getString("created_at")),
+                StateDatabase.instant(r.getString("started_at")),
+                StateDatabase.instant(r.getString("finished_at")),
+                check == null ? null : checkJson.read(check.getBytes(StandardCharsets.UTF_8)),
+                variables(r.getString("variables_json")));
+    }
+
+    private static void requireFinal(Check check) {
+        if (!check.status().isFinal()) {
+            throw new IllegalArgumentException("check " + check.id() + " is " + check.status().wireName() + ", not final");
+        }
+    }
+
+    private Map<String, String> variables(String text) throws IOException {
+        if (text == null) {
+            return Map.of();
+        }
+        return json.readValue(text, new TypeReference<LinkedHashMap<String, String>>() {});
+    }
+
+    /** Binds what every INSERT of a run starts with: id, repo, commit_sha, ref, workflow, event, trust. */
+    private static void bindRun(PreparedStatement insert, QueuedRun run) throws SQLException {
+        insert.setString(1, run.id());
+        insert.setString(2, run.repo());
+        insert.setString(3, run.commit());
+        insert.setString(4, run.ref());
+        insert.setString(5, run.workflow());
+        insert.setString(6, run.event().wireName());
+        insert.setString(7, run.trust().name().toLowerCase(Locale.ROOT));
+    }
+
+    private void bindPendingRun(PreparedStatement insert, QueuedRun run, String createdAt) throws SQLException, IOException {
+        bindRun(insert, run);
+        insert.setString(8, run.runner());
+        insert.setString(9, createdAt);
+        insert.setString(10, run.variables().isEmpty() ? null : json.writeValueAsString(new TreeMap<>(run.variables())));
+    }
+}

@@ -1,0 +1,9 @@
+/**
+ * The runner's durable state: one SQLite database, one class per table.
+ *
+ * <p>Null-marked: a type not written {@code @Nullable} never holds null.
+ */
+@NullMarked
+package dev.knotless.runner.state;
+
+import org.jspecify.annotations.NullMarked;

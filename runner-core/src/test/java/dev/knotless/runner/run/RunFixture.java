@@ -1,0 +1,121 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.cache.CacheStore;
+import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckStore;
+import dev.knotless.checks.Event;
+import dev.knotless.executor.Trust;
+import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.secrets.SecretStore;
+import dev.knotless.tar.TarStreams;
+import dev.knotless.testkit.RecordingExecutor;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+
+/** A run over a {@link RecordingExecutor} in a temp state dir: requests, the run, and what it left. */
+final class RunFixture {
+
+    static final String SHA = "0123456789abcdef0123456789abcdef01234567";
+    static final byte[] CHECKOUT = "the checkout tar".getBytes(StandardCharsets.UTF_8);
+
+    final Path stateDir;
+    final CheckStore files;
+    final SecretStore secrets = SecretStore.inMemory();
+    final CacheStore caches;
+    final List<RunProgress> journaled = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final RunJournal journal = new RunJournal() {
+        @Override
+        public void record(String runId, RunProgress progress) {
+            journaled.add(progress);
+        }
+
+        @Override
+        public java.util.Optional<RunProgress> read(String runId) {
+            return journaled.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(journaled.getLast());
+        }
+    };
+    RunLimits limits = RunLimits.DEFAULT;
+    Clock clock = Clock.systemUTC();
+    private int runs;
+
+    RunFixture(Path stateDir) {
+        this.stateDir = stateDir;
+        this.files = new CheckStore(stateDir);
+        this.caches = new CacheStore(stateDir.resolve("cache"), 1L << 30, Clock.systemUTC());
+    }
+
+    Run run(RecordingExecutor executor) {
+        return new Run(executor, CheckRecorder.filesOnly(files), secrets, caches, RunListener.NONE, limits, journal, clock);
+    }
+
+    RunRequest request(String yaml) {
+        return request(yaml, Event.PUSH, Trust.TRUSTED, "refs/heads/main");
+    }
+
+    RunRequest request(String yaml, Event event, Trust trust, String ref) {
+        try {
+            return new RunRequest("run-" + (++runs), "runner-1", "acme/app", SHA, ref, "refs/heads/main", event, trust,
+                    WorkflowParser.parse(".knotless/workflows/ci.yaml", yaml), out -> out.write(CHECKOUT), Map.of(),
+                    "local/test:1", false);
+        } catch (dev.knotless.runner.workflow.WorkflowException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    String log(Check check) {
+        try {
+            return Files.readString(Path.of(check.log()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A tar of {@code files} (name to content), as a session would stream a directory. */
+    static byte[] tar(Map<String, byte[]> files) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (TarArchiveOutputStream tar = TarStreams.newOutput(bytes)) {
+            for (Map.Entry<String, byte[]> f : files.entrySet()) {
+                TarArchiveEntry entry = new TarArchiveEntry(f.getKey());
+                entry.setSize(f.getValue().length);
+                tar.putArchiveEntry(entry);
+                tar.write(f.getValue());
+                tar.closeArchiveEntry();
+            }
+            tar.finish();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** The files of a tar, name to text. */
+    static Map<String, String> untar(byte[] tar) {
+        Map<String, String> files = new LinkedHashMap<>();
+        try (TarArchiveInputStream in = new TarArchiveInputStream(new java.io.ByteArrayInputStream(tar))) {
+            for (TarArchiveEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
+                files.put(e.getName(), new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return files;
+    }
+
+    static List<String> names(List<dev.knotless.checks.StepResult> steps) {
+        List<String> out = new ArrayList<>();
+        steps.forEach(s -> out.add(s.name() + ":" + s.status().wireName()));
+        return out;
+    }
+}
