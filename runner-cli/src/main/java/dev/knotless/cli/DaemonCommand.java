@@ -9,7 +9,7 @@ import dev.knotless.http.FanOut;
 import dev.knotless.http.Listen;
 import dev.knotless.http.StatusServer;
 import dev.knotless.runner.Durations;
-import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.runner.daemon.DaemonLog;
 import dev.knotless.runner.daemon.LiveRuns;

@@ -1,6 +1,6 @@
 package dev.knotless.cli;
 
-import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.secrets.Secret;
 import dev.knotless.secrets.SecretStore;
 import java.io.IOException;

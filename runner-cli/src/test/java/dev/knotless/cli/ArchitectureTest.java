@@ -40,7 +40,7 @@ class ArchitectureTest {
             noClasses().that().resideInAPackage("dev.knotless.executor." + executor + "..")
                     .should().dependOnClassesThat().resideInAnyPackage(
                             "dev.knotless.runner..", "dev.knotless.checks..", "dev.knotless.secrets..",
-                            "dev.knotless.cache..", "dev.knotless.cli..", "dev.knotless.testkit..",
+                            "dev.knotless.cache..", "dev.knotless.checkout..", "dev.knotless.cli..", "dev.knotless.testkit..",
                             otherExecutors(executor)[0], otherExecutors(executor)[1])
                     .allowEmptyShould(true)
                     .check(classes);
@@ -49,7 +49,8 @@ class ArchitectureTest {
 
     @Test
     void librariesDependOnlyOnTheSeam() {
-        noClasses().that().resideInAnyPackage("dev.knotless.checks..", "dev.knotless.secrets..", "dev.knotless.cache..")
+        noClasses().that().resideInAnyPackage("dev.knotless.checks..", "dev.knotless.secrets..", "dev.knotless.cache..",
+                        "dev.knotless.checkout..")
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "dev.knotless.runner..", "dev.knotless.cli..", "dev.knotless.executor.docker..",
                         "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", "dev.knotless.testkit..")
@@ -58,7 +59,7 @@ class ArchitectureTest {
 
     @Test
     void runnerCoreNeverNamesAnExecutorImplementation() {
-        noClasses().that().resideInAPackage("dev.knotless.runner..")
+        noClasses().that().resideInAnyPackage("dev.knotless.runner..", "dev.knotless.checkout..")
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..",
                         "dev.knotless.executor.node..", "dev.knotless.cli..", "dev.knotless.testkit..")

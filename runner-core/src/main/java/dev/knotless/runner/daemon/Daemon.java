@@ -2,7 +2,7 @@ package dev.knotless.runner.daemon;
 
 import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Executor;
-import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.forge.Backoff;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.lander.Lander;

@@ -2,8 +2,8 @@ package dev.knotless.runner.daemon;
 
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.checkout.Mirror;
-import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.checkout.Mirror;
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.forge.RunnerSelection;

@@ -1,7 +1,7 @@
 package dev.knotless.runner.forge;
 
-import dev.knotless.runner.checkout.Git;
-import dev.knotless.runner.checkout.GitRemote;
+import dev.knotless.checkout.Git;
+import dev.knotless.checkout.GitRemote;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;

@@ -14,7 +14,7 @@ import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.run.CheckRecorder;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
-import dev.knotless.runner.checkout.Mirrors;
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.run.CheckRecorder;

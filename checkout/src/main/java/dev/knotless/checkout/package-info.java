@@ -4,6 +4,6 @@
  * <p>Null-marked: a type not written {@code @Nullable} never holds null.
  */
 @NullMarked
-package dev.knotless.runner.checkout;
+package dev.knotless.checkout;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.checkout;
+package dev.knotless.checkout;
 
 import dev.knotless.executor.TarSource;
 import java.io.ByteArrayOutputStream;

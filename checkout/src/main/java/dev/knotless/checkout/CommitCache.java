@@ -1,4 +1,4 @@
-package dev.knotless.runner.checkout;
+package dev.knotless.checkout;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;

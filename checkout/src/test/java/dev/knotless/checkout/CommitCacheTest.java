@@ -1,4 +1,4 @@
-package dev.knotless.runner.checkout;
+package dev.knotless.checkout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.knotless.runner.checkout;
+package dev.knotless.checkout;
 
 import java.io.IOException;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.checkout;
+package dev.knotless.checkout;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
