@@ -1,6 +1,7 @@
 package dev.knotless.executor.docker;
 
 import dev.knotless.executor.StopSignal;
+import dev.knotless.tar.BlockInputStream;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
@@ -233,13 +234,7 @@ final class HttpConnection implements Closeable {
     }
 
     /** Everything until the connection ends: an upgraded stream, or a body without framing. */
-    private final class RawInput extends InputStream {
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
+    private final class RawInput extends BlockInputStream {
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
             return readRaw(b, off, len);
@@ -256,17 +251,11 @@ final class HttpConnection implements Closeable {
         }
     }
 
-    private final class FixedLengthInput extends InputStream {
+    private final class FixedLengthInput extends BlockInputStream {
         private long left;
 
         FixedLengthInput(long length) {
             this.left = length;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
@@ -288,15 +277,9 @@ final class HttpConnection implements Closeable {
         }
     }
 
-    private final class ChunkedInput extends InputStream {
+    private final class ChunkedInput extends BlockInputStream {
         private long chunkLeft;
         private boolean done;
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {

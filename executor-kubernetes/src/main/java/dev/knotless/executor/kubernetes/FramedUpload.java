@@ -1,5 +1,6 @@
 package dev.knotless.executor.kubernetes;
 
+import dev.knotless.tar.BlockOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -23,7 +24,7 @@ import java.util.zip.Deflater;
  * <p>Concurrency: written by one thread; {@link #abort} may be called from any thread and makes
  * the next write fail.
  */
-final class FramedUpload extends OutputStream {
+final class FramedUpload extends BlockOutputStream {
 
     /** Frame size: large enough that one {@code dd} per frame costs little. */
     static final int FRAME = 1024 * 1024;
@@ -78,11 +79,6 @@ final class FramedUpload extends OutputStream {
     /** Bytes sent so far, frame headers included. */
     long sent() {
         return sent;
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-        write(new byte[] {(byte) b}, 0, 1);
     }
 
     @Override

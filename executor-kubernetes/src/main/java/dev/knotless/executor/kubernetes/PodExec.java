@@ -1,5 +1,6 @@
 package dev.knotless.executor.kubernetes;
 
+import dev.knotless.tar.BlockOutputStream;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.ContainerResource;
@@ -69,12 +70,7 @@ final class PodExec implements AutoCloseable {
     /** Stdin; each write is sent as messages of at most {@link #MAX_MESSAGE} bytes. */
     OutputStream input() {
         OutputStream raw = watch.getInput();
-        return new OutputStream() {
-            @Override
-            public void write(int b) throws IOException {
-                write(new byte[] {(byte) b}, 0, 1);
-            }
-
+        return new BlockOutputStream() {
             @Override
             public void write(byte[] b, int off, int len) throws IOException {
                 while (len > 0) {

@@ -1,5 +1,6 @@
 package dev.knotless.executor.kubernetes;
 
+import dev.knotless.tar.BlockInputStream;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,9 +9,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A download's tar stream that survives cut exec streams. When an exec ends without an exit
@@ -25,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Concurrency: read by one thread; {@link #stop} may come from another (a stop signal).
  */
-final class ResumableDownload extends InputStream {
+final class ResumableDownload extends BlockInputStream {
 
     private static final Logger log = LoggerFactory.getLogger(ResumableDownload.class);
     /** Streams opened again for one download before it fails. */
@@ -69,13 +70,6 @@ final class ResumableDownload extends InputStream {
         if (e != null) {
             e.close();
         }
-    }
-
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override
