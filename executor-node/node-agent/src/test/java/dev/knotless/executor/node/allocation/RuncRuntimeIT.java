@@ -125,6 +125,35 @@ class RuncRuntimeIT {
     }
 
     @Test
+    void anAllocationsRootIsAnOverlayWhoseWritesStayInItsUpperDirAndGoWithIt() throws Exception {
+        Path state = dir.resolve("state-" + UUID.randomUUID().toString().substring(0, 8));
+        String id = "ov-" + UUID.randomUUID().toString().substring(0, 8);
+        RuncRuntime runtime = runtime(state);
+        runtime.pullImage(new Action.PullImage(NODE, image.reference()));
+        runtime.createAllocation(new Action.CreateAllocation(NODE, id, image.reference(), 500, 256L << 20, Map.of()));
+        runtime.startAllocation(new Action.StartAllocation(NODE, id));
+        Path allocation = state.resolve("allocations").resolve(id);
+        Path rootfs = allocation.resolve("rootfs");
+        assertThat(mountinfo()).as("the root filesystem is an overlay mount").contains(" " + rootfs.toRealPath() + " ");
+
+        byte[] payload = ShellPayload.framed(Map.of(), List.of("/bin/sh", "-c", "echo mine > /etc/written-by-the-run"));
+        assertThat(runtime.runStep(new Action.RunStep(NODE, id, 1, payload, 60_000, 0, 0), new Output()).exitCode()).isZero();
+        assertThat(allocation.resolve("overlay/upper/etc/written-by-the-run")).hasContent("mine\n");
+        try (var images = Files.walk(state.resolve("images"))) {
+            assertThat(images.filter(p -> p.getFileName().toString().equals("written-by-the-run")).toList())
+                    .as("the shared image is never written").isEmpty();
+        }
+
+        runtime.deleteAllocation(new Action.DeleteAllocation(NODE, id));
+        assertThat(mountinfo()).doesNotContain(rootfs.toString());
+        assertThat(allocation).doesNotExist();
+    }
+
+    private static String mountinfo() throws Exception {
+        return Files.readString(Path.of("/proc/self/mountinfo"));
+    }
+
+    @Test
     void noFileTheAgentWritesForAStepHoldsItsSecretOrABareHashOfItsPayloadOrEnvelope() throws Exception {
         Path state = dir.resolve("state-" + UUID.randomUUID().toString().substring(0, 8));
         String id = "rs-" + UUID.randomUUID().toString().substring(0, 8);
