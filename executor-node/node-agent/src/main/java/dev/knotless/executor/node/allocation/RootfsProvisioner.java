@@ -40,6 +40,12 @@ final class RootfsProvisioner {
         this.stateDir = stateDir;
     }
 
+    /** With the mode fixed, not probed: for measuring one against the other. */
+    RootfsProvisioner(Path stateDir, Mode mode) {
+        this.stateDir = stateDir;
+        this.mode = mode;
+    }
+
     /** {@code ALLOCATION/rootfs} with the image's files, made once: a repeated call finds it ready. */
     void prepare(Path image, Path allocationDir) throws IOException, RuntimeFailure {
         Path target = allocationDir.resolve("rootfs");
