@@ -152,8 +152,9 @@ final class NodeCommand implements Callable<Integer> {
 
     @Command(name = "keygen", mixinStandardHelpOptions = true,
             description = {"Makes an Ed25519 key pair: a runner's signing key or a node's identity key.",
-                    "Writes PREFIX.key (the raw 32-byte private key in base64, mode 0600) and PREFIX.pub (the"
-                    + " raw public key in base64), and prints the key id. A keyset line is `KEY_ID $(cat PREFIX.pub)`;"
+                    "Writes PREFIX.key (the raw 32-byte private key in base64, mode 0600), PREFIX.pub (the"
+                    + " raw public key in base64) and PREFIX.id (the key id), and prints the key id. A keyset line is"
+                    + " `@PREFIX.pub` (the id from PREFIX.id) or `KEY_ID $(cat PREFIX.pub)`;"
                     + " a nodes-file line is `NODE_ID $(cat PREFIX.pub)`. Never replaces existing files."})
     static final class Keygen implements Callable<Integer> {
         @Option(names = "--out", required = true, paramLabel = "PREFIX",
@@ -171,8 +172,8 @@ final class NodeCommand implements Callable<Integer> {
             KeyFiles.Written written = KeyFiles.writePair(out, Ed25519Keys.generate(), keyId);
             spec.commandLine().getOut().println(written.keyId());
             spec.commandLine().getOut().flush();
-            spec.commandLine().getErr().println("wrote " + written.privateKey().toAbsolutePath() + " (mode 0600) and "
-                    + written.publicKey().toAbsolutePath());
+            spec.commandLine().getErr().println("wrote " + written.privateKey().toAbsolutePath() + " (mode 0600), "
+                    + written.publicKey().toAbsolutePath() + " and " + written.keyIdFile().toAbsolutePath());
             return ExitCodes.SUCCESS;
         }
     }

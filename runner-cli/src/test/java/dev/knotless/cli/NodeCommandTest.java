@@ -47,6 +47,10 @@ class NodeCommandTest {
         // The documented keyset line reads back as that key.
         Keyset keyset = Keyset.parse(keyId + " " + Files.readString(publicKey), "keyset");
         assertThat(keyset.find(keyId)).contains(Ed25519Keys.readPublicKey(publicKey));
+        // So does a keyset file naming the public key file, with the id from runner.id beside it.
+        assertThat(Files.readString(dir.resolve("runner.id"))).isEqualTo(keyId + "\n");
+        Files.writeString(dir.resolve("trusted-keys"), "@runner.pub\n");
+        assertThat(Keyset.read(dir.resolve("trusted-keys")).find(keyId)).contains(Ed25519Keys.readPublicKey(publicKey));
         // And the private key signs what the public key verifies.
         byte[] data = {1, 2, 3};
         byte[] signature = Ed25519Keys.sign(KeyFiles.readPrivateKey(privateKey), data, 0, data.length);

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -133,6 +134,31 @@ class NodeExecIT {
         String log = Files.readString(Path.of(check.get("log").asText()));
         assertThat(log).contains("hello from kn-", "head=" + sha, "eth0", "CapEff:\t00000000000000fb");
         assertThat(Files.readString(dir.resolve("node.log"))).contains("connected to the runner");
+    }
+
+    /**
+     * A node that has waited long (its backoff would have grown to seconds) is reached within a
+     * second of a one-shot exec starting to listen, and its waiting is an info line, not warnings.
+     */
+    @Test
+    void aOneShotExecReachesANodeThatHasWaitedWithinASecond(@TempDir Path tmp) throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", "image: " + image + "\nsteps: [{run: 'true'}]\n");
+        repo.commit();
+        Thread.sleep(7_000);
+        long before = Files.readString(dir.resolve("node.log")).lines().filter(l -> l.contains("connected to the runner")).count();
+        long started = System.nanoTime();
+        LocalTime startedAt = LocalTime.now();
+        CliRun r = exec(repo.dir);
+        long total = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertThat(r.exit()).as(r.err()).isZero();
+        List<String> log = Files.readString(dir.resolve("node.log")).lines().toList();
+        List<String> connected = log.stream().filter(l -> l.contains("connected to the runner")).toList();
+        assertThat(connected).hasSizeGreaterThan((int) before);
+        LocalTime connectedAt = LocalTime.parse(connected.getLast().substring(0, 12));
+        long toDial = Duration.between(startedAt, connectedAt).toMillis();
+        System.out.println("one-shot exec: node connected " + toDial + " ms after exec started; exec took " + total + " ms");
+        assertThat(toDial).as("the node dialled within a second of the runner listening").isLessThan(1_000);
+        assertThat(log).noneMatch(l -> l.contains("cannot reach the runner"));
     }
 
     @Test

@@ -95,7 +95,7 @@ public final class Agent {
         if (refused != null) {
             return refused;
         }
-        return execute(inReplyTo, envelope, parsed.payloadDigest(), attachment);
+        return execute(inReplyTo, envelope, parsed.payload(), parsed.payloadDigest(), attachment);
     }
 
     private Outcome.@Nullable Rejected checkEnvelope(String inReplyTo, Envelope envelope) {
@@ -124,7 +124,7 @@ public final class Agent {
         return null;
     }
 
-    private Outcome execute(String inReplyTo, Envelope envelope, String digest, Attachment attachment) {
+    private Outcome execute(String inReplyTo, Envelope envelope, byte[] payload, String digest, Attachment attachment) {
         String key = envelope.idempotencyKey();
         if (running.putIfAbsent(key, digest) != null) {
             return reject(inReplyTo, Reason.IN_PROGRESS, "idempotency key " + key + " is executing now");
@@ -132,9 +132,9 @@ public final class Agent {
         try {
             Optional<Ledger.Entry> recorded = ledger.find(key);
             if (recorded.isPresent()) {
-                if (!recorded.get().envelopeDigest().equals(digest)) {
+                if (!ledger.sameEnvelope(recorded.get(), payload)) {
                     return reject(inReplyTo, Reason.IDEMPOTENCY_CONFLICT, "idempotency key " + key
-                            + " was used for envelope " + recorded.get().envelopeDigest() + ", this one is " + digest);
+                            + " was used for another envelope, this one is " + digest);
                 }
                 return new Outcome.Replayed(inReplyTo, key, digest, recorded.get().result());
             }
@@ -147,7 +147,7 @@ public final class Agent {
                 return new Outcome.Failed(inReplyTo, key, "runtime error: " + e);
             }
             try {
-                ledger.append(new Ledger.Entry(key, digest, result));
+                ledger.append(key, payload, result);
             } catch (IOException e) {
                 // The operation ran but is not recorded: a resend runs it again, which idempotent operations allow.
                 return new Outcome.Failed(inReplyTo, key, "executed, but the ledger append failed: " + e.getMessage());

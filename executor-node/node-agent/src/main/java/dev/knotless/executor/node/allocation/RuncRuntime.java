@@ -4,7 +4,6 @@ import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.node.agent.AllocationRuntime;
 import dev.knotless.executor.node.agent.Attachment;
 import dev.knotless.executor.node.image.ImagePuller;
-import dev.knotless.executor.node.image.Trees;
 import dev.knotless.executor.node.protocol.Action;
 import dev.knotless.executor.node.protocol.Result;
 import dev.knotless.executor.node.runc.BundleSpec;
@@ -17,10 +16,8 @@ import dev.knotless.executor.node.runc.RuncException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -35,12 +32,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node's {@link AllocationRuntime}: allocations are runc containers made from pulled images, each with
- * its own copy of the image's root filesystem and its own host directories for {@code /work},
+ * its own root filesystem over the image's ({@link RootfsProvisioner}: an overlay, or a copy) and its own host directories for {@code /work},
  * {@code /steps} and {@code /outputs}; networks come from CNI. Every operation converges when
  * repeated (the agent re-runs one whose ledger entry a crash lost).
  *
  * <p>Layout under the state directory: {@code allocations/<id>/} holds {@code allocation.json},
- * {@code bundle/config.json}, {@code rootfs/}, {@code work/}, {@code steps/}, {@code outputs/} and
+ * {@code bundle/config.json}, {@code rootfs/} (and {@code overlay/{upper,work}/}), {@code work/}, {@code steps/}, {@code outputs/} and
  * {@code step-output/<n>/} ({@link AllocationStore}).
  *
  * <p>What runs inside a container is fixed here, never taken from an action: steps run {@link
@@ -58,6 +55,7 @@ public final class RuncRuntime implements AllocationRuntime {
     private final Bundles bundles;
     private final Transfers transfers;
     private final Steps steps;
+    private final RootfsProvisioner rootfs;
 
     public RuncRuntime(ImagePuller puller, Runc runc, OciConfig oci, NodeOptions options,
             Optional<AllocationNetwork> network, Path stateDir) throws IOException {
@@ -68,6 +66,7 @@ public final class RuncRuntime implements AllocationRuntime {
         this.bundles = new Bundles(puller, oci, options, store);
         this.transfers = new Transfers(runc, bundles, store);
         this.steps = new Steps(runc, bundles, store);
+        this.rootfs = new RootfsProvisioner(stateDir);
     }
 
     @Override
@@ -90,7 +89,7 @@ public final class RuncRuntime implements AllocationRuntime {
             if (existing.isEmpty()) {
                 store.create(wanted);
             }
-            copyRootfs(image.rootfs(), dir.resolve("rootfs"));
+            rootfs.prepare(image.rootfs(), dir);
             BundleSpec spec = bundles.bundle(wanted, image);
             for (Path d : List.of(spec.dirs().work(), spec.dirs().steps(), spec.dirs().outputs())) {
                 Files.createDirectories(d);
@@ -185,6 +184,7 @@ public final class RuncRuntime implements AllocationRuntime {
             runc.delete(id);
             steps.forget(id);
             bundles.forget(id);
+            rootfs.release(store.dir(id));
             store.delete(id);
             return new Result.Done();
         } catch (RuncException e) {
@@ -263,29 +263,6 @@ public final class RuncRuntime implements AllocationRuntime {
 
     private static Path netns(ContainerState state) {
         return Path.of("/proc", Long.toString(state.pid()), "ns", "net");
-    }
-
-    /** A private copy of the image's root filesystem; {@code cp -a} keeps owners, modes, links and hard links. */
-    private static void copyRootfs(Path image, Path target) throws IOException, RuntimeFailure {
-        if (Files.isDirectory(target)) {
-            return;
-        }
-        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-        Trees.delete(tmp);
-        Process cp = new ProcessBuilder("cp", "-a", "--", image.toString(), tmp.toString())
-                .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-        String said = new String(cp.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        try {
-            if (cp.waitFor() != 0) {
-                Trees.delete(tmp);
-                throw new RuntimeFailure("copying the image's root filesystem failed: " + said.strip().replaceAll("\\R", " "));
-            }
-        } catch (InterruptedException e) {
-            cp.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new RuntimeFailure("copying the image's root filesystem interrupted");
-        }
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static void giveTo(Path dir, RunAs user) throws IOException {

@@ -1,6 +1,7 @@
 package dev.knotless.executor.node.allocation;
 
 import dev.knotless.executor.node.agent.Attachment;
+import dev.knotless.executor.node.agent.MacKey;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -35,8 +37,13 @@ final class StepRun {
 
     private static final int CHUNK = 64 * 1024;
 
+    /** How the payload is recognised: its HMAC under the allocation's key, or (a step started before) its SHA-256. */
+    private static final String MAC_FILE = "payload.hmac";
+    private static final String FIRST_DIGEST_FILE = "payload.sha256";
+
     private final Path dir;
     private final String payloadDigest;
+    private final boolean macked;
     private final Object lock = new Object();
     // @GuardedBy("lock")
     private long stdoutLength;
@@ -45,18 +52,20 @@ final class StepRun {
     // @GuardedBy("lock")
     private @Nullable End end;
 
-    private StepRun(Path dir, String payloadDigest) {
+    private StepRun(Path dir, String payloadDigest, boolean macked) {
         this.dir = dir;
         this.payloadDigest = payloadDigest;
+        this.macked = macked;
     }
 
-    /** A new step: its directory is made now, empty. */
-    static StepRun create(Path dir, String payloadDigest) throws IOException {
+    /** A new step: its directory is made now, empty, with the payload's MAC (never the payload). */
+    static StepRun create(Path dir, byte[] payload, MacKey key) throws IOException {
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("payload.sha256"), payloadDigest, StandardCharsets.US_ASCII);
+        String mac = key.mac(payload);
+        Files.writeString(dir.resolve(MAC_FILE), mac, StandardCharsets.US_ASCII);
         Files.write(dir.resolve("stdout"), new byte[0]);
         Files.write(dir.resolve("stderr"), new byte[0]);
-        return new StepRun(dir, payloadDigest);
+        return new StepRun(dir, mac, true);
     }
 
     /**
@@ -64,10 +73,12 @@ final class StepRun {
      * lost with the agent (its stdio went with the old process), which is reported, not hidden.
      */
     static Optional<StepRun> load(Path dir) throws IOException {
-        if (!Files.isRegularFile(dir.resolve("payload.sha256"))) {
+        boolean macked = Files.isRegularFile(dir.resolve(MAC_FILE));
+        Path digestFile = dir.resolve(macked ? MAC_FILE : FIRST_DIGEST_FILE);
+        if (!Files.isRegularFile(digestFile)) {
             return Optional.empty();
         }
-        StepRun run = new StepRun(dir, Files.readString(dir.resolve("payload.sha256"), StandardCharsets.US_ASCII).strip());
+        StepRun run = new StepRun(dir, Files.readString(digestFile, StandardCharsets.US_ASCII).strip(), macked);
         run.stdoutLength = Files.size(dir.resolve("stdout"));
         run.stderrLength = Files.size(dir.resolve("stderr"));
         Path status = dir.resolve("status");
@@ -77,8 +88,10 @@ final class StepRun {
         return Optional.of(run);
     }
 
-    String payloadDigest() {
-        return payloadDigest;
+    /** Whether the step was started with this payload. */
+    boolean startedWith(byte[] payload, MacKey key) {
+        String expected = macked ? key.mac(payload) : Digests.sha256(payload);
+        return MessageDigest.isEqual(payloadDigest.getBytes(StandardCharsets.US_ASCII), expected.getBytes(StandardCharsets.US_ASCII));
     }
 
     boolean ended() {

@@ -3,6 +3,7 @@ package dev.knotless.executor.node.allocation;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.node.agent.AllocationRuntime.RuntimeFailure;
 import dev.knotless.executor.node.agent.Attachment;
+import dev.knotless.executor.node.agent.MacKey;
 import dev.knotless.executor.node.protocol.Action;
 import dev.knotless.executor.node.protocol.Result;
 import dev.knotless.executor.node.runc.ContainerState;
@@ -31,6 +32,7 @@ final class Steps {
 
     private static final Logger LOG = LoggerFactory.getLogger(Steps.class);
     private static final Duration NODE_STEP_GRACE = Duration.ofSeconds(5);
+    static final String PAYLOAD_KEY = "payload.key";
 
     private final Runc runc;
     private final Bundles bundles;
@@ -47,15 +49,16 @@ final class Steps {
     Result.StepExited run(Action.RunStep a, Attachment.StepOutput output) throws RuntimeFailure {
         String id = a.allocation();
         byte[] payload = a.payload();
-        String digest = Digests.sha256(payload);
         StepRun run;
+        MacKey key;
         try {
             store.require(id);
-            run = stepRun(a, payload, digest);
+            key = payloadKey(id);
+            run = stepRun(a, payload, key);
         } catch (IOException e) {
             throw new RuntimeFailure("step " + a.step() + " of " + id + ": " + e.getMessage(), e);
         }
-        if (!run.payloadDigest().equals(digest)) {
+        if (!run.startedWith(payload, key)) {
             throw new RuntimeFailure("step " + a.step() + " of " + id + " was started with another payload; refused");
         }
         StepRun.Followed followed;
@@ -103,7 +106,17 @@ final class Steps {
         steps.keySet().removeIf(k -> k.startsWith(id + "/"));
     }
 
-    private StepRun stepRun(Action.RunStep a, byte[] payload, String digest) throws IOException, RuntimeFailure {
+    /**
+     * The allocation's own key for its steps' payloads: in its directory, so a step resent after an
+     * agent restart is still recognised, and deleted with it.
+     */
+    private MacKey payloadKey(String id) throws IOException {
+        synchronized (steps) {
+            return MacKey.loadOrCreate(store.dir(id).resolve(PAYLOAD_KEY));
+        }
+    }
+
+    private StepRun stepRun(Action.RunStep a, byte[] payload, MacKey payloadKey) throws IOException, RuntimeFailure {
         String key = a.allocation() + "/" + a.step();
         synchronized (steps) {
             StepRun run = steps.get(key);
@@ -112,7 +125,7 @@ final class Steps {
                 run = StepRun.load(dir).orElse(null);
             }
             if (run == null) {
-                run = StepRun.create(dir, digest);
+                run = StepRun.create(dir, payload, payloadKey);
                 launch(a, payload, run);
             }
             steps.put(key, run);

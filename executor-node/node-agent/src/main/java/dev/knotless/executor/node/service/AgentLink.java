@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,8 +35,6 @@ import org.slf4j.LoggerFactory;
 public final class AgentLink implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AgentLink.class);
-    private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
 
     private final Agent agent;
     private final Callable<List<String>> orphans;
@@ -58,20 +57,33 @@ public final class AgentLink implements AutoCloseable {
         this.options = options;
     }
 
-    /** Dials, serves, and dials again until {@link #close}. */
+    /**
+     * Dials, serves, and dials again until {@link #close}. While no runner listens the node says so
+     * once (info) and keeps dialling quietly ({@link DialBackoff}); other failures are warnings.
+     */
     public void run() throws InterruptedException {
-        Duration backoff = FIRST_BACKOFF;
+        DialBackoff backoff = new DialBackoff(RandomGenerator.getDefault());
+        boolean toldNotListening = false;
         while (!closed) {
             Connection c;
             try {
                 c = ChannelClient.connect(host, port, identity, pins(), options.handshakeTimeout(), options);
+            } catch (ChannelClient.NotListening e) {
+                if (!toldNotListening) {
+                    LOG.info("no runner listens yet server={}:{}; dialling every {} ms or less until one does reason={}", host, port,
+                            DialBackoff.NOT_LISTENING_CAP.toMillis(), e.getMessage());
+                    toldNotListening = true;
+                }
+                Thread.sleep(backoff.after(true).toMillis());
+                continue;
             } catch (IOException | RuntimeException e) {
-                LOG.warn("cannot reach the runner server={}:{} retryIn={}ms reason={}", host, port, backoff.toMillis(), e.getMessage());
-                Thread.sleep(backoff.toMillis());
-                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+                Duration wait = backoff.after(false);
+                LOG.warn("cannot reach the runner server={}:{} retryIn={}ms reason={}", host, port, wait.toMillis(), e.getMessage());
+                Thread.sleep(wait.toMillis());
                 continue;
             }
-            backoff = FIRST_BACKOFF;
+            backoff.reset();
+            toldNotListening = false;
             current = c;
             CountDownLatch ended = new CountDownLatch(1);
             c.onClose(ended::countDown);
@@ -79,7 +91,8 @@ public final class AgentLink implements AutoCloseable {
             LOG.info("connected to the runner server={}:{} protocol={}", host, port, c.tlsProtocol());
             reportOrphans(c);
             ended.await();
-            LOG.warn("runner connection ended reason={}", c.closeReason().orElse("closed"));
+            // Routine between one-shot runs; the reason says whether it was anything more.
+            LOG.info("runner connection ended reason={}", c.closeReason().orElse("closed"));
         }
     }
 

@@ -2,6 +2,7 @@ package dev.knotless.executor.node.service;
 
 import dev.knotless.executor.node.agent.Agent;
 import dev.knotless.executor.node.agent.Ledger;
+import dev.knotless.executor.node.agent.MacKey;
 import dev.knotless.executor.node.allocation.AllocationNetwork;
 import dev.knotless.executor.node.allocation.RuncRuntime;
 import dev.knotless.executor.node.channel.ChannelOptions;
@@ -96,7 +97,7 @@ public final class NodeService implements AutoCloseable {
         Runc runc = new Runc(config.runcBinary(), state, Duration.ofSeconds(60));
         Optional<AllocationNetwork> network = config.network().map(networks);
         RuncRuntime runtime = new RuncRuntime(puller, runc, new OciConfig(), config.nodeOptions(), network, state);
-        try (Ledger ledger = Ledger.open(config.ledger(), json)) {
+        try (Ledger ledger = Ledger.open(config.ledger(), MacKey.loadOrCreate(state.resolve("ledger.key")), json, Clock.systemUTC())) {
             LOG.info("node agent starting node={} key={} server={}:{} ledgerEntries={} network={}", config.nodeId(), keyId,
                     config.serverHost(), config.serverPort(), ledger.size(), network.map(AllocationNetwork::name).orElse("none"));
             Agent agent = new Agent(config.nodeId(), trusted, ledger, runtime, new Signer(keyId, key, json), json, Clock.systemUTC());

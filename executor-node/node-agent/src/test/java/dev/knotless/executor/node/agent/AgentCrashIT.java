@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real crash: an agent process is killed with SIGKILL after its runtime changed the host and
- * before the ledger append. Restarted with the same envelope, the operation completes once.
+ * before the ledger append. Restarted with the same envelope, the operation completes once. And a
+ * ledger being compacted, killed at spread-out moments, replays to the same live entries.
  */
 class AgentCrashIT {
 
@@ -57,6 +58,67 @@ class AgentCrashIT {
 
         assertThat(runToEnd(frameFile)).isEqualTo("Replayed 1 1");
         assertThat(mutations()).containsExactly("created a1");
+    }
+
+    /**
+     * SIGKILL at spread-out moments of an agent that opens (and so compacts) a ledger of 100,000
+     * expired and 200 live entries, then appends: whatever the moment, the next open finds every
+     * live entry and every append the child saw return, and no damage.
+     */
+    @Test
+    void aKillAtAnyPointOfACompactionLeavesALedgerThatReplaysToTheSameLiveEntries() throws Exception {
+        ProtocolJson json = new ProtocolJson();
+        Path file = state.resolve("ledger");
+        MacKey key = MacKey.loadOrCreate(state.resolve("ledger.key"));
+        long now = System.currentTimeMillis();
+        byte[] prepared = preparedLedger(json, key, now);
+        String javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        for (int round = 0; round < 8; round++) {
+            Files.write(file, prepared);
+            Process child = new ProcessBuilder(javaBinary, "-cp", System.getProperty("java.class.path"),
+                    LedgerCompactionChild.class.getName(), file.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            List<String> acknowledged = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread reader = Thread.ofVirtual().start(() -> {
+                try (var lines = child.inputReader(StandardCharsets.UTF_8)) {
+                    lines.lines().forEach(acknowledged::add);
+                } catch (IOException e) {
+                    // the child died
+                }
+            });
+            Thread.sleep(300 + round * 400L);
+            child.destroyForcibly();
+            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            reader.join();
+            try (Ledger ledger = Ledger.open(file, key, json, java.time.Clock.systemUTC())) {
+                for (int i = 0; i < 200; i++) {
+                    assertThat(ledger.find("live-" + i)).as("round %d, live-%d", round, i).isPresent();
+                }
+                for (String line : acknowledged) {
+                    if (line.startsWith("c-")) {
+                        assertThat(ledger.find(line)).as("round %d, acknowledged %s", round, line).isPresent();
+                    }
+                }
+                assertThat(ledger.find("old-0")).as("round %d: expired entries are gone once compacted", round).isEmpty();
+            }
+            assertThat(Files.exists(state.resolve("ledger.compact"))).isFalse();
+        }
+    }
+
+    /** 100,000 entries recorded an hour ago and 200 recorded now, in the ledger's file format. */
+    private static byte[] preparedLedger(ProtocolJson json, MacKey key, long now) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.write("KNLEDG02".getBytes(StandardCharsets.US_ASCII));
+        for (int i = 0; i < 100_200; i++) {
+            boolean old = i < 100_000;
+            String name = old ? "old-" + i : "live-" + (i - 100_000);
+            byte[] body = json.write(new Ledger.Entry(name, "hmac-sha256:" + key.mac(name.getBytes(StandardCharsets.UTF_8)),
+                    old ? now - 3_600_000 : now, new dev.knotless.executor.node.protocol.Result.Done()));
+            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            crc.update(body);
+            out.write(java.nio.ByteBuffer.allocate(8).putInt(body.length).putInt((int) crc.getValue()).array());
+            out.write(body);
+        }
+        return out.toByteArray();
     }
 
     private List<String> mutations() throws IOException {

@@ -19,8 +19,11 @@ class LedgerTest {
 
     final ProtocolJson json = new ProtocolJson();
 
+    static final long RECORDED_AT = System.currentTimeMillis();
+
     static Ledger.Entry entry(int i) {
-        return new Ledger.Entry("key-" + i, String.format("%064x", i), new Result.StepExited("a" + i, 1, i, 10L * i, i, 0));
+        return new Ledger.Entry("key-" + i, "hmac-sha256:" + String.format("%064x", i), RECORDED_AT,
+                new Result.StepExited("a" + i, 1, i, 10L * i, i, 0));
     }
 
     Path file() {

@@ -5,7 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.knotless.executor.ShellPayload;
+import dev.knotless.executor.node.agent.Agent;
 import dev.knotless.executor.node.agent.Attachment;
+import dev.knotless.executor.node.agent.Ledger;
+import dev.knotless.executor.node.agent.MacKey;
+import dev.knotless.executor.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.protocol.Envelope;
+import dev.knotless.executor.node.protocol.Keyset;
+import dev.knotless.executor.node.protocol.Outcome;
+import dev.knotless.executor.node.protocol.ProtocolJson;
+import dev.knotless.executor.node.protocol.SignedFrame;
+import dev.knotless.executor.node.protocol.Signer;
+import java.security.KeyPair;
+import java.time.Clock;
 import dev.knotless.executor.node.agent.AllocationRuntime;
 import dev.knotless.executor.node.image.ImagePuller;
 import dev.knotless.executor.node.image.Platform;
@@ -110,6 +122,78 @@ class RuncRuntimeIT {
         assertThat(runc(state, "list", "-q").lines().toList()).doesNotContain(id);
         assertThat(state.resolve("allocations").resolve(id)).doesNotExist();
         assertThat(again.listAllocations(new Action.ListAllocations(NODE)).allocations()).isEmpty();
+    }
+
+    @Test
+    void anAllocationsRootIsAnOverlayWhoseWritesStayInItsUpperDirAndGoWithIt() throws Exception {
+        Path state = dir.resolve("state-" + UUID.randomUUID().toString().substring(0, 8));
+        String id = "ov-" + UUID.randomUUID().toString().substring(0, 8);
+        RuncRuntime runtime = runtime(state);
+        runtime.pullImage(new Action.PullImage(NODE, image.reference()));
+        runtime.createAllocation(new Action.CreateAllocation(NODE, id, image.reference(), 500, 256L << 20, Map.of()));
+        runtime.startAllocation(new Action.StartAllocation(NODE, id));
+        Path allocation = state.resolve("allocations").resolve(id);
+        Path rootfs = allocation.resolve("rootfs");
+        assertThat(mountinfo()).as("the root filesystem is an overlay mount").contains(" " + rootfs.toRealPath() + " ");
+
+        byte[] payload = ShellPayload.framed(Map.of(), List.of("/bin/sh", "-c", "echo mine > /etc/written-by-the-run"));
+        assertThat(runtime.runStep(new Action.RunStep(NODE, id, 1, payload, 60_000, 0, 0), new Output()).exitCode()).isZero();
+        assertThat(allocation.resolve("overlay/upper/etc/written-by-the-run")).hasContent("mine\n");
+        try (var images = Files.walk(state.resolve("images"))) {
+            assertThat(images.filter(p -> p.getFileName().toString().equals("written-by-the-run")).toList())
+                    .as("the shared image is never written").isEmpty();
+        }
+
+        runtime.deleteAllocation(new Action.DeleteAllocation(NODE, id));
+        assertThat(mountinfo()).doesNotContain(rootfs.toString());
+        assertThat(allocation).doesNotExist();
+    }
+
+    private static String mountinfo() throws Exception {
+        return Files.readString(Path.of("/proc/self/mountinfo"));
+    }
+
+    @Test
+    void noFileTheAgentWritesForAStepHoldsItsSecretOrABareHashOfItsPayloadOrEnvelope() throws Exception {
+        Path state = dir.resolve("state-" + UUID.randomUUID().toString().substring(0, 8));
+        String id = "rs-" + UUID.randomUUID().toString().substring(0, 8);
+        String secret = "hunter2-" + UUID.randomUUID().toString().substring(0, 4);
+        ProtocolJson json = new ProtocolJson();
+        KeyPair runner = Ed25519Keys.generate();
+        RuncRuntime runtime = runtime(state);
+        Agent agent;
+        Signer signer = new Signer("runner-1", runner.getPrivate(), json);
+        List<byte[]> frames = new java.util.ArrayList<>();
+        try (Ledger ledger = Ledger.open(state.resolve("ledger"), MacKey.loadOrCreate(state.resolve("ledger.key")), json, Clock.systemUTC())) {
+            agent = new Agent(NODE, Keyset.single("runner-1", runner.getPublic()), ledger, runtime,
+                    new Signer("node-1", Ed25519Keys.generate().getPrivate(), json), json, Clock.systemUTC());
+            byte[] payload = ShellPayload.framed(Map.of("SECRET", secret), List.of("/bin/sh", "-c", "test -n \"$SECRET\"; echo done"));
+            for (Action action : List.<Action>of(new Action.PullImage(NODE, image.reference()),
+                    new Action.CreateAllocation(NODE, id, image.reference(), 500, 256L << 20, Map.of()),
+                    new Action.StartAllocation(NODE, id), new Action.RunStep(NODE, id, 1, payload, 60_000, 0, 0))) {
+                long now = System.currentTimeMillis();
+                byte[] frame = signer.sign(Envelope.of(NODE, now, now + 60_000, "k-" + UUID.randomUUID(), action));
+                frames.add(frame);
+                assertThat(agent.handle(frame)).isInstanceOf(Outcome.Executed.class);
+            }
+        }
+        byte[] stepFrame = frames.getLast();
+        byte[] stepPayload = SignedFrame.parse(SignedFrame.Kind.ACTION, stepFrame).payload();
+        List<String> forbidden = List.of(secret, SignedFrame.sha256Hex(stepPayload), SignedFrame.sha256Hex(stepFrame),
+                SignedFrame.sha256Hex(((Action.RunStep) json.read(stepPayload, Envelope.class).action()).payload()));
+        List<Path> files;
+        try (var walk = Files.walk(state)) {
+            files = walk.filter(Files::isRegularFile).filter(f -> !f.startsWith(state.resolve("images"))).toList();
+        }
+        assertThat(files).contains(state.resolve("ledger"), state.resolve("allocations").resolve(id).resolve("step-output/1/payload.hmac"));
+        for (Path file : files) {
+            String text = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
+            for (String word : forbidden) {
+                assertThat(text).as("%s holds %s", file, word.equals(secret) ? "the secret" : "a bare SHA-256").doesNotContain(word);
+            }
+        }
+        runtime.deleteAllocation(new Action.DeleteAllocation(NODE, id));
+        assertThat(state.resolve("allocations").resolve(id)).as("the step key goes with the allocation").doesNotExist();
     }
 
     private static String runc(Path state, String... args) throws Exception {

@@ -3,6 +3,7 @@ package dev.knotless.executor.node.channel;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -54,6 +55,9 @@ public final class ChannelClient {
         } catch (CertificateException e) {
             closeQuietly(socket);
             throw new IOException("channel to " + where + " refused: " + e.getMessage());
+        } catch (ConnectException e) {
+            closeQuietly(socket);
+            throw new NotListening("channel to " + where + " failed: " + e.getMessage());
         } catch (IOException | RuntimeException e) {
             closeQuietly(socket);
             String stage = socket.isConnected() ? " failed during the TLS handshake: " : " failed: ";
@@ -79,6 +83,13 @@ public final class ChannelClient {
         }
         if (type != Frames.READY || stream != 0 || length != 0) {
             throw new IOException("expected READY from the runner, got " + Frames.name(type));
+        }
+    }
+
+    /** Nothing accepts connections at the address (refused, unreachable): a runner not started yet, usually. */
+    public static final class NotListening extends IOException {
+        NotListening(String message) {
+            super(message);
         }
     }
 

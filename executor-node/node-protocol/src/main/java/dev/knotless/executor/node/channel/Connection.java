@@ -34,9 +34,6 @@ public final class Connection implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
 
-    /** Streams the peer may have open at once; more are reset at birth. */
-    static final int MAX_PEER_STREAMS = 1024;
-
     /** How long a closing side waits to send TLS close_notify before it just drops the socket. */
     private static final long POLITE_CLOSE_MILLIS = 200;
 
@@ -51,7 +48,7 @@ public final class Connection implements AutoCloseable {
     private final ConcurrentHashMap<Integer, Stream> streams = new ConcurrentHashMap<>();
     private final AtomicInteger nextLocalId;
     private final Object openLock = new Object();
-    private final AtomicInteger peerStreams = new AtomicInteger();
+    private final PeerAdmission admission;
     /** Highest stream id the peer has opened; read and written by the reader thread only. */
     private int highestPeerId;
 
@@ -71,9 +68,11 @@ public final class Connection implements AutoCloseable {
         this.options = options;
         this.in = new DataInputStream(new BufferedInputStream(tls.getInputStream(), 2 * Frames.MAX_DATA));
         this.nextLocalId = new AtomicInteger(client ? 1 : 2);
+        this.admission = new PeerAdmission(options.limits());
         // Room for a whole DATA frame, so header and payload leave in one write.
         OutputStream out = new BufferedOutputStream(tls.getOutputStream(), Frames.HEADER_BYTES + Frames.MAX_DATA);
-        this.writer = new FrameWriter(out, threadName() + "-writer", e -> shutdown("connection lost: " + e.getMessage(), false));
+        this.writer = new FrameWriter(out, threadName() + "-writer", options.limits().maxQueuedControlFrames(),
+                e -> shutdown("connection lost: " + e.getMessage(), false));
     }
 
     /** Starts reading and pinging; incoming streams wait for {@link #onStream} until it is called. */
@@ -97,11 +96,11 @@ public final class Connection implements AutoCloseable {
         return tls.getSession().getProtocol();
     }
 
-    /** Starts a stream; the peer's acceptor sees {@code header} (at most 32 MiB) first. */
+    /** Starts a stream; the peer's acceptor sees {@code header} (at most the header cap, 17 MiB by default) first. */
     public Stream open(byte[] header) throws IOException {
-        if (header.length > Frames.MAX_OPEN_HEADER) {
-            throw new IllegalArgumentException("a stream header is at most " + Frames.MAX_OPEN_HEADER
-                    + " bytes; this one is " + header.length);
+        int max = options.limits().maxHeaderBytes();
+        if (header.length > max) {
+            throw new IllegalArgumentException("a stream header is at most " + max + " bytes; this one is " + header.length);
         }
         throwIfClosed();
         // Ids must reach the peer in increasing order: taking one and queueing its OPEN is one step.
@@ -169,8 +168,6 @@ public final class Connection implements AutoCloseable {
         return "channel " + (client ? "to " : "from ") + peer;
     }
 
-    // ---- sending ----
-
     /** Writes one frame and returns once it is on the socket; frames never interleave. */
     void send(int type, int stream, byte[] payload, int off, int len) throws IOException {
         throwIfClosed();
@@ -193,9 +190,14 @@ public final class Connection implements AutoCloseable {
         post(Frames.WINDOW_UPDATE, stream, payload);
     }
 
-    /** Queues a frame without waiting for it to be written. */
+    /** Queues a frame without waiting; a peer provoking more than the cap without reading them loses the connection. */
     void post(int type, int stream, byte[] payload) {
-        writer.post(type, stream, payload);
+        if (!writer.post(type, stream, payload)) {
+            String reason = "over the queued control frame cap of " + options.limits().maxQueuedControlFrames()
+                    + ": " + peer + " does not read what it asks for";
+            LOG.warn("{} closed: {}", this, reason);
+            shutdown(reason, false);
+        }
     }
 
     /** The server's first frame: the client knows from it that its key was accepted. */
@@ -205,11 +207,9 @@ public final class Connection implements AutoCloseable {
 
     void forget(Stream stream) {
         if (streams.remove(stream.id(), stream) && isPeerId(stream.id())) {
-            peerStreams.decrementAndGet();
+            admission.released(stream.headerBytes());
         }
     }
-
-    // ---- receiving ----
 
     private void readLoop() {
         String reason;
@@ -229,6 +229,10 @@ public final class Connection implements AutoCloseable {
                 if (length < 0 || length > max) {
                     throw new ProtocolViolation(Frames.name(type) + " frame of " + Integer.toUnsignedString(length)
                             + " bytes; at most " + max + " allowed");
+                }
+                if (type == Frames.OPEN && refusedOpen(stream, length)) {
+                    in.skipNBytes(length);
+                    continue;
                 }
                 byte[] payload = new byte[length];
                 in.readFully(payload);
@@ -289,17 +293,24 @@ public final class Connection implements AutoCloseable {
         }
     }
 
-    private void opened(int id, byte[] header) throws ProtocolViolation {
+    /** An OPEN past a cap is reset at birth, its header skipped unread (a header over its size cap closes the connection). */
+    private boolean refusedOpen(int id, int length) throws ProtocolViolation {
         if (!isPeerId(id) || Integer.compareUnsigned(id, highestPeerId) <= 0) {
             throw new ProtocolViolation("OPEN with stream id " + Integer.toUnsignedString(id)
                     + " (the peer's ids are " + (client ? "even" : "odd") + " and increasing; last was " + highestPeerId + ")");
         }
-        highestPeerId = id;
-        if (peerStreams.incrementAndGet() > MAX_PEER_STREAMS) {
-            peerStreams.decrementAndGet();
-            post(Frames.RESET, id, ("too many open streams (at most " + MAX_PEER_STREAMS + ")").getBytes(StandardCharsets.UTF_8));
-            return;
+        String cap = admission.refusal(this, length);
+        if (cap != null) {
+            highestPeerId = id;
+            post(Frames.RESET, id, ("refused: over " + cap).getBytes(StandardCharsets.UTF_8));
         }
+        return cap != null;
+    }
+
+    private void opened(int id, byte[] header) {
+        // refusedOpen has checked the id and the caps; only the reader thread counts streams in.
+        highestPeerId = id;
+        admission.admitted(header.length);
         Stream stream = new Stream(this, id, header);
         streams.put(id, stream);
         failIfClosedMeanwhile(stream);
@@ -349,8 +360,6 @@ public final class Connection implements AutoCloseable {
             }
         });
     }
-
-    // ---- keepalive and closing ----
 
     private void pingLoop() {
         long every = options.keepalive().toNanos();

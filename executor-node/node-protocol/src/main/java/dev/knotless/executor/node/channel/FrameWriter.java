@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -35,15 +36,19 @@ final class FrameWriter {
 
     private final OutputStream out;
     private final Consumer<IOException> onFailure;
+    private final int maxPosted;
+    /** Frames queued by {@link #post} and not yet written: bounded, as the peer decides how many it provokes. */
+    private final AtomicInteger posted = new AtomicInteger();
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final byte[] header = new byte[Frames.HEADER_BYTES];
     private final Thread thread;
     /** Set once; guarded by queue so that nothing is queued after the queue has been failed. */
     private @Nullable String failure;
 
-    FrameWriter(OutputStream out, String name, Consumer<IOException> onFailure) {
+    FrameWriter(OutputStream out, String name, int maxPosted, Consumer<IOException> onFailure) {
         this.out = out;
         this.onFailure = onFailure;
+        this.maxPosted = maxPosted;
         this.thread = Thread.ofVirtual().name(name).start(this::writeLoop);
     }
 
@@ -54,13 +59,22 @@ final class FrameWriter {
         await(written);
     }
 
-    /** Queues a frame without waiting: for the reader thread, which must never block on the network. */
-    void post(int type, int stream, byte[] payload) {
+    /**
+     * Queues a frame without waiting: for the reader thread, which must never block on the network.
+     * False, and nothing queued, when {@code maxPosted} such frames are waiting already.
+     */
+    boolean post(int type, int stream, byte[] payload) {
+        if (posted.incrementAndGet() > maxPosted) {
+            posted.decrementAndGet();
+            return false;
+        }
         try {
             enqueue(new Pending(type, stream, payload, 0, payload.length, null, null));
         } catch (IOException e) {
             // Failed already; nobody needs this frame any more.
+            posted.decrementAndGet();
         }
+        return true;
     }
 
     /** Runs {@code action} on the writer thread after every frame queued before it; waits at most {@code millis}. */
@@ -132,6 +146,11 @@ final class FrameWriter {
                     }
                 }
                 out.flush();
+                for (Pending p : batch) {
+                    if (p.written() == null) {
+                        posted.decrementAndGet();
+                    }
+                }
                 batch.forEach(p -> complete(p, null));
                 batch.clear();
             }

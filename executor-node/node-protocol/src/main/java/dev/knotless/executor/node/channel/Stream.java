@@ -63,6 +63,10 @@ public final class Stream implements AutoCloseable {
         return id;
     }
 
+    int headerBytes() {
+        return header.length;
+    }
+
     public byte[] header() {
         return header.clone();
     }

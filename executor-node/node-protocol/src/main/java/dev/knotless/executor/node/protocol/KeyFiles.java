@@ -26,9 +26,12 @@ public final class KeyFiles {
     private KeyFiles() {}
 
     /** What {@code node keygen} wrote. */
-    public record Written(String keyId, Path privateKey, Path publicKey) {}
+    public record Written(String keyId, Path privateKey, Path publicKey, Path keyIdFile) {}
 
-    /** Writes {@code prefix.key} (0600) and {@code prefix.pub}; refuses to replace either. */
+    /**
+     * Writes {@code prefix.key} (0600), {@code prefix.pub} and {@code prefix.id} (the key id, which a
+     * keyset line names); refuses to replace any of them.
+     */
     public static Written writePair(Path prefix, KeyPair pair, @Nullable String keyId) throws IOException {
         Path dir = prefix.toAbsolutePath().getParent();
         if (dir == null || !Files.isDirectory(dir)) {
@@ -36,7 +39,8 @@ public final class KeyFiles {
         }
         Path privateFile = prefix.resolveSibling(prefix.getFileName() + ".key");
         Path publicFile = prefix.resolveSibling(prefix.getFileName() + ".pub");
-        for (Path p : new Path[] {privateFile, publicFile}) {
+        Path idFile = prefix.resolveSibling(prefix.getFileName() + ".id");
+        for (Path p : new Path[] {privateFile, publicFile, idFile}) {
             if (Files.exists(p)) {
                 throw new FileAlreadyExistsException(p + " already exists; not replacing a key");
             }
@@ -46,11 +50,13 @@ public final class KeyFiles {
         write(privateFile, Ed25519Keys.encodeBase64Key(Ed25519Keys.raw(pair.getPrivate())), true);
         try {
             write(publicFile, Ed25519Keys.encodeBase64Key(rawPublic), false);
+            write(idFile, id, false);
         } catch (IOException e) {
             Files.deleteIfExists(privateFile);
+            Files.deleteIfExists(publicFile);
             throw e;
         }
-        return new Written(id, privateFile, publicFile);
+        return new Written(id, privateFile, publicFile, idFile);
     }
 
     /** Reads a private key file, refusing one that group or others may read. */
@@ -64,6 +70,16 @@ public final class KeyFiles {
             }
         }
         return Ed25519Keys.readPrivateKey(file);
+    }
+
+    /** The key id {@code keygen} wrote beside a public key file ({@code NAME.id} for {@code NAME.pub}), if there is one. */
+    public static java.util.Optional<String> keyIdBeside(Path publicKey) throws IOException {
+        String name = publicKey.getFileName().toString();
+        Path idFile = publicKey.resolveSibling((name.endsWith(".pub") ? name.substring(0, name.length() - 4) : name) + ".id");
+        if (!Files.isRegularFile(idFile)) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(Names.keyId(Files.readString(idFile, StandardCharsets.US_ASCII).strip()));
     }
 
     private static void write(Path file, String base64, boolean secret) throws IOException {

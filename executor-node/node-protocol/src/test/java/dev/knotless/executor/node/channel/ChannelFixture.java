@@ -48,8 +48,13 @@ final class ChannelFixture implements AutoCloseable {
     }
 
     Connection dial(int port) throws IOException {
+        return dial(port, options);
+    }
+
+    /** A node whose side of the channel has its own options (its own limits). */
+    Connection dial(int port, ChannelOptions nodeOptions) throws IOException {
         Connection c = ChannelClient.connect("127.0.0.1", port, TlsIdentity.of(nodeKeys),
-                PeerPins.of(runnerKeys.getPublic(), "runner"), Duration.ofSeconds(5), options);
+                PeerPins.of(runnerKeys.getPublic(), "runner"), Duration.ofSeconds(5), nodeOptions);
         dialed.add(c);
         return c;
     }

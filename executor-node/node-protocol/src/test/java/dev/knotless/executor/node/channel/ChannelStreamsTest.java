@@ -298,9 +298,9 @@ class ChannelStreamsTest {
     void aHeaderOverTheLimitIsRefusedBeforeAnythingIsSent() throws Exception {
         try (ChannelFixture f = new ChannelFixture()) {
             Connection node = f.dial();
-            assertThatThrownBy(() -> node.open(new byte[Frames.MAX_OPEN_HEADER + 1]))
+            assertThatThrownBy(() -> node.open(new byte[ChannelLimits.DEFAULTS.maxHeaderBytes() + 1]))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("a stream header is at most 33554432 bytes; this one is 33554433");
+                    .hasMessage("a stream header is at most 17825792 bytes; this one is 17825793");
 
             f.serverSide().onStream(s -> {
                 try (s; InputStream in = s.in()) {
@@ -309,7 +309,7 @@ class ChannelStreamsTest {
                     s.reset(e.toString());
                 }
             });
-            byte[] big = new byte[Frames.MAX_OPEN_HEADER];
+            byte[] big = new byte[ChannelLimits.DEFAULTS.maxHeaderBytes()];
             new Random(3).nextBytes(big);
             Stream s = node.open(big);
             s.out().close();

@@ -29,6 +29,9 @@ class KeyFilesTest {
         assertThat(Ed25519Keys.readPublicKey(written.publicKey())).isEqualTo(pair.getPublic());
         assertThat(Ed25519Keys.raw(KeyFiles.readPrivateKey(written.privateKey()))).isEqualTo(Ed25519Keys.raw(pair.getPrivate()));
         assertThat(Files.readString(written.publicKey())).matches("[A-Za-z0-9+/]{43}=\n");
+        assertThat(written.keyIdFile()).isEqualTo(dir.resolve("runner.id"));
+        assertThat(Files.readString(written.keyIdFile())).isEqualTo(written.keyId() + "\n");
+        assertThat(KeyFiles.keyIdBeside(written.publicKey())).contains(written.keyId());
     }
 
     @Test
@@ -42,5 +45,11 @@ class KeyFilesTest {
         Files.setPosixFilePermissions(written.privateKey(), PosixFilePermissions.fromString("rw-r--r--"));
         assertThatThrownBy(() -> KeyFiles.readPrivateKey(written.privateKey()))
                 .hasMessageContaining("has mode rw-r--r--; it must be readable by its owner only (chmod 600)");
+
+        Files.delete(written.privateKey());
+        Files.delete(written.publicKey());
+        assertThatThrownBy(() -> KeyFiles.writePair(dir.resolve("node"), Ed25519Keys.generate(), null))
+                .isInstanceOf(FileAlreadyExistsException.class).hasMessageContaining("node.id already exists");
+        assertThat(written.privateKey()).as("nothing written when one file exists").doesNotExist();
     }
 }

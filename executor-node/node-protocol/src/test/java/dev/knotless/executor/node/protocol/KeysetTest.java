@@ -69,6 +69,32 @@ class KeysetTest {
     }
 
     @Test
+    void aKeysetFileNamesPublicKeyFilesWithTheirIdOrTheIdKeygenWroteBesideThem(@TempDir Path dir) throws Exception {
+        Files.createDirectories(dir.resolve("keys"));
+        KeyPair first = Ed25519Keys.generate();
+        KeyPair second = Ed25519Keys.generate();
+        KeyPair third = Ed25519Keys.generate();
+        KeyFiles.writePair(dir.resolve("keys/runner-a"), first, "runner-a.2026");
+        KeyFiles.writePair(dir.resolve("keys/runner-b"), second, null);
+        Files.writeString(dir.resolve("keys/loose.pub"), Ed25519Keys.encodeBase64Key(Ed25519Keys.raw(third.getPublic())) + "\n");
+        Path file = dir.resolve("trusted-keys");
+        Files.writeString(file, "@keys/runner-a.pub\nchosen-id @" + dir.resolve("keys/runner-b.pub") + "\n@keys/loose.pub\n");
+
+        Keyset keys = Keyset.read(file);
+
+        assertThat(keys.find("runner-a.2026")).as("the id from runner-a.id").contains(first.getPublic());
+        assertThat(keys.find("chosen-id")).as("the id on the line, an absolute path").contains(second.getPublic());
+        assertThat(keys.find(Ed25519Keys.keyIdOf(Ed25519Keys.raw(third.getPublic())))).as("no .id: the default id")
+                .contains(third.getPublic());
+        assertThat(keys.keys()).hasSize(3);
+
+        Files.writeString(file, "@keys/missing.pub\n");
+        assertThatThrownBy(() -> Keyset.read(file)).hasMessageStartingWith(file + ":1: cannot read the public key file");
+        assertThatThrownBy(() -> Keyset.parse("@keys/runner-a.pub\n", "keys"))
+                .hasMessage("keys:1: a key named by its file (@keys/runner-a.pub) is only allowed in a keyset file");
+    }
+
+    @Test
     void aKeysetFileIsReReadWhenReplacedAndABrokenVersionKeepsTheLastGoodOne() throws Exception {
         Path file = dir.resolve("trusted-keys");
         Files.writeString(file, line("old", one));
