@@ -1,5 +1,7 @@
 package dev.knotless.executor.node.allocation;
 
+import dev.knotless.tar.BlockInputStream;
+import dev.knotless.tar.BlockOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,7 +27,7 @@ final class Digests {
     }
 
     /** Counts and hashes what is read, and stops reading past {@code max}. */
-    static final class Input extends InputStream {
+    static final class Input extends BlockInputStream {
         private final InputStream in;
         private final long max;
         private final MessageDigest sha = digest();
@@ -35,12 +37,6 @@ final class Digests {
         Input(InputStream in, long max) {
             this.in = in;
             this.max = max;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
@@ -63,18 +59,13 @@ final class Digests {
     }
 
     /** Counts and hashes what is written. */
-    static final class Output extends OutputStream {
+    static final class Output extends BlockOutputStream {
         private final OutputStream out;
         private final MessageDigest sha = digest();
         long count;
 
         Output(OutputStream out) {
             this.out = out;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
         }
 
         @Override

@@ -2,6 +2,7 @@ package dev.knotless.executor.node.allocation;
 
 import dev.knotless.executor.node.agent.Attachment;
 import dev.knotless.executor.node.agent.MacKey;
+import dev.knotless.tar.BlockOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -201,18 +202,13 @@ final class StepRun {
     }
 
     /** Appends to one output file and publishes the new length to followers. */
-    private final class Appender extends OutputStream {
+    private final class Appender extends BlockOutputStream {
         private final FileChannel channel;
         private final boolean isStdout;
 
         Appender(Path file, boolean isStdout) throws IOException {
             this.channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
             this.isStdout = isStdout;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
         }
 
         @Override

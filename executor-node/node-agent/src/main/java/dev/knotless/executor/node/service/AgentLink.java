@@ -11,6 +11,7 @@ import dev.knotless.executor.node.channel.TlsIdentity;
 import dev.knotless.executor.node.protocol.Chunks;
 import dev.knotless.executor.node.protocol.Report;
 import dev.knotless.executor.node.protocol.TrustedKeys;
+import dev.knotless.tar.BlockOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -137,12 +138,7 @@ public final class AgentLink implements AutoCloseable {
 
             @Override
             public OutputStream data() {
-                return new OutputStream() {
-                    @Override
-                    public void write(int b) throws IOException {
-                        write(new byte[] {(byte) b}, 0, 1);
-                    }
-
+                return new BlockOutputStream() {
                     @Override
                     public void write(byte[] b, int off, int len) throws IOException {
                         writer.write(Chunks.Kind.DATA, b, off, len);
