@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -64,7 +65,7 @@ final class CacheCommand implements Runnable {
 
         @Option(names = "--unused-for", paramLabel = "DURATION", converter = DurationConverter.class,
                 description = "Also remove layers not used for this long (90m, 168h).")
-        Duration unusedFor;
+        @Nullable Duration unusedFor;
 
         @Override
         public Integer call() throws Exception {

@@ -5,6 +5,7 @@ import dev.knotless.checks.CheckJson;
 import dev.knotless.checks.CheckStore;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -15,7 +16,7 @@ import picocli.CommandLine.Parameters;
 final class ChecksCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "CHECK_ID", description = "Print this check as JSON.")
-    String id;
+    @Nullable String id;
 
     @Option(names = "--limit", defaultValue = "20", paramLabel = "N", description = "How many to list (default: ${DEFAULT-VALUE}).")
     int limit;

@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
 import dev.knotless.http.ApiAccess;
@@ -9,7 +10,6 @@ import dev.knotless.http.FanOut;
 import dev.knotless.http.Listen;
 import dev.knotless.http.StatusServer;
 import dev.knotless.runner.Durations;
-import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.runner.daemon.DaemonLog;
 import dev.knotless.runner.daemon.LiveRuns;
@@ -30,6 +30,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -65,7 +66,7 @@ final class DaemonCommand implements Callable<Integer> {
 
     @Option(names = "--default-runner", paramLabel = "ID",
             description = "Name this runner in repository records that name none yet; records naming a runner are left alone.")
-    String defaultRunner;
+    @Nullable String defaultRunner;
 
     @Option(names = "--concurrency", defaultValue = "2", paramLabel = "N",
             description = "Runs at once (default: ${DEFAULT-VALUE}).")
@@ -82,7 +83,7 @@ final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--listen", arity = "0..1", fallbackValue = Listen.DEFAULT, paramLabel = "HOST:PORT",
             description = "Serve the status page, JSON API, /metrics and /healthz here; without a value "
                     + Listen.DEFAULT + ". Off when not given. Needs --api-token-file or --public-read.")
-    String listen;
+    @Nullable String listen;
 
     @Mixin
     ApiOptions api;

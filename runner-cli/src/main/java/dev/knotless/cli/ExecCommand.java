@@ -1,13 +1,13 @@
 package dev.knotless.cli;
 
+import dev.knotless.checkout.Commit;
+import dev.knotless.checkout.Mirror;
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckJson;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Trust;
-import dev.knotless.checkout.Commit;
-import dev.knotless.checkout.Mirror;
-import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunLimits;

@@ -4,6 +4,7 @@ import dev.knotless.executor.kubernetes.ScopedCredentials;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -31,7 +32,7 @@ final class KubernetesCommand implements Runnable {
         String kubeconfig;
 
         @Option(names = "--context", paramLabel = "NAME", description = "The context to use (default: the current one).")
-        String context;
+        @Nullable String context;
 
         @Option(names = "--namespace", required = true, paramLabel = "NS", description = "Where runs will live; made if missing.")
         String namespace;

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,14 +28,14 @@ import picocli.CommandLine.Spec;
 final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--node-id", paramLabel = "ID", description = "This node's id, as the runner's nodes file names it.")
-    String nodeId;
+    @Nullable String nodeId;
 
     @Option(names = "--server", paramLabel = "HOST:PORT", description = "The runner's --node-listen address.")
-    String server;
+    @Nullable String server;
 
     @Option(names = "--identity-key", paramLabel = "FILE",
             description = "This node's Ed25519 private key: signs every observation, and is its TLS identity.")
-    Path identityKey;
+    @Nullable Path identityKey;
 
     @ArgGroup(exclusive = true, heading = "%nThe runner keys this node obeys (one of):%n")
     Trust trust;
@@ -42,7 +43,7 @@ final class NodeCommand implements Callable<Integer> {
     static final class Trust {
         @Option(names = "--keyset", paramLabel = "FILE",
                 description = "A keyset file, 'KEY_ID PUBLIC_KEY' per line; re-read when it changes (rotation).")
-        Path keyset;
+        @Nullable Path keyset;
 
         @ArgGroup(exclusive = false)
         Single single;
@@ -58,7 +59,7 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--ledger", paramLabel = "FILE",
             description = "The idempotency ledger (fsynced; default: STATE_DIR/ledger).")
-    Path ledger;
+    @Nullable Path ledger;
 
     @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/var/lib/knotless-node",
             description = "Images, allocations, runc state (default: ${DEFAULT-VALUE}).")
@@ -66,10 +67,10 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--cni-bin", paramLabel = "DIR",
             description = "CNI plugin directory (e.g. /usr/lib/cni); with --subnet, trusted runs get a network.")
-    Path cniBin;
+    @Nullable Path cniBin;
 
     @Option(names = "--subnet", paramLabel = "CIDR", description = "The allocation network's subnet, e.g. 10.88.0.0/24.")
-    String subnet;
+    @Nullable String subnet;
 
     @Option(names = "--bridge", paramLabel = "NAME", defaultValue = "knotless0",
             description = "The allocation network's Linux bridge (default: ${DEFAULT-VALUE}).")
@@ -86,14 +87,14 @@ final class NodeCommand implements Callable<Integer> {
     boolean readOnlyRoot;
 
     @Option(names = "--run-as", paramLabel = "UID:GID", description = "Every run process runs as this user, whatever the image says.")
-    String runAs;
+    @Nullable String runAs;
 
     @Option(names = "--user-namespace", paramLabel = "HOSTUID:HOSTGID[:SIZE]",
             description = "Run containers in a user namespace mapped to this host id range.")
-    String userNamespace;
+    @Nullable String userNamespace;
 
     @Option(names = "--apparmor", paramLabel = "PROFILE", description = "AppArmor profile for every run process (must be loaded).")
-    String apparmor;
+    @Nullable String apparmor;
 
     @Option(names = "--keepalive", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
             description = "Ping interval on the runner connection; silent for three is a broken connection (default: ${DEFAULT-VALUE}).")
@@ -163,7 +164,7 @@ final class NodeCommand implements Callable<Integer> {
 
         @Option(names = "--key-id", paramLabel = "ID",
                 description = "The key id (letters, digits, '._:-'; default: ed25519- and 16 hex digits of the key's SHA-256).")
-        String keyId;
+        @Nullable String keyId;
 
         @Spec CommandSpec spec;
 

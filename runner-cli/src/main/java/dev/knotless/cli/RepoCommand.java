@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,7 +39,7 @@ final class RepoCommand implements Runnable {
 
         @Option(names = "--forge-dir", paramLabel = "DIR",
                 description = "The embedded forge's records (default: <state-dir>/forge).")
-        Path forgeDir;
+        @Nullable Path forgeDir;
 
         Path dir() {
             return forgeDir != null ? forgeDir.toAbsolutePath().normalize() : state.stateDir().resolve("forge");

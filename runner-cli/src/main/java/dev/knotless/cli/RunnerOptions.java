@@ -8,6 +8,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /** Where the runner keeps its state, who it is, and which executor it drives. */
@@ -18,7 +19,7 @@ final class RunnerOptions {
 
     @Option(names = "--runner-id", paramLabel = "ID",
             description = "This runner's id, labelled on everything it creates (default: local-<hash of host and state dir>).")
-    String runnerId;
+    @Nullable String runnerId;
 
     @Option(names = "--executor", defaultValue = "docker", paramLabel = "NAME",
             description = "Where runs live: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
@@ -41,28 +42,28 @@ final class RunnerOptions {
     static final class KubernetesFlags {
         @Option(names = "--kubeconfig", paramLabel = "FILE",
                 description = "The kubeconfig (default: $KUBECONFIG, ~/.kube/config, or in-cluster).")
-        String kubeconfig;
+        @Nullable String kubeconfig;
 
         @Option(names = "--context", paramLabel = "NAME", description = "The kubeconfig context (default: its current one).")
-        String context;
+        @Nullable String context;
 
         @Option(names = "--namespace", paramLabel = "NS", description = "Where run Jobs are created (default: default).")
-        String namespace;
+        @Nullable String namespace;
 
         @Option(names = "--service-account", paramLabel = "NAME",
                 description = "The run pods' service account; its token is never mounted.")
-        String serviceAccount;
+        @Nullable String serviceAccount;
 
         @Option(names = "--node-selector", paramLabel = "KEY=VALUE", description = "Put on every run pod (repeatable).")
         java.util.Map<String, String> nodeSelector = new java.util.LinkedHashMap<>();
 
         @Option(names = "--cpu-request", paramLabel = "CPU",
                 description = "CPU request and limit when a workflow sets none (500m, 2).")
-        String cpuRequest;
+        @Nullable String cpuRequest;
 
         @Option(names = "--memory-request", paramLabel = "SIZE",
                 description = "Memory request and limit when a workflow sets none (512Mi).")
-        String memoryRequest;
+        @Nullable String memoryRequest;
 
         @Option(names = "--pending-timeout", paramLabel = "DURATION", defaultValue = "2m", converter = DurationConverter.class,
                 description = "How long a run pod may stay pending before the check is an error (default: ${DEFAULT-VALUE}).")
@@ -80,15 +81,15 @@ final class RunnerOptions {
 
         @Option(names = "--nodes", paramLabel = "FILE",
                 description = "The nodes this runner accepts: one 'NODE_ID PUBLIC_KEY' per line.")
-        Path nodes;
+        @Nullable Path nodes;
 
         @Option(names = "--node-key", paramLabel = "FILE",
                 description = "This runner's Ed25519 private key (node keygen): signs actions, and is its TLS identity.")
-        Path key;
+        @Nullable Path key;
 
         @Option(names = "--node-key-id", paramLabel = "ID",
                 description = "The key id nodes know that key by (default: derived from the key, as node keygen prints).")
-        String keyId;
+        @Nullable String keyId;
 
         @Option(names = "--node-network", paramLabel = "NAME", defaultValue = "default",
                 description = "The node network trusted runs join; 'none' for no network (default: ${DEFAULT-VALUE}).")

@@ -1,7 +1,7 @@
 package dev.knotless.runner.run;
 
 /**
- * One part of a run, in the order {@link Run#PHASES} lists them.
+ * One part of a run, in the order {@link Run#phases} lists them.
  *
  * <p>A phase reports what went wrong through {@link RunState#fail}; it throws only for bugs.
  */
