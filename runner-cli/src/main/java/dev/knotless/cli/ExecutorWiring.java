@@ -21,7 +21,7 @@ final class ExecutorWiring {
                 RunnerOptions.KubernetesFlags k = options.kubernetes;
                 yield new KubernetesExecutor(new KubernetesOptions(k.kubeconfig, k.context, k.namespace, k.serviceAccount,
                         k.nodeSelector, k.cpuRequest, k.memoryRequest,
-                        k.pendingTimeout));
+                        k.pendingTimeout, k.cpuLimit, k.memoryLimit));
             }
             case "node" -> NodeWiring.executor(options.node);
             default -> throw new IllegalArgumentException(
