@@ -138,6 +138,7 @@ class KubernetesSpecificsIT {
                             .contains("asked for 64 CPU and no memory; the largest node, " + node() + ", has ")
                             .containsPattern("has [0-9.]+ CPU and [0-9.]+(Gi|Mi) free; the scheduler says: 0/1 nodes are available")
                             .doesNotContain("\n");
+                    System.out.println("unschedulable reason: " + e.failure().reason());
                 });
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(PENDING.plusSeconds(15));
         assertThat(cluster.executor.leftovers(runner)).isEmpty();
