@@ -39,7 +39,8 @@ public final class ScopedCredentials {
     /** What the runner may do in its namespace, and nothing more. */
     static final List<PolicyRule> RULES = List.of(
             rule("batch", "jobs", "create", "get", "list", "delete"),
-            rule("", "pods", "get", "list", "delete"),
+            // watch: before every exec, fabric8 waits until the pod is Ready with an informer on it (list, then watch).
+            rule("", "pods", "get", "list", "watch", "delete"),
             rule("", "pods/exec", "create", "get"),
             rule("", "events", "list"),
             rule("networking.k8s.io", "networkpolicies", "create"));

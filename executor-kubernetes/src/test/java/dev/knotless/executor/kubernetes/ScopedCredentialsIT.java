@@ -69,6 +69,8 @@ class ScopedCredentialsIT {
             assertThat(allowed(scoped, NAMESPACE, "", "pods", "log", "get")).as("the runner reads no pod logs").isFalse();
             assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "create")).as("pods come from Jobs").isFalse();
             assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "list")).isTrue();
+            assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "watch")).as("fabric8's exec waits with an informer").isTrue();
+            assertThat(allowed(scoped, NAMESPACE, "batch", "jobs", null, "watch")).as("nothing watches Jobs").isFalse();
             assertThat(allowed(scoped, "default", "", "pods", null, "list")).as("no capacity role without --read-nodes").isFalse();
             assertThat(allowed(scoped, NAMESPACE, "networking.k8s.io", "networkpolicies", null, "create")).isTrue();
             assertThat(allowed(scoped, NAMESPACE, "", "secrets", null, "get")).isFalse();
