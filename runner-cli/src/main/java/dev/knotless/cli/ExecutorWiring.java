@@ -17,16 +17,17 @@ final class ExecutorWiring {
     static Executor create(String name, RunnerOptions options) {
         return Guarded.executor(switch (name) {
             case "docker" -> new DockerExecutor(options.dockerSocket, options.warmContainers);
-            case "kubernetes" -> {
-                RunnerOptions.KubernetesFlags k = options.kubernetes;
-                yield new KubernetesExecutor(new KubernetesOptions(k.kubeconfig, k.context, k.namespace, k.serviceAccount,
-                        k.nodeSelector, k.cpuRequest, k.memoryRequest,
-                        k.pendingTimeout));
-            }
+            case "kubernetes" -> new KubernetesExecutor(kubernetes(options.kubernetes));
             case "node" -> NodeWiring.executor(options.node);
             default -> throw new IllegalArgumentException(
                     "--executor " + name + ": unknown executor; choose one of " + String.join(", ", new Names()));
         });
+    }
+
+    /** What the {@code --executor kubernetes} flags ask for. */
+    static KubernetesOptions kubernetes(RunnerOptions.KubernetesFlags k) {
+        return new KubernetesOptions(k.kubeconfig, k.context, k.namespace, k.serviceAccount, k.nodeSelector,
+                k.cpuRequest, k.memoryRequest, k.pendingTimeout, k.cpuLimit, k.memoryLimit);
     }
 
     /** The names {@code --executor} accepts. */

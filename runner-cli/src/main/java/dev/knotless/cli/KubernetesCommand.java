@@ -24,9 +24,9 @@ final class KubernetesCommand implements Runnable {
     }
 
     @Command(name = "credentials", mixinStandardHelpOptions = true,
-            description = {"With an admin kubeconfig, makes a ServiceAccount, a namespaced Role (Jobs, pods, pods/log,"
-                    + " pods/exec, events, NetworkPolicies; no Secrets) and a binding, and writes a kubeconfig with a"
-                    + " token that expires, for the runner's --kubeconfig."})
+            description = {"With an admin kubeconfig, makes a ServiceAccount, a namespaced Role (Jobs, pods,"
+                    + " pods/exec, events, NetworkPolicies: only the verbs the runner uses; no Secrets) and a binding,"
+                    + " and writes a kubeconfig with a token that expires, for the runner's --kubeconfig."})
     static final class Credentials implements Callable<Integer> {
         @Option(names = "--kubeconfig", required = true, paramLabel = "FILE", description = "An admin kubeconfig.")
         String kubeconfig;
@@ -45,6 +45,11 @@ final class KubernetesCommand implements Runnable {
                 description = "How long the token is valid (default: ${DEFAULT-VALUE}).")
         Duration ttl;
 
+        @Option(names = "--read-nodes",
+                description = "Also let the runner list nodes and pods cluster-wide (a ClusterRole), so an unschedulable"
+                        + " run says what the largest node has free. Without it a binding made earlier is removed.")
+        boolean readNodes;
+
         @Option(names = "--out", required = true, paramLabel = "FILE", description = "Where to write the kubeconfig (mode 0600).")
         Path out;
 
@@ -52,7 +57,7 @@ final class KubernetesCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            Path written = ScopedCredentials.write(kubeconfig, context, namespace, name, ttl, out);
+            Path written = ScopedCredentials.write(kubeconfig, context, namespace, name, ttl, out, readNodes);
             spec.commandLine().getOut().println(written.toAbsolutePath());
             spec.commandLine().getOut().flush();
             return ExitCodes.SUCCESS;

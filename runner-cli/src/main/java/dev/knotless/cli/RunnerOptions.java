@@ -58,12 +58,20 @@ final class RunnerOptions {
         java.util.Map<String, String> nodeSelector = new java.util.LinkedHashMap<>();
 
         @Option(names = "--cpu-request", paramLabel = "CPU",
-                description = "CPU request and limit when a workflow sets none (500m, 2).")
+                description = "CPU request when a workflow sets none (500m, 2).")
         @Nullable String cpuRequest;
 
         @Option(names = "--memory-request", paramLabel = "SIZE",
-                description = "Memory request and limit when a workflow sets none (512Mi).")
+                description = "Memory request when a workflow sets none (512Mi).")
         @Nullable String memoryRequest;
+
+        @Option(names = "--cpu-limit", paramLabel = "CPU",
+                description = "CPU limit of every run pod (default: none; a workflow's resources are only requests).")
+        @Nullable String cpuLimit;
+
+        @Option(names = "--memory-limit", paramLabel = "SIZE",
+                description = "Memory limit of every run pod (default: the pod's memory request).")
+        @Nullable String memoryLimit;
 
         @Option(names = "--pending-timeout", paramLabel = "DURATION", defaultValue = "2m", converter = DurationConverter.class,
                 description = "How long a run pod may stay pending before the check is an error (default: ${DEFAULT-VALUE}).")

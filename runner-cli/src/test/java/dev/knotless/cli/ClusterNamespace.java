@@ -2,6 +2,11 @@ package dev.knotless.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
 import dev.knotless.executor.kubernetes.Kubeconfigs;
 import dev.knotless.executor.kubernetes.ScopedCredentials;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -9,22 +14,41 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.slf4j.LoggerFactory;
 
 /**
  * A namespace of a test class's own on the project's test cluster, with the least-privilege
  * kubeconfig {@code kubernetes credentials} writes for it. After each test (and after the class's
- * own {@code @AfterEach}) no Job or pod may be left in it; after the class it is deleted.
- * Register it as a static field with {@code @RegisterExtension}.
+ * own {@code @AfterEach}) no Job or pod may be left in it; after the class it is deleted, and the
+ * class fails if anything in this JVM logged a warning of a verb the API server refused (a runner
+ * process's log is checked with {@link #refusals}). Register it as a static field with
+ * {@code @RegisterExtension}.
  */
 final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
 
+    /** How the API server (through fabric8) words a refused verb. */
+    static final Pattern REFUSED = Pattern.compile("(?i)forbidden|cannot [a-z]+ resource");
+
     final String name;
+    private final List<String> refused = new CopyOnWriteArrayList<>();
+    private final AppenderBase<ILoggingEvent> watch = new AppenderBase<>() {
+        @Override
+        protected void append(ILoggingEvent event) {
+            String line = event.getFormattedMessage() + (event.getThrowableProxy() == null ? "" : " " + event.getThrowableProxy().getMessage());
+            if (event.getLevel().isGreaterOrEqual(Level.WARN) && REFUSED.matcher(line).find()) {
+                refused.add(event.getLoggerName() + ": " + line);
+            }
+        }
+    };
     private String admin;
     private Path dir;
     private Path scoped;
@@ -43,6 +67,11 @@ final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, Af
         return scoped;
     }
 
+    /** The lines of a runner's log (a process of its own) that tell of a refused verb. */
+    static List<String> refusals(String log) {
+        return log.lines().filter(l -> REFUSED.matcher(l).find()).toList();
+    }
+
     KubernetesClient adminClient() throws Exception {
         return Kubeconfigs.client(Kubeconfigs.load(admin, null));
     }
@@ -52,6 +81,13 @@ final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, Af
         admin = TestCluster.adminKubeconfig();
         dir = Files.createTempDirectory("knotless-namespace-");
         scoped = ScopedCredentials.write(admin, null, name, "knotless-runner", Duration.ofHours(1), dir.resolve("scoped"));
+        watch.setContext((LoggerContext) LoggerFactory.getILoggerFactory());
+        watch.start();
+        root().addAppender(watch);
+    }
+
+    private static Logger root() {
+        return (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     }
 
     @Override
@@ -64,6 +100,8 @@ final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, Af
 
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
+        root().detachAppender(watch);
+        watch.stop();
         try (KubernetesClient client = adminClient()) {
             client.namespaces().withName(name).delete();
         } finally {
@@ -71,5 +109,6 @@ final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, Af
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+        assertThat(refused).as("warnings of a verb the scoped credentials were refused").isEmpty();
     }
 }

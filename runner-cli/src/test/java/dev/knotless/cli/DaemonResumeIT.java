@@ -122,5 +122,7 @@ class DaemonResumeIT {
         assertThat(metrics).contains("knotless_executor_resumes_total{result=\"resumed\"} 1.0",
                 "knotless_executor_resumes_total{result=\"gone\"} 0.0", "knotless_runs_finished_total{status=\"success\"} 1.0");
         assertThat(second.stop(Duration.ofSeconds(60))).as(second.log()).isZero();
+        assertThat(ClusterNamespace.refusals(first.log())).as("the killed daemon's log").isEmpty();
+        assertThat(ClusterNamespace.refusals(second.log())).as("the restarted daemon's log").isEmpty();
     }
 }

@@ -75,6 +75,18 @@ class ExecIT {
     }
 
     @Test
+    void aDefaultImageThatCannotBeHadSaysItWasTheDefaultAndHowToChooseAnother() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
+        repo.commit();
+        CliRun r = exec(repo.dir, "--image", "local/knotless-no-such-image:404");
+        assertThat(r.exit()).isEqualTo(3);
+        String reason = r.checks().get(0).get("reason").asText();
+        assertThat(reason).startsWith("image \"local/knotless-no-such-image:404\" (the default: the workflow names none) ")
+                .endsWith("; set image: in the workflow or --image").doesNotContain("\n");
+        assertThat(r.err()).contains(reason).doesNotContain("Exception");
+    }
+
+    @Test
     void aStepExitingThreeIsAFailureWithExitCodeThreeAndTheRestIsSkipped() throws Exception {
         TestRepo repo = new TestRepo(tmp.resolve("repo"))
                 .workflow("ci.yaml", "image: " + IMAGE + "\nsteps:\n  - {name: bad, run: 'exit 3'}\n  - {name: after, run: 'true'}\n");

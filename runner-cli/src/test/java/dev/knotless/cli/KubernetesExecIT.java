@@ -83,6 +83,7 @@ class KubernetesExecIT {
         }
         assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as(err.toString()).isTrue();
         assertThat(err.toString()).contains("wait │ started");
+        assertThat(ClusterNamespace.refusals(err.toString())).as("the killed runner's log").isEmpty();
         try (KubernetesClient client = NAMESPACE.adminClient()) {
             assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE.name).list().getItems())
                     .as("the dead runner's Job is still there").hasSize(1);

@@ -1,6 +1,7 @@
 package dev.knotless.executor.kubernetes;
 
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
@@ -38,7 +39,11 @@ final class JobDeletion {
         try {
             client.batch().v1().jobs().inNamespace(namespace).withName(jobName)
                     .withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
-            client.pods().inNamespace(namespace).withLabel(JobShape.JOB_NAME, jobName).withGracePeriod(0).delete();
+            // By name, not by label: the runner deletes only pods it has seen are its Job's, and the
+            // Role then needs no deletecollection (which would reach any pod carrying that label).
+            for (Pod pod : client.pods().inNamespace(namespace).withLabel(JobShape.JOB_NAME, jobName).list().getItems()) {
+                client.pods().inNamespace(namespace).withName(pod.getMetadata().getName()).withGracePeriod(0).delete();
+            }
         } catch (KubernetesClientException e) {
             log.warn("pod delete failed job={} namespace={} reason={}", jobName, namespace, KubernetesExecutor.message(e));
         }

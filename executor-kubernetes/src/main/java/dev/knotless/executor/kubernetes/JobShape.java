@@ -32,6 +32,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The objects a run is made of: its Job (and pod template) and the runner's deny-ingress
@@ -156,17 +157,25 @@ final class JobShape {
         return pod.build();
     }
 
+    private static Map<String, Quantity> quantities(@Nullable String cpu, @Nullable String memory) {
+        Map<String, Quantity> q = new LinkedHashMap<>();
+        if (cpu != null) {
+            q.put("cpu", new Quantity(cpu));
+        }
+        if (memory != null) {
+            q.put("memory", new Quantity(memory));
+        }
+        return q;
+    }
+
     private static Container container(RunSpec spec, KubernetesOptions options) {
-        Map<String, Quantity> resources = new LinkedHashMap<>();
         Resources r = spec.resources();
         String cpu = r.milliCpu() > 0 ? r.milliCpu() + "m" : options.cpuRequest();
         String memory = r.memoryBytes() > 0 ? String.valueOf(r.memoryBytes()) : options.memoryRequest();
-        if (cpu != null) {
-            resources.put("cpu", new Quantity(cpu));
-        }
-        if (memory != null) {
-            resources.put("memory", new Quantity(memory));
-        }
+        Map<String, Quantity> requests = quantities(cpu, memory);
+        // No CPU limit unless asked: CPU is compressible, and a limit only throttles a run that the
+        // node could serve. Memory is not: its limit keeps an out-of-memory kill inside the run.
+        Map<String, Quantity> limits = quantities(options.cpuLimit(), options.memoryLimit() != null ? options.memoryLimit() : memory);
         return new ContainerBuilder()
                 .withName(CONTAINER)
                 .withImage(spec.image())
@@ -177,8 +186,8 @@ final class JobShape {
                         new VolumeMountBuilder().withName("work").withMountPath(RunLayout.WORK).build(),
                         new VolumeMountBuilder().withName("steps").withMountPath(RunLayout.STEPS).build(),
                         new VolumeMountBuilder().withName("outputs").withMountPath(RunLayout.OUTPUTS).build())
-                .withResources(resources.isEmpty() ? null
-                        : new ResourceRequirementsBuilder().withRequests(resources).withLimits(resources).build())
+                .withResources(requests.isEmpty() && limits.isEmpty() ? null
+                        : new ResourceRequirementsBuilder().withRequests(requests).withLimits(limits).build())
                 .withSecurityContext(securityContext(spec.hardening()))
                 .build();
     }

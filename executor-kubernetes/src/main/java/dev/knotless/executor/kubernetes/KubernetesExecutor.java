@@ -227,9 +227,14 @@ public final class KubernetesExecutor implements Executor, Resumption {
             // the reason then comes from the pod alone
         }
         String why = PodReadiness.pendingReason(pod, events);
-        Failure.Kind kind = pod != null && PodReadiness.unschedulable(pod).isPresent()
-                || why.startsWith("FailedScheduling") ? Failure.Kind.UNSCHEDULABLE : Failure.Kind.INFRASTRUCTURE;
-        return new ExecutorException(kind, "pod still pending after " + human(options.pendingTimeout()) + ": " + why);
+        String after = human(options.pendingTimeout());
+        if (pod != null && (PodReadiness.unschedulable(pod).isPresent() || why.startsWith("FailedScheduling"))) {
+            String scheduler = PodReadiness.unschedulable(pod).orElse(why);
+            return new ExecutorException(Failure.Kind.UNSCHEDULABLE, "pod unschedulable (still pending after " + after + "): "
+                    + NodeCapacity.explain(client, pod) + "; the scheduler says: " + scheduler);
+        }
+        Failure.Kind kind = why.startsWith("FailedScheduling") ? Failure.Kind.UNSCHEDULABLE : Failure.Kind.INFRASTRUCTURE;
+        return new ExecutorException(kind, "pod still pending after " + after + ": " + why);
     }
 
     /** Creates the runner's deny-ingress policy once per process; 409 (made by anyone, any time) is success. */

@@ -14,9 +14,11 @@ import org.jspecify.annotations.Nullable;
  * @param serviceAccount the pods' service account; null for the namespace's default (its token
  *     is never mounted)
  * @param nodeSelector put on every run pod
- * @param cpuRequest request and limit when the run asks for none ({@code 500m}); null for none
- * @param memoryRequest request and limit when the run asks for none ({@code 512Mi}); null for none
+ * @param cpuRequest the CPU request when the run asks for none ({@code 500m}); null for none
+ * @param memoryRequest the memory request when the run asks for none ({@code 512Mi}); null for none
  * @param pendingTimeout how long a pod may stay pending before the start fails; null means 2 min
+ * @param cpuLimit the CPU limit; null for none (CPU is only shared out by the requests, never throttled)
+ * @param memoryLimit the memory limit; null for the memory request (an out-of-memory kill stays in the run)
  */
 public record KubernetesOptions(
         @Nullable String kubeconfig,
@@ -26,14 +28,17 @@ public record KubernetesOptions(
         Map<String, String> nodeSelector,
         @Nullable String cpuRequest,
         @Nullable String memoryRequest,
-        Duration pendingTimeout) {
+        Duration pendingTimeout,
+        @Nullable String cpuLimit,
+        @Nullable String memoryLimit) {
 
     public static final Duration DEFAULT_PENDING_TIMEOUT = Duration.ofMinutes(2);
 
     /** A null namespace, node selector or pending timeout becomes its default. */
     public KubernetesOptions(@Nullable String kubeconfig, @Nullable String context, @Nullable String namespace,
             @Nullable String serviceAccount, @Nullable Map<String, String> nodeSelector, @Nullable String cpuRequest,
-            @Nullable String memoryRequest, @Nullable Duration pendingTimeout) {
+            @Nullable String memoryRequest, @Nullable Duration pendingTimeout, @Nullable String cpuLimit,
+            @Nullable String memoryLimit) {
         this.kubeconfig = kubeconfig;
         this.context = context;
         this.namespace = namespace == null || namespace.isBlank() ? "default" : namespace;
@@ -42,6 +47,15 @@ public record KubernetesOptions(
         this.serviceAccount = serviceAccount;
         this.cpuRequest = cpuRequest;
         this.memoryRequest = memoryRequest;
+        this.cpuLimit = cpuLimit;
+        this.memoryLimit = memoryLimit;
+    }
+
+    /** No limits beyond the default (memory limit = memory request, no CPU limit). */
+    public KubernetesOptions(@Nullable String kubeconfig, @Nullable String context, @Nullable String namespace,
+            @Nullable String serviceAccount, @Nullable Map<String, String> nodeSelector, @Nullable String cpuRequest,
+            @Nullable String memoryRequest, @Nullable Duration pendingTimeout) {
+        this(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest, pendingTimeout, null, null);
     }
 
     /** Default loading, namespace {@code default}, no defaults for requests. */
@@ -50,6 +64,7 @@ public record KubernetesOptions(
     }
 
     public KubernetesOptions withNamespace(String value) {
-        return new KubernetesOptions(kubeconfig, context, value, serviceAccount, nodeSelector, cpuRequest, memoryRequest, pendingTimeout);
+        return new KubernetesOptions(kubeconfig, context, value, serviceAccount, nodeSelector, cpuRequest, memoryRequest, pendingTimeout,
+                cpuLimit, memoryLimit);
     }
 }

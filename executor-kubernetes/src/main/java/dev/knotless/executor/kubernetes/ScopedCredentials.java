@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
@@ -22,8 +24,11 @@ import java.util.List;
 
 /**
  * Least-privilege credentials for the runner: a ServiceAccount, a namespaced Role that allows
- * exactly what the executor does (Jobs, pods, pods/log, pods/exec, events, NetworkPolicies — no
- * Secrets, nothing cluster-wide), a RoleBinding, and a kubeconfig holding a token that expires.
+ * exactly the API calls the executor makes (Jobs, pods, pods/exec, events, NetworkPolicies; the
+ * code path behind each verb is listed in docs/design/kubernetes.md — no Secrets, nothing
+ * cluster-wide), a RoleBinding, and a kubeconfig holding a token that expires. With
+ * {@code readNodes}, also a ClusterRole and binding to list nodes and pods cluster-wide, so that
+ * an unschedulable run can say what the largest node has free.
  *
  * <p>Made with an admin kubeconfig, once per namespace; applying it again updates the Role and
  * issues a fresh token. The token comes from the TokenRequest API, so no long-lived token Secret
@@ -33,12 +38,17 @@ public final class ScopedCredentials {
 
     /** What the runner may do in its namespace, and nothing more. */
     static final List<PolicyRule> RULES = List.of(
-            rule("batch", "jobs", "create", "get", "list", "watch", "delete"),
+            rule("batch", "jobs", "create", "get", "list", "delete"),
+            // watch: before every exec, fabric8 waits until the pod is Ready with an informer on it (list, then watch).
             rule("", "pods", "get", "list", "watch", "delete"),
-            rule("", "pods/log", "get"),
             rule("", "pods/exec", "create", "get"),
-            rule("", "events", "get", "list", "watch"),
-            rule("networking.k8s.io", "networkpolicies", "create", "get", "list"));
+            rule("", "events", "list"),
+            rule("networking.k8s.io", "networkpolicies", "create"));
+
+    /** Only with {@code readNodes}: what the nodes have free (allocatable minus the requests of their pods). */
+    static final List<PolicyRule> CAPACITY_RULES = List.of(
+            rule("", "nodes", "list"),
+            rule("", "pods", "list"));
 
     private ScopedCredentials() {}
 
@@ -50,6 +60,16 @@ public final class ScopedCredentials {
      */
     public static Path write(String adminKubeconfig, String context, String namespace, String name, Duration ttl, Path out)
             throws IOException {
+        return write(adminKubeconfig, context, namespace, name, ttl, out, false);
+    }
+
+    /**
+     * As {@link #write(String, String, String, String, Duration, Path)}; {@code readNodes} also
+     * binds the ClusterRole {@link #capacityName} (list nodes and pods, cluster-wide), and without
+     * it a binding left by an earlier call is removed.
+     */
+    public static Path write(String adminKubeconfig, String context, String namespace, String name, Duration ttl, Path out,
+            boolean readNodes) throws IOException {
         Config admin = Kubeconfigs.load(adminKubeconfig, context);
         try (KubernetesClient client = Kubeconfigs.client(admin)) {
             if (client.namespaces().withName(namespace).get() == null) {
@@ -69,6 +89,7 @@ public final class ScopedCredentials {
                     .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName(name).endRoleRef()
                     .addNewSubject().withKind("ServiceAccount").withName(name).withNamespace(namespace).endSubject()
                     .build()).createOr(existing -> existing.update());
+            capacity(client, namespace, name, readNodes);
             TokenRequest token = client.serviceAccounts().inNamespace(namespace).withName(name).tokenRequest(
                     new TokenRequestBuilder().withNewSpec().withExpirationSeconds(ttl.toSeconds()).endSpec().build());
             String yaml = kubeconfig(admin, namespace, name, token.getStatus().getToken());
@@ -79,6 +100,29 @@ public final class ScopedCredentials {
             Files.move(temp, out, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             return out;
         }
+    }
+
+    /** The name of the cluster-wide role and binding for {@code name} in {@code namespace}. */
+    public static String capacityName(String namespace, String name) {
+        return name + "-capacity-" + namespace;
+    }
+
+    private static void capacity(KubernetesClient client, String namespace, String name, boolean readNodes) {
+        String cluster = capacityName(namespace, name);
+        if (!readNodes) {
+            client.rbac().clusterRoleBindings().withName(cluster).delete();
+            client.rbac().clusterRoles().withName(cluster).delete();
+            return;
+        }
+        client.rbac().clusterRoles().resource(new ClusterRoleBuilder()
+                .withNewMetadata().withName(cluster).addToLabels("app.kubernetes.io/managed-by", "knotless-run").endMetadata()
+                .withRules(CAPACITY_RULES)
+                .build()).createOr(existing -> existing.update());
+        client.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder()
+                .withNewMetadata().withName(cluster).addToLabels("app.kubernetes.io/managed-by", "knotless-run").endMetadata()
+                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(cluster).endRoleRef()
+                .addNewSubject().withKind("ServiceAccount").withName(name).withNamespace(namespace).endSubject()
+                .build()).createOr(existing -> existing.update());
     }
 
     private static String kubeconfig(Config admin, String namespace, String name, String token) throws IOException {

@@ -3,10 +3,14 @@ package dev.knotless.executor.kubernetes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.executor.Hardening;
+import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunSpec;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class JobShapeTest {
@@ -30,6 +34,33 @@ class JobShapeTest {
         assertThat(hashed).matches("[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?").startsWith("org-repo");
         assertThat(JobShape.labelValue("a/b")).isNotEqualTo(JobShape.labelValue("a_b"));
         assertThat(JobShape.labelValue("/")).matches("[0-9a-f]{10}");
+    }
+
+    @Test
+    void theRunsResourcesAreRequestsAndOnlyMemoryIsLimitedUnlessTheOperatorSetsLimits() {
+        RunSpec spec = RunSpec.builder("runner", "run", "image").resources(new Resources(2_000, 512L << 20)).build();
+        ResourceRequirements plain = container(spec, KubernetesOptions.defaults()).getResources();
+        assertThat(plain.getRequests()).isEqualTo(Map.of("cpu", new Quantity("2000m"), "memory", new Quantity(String.valueOf(512L << 20))));
+        assertThat(plain.getLimits()).isEqualTo(Map.of("memory", new Quantity(String.valueOf(512L << 20))));
+
+        KubernetesOptions limited = new KubernetesOptions(null, null, null, null, Map.of(), null, null, null, "3", "1Gi");
+        ResourceRequirements set = container(spec, limited).getResources();
+        assertThat(set.getRequests()).isEqualTo(plain.getRequests());
+        assertThat(set.getLimits()).isEqualTo(Map.of("cpu", new Quantity("3"), "memory", new Quantity("1Gi")));
+    }
+
+    @Test
+    void theOptionsDefaultRequestsApplyWhenTheRunAsksForNoneAndNoResourcesMeansNoRequirements() {
+        RunSpec spec = RunSpec.builder("runner", "run", "image").build();
+        KubernetesOptions defaults = new KubernetesOptions(null, null, null, null, Map.of(), "500m", "256Mi", null);
+        ResourceRequirements r = container(spec, defaults).getResources();
+        assertThat(r.getRequests()).isEqualTo(Map.of("cpu", new Quantity("500m"), "memory", new Quantity("256Mi")));
+        assertThat(r.getLimits()).isEqualTo(Map.of("memory", new Quantity("256Mi")));
+        assertThat(container(spec, KubernetesOptions.defaults()).getResources()).isNull();
+    }
+
+    private static Container container(RunSpec spec, KubernetesOptions options) {
+        return JobShape.job(spec, options).getSpec().getTemplate().getSpec().getContainers().get(0);
     }
 
     @Test

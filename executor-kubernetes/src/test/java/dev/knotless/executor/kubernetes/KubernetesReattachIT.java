@@ -215,17 +215,16 @@ class KubernetesReattachIT {
     }
 
     private KubernetesExecutor newExecutor() {
-        return new KubernetesExecutor(new KubernetesOptions(TestCluster.kubeconfig(), null, cluster.namespace, null, Map.of(),
-                null, null, Duration.ofSeconds(60)));
+        return new KubernetesExecutor(cluster.options(Duration.ofSeconds(60)));
     }
 
     private KubernetesExecutor throughProxy(CuttingProxy proxy, Duration keepalive) throws Exception {
         Path kubeconfig = temp.resolve("kubeconfig-" + proxy.port());
-        String text = Files.readString(Path.of(TestCluster.kubeconfig()))
+        String text = Files.readString(Path.of(cluster.kubeconfig))
                 .replace(apiServer.getHost() + ":" + apiServer.getPort(), "127.0.0.1:" + proxy.port());
         Files.writeString(kubeconfig, text);
         return new KubernetesExecutor(new KubernetesOptions(kubeconfig.toString(), null, cluster.namespace, null, Map.of(),
-                null, null, Duration.ofSeconds(60)), keepalive);
+                null, null, Duration.ofSeconds(60)), keepalive); // the scoped kubeconfig, through the proxy
     }
 
     private static InetSocketAddress apiServerAddress() {

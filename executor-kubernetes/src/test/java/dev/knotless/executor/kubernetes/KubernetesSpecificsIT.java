@@ -16,6 +16,7 @@ import dev.knotless.testkit.RecordingOutput;
 import dev.knotless.testkit.TestImages;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.PodAffinityTerm;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -99,7 +100,9 @@ class KubernetesSpecificsIT {
             assertThat(c.getSecurityContext().getCapabilities().getAdd())
                     .containsExactlyInAnyOrder("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL");
             assertThat(c.getResources().getRequests().get("cpu").toString()).isEqualTo("250m");
-            assertThat(c.getResources().getLimits()).isEqualTo(c.getResources().getRequests());
+            assertThat(c.getResources().getRequests().get("memory")).isEqualTo(new Quantity(String.valueOf(64L << 20)));
+            assertThat(c.getResources().getLimits()).as("memory limited to its request, CPU not limited")
+                    .isEqualTo(Map.of("memory", c.getResources().getRequests().get("memory")));
 
             NetworkPolicy policy = cluster.client().network().v1().networkPolicies().inNamespace(cluster.namespace)
                     .withName(JobShape.networkPolicyName(runner)).get();
@@ -131,10 +134,36 @@ class KubernetesSpecificsIT {
         assertThatThrownBy(() -> cluster.executor.start(spec, StopSignal.none()))
                 .isInstanceOfSatisfying(ExecutorException.class, e -> {
                     assertThat(e.failure().kind()).isEqualTo(Failure.Kind.UNSCHEDULABLE);
-                    assertThat(e.failure().reason()).contains("pending after 20s", "cpu");
+                    assertThat(e.failure().reason()).contains("pending after 20s", "cpu")
+                            .contains("asked for 64 CPU and no memory; the largest node, " + node() + ", has ")
+                            .containsPattern("has [0-9.]+ CPU and [0-9.]+(Gi|Mi) free; the scheduler says: 0/1 nodes are available")
+                            .doesNotContain("\n");
+                    System.out.println("unschedulable reason: " + e.failure().reason());
                 });
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(PENDING.plusSeconds(15));
         assertThat(cluster.executor.leftovers(runner)).isEmpty();
+    }
+
+    @Test
+    void aRequestOfTheWholeNodesCpuStartsBesideARunningPodBecauseNothingLimitsIt() throws Exception {
+        try (KubernetesSession first = (KubernetesSession) cluster.executor.start(spec().build(), StopSignal.none());
+                KubernetesSession second = (KubernetesSession) cluster.executor.start(
+                        spec().resources(new Resources(2_000, 0)).build(), StopSignal.none())) {
+            Container c = cluster.client().pods().inNamespace(cluster.namespace).withName(second.pod()).get()
+                    .getSpec().getContainers().get(0);
+            assertThat(c.getResources().getRequests()).containsEntry("cpu", new Quantity("2"));
+            assertThat(c.getResources().getLimits()).doesNotContainKey("cpu");
+            RecordingOutput out = new RecordingOutput();
+            assertThat(second.run(new StepPayload("beside", List.of("/bin/sh", "-c", "echo beside"), Map.of()), out,
+                    StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+            assertThat(out.stdout()).isEqualTo("beside\n");
+            assertThat(cluster.client().pods().inNamespace(cluster.namespace).withName(first.pod()).get().getStatus().getPhase())
+                    .isEqualTo("Running");
+        }
+    }
+
+    private static String node() {
+        return cluster.client().nodes().list().getItems().getFirst().getMetadata().getName();
     }
 
     @Test

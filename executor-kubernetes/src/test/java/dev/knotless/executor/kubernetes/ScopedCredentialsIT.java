@@ -63,7 +63,15 @@ class ScopedCredentialsIT {
         try (KubernetesClient scoped = client(out.toString())) {
             assertThat(allowed(scoped, NAMESPACE, "batch", "jobs", null, "create")).isTrue();
             assertThat(allowed(scoped, NAMESPACE, "", "pods", "exec", "create")).isTrue();
-            assertThat(allowed(scoped, NAMESPACE, "", "pods", "log", "get")).isTrue();
+            assertThat(allowed(scoped, NAMESPACE, "", "pods", "exec", "get")).as("the WebSocket upgrade is a GET").isTrue();
+            assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "delete")).isTrue();
+            assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "deletecollection")).as("pods are deleted by name").isFalse();
+            assertThat(allowed(scoped, NAMESPACE, "", "pods", "log", "get")).as("the runner reads no pod logs").isFalse();
+            assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "create")).as("pods come from Jobs").isFalse();
+            assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "list")).isTrue();
+            assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "watch")).as("fabric8's exec waits with an informer").isTrue();
+            assertThat(allowed(scoped, NAMESPACE, "batch", "jobs", null, "watch")).as("nothing watches Jobs").isFalse();
+            assertThat(allowed(scoped, "default", "", "pods", null, "list")).as("no capacity role without --read-nodes").isFalse();
             assertThat(allowed(scoped, NAMESPACE, "networking.k8s.io", "networkpolicies", null, "create")).isTrue();
             assertThat(allowed(scoped, NAMESPACE, "", "secrets", null, "get")).isFalse();
             assertThat(allowed(scoped, NAMESPACE, "", "secrets", null, "list")).isFalse();
@@ -75,6 +83,34 @@ class ScopedCredentialsIT {
                     .hasMessageContaining("Forbidden");
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> scoped.nodes().list())
                     .hasMessageContaining("Forbidden");
+        }
+    }
+
+    @Test
+    void readNodesAddsListingNodesAndPodsClusterWideAndWritingWithoutItTakesThatAway() throws Exception {
+        String capacity = ScopedCredentials.capacityName(NAMESPACE, "knotless-nodes");
+        try (KubernetesClient client = client(admin)) {
+            try {
+                Path out = ScopedCredentials.write(admin, null, NAMESPACE, "knotless-nodes", Duration.ofHours(1),
+                        tmp.resolve("nodes"), true);
+                try (KubernetesClient scoped = client(out.toString())) {
+                    assertThat(allowed(scoped, null, "", "nodes", null, "list")).isTrue();
+                    assertThat(allowed(scoped, null, "", "nodes", null, "get")).isFalse();
+                    assertThat(allowed(scoped, "default", "", "pods", null, "list")).isTrue();
+                    assertThat(allowed(scoped, "default", "", "pods", null, "get")).isFalse();
+                    assertThat(allowed(scoped, "default", "batch", "jobs", null, "create")).isFalse();
+                    assertThat(scoped.nodes().list().getItems()).isNotEmpty();
+                }
+                assertThat(client.rbac().clusterRoles().withName(capacity).get().getRules())
+                        .containsExactlyElementsOf(ScopedCredentials.CAPACITY_RULES);
+
+                ScopedCredentials.write(admin, null, NAMESPACE, "knotless-nodes", Duration.ofHours(1), tmp.resolve("again"));
+                assertThat(client.rbac().clusterRoleBindings().withName(capacity).get()).isNull();
+                assertThat(client.rbac().clusterRoles().withName(capacity).get()).isNull();
+            } finally {
+                client.rbac().clusterRoleBindings().withName(capacity).delete();
+                client.rbac().clusterRoles().withName(capacity).delete();
+            }
         }
     }
 

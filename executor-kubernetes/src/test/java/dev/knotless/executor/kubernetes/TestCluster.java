@@ -5,56 +5,109 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * The real test cluster of {@code scripts/test-cluster} (started by {@code scripts/test} before
- * {@code mvn verify}), and a throw-away namespace in it for one test class.
+ * {@code mvn verify}), and a throw-away namespace in it for one test class. The admin kubeconfig
+ * only makes the namespace and the runner's credentials ({@link ScopedCredentials}, as {@code
+ * kubernetes credentials} does) and looks at what the runner made; the executor runs with the
+ * scoped kubeconfig, so a verb its Role lacks fails the test. {@link #close} also fails when
+ * anything logged a refused verb meanwhile, and removes the namespace and the credentials.
  */
 final class TestCluster implements AutoCloseable {
 
+    static final String ACCOUNT = "knotless-runner";
+
     final String namespace = "knotless-it-" + HexFormat.of().formatHex(randomBytes());
+    /** The runner's least-privilege kubeconfig. */
+    final String kubeconfig;
     final KubernetesExecutor executor;
+    private final KubernetesClient admin;
+    private final Path dir;
+    private final RefusalLog refusals;
 
     /** {@code http}: one of fabric8's HTTP client factories; null for the executor's own. */
-    private TestCluster(String kubeconfig, Duration pendingTimeout, HttpClient.Factory http) {
-        KubernetesOptions options = new KubernetesOptions(kubeconfig, null, namespace, null, Map.of(), null, null, pendingTimeout);
+    private TestCluster(String adminKubeconfig, Duration pendingTimeout, HttpClient.Factory http, boolean readNodes) {
+        try {
+            admin = Kubeconfigs.client(Kubeconfigs.load(adminKubeconfig, null));
+            admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
+            // Pods are refused until the service-account controller has made the namespace's default account.
+            admin.serviceAccounts().inNamespace(namespace).withName("default")
+                    .waitUntilCondition(sa -> sa != null, 60, TimeUnit.SECONDS);
+            dir = Files.createTempDirectory("knotless-scoped-");
+            kubeconfig = ScopedCredentials.write(adminKubeconfig, null, namespace, ACCOUNT, Duration.ofHours(2),
+                    dir.resolve("kubeconfig"), readNodes).toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        refusals = RefusalLog.attach();
+        KubernetesOptions options = options(pendingTimeout);
         executor = http == null ? new KubernetesExecutor(options) : new KubernetesExecutor(options, KubernetesExecutor.KEEPALIVE, http);
-        KubernetesClient client = executor.client();
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
-        // Pods are refused until the service-account controller has made the namespace's default account.
-        client.serviceAccounts().inNamespace(namespace).withName("default")
-                .waitUntilCondition(sa -> sa != null, 60, TimeUnit.SECONDS);
     }
 
+    /** A namespace on the test cluster; the runner may also read nodes (the unschedulable reason names free capacity). */
     static TestCluster withNamespace(Duration pendingTimeout) {
-        return new TestCluster(kubeconfig(), pendingTimeout, null);
+        return new TestCluster(kubeconfig(), pendingTimeout, null, true);
     }
 
     static TestCluster withNamespace(Duration pendingTimeout, HttpClient.Factory http) {
-        return new TestCluster(kubeconfig(), pendingTimeout, http);
+        return new TestCluster(kubeconfig(), pendingTimeout, http, true);
     }
 
-    /** A namespace on any cluster the kubeconfig reaches (the live test). */
+    /** A namespace on any cluster the kubeconfig reaches (the live test), with the default credentials. */
     static TestCluster on(String kubeconfig, Duration pendingTimeout) {
-        return new TestCluster(kubeconfig, pendingTimeout, null);
+        return new TestCluster(kubeconfig, pendingTimeout, null, false);
     }
 
+    /** Options for another executor in this namespace, with the scoped kubeconfig. */
+    KubernetesOptions options(Duration pendingTimeout) {
+        return new KubernetesOptions(kubeconfig, null, namespace, null, Map.of(), null, null, pendingTimeout);
+    }
+
+    /** An admin client, for making what a test needs and looking at what the runner made. */
     KubernetesClient client() {
-        return executor.client();
+        return admin;
     }
 
     @Override
     public void close() {
+        List<String> refused;
         try {
-            executor.client().namespaces().withName(namespace).delete();
-        } finally {
             executor.close();
+        } finally {
+            refused = refusals.detach();
+            try {
+                admin.namespaces().withName(namespace).delete();
+                String capacity = ScopedCredentials.capacityName(namespace, ACCOUNT);
+                admin.rbac().clusterRoleBindings().withName(capacity).delete();
+                admin.rbac().clusterRoles().withName(capacity).delete();
+            } finally {
+                admin.close();
+                deleteDir();
+            }
+        }
+        if (!refused.isEmpty()) {
+            throw new AssertionError("the scoped credentials were refused a verb:\n" + String.join("\n", refused));
+        }
+    }
+
+    private void deleteDir() {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

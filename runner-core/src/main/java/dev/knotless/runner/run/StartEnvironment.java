@@ -46,7 +46,7 @@ final class StartEnvironment implements Phase {
             if (f.kind() == Failure.Kind.STOPPED) {
                 return; // the run's cancellation or deadline speaks for itself
             }
-            state.fail(new Verdict(CheckStatus.ERROR, f.reason()));
+            state.fail(new Verdict(CheckStatus.ERROR, DefaultedImage.reason(r, f)));
         }
     }
 }

@@ -68,12 +68,40 @@ class RunPhasesTest {
     @Test
     void anEnvironmentThatCannotBeMadeIsAnErrorAndNothingElseRuns() {
         executor.refuses(new Failure(Failure.Kind.IMAGE, "image \"local/test:1\" not found"));
-        Check check = fixture.run(executor).execute(fixture.request(TWO_STEPS), new Cancellation());
+        Check check = fixture.run(executor).execute(fixture.request("image: local/test:1\n" + TWO_STEPS), new Cancellation());
 
         assertThat(check.status()).isEqualTo(CheckStatus.ERROR);
         assertThat(check.reason()).isEqualTo("image \"local/test:1\" not found");
         assertThat(check.steps()).isEmpty();
         assertThat(session.ranNames()).isEmpty();
+    }
+
+    @Test
+    void aDefaultedImageThatCannotBePulledSaysItWasTheDefaultAndHowToChooseAnother() {
+        executor.refuses(new Failure(Failure.Kind.IMAGE, "image 'local/test:1' cannot be pulled: ErrImagePull: no registry"));
+        Check check = fixture.run(executor).execute(fixture.request(TWO_STEPS), new Cancellation());
+
+        assertThat(check.status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(check.reason()).isEqualTo("image \"local/test:1\" (the default: the workflow names none) cannot be pulled:"
+                + " ErrImagePull: no registry; set image: in the workflow or --image");
+        assertThat(session.ranNames()).isEmpty();
+    }
+
+    @Test
+    void aDefaultedImageReasonInAnotherShapeIsKeptWholeBehindTheDefaultsName() {
+        executor.refuses(new Failure(Failure.Kind.IMAGE, "no such manifest"));
+        Check check = fixture.run(executor).execute(fixture.request(TWO_STEPS), new Cancellation());
+
+        assertThat(check.reason()).isEqualTo("image \"local/test:1\" (the default: the workflow names none): no such manifest;"
+                + " set image: in the workflow or --image");
+    }
+
+    @Test
+    void anotherFailureOfADefaultedImageRunIsNotBlamedOnTheImage() {
+        executor.refuses(new Failure(Failure.Kind.UNSCHEDULABLE, "pod unschedulable"));
+        Check check = fixture.run(executor).execute(fixture.request(TWO_STEPS), new Cancellation());
+
+        assertThat(check.reason()).isEqualTo("pod unschedulable");
     }
 
     @Test

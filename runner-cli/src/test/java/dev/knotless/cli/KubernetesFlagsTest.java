@@ -1,0 +1,47 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.executor.kubernetes.KubernetesOptions;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The Kubernetes flags of {@code exec} and {@code daemon} reach the executor's options as they say. */
+class KubernetesFlagsTest {
+
+    @Test
+    void requestsAndLimitsAreSeparateFlagsOnExecAndDaemon() {
+        for (String command : new String[] {"exec", "daemon"}) {
+            KubernetesOptions o = options(command, "--cpu-request", "2", "--memory-request", "512Mi",
+                    "--cpu-limit", "3", "--memory-limit", "1Gi", "--pending-timeout", "10m");
+            assertThat(o.cpuRequest()).as(command).isEqualTo("2");
+            assertThat(o.memoryRequest()).isEqualTo("512Mi");
+            assertThat(o.cpuLimit()).isEqualTo("3");
+            assertThat(o.memoryLimit()).isEqualTo("1Gi");
+            assertThat(o.pendingTimeout()).isEqualTo(Duration.ofMinutes(10));
+        }
+    }
+
+    @Test
+    void withoutLimitFlagsThereIsNoCpuLimitAndTheMemoryLimitFollowsTheRequest() {
+        KubernetesOptions o = options("exec", "--cpu-request", "2");
+        assertThat(o.cpuLimit()).isNull();
+        assertThat(o.memoryLimit()).as("null: the memory request is the limit").isNull();
+        assertThat(o.pendingTimeout()).isEqualTo(KubernetesOptions.DEFAULT_PENDING_TIMEOUT);
+    }
+
+    private static KubernetesOptions options(String command, String... flags) {
+        String[] args = new String[flags.length + (command.equals("exec") ? 2 : 1)];
+        args[0] = command;
+        int at = 1;
+        if (command.equals("exec")) {
+            args[at++] = ".";
+        }
+        System.arraycopy(flags, 0, args, at, flags.length);
+        CommandLine.ParseResult parsed = Main.commandLine().parseArgs(args);
+        Object user = parsed.subcommand().commandSpec().userObject();
+        RunnerOptions runner = user instanceof ExecCommand e ? e.runner : ((DaemonCommand) user).runner;
+        return ExecutorWiring.kubernetes(runner.kubernetes);
+    }
+}
