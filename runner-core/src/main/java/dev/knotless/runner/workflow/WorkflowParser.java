@@ -38,6 +38,9 @@ public final class WorkflowParser {
         return path.endsWith(".yaml") || path.endsWith(".yml");
     }
 
+    /** Nodes all the workflow files of one commit may build together (each file also has its own cap). */
+    static final long MAX_NODES_IN_ALL = 1_000_000;
+
     /**
      * Reads one workflow file.
      *
@@ -54,9 +57,15 @@ public final class WorkflowParser {
      * the one in error.
      */
     public static WorkflowSet parseAll(Map<String, String> files) {
+        return parseAll(files, MAX_NODES_IN_ALL);
+    }
+
+    /** As {@link #parseAll(Map)}, with at most {@code maxNodesInAll} nodes built over all the files. */
+    static WorkflowSet parseAll(Map<String, String> files, long maxNodesInAll) {
         List<Workflow> workflows = new ArrayList<>();
         List<WorkflowException> errors = new ArrayList<>();
         Map<String, String> fileByName = new HashMap<>();
+        long left = maxNodesInAll;
         for (Map.Entry<String, String> entry : new TreeMap<>(files).entrySet()) {
             String file = entry.getKey();
             if (!isWorkflowFile(file)) {
@@ -64,7 +73,24 @@ public final class WorkflowParser {
             }
             Reader reader = new Reader(file);
             try {
-                Workflow workflow = reader.workflow(YamlTree.read(file, entry.getValue()));
+                if (left <= 0) {
+                    throw new WorkflowException(file, 1, 1, null, "the commit's workflow files build more than "
+                            + maxNodesInAll + " YAML nodes in all before this one, which is not read");
+                }
+                long budget = Math.min(YamlTree.MAX_NODES, left);
+                YamlTree.Read read;
+                try {
+                    read = YamlTree.read(file, entry.getValue(), budget);
+                } catch (WorkflowException e) {
+                    if (budget < YamlTree.MAX_NODES && e.problem().startsWith(YamlTree.OVER_BUDGET)) {
+                        left = 0;
+                        throw new WorkflowException(file, e.line(), e.column(), e.field(), "the commit's workflow files build"
+                                + " more than " + maxNodesInAll + " YAML nodes in all; this one passes that here");
+                    }
+                    throw e;
+                }
+                left -= read.nodes();
+                Workflow workflow = reader.workflow(read.root());
                 String earlier = fileByName.putIfAbsent(workflow.name(), file);
                 if (earlier != null) {
                     Position at = reader.nameAt;

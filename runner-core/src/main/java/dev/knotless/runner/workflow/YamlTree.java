@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,15 @@ final class YamlTree {
 
     /** Deeper nesting than any workflow needs; keeps recursion far from the stack's end. */
     static final int MAX_DEPTH = 64;
+    /**
+     * Nodes one file may build, counting what aliases and merge keys copy as if written out: a real
+     * workflow has a few thousand; a file of aliases to aliases, or of merge keys each copying the
+     * last map, has exponentially or quadratically many (a pull request's workflow files are read
+     * by the daemon, so this bounds what a stranger can make it hold).
+     */
+    static final long MAX_NODES = 100_000;
+    /** How the problem of a file over its node budget starts. */
+    static final String OVER_BUDGET = "the file builds more than ";
 
     private static final YAMLFactory FACTORY = new YAMLFactory();
 
@@ -106,8 +116,16 @@ final class YamlTree {
      *     key, an unknown alias or a bad merge
      */
     static Node read(String file, String text) throws WorkflowException {
+        return read(file, text, MAX_NODES).root();
+    }
+
+    /** A file's document and the nodes it built (aliases and merges counted as copies). */
+    record Read(Node root, long nodes) {}
+
+    /** As {@link #read(String, String)}, with at most {@code maxNodes} nodes built. */
+    static Read read(String file, String text, long maxNodes) throws WorkflowException {
         try (JsonParser parser = FACTORY.createParser(text)) {
-            Builder builder = new Builder(file, (YAMLParser) parser);
+            Builder builder = new Builder(file, (YAMLParser) parser, maxNodes);
             JsonToken first = parser.nextToken();
             if (first == null || first == JsonToken.VALUE_NULL) {
                 Position at = first == null ? Position.START : position(parser.currentTokenLocation());
@@ -120,7 +138,7 @@ final class YamlTree {
                 throw new WorkflowException(file, at.line(), at.column(), null,
                         "a second YAML document; a workflow file holds one ('---' starts another)");
             }
-            return root;
+            return new Read(root, builder.built);
         } catch (JacksonException e) {
             throw syntaxError(file, e);
         } catch (IOException e) {
@@ -136,10 +154,26 @@ final class YamlTree {
         private final String file;
         private final YAMLParser parser;
         private final Map<String, Node> anchors = new HashMap<>();
+        /** Each anchored node's weight: the nodes an alias to it stands for. */
+        private final Map<Node, Long> weights = new IdentityHashMap<>();
+        private final long maxNodes;
+        long built;
+        /** While a merge key's value is read: its aliases are charged by the entries the merge copies. */
+        private boolean merging;
 
-        Builder(String file, YAMLParser parser) {
+        Builder(String file, YAMLParser parser, long maxNodes) {
             this.file = file;
             this.parser = parser;
+            this.maxNodes = maxNodes;
+        }
+
+        /** Counts {@code nodes} more built at {@code at}; past the budget, the file is in error there. */
+        private void spend(long nodes, Position at, String path) throws WorkflowException {
+            built = nodes > maxNodes - built ? maxNodes + 1 : built + nodes;
+            if (built > maxNodes) {
+                throw new WorkflowException(file, at.line(), at.column(), path, OVER_BUDGET + maxNodes
+                        + " YAML nodes (aliases and merge keys count what they copy); a workflow needs far fewer");
+            }
         }
 
         /** Reads the value whose first token is current. */
@@ -157,9 +191,12 @@ final class YamlTree {
                     throw new WorkflowException(file, at.line(), at.column(), path,
                             "alias '*" + name + "' names no anchor defined before it");
                 }
+                spend(merging ? 1 : weights.getOrDefault(target, 1L), at, path);
                 return target.movedTo(at);
             }
             String anchor = parser.getObjectId();
+            long before = built;
+            spend(1, at, path);
             Node node = switch (token) {
                 case START_OBJECT -> map(path, at, depth);
                 case START_ARRAY -> list(path, at, depth);
@@ -171,6 +208,7 @@ final class YamlTree {
             };
             if (anchor != null) {
                 anchors.put(anchor, node);
+                weights.put(node, built - before);
             }
             return node;
         }
@@ -187,9 +225,17 @@ final class YamlTree {
                 Position keyAt = position(parser.currentTokenLocation());
                 String childPath = child(path, key);
                 parser.nextToken();
-                Node value = value(childPath, depth + 1);
-                if (key.equals("<<")) {
-                    merge(entries, value, childPath);
+                boolean mergeKey = key.equals("<<");
+                boolean outer = merging;
+                merging = mergeKey;
+                Node value;
+                try {
+                    value = value(childPath, depth + 1);
+                } finally {
+                    merging = outer;
+                }
+                if (mergeKey) {
+                    merge(entries, value, childPath, keyAt);
                     continue;
                 }
                 if (!explicit.add(key)) {
@@ -202,13 +248,14 @@ final class YamlTree {
             return new MapNode(entries, at);
         }
 
-        private void merge(Map<String, Entry> entries, Node value, String path) throws WorkflowException {
+        private void merge(Map<String, Entry> entries, Node value, String path, Position at) throws WorkflowException {
             List<Node> sources = value instanceof ListNode list ? list.items() : List.of(value);
             for (Node source : sources) {
                 if (!(source instanceof MapNode map)) {
                     throw new WorkflowException(file, source.at().line(), source.at().column(), path,
                             "the merge key '<<' takes a map or a list of maps, not " + source.kind().described);
                 }
+                spend(map.entries().size(), at, path); // each merged entry is a copy in this map
                 for (Entry entry : map.entries().values()) {
                     entries.putIfAbsent(entry.key(), entry);
                 }
