@@ -65,7 +65,7 @@ final class AutomatonSink implements MaskingSink {
     }
 
     /** The matching state and held bytes of one stream kind. */
-    private final class Lane {
+    private final class Lane implements AutomatonScan.Matches {
         private final Stream kind;
         /** Room for twice the bound, so that held bytes are moved only when the end is reached. */
         private final byte[] held;
@@ -91,99 +91,9 @@ final class AutomatonSink implements MaskingSink {
             this.held = new byte[2 * bound];
         }
 
-        /*
-         * Scanning alternates between two modes.
-         *
-         * Skip mode is Wu-Manber: it looks at the last three bytes of a window as long as the
-         * shortest pattern and moves the window by as much as the skip table allows, often most
-         * of its length, so ordinary text costs a fraction of a table load per byte. When the
-         * table says a pattern may start at the window's first byte (false hits are possible,
-         * misses are not), automaton mode takes over there.
-         *
-         * Automaton mode starts at the root and runs the Aho-Corasick automaton, recording every
-         * match, until no live partial match reaches back to where it started and the live one,
-         * if any, is shorter than three bytes; skip mode then resumes at the start of that
-         * partial match (at most two bytes back), so nothing is missed and the total work stays
-         * linear in the input, whatever the patterns. Near the end of a write there is no whole
-         * window left, so the automaton takes the last bytes and its state carries over into
-         * the next write, which starts in automaton mode.
-         */
         void write(byte[] buffer, int offset, int length) {
             final ByteAutomaton a = automaton;
-            final int[] classOf = a.classOf;
-            final int[] table = a.table;
-            final int denseLimit = a.denseLimit;
-            final byte[] shallow = a.shallowDepth;
-            final byte[] skip = a.skip;
-            final int end = offset + length;
-            final int last = end - a.window;
-            final int blockOffset = a.window - ByteAutomaton.BLOCK;
-            final int maxShift = a.window - ByteAutomaton.BLOCK + 1;
-            final int lastPair = last - maxShift;
-            final int[] chain = a.chain;
-            final long base = position - offset;
-            int s = state;
-            int i = offset;
-            // The carried state may hand over once its partial match starts inside this buffer.
-            int anchor = offset - 1;
-            while (true) {
-                // Automaton mode.
-                while (i < end) {
-                    int c = classOf[buffer[i] & 0xFF];
-                    int t;
-                    if (s < denseLimit) {
-                        t = table[s + c];
-                    } else {
-                        int first = chain[s - denseLimit];
-                        t = first >> 1 == c ? ((first & 1) == 0 ? s + 1 : ~(s + 1)) : a.next(s, c);
-                    }
-                    i++;
-                    if (t < 0) {
-                        t = ~t;
-                        cover(base + i - a.longestAt(t), base + i);
-                    }
-                    s = t;
-                    int d = shallow[s];
-                    if (d < ByteAutomaton.PREFIX && i - d > anchor) {
-                        i -= d;
-                        break;
-                    }
-                }
-                if (i >= end) {
-                    break;
-                }
-                // Skip mode, from the window starting at i. While two windows fit, the second
-                // window's skip is looked up together with the first's: most windows move by
-                // the whole maximum, and then the second lookup was not wasted.
-                while (i <= lastPair) {
-                    int k = i + blockOffset;
-                    int first = skip[ByteAutomaton.blockHash(buffer[k], buffer[k + 1], buffer[k + 2])];
-                    int second = skip[ByteAutomaton.blockHash(buffer[k + maxShift], buffer[k + maxShift + 1], buffer[k + maxShift + 2])];
-                    if (first == 0) {
-                        break;
-                    }
-                    if (first < maxShift) {
-                        i += first;
-                        continue;
-                    }
-                    i += maxShift;
-                    if (second == 0) {
-                        break;
-                    }
-                    i += second;
-                }
-                while (i <= last) {
-                    int k = i + blockOffset;
-                    int shift = skip[ByteAutomaton.blockHash(buffer[k], buffer[k + 1], buffer[k + 2])];
-                    if (shift == 0) {
-                        break;
-                    }
-                    i += shift;
-                }
-                s = ByteAutomaton.START;
-                // A candidate, or the last bytes of the buffer: back to the automaton from the root.
-                anchor = i <= last ? i : end;
-            }
+            int s = AutomatonScan.scan(a, state, buffer, offset, length, position - offset, this);
             state = s;
             long chunkStart = position;
             position += length;
@@ -201,7 +111,8 @@ final class AutomatonSink implements MaskingSink {
         }
 
         /** Records the masked range [start, end), merging it with the ranges it overlaps or touches. */
-        private void cover(long start, long end) {
+        @Override
+        public void found(long start, long end) {
             long from = Math.max(start, emitted);
             while (coverCount > 0 && from <= covers[2 * coverCount - 1]) {
                 from = Math.min(from, covers[2 * coverCount - 2]);

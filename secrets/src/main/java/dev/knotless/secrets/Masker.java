@@ -139,6 +139,14 @@ public final class Masker {
         return automaton == null ? new PassThroughSink(downstream) : new AutomatonSink(automaton, downstream);
     }
 
+    /**
+     * A finder over one byte stream: whether the values occur in it, in any of the masked forms,
+     * without copying or changing the bytes (a cache layer is checked this way before it is kept).
+     */
+    public Finder finder() {
+        return new Finder(automaton);
+    }
+
     /** {@code text} with every value masked; for one-off strings such as error messages. */
     public String mask(String text) {
         if (automaton == null) {
@@ -254,6 +262,33 @@ public final class Masker {
     @Override
     public String toString() {
         return "Masker[" + patternCount() + " patterns]";
+    }
+
+    /**
+     * Looks for the masker's forms in a stream fed in pieces: an occurrence split between two
+     * pieces is found. Used by one thread at a time.
+     */
+    public static final class Finder {
+        private final @Nullable ByteAutomaton automaton;
+        private int state = ByteAutomaton.START;
+        private long position;
+        private boolean found;
+        private final AutomatonScan.Matches onMatch = (start, end) -> found = true;
+
+        private Finder(@Nullable ByteAutomaton automaton) {
+            this.automaton = automaton;
+        }
+
+        /** True when an occurrence ends within these bytes (it may have begun in an earlier piece). */
+        public boolean feed(byte[] buffer, int offset, int length) {
+            Objects.checkFromIndexSize(offset, length, buffer.length);
+            found = false;
+            if (automaton != null && length > 0) {
+                state = AutomatonScan.scan(automaton, state, buffer, offset, length, position - offset, onMatch);
+                position += length;
+            }
+            return found;
+        }
     }
 
     /** The sink of a masker with no patterns: every write goes straight through, uncopied. */
