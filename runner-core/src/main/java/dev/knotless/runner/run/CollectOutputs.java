@@ -37,7 +37,7 @@ final class CollectOutputs implements Phase {
             state.session.download(RunLayout.OUTPUTS,
                     in -> extractor.readFrom(Bounded.input(in, limit + (limit / 8) + (1 << 20), deadline, "outputs")),
                     state.runSignal);
-            state.outputs.addAll(list(state.outputDir));
+            state.outputs.addAll(OutputNames.masked(state.outputDir, list(state.outputDir), state.masking));
             if (!state.outputs.isEmpty()) {
                 state.log.notice("outputs: " + String.join(", ", state.outputs.stream()
                         .map(o -> o.name() + " (" + o.mediaType() + ", " + Bounded.bytes(o.bytes()) + ")").toList()));

@@ -108,22 +108,25 @@ public final class Run {
 
     private Check go(RunRequest request, Instant started, RunProgress resumed, ResumedSession session,
             Cancellation cancellation) {
+        List<Grants.Granted> grants = grant(request);
+        RunMasking masking = new RunMasking(Masker.of(grants.stream().flatMap(g -> g.values().stream()).toList()));
+        // from here on the run's sinks are reached only through the masking
+        RunListener shown = masking.listener(request, listener);
         Check check = newCheck(request, started);
         if (resumed == null) {
-            save(check, false);
+            save(masking, check, false);
         }
-        listener.runStarted(request);
+        shown.runStarted(request);
         RunDeadline deadline = RunDeadline.of(request, limits, started, clock);
         RunState state = null;
-        List<Grants.Granted> grants = grant(request);
-        Masker masker = Masker.of(grants.stream().flatMap(g -> g.values().stream()).toList());
+        Masker masker = masking.masker();
         Path logPath = checks.files().logPath(request.runId());
         try (StopSignal runSignal = cancellation.signal().child(deadline.leftAtStart());
              RunLog log = resumed == null
-                     ? new RunLog(logPath, limits.logCap(), request, listener, masker)
-                     : RunLog.resume(logPath, limits.logCap(), resumed.logBytes(), request, listener, masker)) {
+                     ? new RunLog(logPath, limits.logCap(), request, shown, masker)
+                     : RunLog.resume(logPath, limits.logCap(), resumed.logBytes(), request, shown, masker)) {
             state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock,
-                    environment(request), grants, listener, cancellation, journal);
+                    environment(request), grants, shown, cancellation, masking.journal(journal), masking);
             List<Phase> phases = phases();
             if (resumed != null) {
                 state.resumeFrom(resumed, session);
@@ -154,23 +157,30 @@ public final class Run {
                         : new Verdict(CheckStatus.FAILURE, "the run timed out after " + Durations.human(deadline.budget())));
             }
         } catch (IOException | RuntimeException e) {
-            LOG.error("run {} broke", request.runId(), e);
+            if (masker.patternCount() == 0) {
+                LOG.error("run {} broke", request.runId(), e);
+            } else {
+                // a trace repeats messages that may quote a granted value: the masked line only
+                LOG.error("run {} broke: {}", request.runId(), masking.line(e.toString()));
+            }
             if (state == null && session != null) {
                 session.close();
             }
             String why = "runner error: " + e;
             if (state == null || !state.failed()) {
                 check = finish(check, state, new Verdict(CheckStatus.ERROR, why));
-                save(check, true);
-                listener.runFinished(request, check);
-                return check;
+                return ended(masking, shown, request, check);
             }
         }
         Verdict verdict = state.failed() ? state.verdict : new Verdict(CheckStatus.SUCCESS, null);
-        check = finish(check, state, verdict);
-        save(check, true);
-        listener.runFinished(request, check);
-        return check;
+        return ended(masking, shown, request, finish(check, state, verdict));
+    }
+
+    /** Records the final check, masked, tells the listener, and returns the check as recorded. */
+    private Check ended(RunMasking masking, RunListener shown, RunRequest request, Check check) {
+        Check masked = save(masking, check, true);
+        shown.runFinished(request, masked);
+        return masked;
     }
 
     /**
@@ -196,7 +206,8 @@ public final class Run {
                 state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs);
     }
 
-    private void save(Check check, boolean last) {
+    private Check save(RunMasking masking, Check unmasked, boolean last) {
+        Check check = masking.check(unmasked);
         try {
             if (last) {
                 checks.finished(check);
@@ -206,6 +217,7 @@ public final class Run {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot record check " + check.id(), e);
         }
+        return check;
     }
 
     /** The run environment contract (docs/reference/run-environment.md), then workflow and caller variables. */

@@ -12,7 +12,8 @@ import java.nio.file.Path;
 /**
  * A run's log: runner notices and masked step output, into the capped check log and the listener.
  *
- * <p>Every byte of step output passes the run's {@link Masker} before it reaches either. Concurrency:
+ * <p>Every byte of step output, and every notice (they name steps, files and commands, any of
+ * which can hold a granted value), passes the run's {@link Masker} before it reaches either. Concurrency:
  * writes are serialised here, so an executor may deliver output from its own thread.
  */
 final class RunLog implements AutoCloseable {
@@ -44,7 +45,8 @@ final class RunLog implements AutoCloseable {
         return file.written();
     }
 
-    synchronized void notice(String line) {
+    synchronized void notice(String text) {
+        String line = masker.mask(text);
         write(("[knotless] " + line + "\n").getBytes(StandardCharsets.UTF_8));
         listener.notice(run, line);
     }

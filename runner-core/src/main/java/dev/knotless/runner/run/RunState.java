@@ -30,6 +30,8 @@ final class RunState {
     /** Each step's granted secrets, by step index. */
     final List<Grants.Granted> grants;
     final CachePlan cachePlan;
+    /** The run's masker over what the runner writes about it (output names; a cache layer's scan). */
+    final RunMasking masking;
     private final RunListener listener;
     private final Cancellation cancellation;
     /** The run's one deadline: every phase and the executor's spec get theirs from it. */
@@ -49,7 +51,7 @@ final class RunState {
 
     RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,
              RunDeadline deadline, java.time.Clock clock, Map<String, String> environment, List<Grants.Granted> grants,
-             RunListener listener, Cancellation cancellation, RunJournal journal) {
+             RunListener listener, Cancellation cancellation, RunJournal journal, RunMasking masking) {
         this.request = request;
         this.limits = limits;
         this.log = log;
@@ -63,6 +65,7 @@ final class RunState {
         this.listener = listener;
         this.cancellation = cancellation;
         this.journal = journal;
+        this.masking = masking;
     }
 
     /**

@@ -1,0 +1,146 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.Check;
+import dev.knotless.checks.Output;
+import dev.knotless.checks.StepResult;
+import dev.knotless.executor.OutputSink;
+import dev.knotless.secrets.Masker;
+import dev.knotless.runner.workflow.Step;
+import dev.knotless.runner.workflow.Workflow;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The run's masker over everything the runner itself writes about the run, not only step output:
+ * a workflow names its steps, a step names its output files, and a reason may quote a command
+ * line or a file name, so any of them can hold a granted value. Every sink a run writes to (the
+ * log, the check file and row, the journal, the listeners behind the console, the live API and
+ * its event stream) gets what passed through here: {@link Run} records only {@link #check}ed
+ * checks, tells only the {@link #listener}, and the {@link RunLog} masks its own notices.
+ */
+final class RunMasking {
+
+    static final RunMasking NONE = new RunMasking(Masker.none());
+
+    private final Masker masker;
+
+    RunMasking(Masker masker) {
+        this.masker = masker;
+    }
+
+    Masker masker() {
+        return masker;
+    }
+
+    String line(String text) {
+        return masker.mask(text);
+    }
+
+    @Nullable String lineOrNull(@Nullable String text) {
+        return text == null ? null : masker.mask(text);
+    }
+
+    StepResult step(StepResult r) {
+        return new StepResult(line(r.name()), r.status(), r.exitCode(), r.durationMs(), lineOrNull(r.reason()));
+    }
+
+    List<StepResult> steps(List<StepResult> results) {
+        return results.stream().map(this::step).toList();
+    }
+
+    Output output(Output o) {
+        return new Output(line(o.name()), o.mediaType(), o.bytes(), line(o.path()));
+    }
+
+    /** {@code c} with every text the run or its workflow wrote masked; ids and times are the runner's own. */
+    Check check(Check c) {
+        return new Check(c.id(), lineOrNull(c.repo()), c.commit(), lineOrNull(c.ref()), lineOrNull(c.workflow()), c.event(), c.runner(),
+                c.executor(), c.status(), lineOrNull(c.reason()), c.startedAt(), c.finishedAt(), steps(c.steps()),
+                c.outputs().stream().map(this::output).toList(), c.log());
+    }
+
+    RunProgress progress(RunProgress p) {
+        return new RunProgress(p.step(), p.stdoutOffset(), p.stderrOffset(), p.logBytes(), steps(p.ended()));
+    }
+
+    /** {@code downstream} with every progress it records masked (ended steps carry names and reasons). */
+    RunJournal journal(RunJournal downstream) {
+        return new RunJournal() {
+            @Override
+            public void record(String runId, RunProgress progress) throws IOException {
+                downstream.record(runId, progress(progress));
+            }
+
+            @Override
+            public Optional<RunProgress> read(String runId) throws IOException {
+                return downstream.read(runId);
+            }
+        };
+    }
+
+    /**
+     * {@code r} as listeners may show it: its workflow's name, image, variables and step names
+     * masked (the live API lists the steps before they run). Only for showing, never for running.
+     */
+    RunRequest shown(RunRequest r) {
+        Workflow w = r.workflow();
+        Map<String, String> variables = new LinkedHashMap<>();
+        w.variables().forEach((k, v) -> variables.put(line(k), line(v)));
+        Workflow masked = new Workflow(line(w.name()), line(w.file()), w.on(), w.runners(),
+                w.image() == null ? null : line(w.image()), w.timeout(), w.resources(), variables,
+                w.cache().stream().map(this::line).toList(),
+                w.steps().stream().map(st -> new Step(line(st.name()), line(st.run()), st.timeout(), st.secrets())).toList());
+        Map<String, String> callerVariables = new LinkedHashMap<>();
+        r.variables().forEach((k, v) -> callerVariables.put(line(k), line(v)));
+        return new RunRequest(r.runId(), r.runnerId(), line(r.repo()), r.commit(), lineOrNull(r.ref()), lineOrNull(r.defaultRef()),
+                r.event(), r.trust(), masked, r.checkout(), callerVariables, lineOrNull(r.defaultImage()), r.keep());
+    }
+
+    /**
+     * {@code downstream} as it is told of the run {@code request}: the request {@link #shown},
+     * names, notices, results and checks masked; step output arrives masked already.
+     */
+    RunListener listener(RunRequest request, RunListener downstream) {
+        RunRequest shown = shown(request);
+        return new RunListener() {
+            private RunRequest show(RunRequest run) {
+                return run == request ? shown : shown(run);
+            }
+
+            @Override
+            public void runStarted(RunRequest run) {
+                downstream.runStarted(show(run));
+            }
+
+            @Override
+            public void notice(RunRequest run, String line) {
+                downstream.notice(show(run), line(line));
+            }
+
+            @Override
+            public void stepStarted(RunRequest run, int number, String name) {
+                downstream.stepStarted(show(run), number, line(name));
+            }
+
+            @Override
+            public void stepOutput(RunRequest run, int number, OutputSink.Stream stream, byte[] buffer, int offset,
+                    int length) {
+                downstream.stepOutput(show(run), number, stream, buffer, offset, length);
+            }
+
+            @Override
+            public void stepFinished(RunRequest run, int number, StepResult result) {
+                downstream.stepFinished(show(run), number, step(result));
+            }
+
+            @Override
+            public void runFinished(RunRequest run, Check check) {
+                downstream.runFinished(show(run), check(check));
+            }
+        };
+    }
+}
