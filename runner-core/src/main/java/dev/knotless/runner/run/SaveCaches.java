@@ -11,7 +11,9 @@ import java.time.Instant;
 /**
  * After passing steps, streams each cached path out of the run into an upper layer and promotes
  * or keeps it as the {@link CachePlan} says. Runs only when every step passed; untrusted runs
- * never get here with anything to save. A cache that cannot be saved is logged, never a failure.
+ * never get here with anything to save. A layer that holds a value granted in the run ({@link
+ * LayerScan}) is not saved at all (docs/guide/caches.md, "Secrets in caches"). A cache that
+ * cannot be saved is logged, never a failure.
  */
 final class SaveCaches implements Phase {
 
@@ -38,9 +40,16 @@ final class SaveCaches implements Phase {
                 upper = caches.beginUpper(entry.key(), state.request.runId());
                 Upper u = upper;
                 Instant deadline = state.deadline.at(state.clock);
+                LayerScan scan = new LayerScan(state.masking.masker());
                 state.session.download(entry.path(),
-                        in -> u.sink().readFrom(Bounded.input(in, state.limits.cacheBytes(), deadline, "cache " + entry.path())),
+                        in -> u.sink().readFrom(scan.watch(Bounded.input(in, state.limits.cacheBytes(), deadline, "cache " + entry.path()))),
                         state.runSignal);
+                if (scan.found()) {
+                    // the path is named, masked by the log, never the value
+                    state.log.notice("cache " + entry.path() + ": not saved: a value granted in this run is in "
+                            + scan.holders() + " (a cache reaches every later run, and steps never granted it)");
+                    continue;
+                }
                 Promotion p = plan.save() == CachePlan.Save.PROMOTE
                         ? caches.promote(upper, state.request.ref())
                         : caches.keep(upper, state.request.ref());
