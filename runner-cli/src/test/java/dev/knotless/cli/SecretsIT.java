@@ -1,5 +1,7 @@
 package dev.knotless.cli;
 
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.testkit.SecretScan;
 import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,13 +24,19 @@ import picocli.CommandLine;
  * Secrets on the docker executor, end to end: a push run's step sees its granted secret, a pull
  * run's does not; the value is masked in the live log and the check log (also base64-encoded and
  * split across two writes); it is in no process's argv, no file under the state dir, no file in
- * the run; and a background process the step left is gone before the next step.
+ * the run; and a background process the step left is gone before the next step. What the runner
+ * itself writes (a step named after the value, an output file named after it, a reason quoting it)
+ * is masked in the console, the log, the check record and the daemon's API and event stream; at
+ * the end of each test {@link SecretScan} finds the value in no form in any of them, nor under
+ * the state directory.
  */
 class SecretsIT {
 
     static final String VALUE = "s3cr3t-'quote'-$(not run)-" + "\u00e9\u6f22-tail";
 
     @TempDir Path tmp;
+
+    final SecretScan scan = SecretScan.of(List.of(VALUE));
 
     final String runnerId = "secrets-it-" + java.util.UUID.randomUUID().toString().substring(0, 8);
 
@@ -106,6 +114,7 @@ class SecretsIT {
             assertThat(export.waitFor()).isZero();
             assertThat(new String(fs, StandardCharsets.ISO_8859_1)).as("the secret in a file in the run")
                     .doesNotContain(new String(VALUE.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+            scanned(state, r);
         } finally {
             for (String id : Docker.containersOf(runner)) {
                 new ProcessBuilder("docker", "rm", "-f", id).start().waitFor();
@@ -124,6 +133,97 @@ class SecretsIT {
         assertThat(log).contains("no token")
                 .contains("withheld TOKEN (pull and batch runs get no secrets), MISSING (pull and batch runs get no secrets)");
         assertThat(Docker.containersOf(runnerId)).isEmpty();
+        scanned(state, r);
+    }
+
+    /** Two workflows that put the value in lines the runner writes: a step name, an output file name, a refusal reason. */
+    TestRepo namingRepo() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("named")).workflow("named.yaml", """
+                image: %s
+                on: [push]
+                steps:
+                  - name: "deploy as %s"
+                    secrets: [TOKEN]
+                    run: |
+                      sleep 3
+                      : > "$KNOTLESS_RUN_OUTPUTS/report-$TOKEN.txt"
+                      echo plain > "$KNOTLESS_RUN_OUTPUTS/plain.txt"
+                """.formatted(ExecIT.IMAGE, VALUE)).workflow("refused.yaml", """
+                image: %s
+                on: [push]
+                steps:
+                  - name: link
+                    secrets: [TOKEN]
+                    run: |
+                      sleep 3
+                      ln -s "/etc/$(printf '%%s' "$TOKEN" | base64 -w0)" "$KNOTLESS_RUN_OUTPUTS/key-$TOKEN"
+                """.formatted(ExecIT.IMAGE));
+        repo.commit();
+        return repo;
+    }
+
+    @Test
+    void whatTheRunnerWritesAboutARunIsMaskedInTheConsoleTheLogAndTheCheck() throws Exception {
+        TestRepo repo = namingRepo();
+        Path state = tmp.resolve("state");
+        assertThat(cli(VALUE, "secrets", "set", "--repo", repo.dir.toString(), "--state-dir", state.toString(), "TOKEN")).isZero();
+
+        CliRun r = execIn(state, repo.dir);
+
+        assertThat(r.checks()).as(r.err()).hasSize(2);
+        JsonNode named = r.checks().stream().filter(c -> c.get("workflow").asText().equals("named")).findFirst().orElseThrow();
+        JsonNode refused = r.checks().stream().filter(c -> c.get("workflow").asText().equals("refused")).findFirst().orElseThrow();
+        assertThat(named.get("status").asText()).as(named.toString()).isEqualTo("success");
+        assertThat(named.get("steps").get(0).get("name").asText()).isEqualTo("deploy as ***");
+        List<String> outputs = named.get("outputs").findValuesAsText("name");
+        assertThat(outputs).containsExactlyInAnyOrder("report-***.txt", "plain.txt");
+        assertThat(refused.get("status").asText()).isEqualTo("failure");
+        assertThat(refused.get("reason").asText()).startsWith("outputs refused: ").contains("key-***").contains("/etc/***");
+        assertThat(Files.readString(Path.of(named.get("log").asText()))).contains("[knotless] step 1 'deploy as ***'")
+                .contains("report-***.txt");
+        assertThat(r.out()).contains("deploy as ***");
+        scanned(state, r);
+        assertThat(Docker.containersOf(runnerId)).isEmpty();
+    }
+
+    @Test
+    void whatTheRunnerWritesAboutARunIsMaskedInTheDaemonsApiAndEventStream() throws Exception {
+        TestRepo repo = namingRepo();
+        Path state = tmp.resolve("daemon-state");
+        // a run's secrets are its mirror's: the repository's clone path, as for exec
+        assertThat(cli(VALUE, "secrets", "set", "--repo", repo.dir.toString(), "--state-dir", state.toString(), "TOKEN")).isZero();
+        HttpDaemon.record(state, new Repository("acme/named", repo.dir.toString(), "main", List.of(runnerId), List.of()));
+        try (HttpDaemon d = new HttpDaemon(state, runnerId)) {
+            d.awaitHealthy();
+            d.awaitBaseline("acme/named");
+            repo.file("a.txt", "1").commit();
+            JsonNode running = d.awaitJson("/api/runs?status=running", "the push runs", runs -> runs.size() >= 1).get(0);
+            String events = d.events("/api/runs/" + running.get("id").asText() + "/events").body();
+            JsonNode runs = d.awaitJson("/api/runs", "both runs end", all -> all.size() == 2
+                    && all.findValuesAsText("status").stream().noneMatch(st -> st.equals("running") || st.equals("pending")));
+            assertThat(events).contains("event: end");
+            assertThat(runs.toString()).contains("deploy as ***").contains("report-***.txt").contains("key-***");
+            scan.assertNoneIn("the event stream", events);
+            scan.assertNoneIn("/api/runs", runs.toString());
+            for (JsonNode run : runs) {
+                String id = run.get("id").asText();
+                scan.assertNoneIn("/api/runs/" + id, d.get("/api/runs/" + id).body());
+                scan.assertNoneIn("/api/runs/" + id + "/log", d.get("/api/runs/" + id + "/log").body());
+            }
+            scan.assertNoneIn("the daemon's log", d.err.toString());
+        }
+        scan.assertNoneIn(state);
+    }
+
+    /** No form of the value in the console, the logs, the check records, or any file (name or content) under the state dir. */
+    void scanned(Path state, CliRun r) throws Exception {
+        scan.assertNoneIn("stdout", r.out());
+        scan.assertNoneIn("stderr", r.err());
+        for (JsonNode check : r.checks()) {
+            scan.assertNoneIn("check " + check.get("id").asText(), check.toString());
+            scan.assertNoneIn("log of " + check.get("id").asText(), Files.readString(Path.of(check.get("log").asText())));
+        }
+        scan.assertNoneIn(state);
     }
 
     CliRun execIn(Path state, Path repo, String... extra) throws Exception {

@@ -37,6 +37,8 @@ public final class SecretScan {
 
     /** Shorter encoded forms are not looked for: they would match by chance. */
     static final int MIN_FORM_LENGTH = 6;
+    /** Bytes before a finding shown with it. */
+    static final int CONTEXT = 60;
 
     /** Form name to bytes, for every value. */
     private final Map<String, byte[]> forms;
@@ -106,8 +108,12 @@ public final class SecretScan {
     private List<String> find(String where, byte[] haystack) {
         List<String> found = new ArrayList<>();
         forms.forEach((name, needle) -> {
-            if (indexOf(haystack, needle) >= 0) {
-                found.add(where + ": " + name);
+            int at = indexOf(haystack, needle);
+            if (at >= 0) {
+                // what comes before it says where it is, without repeating the value
+                int from = Math.max(0, at - CONTEXT);
+                String before = new String(haystack, from, at - from, StandardCharsets.UTF_8).replaceAll("\\p{Cntrl}", " ");
+                found.add(where + ": " + name + " at byte " + at + ", after \"" + before + "\"");
             }
         });
         return found;

@@ -91,9 +91,12 @@ final class LayerScan {
         return anyHit;
     }
 
-    /** The entries that held a value, by name, at most {@value #MAX_NAMED}, and how many more. */
-    String holders() {
-        List<String> names = new ArrayList<>(named);
+    /**
+     * The entries that held a value, as paths under {@code dir} (the downloaded directory its
+     * entries are relative to), at most {@value #MAX_NAMED}, and how many more.
+     */
+    String holders(String dir) {
+        List<String> names = named.stream().map(n -> under(dir, n)).toList();
         if (names.isEmpty()) {
             return anyHit ? "the archive (outside any entry it names)" : "";
         }
@@ -188,6 +191,14 @@ final class LayerScan {
             }
         }
         record.reset();
+    }
+
+    private static String under(String dir, String name) {
+        String relative = name;
+        while (relative.startsWith("./") || relative.startsWith("/")) {
+            relative = relative.substring(relative.startsWith("/") ? 1 : 2);
+        }
+        return relative.isEmpty() || relative.equals(".") ? dir : dir.replaceAll("/+$", "") + "/" + relative;
     }
 
     private void held(String name) {

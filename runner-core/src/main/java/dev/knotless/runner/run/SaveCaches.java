@@ -47,7 +47,7 @@ final class SaveCaches implements Phase {
                 if (scan.found()) {
                     // the path is named, masked by the log, never the value
                     state.log.notice("cache " + entry.path() + ": not saved: a value granted in this run is in "
-                            + scan.holders() + " (a cache reaches every later run, and steps never granted it)");
+                            + scan.holders(entry.path()) + " (a cache reaches every later run, and steps never granted it)");
                     continue;
                 }
                 Promotion p = plan.save() == CachePlan.Save.PROMOTE

@@ -51,12 +51,12 @@ class CacheSecretsTest {
     @Test
     void aLayerHoldingAGrantedValueIsNotSavedAndAPullRestoresNothingOfIt() {
         FakeSession push = new FakeSession("push").downloads(PATH, RunFixture.tar(Map.of(
-                "deps/lib.jar", "jar bytes".getBytes(StandardCharsets.UTF_8),
-                "deps/.npmrc", ("//registry/:_authToken=" + VALUE + "\n").getBytes(StandardCharsets.UTF_8))));
+                "lib.jar", "jar bytes".getBytes(StandardCharsets.UTF_8),
+                "./.npmrc", ("//registry/:_authToken=" + VALUE + "\n").getBytes(StandardCharsets.UTF_8))));
         Check trusted = run(push, Event.PUSH, Trust.TRUSTED, "refs/heads/main");
 
         assertThat(trusted.status()).isEqualTo(CheckStatus.SUCCESS);
-        assertThat(fixture.log(trusted)).contains("cache " + PATH + ": not saved: a value granted in this run is in deps/.npmrc")
+        assertThat(fixture.log(trusted)).contains("cache " + PATH + ": not saved: a value granted in this run is in " + PATH + "/.npmrc")
                 .doesNotContain("saved for refs/heads/main");
 
         FakeSession pull = new FakeSession("pull");
@@ -70,10 +70,10 @@ class CacheSecretsTest {
     void aFileNamedAfterTheValueInItsBase64FormIsNamedMaskedAndNotSaved() {
         String b64 = Base64.getEncoder().encodeToString(VALUE.getBytes(StandardCharsets.UTF_8));
         FakeSession push = new FakeSession("push").downloads(PATH, RunFixture.tar(Map.of(
-                "deps/keys/" + b64 + ".key", "x".getBytes(StandardCharsets.UTF_8))));
+                "keys/" + b64 + ".key", "x".getBytes(StandardCharsets.UTF_8))));
         Check trusted = run(push, Event.PUSH, Trust.TRUSTED, "refs/heads/main");
 
-        assertThat(fixture.log(trusted)).contains("not saved: a value granted in this run is in deps/keys/***.key");
+        assertThat(fixture.log(trusted)).contains("not saved: a value granted in this run is in " + PATH + "/keys/***.key");
         SecretScan.of(List.of(VALUE)).assertNoneIn(dir);
     }
 

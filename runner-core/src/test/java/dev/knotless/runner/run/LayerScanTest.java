@@ -71,12 +71,12 @@ class LayerScanTest {
         Arrays.fill(content, (byte) 'a');
         byte[] value = VALUE.getBytes(StandardCharsets.UTF_8);
         System.arraycopy(value, 0, content, 512 - 7, value.length); // straddles the first block boundary
-        byte[] tar = tar(Item.file("deps/before.txt", "nothing"), new Item("deps/big.bin", content, null),
+        byte[] tar = tar(Item.file("./deps/before.txt", "nothing"), new Item("./deps/big.bin", content, null),
                 Item.file("deps/after.txt", "nothing"));
         for (int chunk : new int[] {1, 7, 512, 8192}) {
             LayerScan scan = scanned(tar, chunk);
             assertThat(scan.found()).as("reads of %d bytes", chunk).isTrue();
-            assertThat(scan.holders()).isEqualTo("deps/big.bin");
+            assertThat(scan.holders("/work")).isEqualTo("/work/deps/big.bin");
         }
     }
 
@@ -86,7 +86,7 @@ class LayerScanTest {
             String b64 = Base64.getEncoder().encodeToString((lead + VALUE).getBytes(StandardCharsets.UTF_8));
             LayerScan scan = scanned(tar(Item.file(".config/auth.json", "{\"auth\":\"" + b64 + "\"}")), 100);
             assertThat(scan.found()).as("after %s", lead).isTrue();
-            assertThat(scan.holders()).isEqualTo(".config/auth.json");
+            assertThat(scan.holders("/root/")).isEqualTo("/root/.config/auth.json");
         }
     }
 
@@ -96,7 +96,7 @@ class LayerScanTest {
         LayerScan scan = scanned(tar(Item.file("deps/plain.txt", "x"), Item.file(longDir + "key-" + VALUE, "x"),
                 Item.file("deps/" + VALUE + ".txt", "x"), new Item("deps/link", new byte[0], "/tmp/" + VALUE)), 64);
         assertThat(scan.found()).isTrue();
-        assertThat(scan.holders()).isEqualTo(longDir + "key-" + VALUE + ", deps/" + VALUE + ".txt, deps/link");
+        assertThat(scan.holders("/w")).isEqualTo("/w/" + longDir + "key-" + VALUE + ", /w/deps/" + VALUE + ".txt, /w/deps/link");
     }
 
     @Test
@@ -104,7 +104,7 @@ class LayerScanTest {
         LayerScan scan = scanned(tar(Item.file("deps/a.txt", VALUE.substring(1)), Item.file("deps/b.txt",
                 VALUE.substring(0, VALUE.length() - 1))), 512);
         assertThat(scan.found()).isFalse();
-        assertThat(scan.holders()).isEmpty();
+        assertThat(scan.holders("/w")).isEmpty();
     }
 
     @Test
