@@ -119,17 +119,9 @@ public final class SecretScan {
         return found;
     }
 
+    /** Where {@code needle} first is in {@code haystack}, or -1; Latin-1 maps each byte to one char, so this is byte-exact. */
     static int indexOf(byte[] haystack, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
+        return new String(haystack, StandardCharsets.ISO_8859_1).indexOf(new String(needle, StandardCharsets.ISO_8859_1));
     }
 
     private static void add(Map<String, byte[]> forms, String name, String form) {
@@ -152,25 +144,23 @@ public final class SecretScan {
         return firstWhole >= pastLastWhole ? "" : all.substring(firstWhole, pastLastWhole);
     }
 
+    /** The characters JSON writes with a two-character escape. */
+    private static final Map<Character, String> SHORT_ESCAPES = Map.of('"', "\\\"", '\\', "\\\\", '\n', "\\n",
+            '\r', "\\r", '\t', "\\t", '\b', "\\b", '\f', "\\f");
+
     /** {@code value} as inside a JSON string; with {@code ascii}, every non-ASCII character escaped too. */
     static String json(String value, boolean ascii) {
         StringBuilder b = new StringBuilder();
-        for (char c : value.toCharArray()) {
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20 || ascii && c > 0x7f) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
+        value.chars().forEach(c -> {
+            String escape = SHORT_ESCAPES.get((char) c);
+            if (escape != null) {
+                b.append(escape);
+            } else if (c < 0x20 || ascii && c > 0x7f) {
+                b.append(String.format("\\u%04x", c));
+            } else {
+                b.append((char) c);
             }
-        }
+        });
         return b.toString();
     }
 }
