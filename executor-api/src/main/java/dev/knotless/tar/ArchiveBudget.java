@@ -34,15 +34,12 @@ public final class ArchiveBudget {
             throw new TransferLimitException("archive has more than its limit of " + limits.entries()
                     + " entries (at entry '" + Printable.name(name) + "')");
         }
-        nameBytes += nameBytes(name, "name") + nameBytes(entry.getLinkName(), "link target");
+        nameBytes += nameBytes(entry, limits.nameBytes());
         if (nameBytes > limits.totalNameBytes()) {
             throw new TransferLimitException("archive names add up to more than their limit of "
                     + Bounded.bytes(limits.totalNameBytes()) + " (at entry '" + Printable.name(name) + "')");
         }
-        if (entry.isSparse() || entry.isPaxGNU1XSparse()) {
-            throw new TransferLimitException("refused archive entry '" + Printable.name(name)
-                    + "': it is a sparse file (sparse entries are not accepted)");
-        }
+        refuseSparse(entry);
         long declared = Math.max(entry.getSize(), entry.getRealSize());
         if (entry.isFile() && written + declared > limits.bytes()) {
             throw overLimit(name);
@@ -70,11 +67,25 @@ public final class ArchiveBudget {
         return written;
     }
 
-    private int nameBytes(String name, String what) throws TransferLimitException {
+    /** Refuses a sparse entry (GNU old style, PAX 0.0, 0.1 and 1.0, star) whatever its header says. */
+    public static void refuseSparse(TarArchiveEntry entry) throws TransferLimitException {
+        if (entry.isSparse() || entry.isPaxGNU1XSparse()) {
+            throw new TransferLimitException("refused archive entry '" + Printable.name(entry.getName())
+                    + "': it is a sparse file (sparse entries are not accepted)");
+        }
+    }
+
+    /** UTF-8 bytes of the entry's name and link target; refuses either over {@code max}. */
+    public static int nameBytes(TarArchiveEntry entry, int max) throws TransferLimitException {
+        return nameBytes(entry.getName(), entry.getName(), "name", max)
+                + nameBytes(entry.getName(), entry.getLinkName(), "link target", max);
+    }
+
+    private static int nameBytes(String entry, String name, String what, int max) throws TransferLimitException {
         int n = name.getBytes(StandardCharsets.UTF_8).length;
-        if (n > limits.nameBytes()) {
-            throw new TransferLimitException("refused archive entry '" + Printable.name(name) + "': its " + what
-                    + " is " + n + " bytes, over the limit of " + limits.nameBytes());
+        if (n > max) {
+            throw new TransferLimitException("refused archive entry '" + Printable.name(entry) + "': its " + what
+                    + " is " + n + " bytes, over the limit of " + max);
         }
         return n;
     }
