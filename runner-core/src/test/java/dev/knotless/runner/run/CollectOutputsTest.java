@@ -1,22 +1,21 @@
 package dev.knotless.runner.run;
 
+import static dev.knotless.testkit.CraftedTars.file;
+import static dev.knotless.testkit.CraftedTars.symlink;
+import static dev.knotless.testkit.CraftedTars.tar;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Output;
 import dev.knotless.executor.RunLayout;
-import dev.knotless.tar.TarStreams;
 import dev.knotless.testkit.FakeSession;
 import dev.knotless.testkit.RecordingExecutor;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
-import org.apache.commons.compress.archivers.tar.TarConstants;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +42,7 @@ class CollectOutputsTest {
     void aLinkChainToTheRunnersKeyIsRefusedAndTheKeyIsNeverRead() throws IOException {
         Files.writeString(dir.resolve("runner.key"), "PRIVATE KEY of the runner");
         session.downloads(RunLayout.OUTPUTS, tar(symlink("a", "."), symlink("b", "a/.."), symlink("c", "b/.."),
-                symlink("key", "c/runner.key"), file("report.txt", "ok")));
+                symlink("key", "c/runner.key"), file("report.txt", 2)));
         Check check = fixture.run(executor).execute(fixture.request(ONE_STEP), new Cancellation());
 
         assertThat(check.status()).isEqualTo(CheckStatus.FAILURE);
@@ -54,7 +53,7 @@ class CollectOutputsTest {
 
     @Test
     void linksThatStayInsideAreNotListedAndANoticeNamesThem() throws IOException {
-        session.downloads(RunLayout.OUTPUTS, tar(file("report.txt", "ok"), symlink("alias", "report.txt"),
+        session.downloads(RunLayout.OUTPUTS, tar(file("report.txt", 2), symlink("alias", "report.txt"),
                 symlink("here", ".")));
         Check check = fixture.run(executor).execute(fixture.request(ONE_STEP), new Cancellation());
 
@@ -68,7 +67,7 @@ class CollectOutputsTest {
         fixture.limits = new RunLimits(1 << 20, 1 << 20, Duration.ofMinutes(20), Duration.ofSeconds(1), 1 << 20, 1 << 20, 100, 3);
         TarArchiveEntry[] files = new TarArchiveEntry[8];
         for (int i = 0; i < files.length; i++) {
-            files[i] = file("f" + i, "");
+            files[i] = file("f" + i, 0);
         }
         session.downloads(RunLayout.OUTPUTS, tar(files));
         Check check = fixture.run(executor).execute(fixture.request(ONE_STEP), new Cancellation());
@@ -82,7 +81,7 @@ class CollectOutputsTest {
         fixture.limits = new RunLimits(1 << 20, 1 << 20, Duration.ofMinutes(20), Duration.ofSeconds(1), 1 << 20, 1 << 20, 100, 3);
         TarArchiveEntry[] files = new TarArchiveEntry[101];
         for (int i = 0; i < files.length; i++) {
-            files[i] = file("f" + i, "");
+            files[i] = file("f" + i, 0);
         }
         session.downloads(RunLayout.OUTPUTS, tar(files));
         Check check = fixture.run(executor).execute(fixture.request(ONE_STEP), new Cancellation());
@@ -95,37 +94,10 @@ class CollectOutputsTest {
 
     @Test
     void anOutputNamedWithTerminalEscapesIsPrintedEscaped() throws IOException {
-        session.downloads(RunLayout.OUTPUTS, tar(file("\u001b[31mred\nfake notice", "x")));
+        session.downloads(RunLayout.OUTPUTS, tar(file("\u001b[31mred\nfake notice", 1)));
         Check check = fixture.run(executor).execute(fixture.request(ONE_STEP), new Cancellation());
 
         assertThat(check.outputs()).extracting(Output::name).containsExactly("\u001b[31mred\nfake notice");
         assertThat(fixture.log(check)).contains("outputs: \\x1b[31mred\\x0afake notice (text/plain").doesNotContain("\u001b");
-    }
-
-    private static TarArchiveEntry file(String name, String content) {
-        TarArchiveEntry e = new TarArchiveEntry(name, true);
-        e.setSize(content.length());
-        e.setMode(0100644);
-        return e;
-    }
-
-    private static TarArchiveEntry symlink(String name, String target) {
-        TarArchiveEntry e = new TarArchiveEntry(name, TarConstants.LF_SYMLINK, true);
-        e.setLinkName(target);
-        return e;
-    }
-
-    private static byte[] tar(TarArchiveEntry... entries) throws IOException {
-        var bytes = new ByteArrayOutputStream();
-        TarArchiveOutputStream out = TarStreams.newOutput(bytes);
-        for (TarArchiveEntry e : entries) {
-            out.putArchiveEntry(e);
-            if (e.isFile() && e.getSize() > 0) {
-                out.write("x".repeat((int) e.getSize()).getBytes());
-            }
-            out.closeArchiveEntry();
-        }
-        out.finish();
-        return bytes.toByteArray();
     }
 }

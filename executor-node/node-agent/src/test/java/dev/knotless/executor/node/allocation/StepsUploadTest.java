@@ -1,26 +1,24 @@
 package dev.knotless.executor.node.allocation;
 
+import static dev.knotless.testkit.CraftedTars.file;
+import static dev.knotless.testkit.CraftedTars.symlink;
+import static dev.knotless.testkit.CraftedTars.tar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knotless.executor.node.agent.AllocationRuntime.RuntimeFailure;
 import dev.knotless.executor.node.protocol.Action;
 import dev.knotless.executor.node.runc.Runc;
-import dev.knotless.tar.TarStreams;
+import dev.knotless.testkit.CraftedTars;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Map;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
-import org.apache.commons.compress.archivers.tar.TarConstants;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,7 +44,7 @@ class StepsUploadTest {
 
     @Test
     void aLinkChainOutOfStepsIsRefusedAndNothingLeadsOutside() throws IOException {
-        byte[] tar = tar(symlink("a", "."), symlink("b", "a/.."), symlink("c", "b/.."), file("run.sh", 0100755));
+        byte[] tar = tar(symlink("a", "."), symlink("b", "a/.."), symlink("c", "b/.."), file("run.sh", 1, 0100755));
         assertThatThrownBy(() -> upload(new ByteArrayInputStream(tar)))
                 .isInstanceOf(RuntimeFailure.class)
                 .hasMessageContaining("refused archive entry 'b'")
@@ -56,15 +54,7 @@ class StepsUploadTest {
 
     @Test
     void aSparseStepsEntryIsRefused() throws Exception {
-        Path src = Files.createDirectories(dir.resolve("src"));
-        try (RandomAccessFile big = new RandomAccessFile(src.resolve("big").toFile(), "rw")) {
-            big.setLength(1L << 30);
-        }
-        Path archive = dir.resolve("steps.tar");
-        Process tar = new ProcessBuilder("tar", "--sparse", "--format=gnu", "-C", src.toString(), "-cf", archive.toString(), "big")
-                .redirectErrorStream(true).start();
-        String said = new String(tar.getInputStream().readAllBytes());
-        assertThat(tar.waitFor()).as(said).isZero();
+        Path archive = CraftedTars.sparseGiB(dir, "gnu");
         try (InputStream in = Files.newInputStream(archive)) {
             assertThatThrownBy(() -> upload(in)).isInstanceOf(RuntimeFailure.class).hasMessageContaining("is a sparse file");
         }
@@ -73,7 +63,7 @@ class StepsUploadTest {
 
     @Test
     void stepScriptsKeepAtMostRwxrXrXAndNamesArePrintedEscaped() throws Exception {
-        upload(new ByteArrayInputStream(tar(file("run.sh", 0100777), file("data", 0100666))));
+        upload(new ByteArrayInputStream(tar(file("run.sh", 1, 0100777), file("data", 1, 0100666))));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(steps().resolve("run.sh")))).isEqualTo("rwxr-xr-x");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(steps().resolve("data")))).isEqualTo("rw-r--r--");
 
@@ -88,32 +78,5 @@ class StepsUploadTest {
 
     private Path steps() {
         return store.dir("alloc-1").resolve("steps");
-    }
-
-    private static TarArchiveEntry file(String name, int mode) {
-        TarArchiveEntry e = new TarArchiveEntry(name, true);
-        e.setSize(1);
-        e.setMode(mode);
-        return e;
-    }
-
-    private static TarArchiveEntry symlink(String name, String target) {
-        TarArchiveEntry e = new TarArchiveEntry(name, TarConstants.LF_SYMLINK, true);
-        e.setLinkName(target);
-        return e;
-    }
-
-    private static byte[] tar(TarArchiveEntry... entries) throws IOException {
-        var bytes = new ByteArrayOutputStream();
-        TarArchiveOutputStream out = TarStreams.newOutput(bytes);
-        for (TarArchiveEntry e : entries) {
-            out.putArchiveEntry(e);
-            if (e.getSize() > 0) {
-                out.write('x');
-            }
-            out.closeArchiveEntry();
-        }
-        out.finish();
-        return bytes.toByteArray();
     }
 }

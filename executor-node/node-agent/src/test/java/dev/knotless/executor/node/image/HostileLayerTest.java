@@ -3,8 +3,8 @@ package dev.knotless.executor.node.image;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.knotless.testkit.CraftedTars;
 import java.io.InputStream;
-import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -24,15 +24,7 @@ class HostileLayerTest {
 
     @Test
     void aSparseLayerEntryIsRefusedBeforeItExpands() throws Exception {
-        Path src = Files.createDirectories(dir.resolve("src"));
-        try (RandomAccessFile big = new RandomAccessFile(src.resolve("big").toFile(), "rw")) {
-            big.setLength(1L << 30);
-        }
-        Path archive = dir.resolve("layer.tar");
-        Process tar = new ProcessBuilder("tar", "--sparse", "--format=posix", "-C", src.toString(), "-cf", archive.toString(), "big")
-                .redirectErrorStream(true).start();
-        String said = new String(tar.getInputStream().readAllBytes());
-        assertThat(tar.waitFor()).as(said).isZero();
+        Path archive = CraftedTars.sparseGiB(dir, "posix");
 
         RootfsUnpacker u = new RootfsUnpacker(dir.resolve("rootfs"), 16 << 20, 1000, false);
         try (InputStream in = Files.newInputStream(archive)) {
