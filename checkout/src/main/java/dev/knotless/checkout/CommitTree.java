@@ -2,6 +2,7 @@ package dev.knotless.checkout;
 
 import dev.knotless.executor.TarSource;
 import dev.knotless.executor.TransferLimitException;
+import dev.knotless.tar.Printable;
 import dev.knotless.tar.TarStreams;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -102,7 +103,7 @@ final class CommitTree implements TarSource {
             if (entry.isFile()) {
                 long copied = in.transferTo(tar);
                 if (copied != entry.getSize()) {
-                    throw new IOException("git archive gave " + copied + " bytes for " + entry.getName()
+                    throw new IOException("git archive gave " + copied + " bytes for " + Printable.name(entry.getName())
                             + ", announced " + entry.getSize());
                 }
             }

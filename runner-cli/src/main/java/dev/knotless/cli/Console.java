@@ -9,6 +9,7 @@ import dev.knotless.executor.OutputSink;
 import dev.knotless.runner.Durations;
 import dev.knotless.runner.run.RunListener;
 import dev.knotless.runner.run.RunRequest;
+import dev.knotless.tar.Printable;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -108,7 +109,7 @@ final class Console implements RunListener {
         };
         println(text);
         for (Output o : check.outputs()) {
-            println(paint("2", "  output " + o.name() + " (" + o.mediaType() + ") " + o.path()));
+            println(paint("2", "  output " + Printable.name(o.name()) + " (" + o.mediaType() + ") " + o.path()));
         }
         println(paint("2", "  log " + check.log()));
     }

@@ -8,6 +8,7 @@ import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.state.RunRecord;
+import dev.knotless.tar.Printable;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
@@ -119,8 +120,8 @@ final class RunsApi {
             in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS);
         } catch (IOException e) {
             // What a run left in its outputs is hostile: one line, no stack trace, nothing served.
-            LOG.info("output refused run={} name={} reason={}", r.id(), Names.printable(name), e.getMessage());
-            throw ApiError.notFound("output '" + Names.printable(name) + "' of run " + r.id());
+            LOG.info("output refused run={} name={} reason={}", r.id(), Printable.name(name), e.getMessage());
+            throw ApiError.notFound("output '" + Printable.name(name) + "' of run " + r.id());
         }
         ctx.contentType(output.mediaType());
         // The page's origin must not run what a build wrote (an SVG can hold script).

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.knotless.tar.Printable;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -132,7 +133,7 @@ public final class StatusServer implements AutoCloseable {
         void check(Context ctx) {
             String host = ctx.header("Host");
             if (!access.acceptsHost(host)) {
-                String shown = host == null ? "(none)" : Names.printable(host);
+                String shown = host == null ? "(none)" : Printable.name(host);
                 if (refusedHosts.size() < 64 && refusedHosts.add(shown)) {
                     LOG.info("request refused: Host {} is not one this server answers to (add it with --api-host)", shown);
                 }

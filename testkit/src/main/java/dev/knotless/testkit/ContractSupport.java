@@ -6,6 +6,7 @@ import dev.knotless.executor.Session;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.TarSink;
 import dev.knotless.tar.TarStreams;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -26,6 +27,7 @@ import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /** What the contract's scenarios share: steps in sh, the run's processes, files, trees and tars to compare. */
@@ -166,5 +168,23 @@ final class ContractSupport {
             tar.closeArchiveEntry();
         }
         tar.finish();
+    }
+
+    /**
+     * A sink that finds the file {@code name} in the downloaded tar and hands its content, itself a
+     * tar, to {@code inner}: how a crafted archive rides through a run that no engine would emit.
+     */
+    static TarSink unwrapping(String name, TarSink inner) {
+        return in -> {
+            TarArchiveInputStream outer = new TarArchiveInputStream(in);
+            TarArchiveEntry entry;
+            while ((entry = outer.getNextEntry()) != null) {
+                if (entry.getName().replaceFirst("^\\./", "").equals(name)) {
+                    inner.readFrom(outer);
+                    return;
+                }
+            }
+            throw new IOException(name + " is missing from the download");
+        };
     }
 }

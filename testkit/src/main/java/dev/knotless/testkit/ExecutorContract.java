@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Steps run under the image's {@code /bin/sh}; the scripts use only POSIX sh and BusyBox
  * applets.
  */
-public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract {
+public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract,
+        HostileOutputContract {
 
     private ContractRun run;
 

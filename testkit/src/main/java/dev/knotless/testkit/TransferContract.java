@@ -32,7 +32,6 @@ import java.util.Base64;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.junit.jupiter.api.Test;
 
@@ -199,17 +198,7 @@ public interface TransferContract {
         s.upload("/outputs", out -> writeTar(out, crafted), StopSignal.none());
 
         for (String name : crafted.keySet()) {
-            TarSink unwrapping = in -> {
-                TarArchiveInputStream outer = new TarArchiveInputStream(in);
-                TarArchiveEntry entry;
-                while ((entry = outer.getNextEntry()) != null) {
-                    if (entry.getName().replaceFirst("^\\./", "").equals(name)) {
-                        TarExtractor.into(target, MiB).readFrom(outer);
-                        return;
-                    }
-                }
-                throw new IOException(name + " is missing from the download");
-            };
+            TarSink unwrapping = ContractSupport.unwrapping(name, TarExtractor.into(target, MiB));
             assertThatThrownBy(() -> s.download("/outputs", unwrapping, StopSignal.none()))
                     .as(name)
                     .isInstanceOfSatisfying(ExecutorException.class, e -> {

@@ -61,7 +61,7 @@ class RunLifecycleTest {
 
     @Test
     void withoutAWorkflowTimeoutTheRunnerDefaultIsTheExecutors() {
-        fixture.limits = new RunLimits(1 << 20, 1 << 20, Duration.ofMinutes(20), Duration.ofSeconds(1), 1 << 20, 1 << 20);
+        fixture.limits = new RunLimits(1 << 20, 1 << 20, Duration.ofMinutes(20), Duration.ofSeconds(1), 1 << 20, 1 << 20, 10_000, 1_000);
         fixture.run(executor).execute(fixture.request(THREE_STEPS), new Cancellation());
 
         assertThat(executor.started().getFirst().timeout())

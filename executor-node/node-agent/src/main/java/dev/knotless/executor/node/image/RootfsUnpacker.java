@@ -1,5 +1,9 @@
 package dev.knotless.executor.node.image;
 
+import dev.knotless.executor.TransferLimitException;
+import dev.knotless.tar.ArchiveBudget;
+import dev.knotless.tar.ArchiveLimits;
+import dev.knotless.tar.Printable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -34,7 +38,10 @@ import org.jspecify.annotations.Nullable;
  * resolved later, inside the container. Names that are absolute or have a {@code ..} segment are
  * refused; hard links must name a regular file already in the rootfs. Device nodes and FIFOs are
  * skipped and noted (the runtime creates {@code /dev}). Regular files may add up to {@code maxBytes},
- * entries of all layers to {@code maxEntries}.
+ * counted as they are written, entries of all layers to {@code maxEntries}. The rules every archive
+ * from outside is held to come from {@link ArchiveBudget}: sparse entries are refused, a name or
+ * link target may have 4,096 bytes, the names of all layers {@value #NAME_BYTES_PER_ENTRY} bytes an
+ * entry on average; names are printed through {@link Printable}.
  *
  * <p>Owners and set-id bits: with {@code keepOwners} (the agent runs as root) files get the tar's
  * uid/gid and full mode, set-uid/set-gid/sticky included, as in any container image; without it
@@ -46,6 +53,8 @@ final class RootfsUnpacker {
 
     private static final String WHITEOUT = ".wh.";
     private static final String OPAQUE = ".wh..wh..opq";
+    /** Name bytes allowed per entry of {@code maxEntries}, on average over the image. */
+    static final int NAME_BYTES_PER_ENTRY = 256;
 
     private final Path root;
     private final long maxBytes;
@@ -55,6 +64,7 @@ final class RootfsUnpacker {
     private final List<String> skipped = new ArrayList<>();
     private long bytes;
     private long entries;
+    private long nameBytes;
 
     RootfsUnpacker(Path root, long maxBytes, long maxEntries, boolean keepOwners) throws IOException {
         this.root = Files.createDirectories(root).toRealPath();
@@ -80,6 +90,7 @@ final class RootfsUnpacker {
                 throw new ImageException("layer " + layer + " makes the rootfs hold more than its limit of "
                         + maxEntries + " entries; refused");
             }
+            admit(entry, layer);
             List<String> parts = segments(name, layer);
             if (parts.isEmpty()) {
                 if (entry.isDirectory()) {
@@ -116,19 +127,21 @@ final class RootfsUnpacker {
                     Files.createLink(dest, source);
                 }
             } else if (entry.isCharacterDevice() || entry.isBlockDevice() || entry.isFIFO()) {
-                skipped.add(name + " (" + (entry.isFIFO() ? "FIFO" : "device node") + ")");
+                skipped.add(Printable.name(name) + " (" + (entry.isFIFO() ? "FIFO" : "device node") + ")");
                 continue;
             } else if (entry.isFile()) {
-                bytes += entry.getSize();
-                if (bytes > maxBytes) {
-                    throw new ImageException("layer " + layer + " makes the rootfs larger than its limit of "
-                            + maxBytes + " bytes (at '" + name + "'); refused");
+                if (bytes + entry.getSize() > maxBytes) {
+                    throw tooLarge(layer, name);
                 }
                 delete(dest);
                 try (OutputStream out = Files.newOutputStream(dest, StandardOpenOption.CREATE_NEW,
                         StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                     int n;
                     while ((n = tar.read(buffer)) > 0) {
+                        bytes += n;
+                        if (bytes > maxBytes) {
+                            throw tooLarge(layer, name);
+                        }
                         out.write(buffer, 0, n);
                     }
                 }
@@ -136,11 +149,30 @@ final class RootfsUnpacker {
                 Files.setAttribute(dest, "unix:mode", mode(entry.getMode()));
                 Files.setLastModifiedTime(dest, FileTime.from(entry.getModTime().toInstant()));
             } else {
-                throw new ImageException("layer " + layer + " has entry '" + name + "' of unsupported type '"
-                        + (char) entry.getLinkFlag() + "'; refused");
+                throw new ImageException("layer " + layer + " has entry '" + Printable.name(name) + "' of unsupported type '"
+                        + Printable.name(String.valueOf((char) entry.getLinkFlag())) + "'; refused");
             }
             added.add(dest);
         }
+    }
+
+    /** The shared archive rules, names counted over all layers. */
+    private void admit(TarArchiveEntry entry, Digest layer) throws ImageException {
+        try {
+            ArchiveBudget.refuseSparse(entry);
+            nameBytes += ArchiveBudget.nameBytes(entry, ArchiveLimits.DEFAULT_NAME_BYTES);
+        } catch (TransferLimitException e) {
+            throw new ImageException("layer " + layer + ": " + e.getMessage() + "; refused");
+        }
+        if (nameBytes > maxEntries * NAME_BYTES_PER_ENTRY) {
+            throw new ImageException("layer " + layer + " makes the rootfs's names add up to more than "
+                    + maxEntries * NAME_BYTES_PER_ENTRY + " bytes (at '" + Printable.name(entry.getName()) + "'); refused");
+        }
+    }
+
+    private ImageException tooLarge(Digest layer, String name) {
+        return new ImageException("layer " + layer + " makes the rootfs larger than its limit of "
+                + maxBytes + " bytes (at '" + Printable.name(name) + "'); refused");
     }
 
     /** Sets directory owners, modes and times, deepest first; call once after the last layer. */
@@ -166,11 +198,11 @@ final class RootfsUnpacker {
             clearLower(parent, added);
         } else if (base.startsWith(WHITEOUT + WHITEOUT)) {
             // Other ".wh..wh." names are aufs bookkeeping (e.g. hard-link directories), not content.
-            skipped.add(name + " (aufs metadata)");
+            skipped.add(Printable.name(name) + " (aufs metadata)");
         } else {
             String hidden = base.substring(WHITEOUT.length());
             if (hidden.isEmpty() || hidden.equals(".") || hidden.equals("..")) {
-                throw new ImageException("layer " + layer + " has a malformed whiteout '" + name + "'; refused");
+                throw new ImageException("layer " + layer + " has a malformed whiteout '" + Printable.name(name) + "'; refused");
             }
             delete(parent.resolve(hidden));
         }
@@ -204,8 +236,8 @@ final class RootfsUnpacker {
         for (String part : parts) {
             dir = dir.resolve(part);
             if (Files.isSymbolicLink(dir)) {
-                throw new ImageException("layer " + layer + " entry '" + name + "' would be written through the symlink '"
-                        + root.relativize(dir) + "'; refused");
+                throw new ImageException("layer " + layer + " entry '" + Printable.name(name) + "' would be written through the symlink '"
+                        + Printable.name(root.relativize(dir).toString()) + "'; refused");
             }
             if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
                 continue;
@@ -229,7 +261,7 @@ final class RootfsUnpacker {
         Path parent = parts.isEmpty() ? null : directory(parts.subList(0, parts.size() - 1), false, layer, name);
         Path source = parent == null ? null : parent.resolve(parts.getLast());
         if (source == null || !Files.isRegularFile(source, LinkOption.NOFOLLOW_LINKS)) {
-            throw new ImageException("layer " + layer + " entry '" + name + "' is a hard link to '" + linkName
+            throw new ImageException("layer " + layer + " entry '" + Printable.name(name) + "' is a hard link to '" + Printable.name(linkName)
                     + "', which is not a regular file in the rootfs; refused");
         }
         return source;
@@ -238,12 +270,12 @@ final class RootfsUnpacker {
     /** The entry's path segments; "./" prefixes and empty segments dropped. */
     private static List<String> segments(String name, Digest layer) throws ImageException {
         if (name.startsWith("/")) {
-            throw new ImageException("layer " + layer + " has entry '" + name + "' with an absolute path; refused");
+            throw new ImageException("layer " + layer + " has entry '" + Printable.name(name) + "' with an absolute path; refused");
         }
         List<String> parts = new ArrayList<>();
         for (String part : name.split("/")) {
             if (part.equals("..")) {
-                throw new ImageException("layer " + layer + " has entry '" + name + "' with a '..' segment; refused");
+                throw new ImageException("layer " + layer + " has entry '" + Printable.name(name) + "' with a '..' segment; refused");
             }
             if (!part.isEmpty() && !part.equals(".")) {
                 parts.add(part);
