@@ -1,6 +1,8 @@
 package dev.knotless.runner.run;
 
+import dev.knotless.runner.Durations;
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * Bounds on one run.
@@ -11,18 +13,38 @@ import java.time.Duration;
  * @param killGrace between TERM and KILL when a step is stopped
  * @param logCap the check log's cap in bytes
  * @param cacheBytes the largest tar of one cached path taken out of a run
+ * @param ceilings the defaults and maxima for CPU, memory and timeouts a workflow may ask for
  */
 public record RunLimits(long checkoutBytes, long outputBytes, Duration runTimeout, Duration killGrace, int logCap,
-                        long cacheBytes) {
+                        long cacheBytes, Ceilings ceilings) {
 
     public static final RunLimits DEFAULT = new RunLimits(
             2L << 30, 256L << 20, Duration.ofHours(1), Duration.ofSeconds(5), 1 << 20, 4L << 30);
 
+    public RunLimits {
+        Objects.requireNonNull(ceilings, "ceilings");
+        if (runTimeout.compareTo(ceilings.maxRunTimeout()) > 0) {
+            throw new IllegalArgumentException("the default run timeout " + Durations.human(runTimeout)
+                    + " is above the maximum " + Durations.human(ceilings.maxRunTimeout()));
+        }
+    }
+
+    /** With the built-in {@link Ceilings#BUILT_IN}. */
+    public RunLimits(long checkoutBytes, long outputBytes, Duration runTimeout, Duration killGrace, int logCap,
+                     long cacheBytes) {
+        this(checkoutBytes, outputBytes, runTimeout, killGrace, logCap, cacheBytes, Ceilings.BUILT_IN);
+    }
+
+    /** With {@code timeout} for a workflow that sets none, and {@code value} as the ceilings. */
+    public RunLimits withCeilings(Duration timeout, Ceilings value) {
+        return new RunLimits(checkoutBytes, outputBytes, timeout, killGrace, logCap, cacheBytes, value);
+    }
+
     public RunLimits withCheckoutBytes(long bytes) {
-        return new RunLimits(bytes, outputBytes, runTimeout, killGrace, logCap, cacheBytes);
+        return new RunLimits(bytes, outputBytes, runTimeout, killGrace, logCap, cacheBytes, ceilings);
     }
 
     public RunLimits withKillGrace(Duration grace) {
-        return new RunLimits(checkoutBytes, outputBytes, runTimeout, grace, logCap, cacheBytes);
+        return new RunLimits(checkoutBytes, outputBytes, runTimeout, grace, logCap, cacheBytes, ceilings);
     }
 }
