@@ -13,22 +13,21 @@ import picocli.CommandLine.Option;
  */
 final class CeilingOptions {
 
-    @Option(names = "--default-cpu", paramLabel = "CPU",
-            description = "CPU for a workflow that asks for none (500m, 2; default: none for trusted runs, the"
-                    + " executor's own; untrusted runs always get a limit, 2 unless set).")
+    private static final String UNSET = "; default: the executor's own for a trusted run, and an untrusted run"
+            + " always gets a limit: ";
+    private static final String CLAMPED = "; more is clamped, with a notice in the run's log (default: ${DEFAULT-VALUE}).";
+
+    @Option(names = "--default-cpu", paramLabel = "CPU", description = "CPU for a workflow that asks for none (500m, 2" + UNSET + "2).")
     @Nullable String defaultCpu;
 
-    @Option(names = "--max-cpu", paramLabel = "CPU", defaultValue = "16",
-            description = "The most CPU a run gets; a workflow asking more is clamped, with a notice (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-cpu", paramLabel = "CPU", defaultValue = "16", description = "The most CPU a run gets" + CLAMPED)
     String maxCpu;
 
     @Option(names = "--default-memory", paramLabel = "SIZE",
-            description = "Memory for a workflow that asks for none (512Mi, 4Gi; default: none for trusted runs, the"
-                    + " executor's own; untrusted runs always get a limit, 4Gi unless set).")
+            description = "Memory for a workflow that asks for none (512Mi, 4Gi" + UNSET + "4Gi).")
     @Nullable String defaultMemory;
 
-    @Option(names = "--max-memory", paramLabel = "SIZE", defaultValue = "64Gi",
-            description = "The most memory a run gets; a workflow asking more is clamped, with a notice (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-memory", paramLabel = "SIZE", defaultValue = "64Gi", description = "The most memory a run gets" + CLAMPED)
     String maxMemory;
 
     @Option(names = "--default-timeout", paramLabel = "DURATION", defaultValue = "1h", converter = DurationConverter.class,
@@ -36,11 +35,11 @@ final class CeilingOptions {
     Duration defaultTimeout;
 
     @Option(names = "--max-timeout", paramLabel = "DURATION", defaultValue = "6h", converter = DurationConverter.class,
-            description = "The longest a workflow's timeout may be; a longer one is clamped, with a notice (default: ${DEFAULT-VALUE}).")
+            description = "The longest a workflow's timeout may be" + CLAMPED)
     Duration maxTimeout;
 
     @Option(names = "--max-step-timeout", paramLabel = "DURATION", defaultValue = "6h", converter = DurationConverter.class,
-            description = "The longest a step's timeout may be; a longer one is clamped, with a notice (default: ${DEFAULT-VALUE}).")
+            description = "The longest a step's timeout may be" + CLAMPED)
     Duration maxStepTimeout;
 
     /**
