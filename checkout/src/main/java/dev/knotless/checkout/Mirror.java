@@ -11,12 +11,12 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -28,6 +28,11 @@ public final class Mirror {
 
     /** The most {@link #files(String, String)} reads of one file. */
     public static final int MAX_FILE_BYTES = 1 << 20;
+    /**
+     * The most of a commit or tree object read into memory: far above a real one (a tree entry is
+     * some 50 bytes), far below what a crafted repository could make git print.
+     */
+    static final int MAX_OBJECT_BYTES = 16 << 20;
 
     static final Pattern SHA = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
 
@@ -119,6 +124,22 @@ public final class Mirror {
      *     {@link #MAX_FILE_BYTES} or not UTF-8
      */
     public Map<String, String> files(String sha, String dir) throws IOException {
+        FileTexts read = texts(sha, dir);
+        for (Map.Entry<String, String> refused : read.refused().entrySet()) {
+            throw new CheckoutException(refused.getKey() + " in " + repo() + " at " + sha + " " + refused.getValue());
+        }
+        return read.texts();
+    }
+
+    /**
+     * As {@link #files}, except that a file over {@link #MAX_FILE_BYTES} or not UTF-8 is not read
+     * and is named with the reason in {@link FileTexts#refused()}, and the others are read: its
+     * size is asked of git first, so no such file is ever held in memory.
+     *
+     * @throws CheckoutException when the commit is not in the mirror, or its commit or the
+     *     directory's tree object is over {@link #MAX_OBJECT_BYTES}
+     */
+    public FileTexts texts(String sha, String dir) throws IOException {
         requireSha(sha);
         String prefix = dir.replaceAll("^/+|/+$", "");
         if (prefix.chars().anyMatch(c -> c == '\n' || c == 0)) {
@@ -126,26 +147,31 @@ public final class Mirror {
         }
         Optional<Map<String, String>> known = commits.files(path, sha, prefix);
         if (known.isPresent()) {
-            return known.get();
+            return new FileTexts(known.get(), Map.of());
         }
-        Map<String, String> files = readFiles(sha, prefix);
-        commits.putFiles(path, sha, prefix, files);
+        FileTexts files = readFiles(sha, prefix);
+        if (files.refused().isEmpty()) {
+            commits.putFiles(path, sha, prefix, files.texts());
+        }
         return files;
     }
 
     /**
      * Reads the commit, the directory's tree and its files through one {@code git cat-file
-     * --batch}, one request and answer at a time; keeps the commit object for {@link #tree}.
+     * --batch-command} (git 2.36), one request and answer at a time, each object's size before its
+     * content; keeps the commit object for {@link #tree}.
      */
-    private Map<String, String> readFiles(String sha, String prefix) throws IOException {
-        Process process = Git.command(path, List.of("cat-file", "--batch"))
+    private FileTexts readFiles(String sha, String prefix) throws IOException {
+        Process process = Git.command(path, List.of("cat-file", "--batch-command"))
                 .redirectInput(ProcessBuilder.Redirect.PIPE)
                 .start();
         Git.StderrDrain stderr = Git.StderrDrain.start(process);
         try (OutputStream requests = process.getOutputStream(); InputStream answers = process.getInputStream()) {
             Optional<byte[]> commit;
             try {
-                commit = object(requests, answers, sha + "^{commit}", "commit");
+                commit = object(requests, answers, sha + "^{commit}", "commit", "commit " + sha);
+            } catch (CheckoutException e) {
+                throw e;
             } catch (IOException e) {
                 commit = Optional.empty(); // git could not read the mirror at all
             }
@@ -155,9 +181,9 @@ public final class Mirror {
             commits.putCommit(path, sha, commit.get());
             // A missing directory, or a file, symlink or submodule where it should be, holds no files.
             Optional<byte[]> tree = object(requests, answers, prefix.isEmpty() ? sha + "^{tree}" : sha + ":" + prefix,
-                    "tree");
+                    "tree", "the tree of " + (prefix.isEmpty() ? "the root" : prefix) + " at " + sha);
             if (tree.isEmpty()) {
-                return Map.of();
+                return new FileTexts(Map.of(), Map.of());
             }
             Map<String, String> objects = new LinkedHashMap<>();
             for (TreeEntry entry : TreeEntry.parse(tree.get(), sha.length() / 2)) {
@@ -165,53 +191,80 @@ public final class Mirror {
                     objects.put(prefix.isEmpty() ? entry.name() : prefix + "/" + entry.name(), entry.id());
                 }
             }
-            // Every size is checked before any text is decoded, so a large file is named first.
+            // Each file's size is asked before its content ("info", then "contents"), so a file over
+            // the cap is named and never read, and the files after it still are.
+            Map<String, String> refused = new LinkedHashMap<>();
             Map<String, byte[]> contents = new LinkedHashMap<>();
             for (Map.Entry<String, String> object : objects.entrySet()) {
-                long size = requestHeader(requests, answers, object.getValue(), object.getKey(), sha, stderr);
+                long size = requestSize(requests, answers, object.getValue(), object.getKey(), sha, stderr);
                 if (size > MAX_FILE_BYTES) {
-                    throw new CheckoutException(object.getKey() + " in " + repo() + " at " + sha + " is " + size
-                            + " bytes; files read from " + (prefix.isEmpty() ? "the root" : prefix)
-                            + " are limited to " + MAX_FILE_BYTES + " bytes");
+                    refused.put(object.getKey(), "is " + size + " bytes; files read from "
+                            + (prefix.isEmpty() ? "the root" : prefix) + " are limited to " + MAX_FILE_BYTES + " bytes");
+                } else {
+                    contents.put(object.getKey(), requestContent(requests, answers, object.getValue(), size));
                 }
-                contents.put(object.getKey(), content(answers, size));
             }
             Map<String, String> texts = new LinkedHashMap<>();
             for (Map.Entry<String, byte[]> content : contents.entrySet()) {
-                texts.put(content.getKey(), utf8(content.getValue(), content.getKey(), sha));
+                Optional<String> text = utf8(content.getValue());
+                if (text.isPresent()) {
+                    texts.put(content.getKey(), text.get());
+                } else {
+                    refused.put(content.getKey(), "is not UTF-8 text");
+                }
             }
-            return texts.isEmpty() ? Map.of() : Collections.unmodifiableMap(texts);
+            return new FileTexts(new TreeMap<>(texts), new TreeMap<>(refused));
         } finally {
             Git.kill(process);
         }
     }
 
-    /** Asks for {@code name}; its content when git has it and it is of {@code type}, else empty. */
-    private static Optional<byte[]> object(OutputStream requests, InputStream answers, String name, String type)
+    /**
+     * Asks for {@code name}; its content when git has it and it is of {@code type}, else empty.
+     *
+     * @param what the object as a message names it, such as {@code commit <sha>}
+     * @throws CheckoutException when it is larger than {@link #MAX_OBJECT_BYTES}, before it is read
+     */
+    private Optional<byte[]> object(OutputStream requests, InputStream answers, String name, String type, String what)
             throws IOException {
-        requests.write((name + "\n").getBytes(StandardCharsets.UTF_8));
-        requests.flush();
-        String[] header = readLine(answers).split(" ");
-        if (header.length != 3 || !SHA.matcher(header[0]).matches()) {
-            return Optional.empty(); // "<name> missing", "<name> ambiguous"
+        String[] header = ask(requests, answers, "info " + name);
+        if (header.length != 3 || !SHA.matcher(header[0]).matches() || !header[1].equals(type)) {
+            return Optional.empty(); // "<name> missing", "<name> ambiguous", or another type
         }
         long size = Long.parseLong(header[2]);
-        byte[] content = content(answers, size);
-        return header[1].equals(type) ? Optional.of(content) : Optional.empty();
+        if (size > MAX_OBJECT_BYTES) {
+            throw new CheckoutException(what + " in " + repo() + " is " + size + " bytes; a " + type
+                    + " read into memory is limited to " + (MAX_OBJECT_BYTES >> 20) + " MiB");
+        }
+        return Optional.of(requestContent(requests, answers, header[0], size));
     }
 
-    /** Asks for a blob and reads the answer's header: its size. */
-    private long requestHeader(OutputStream requests, InputStream answers, String id, String file, String sha,
+    /** Asks for a blob's size. */
+    private long requestSize(OutputStream requests, InputStream answers, String id, String file, String sha,
             Git.StderrDrain stderr) throws IOException {
-        requests.write((id + "\n").getBytes(StandardCharsets.US_ASCII));
-        requests.flush();
-        String header = readLine(answers);
-        String[] parts = header.split(" ");
+        String[] parts = ask(requests, answers, "info " + id);
         if (parts.length != 3 || !parts[1].equals("blob")) {
             throw new CheckoutException("could not read " + file + " of " + sha + " in " + repo()
-                    + ": git cat-file answered '" + header + "'" + stderrOf(stderr));
+                    + ": git cat-file answered '" + String.join(" ", parts) + "'" + stderrOf(stderr));
         }
         return Long.parseLong(parts[2]);
+    }
+
+    /** Asks for the content of an object whose size {@code info} gave. */
+    private static byte[] requestContent(OutputStream requests, InputStream answers, String id, long size)
+            throws IOException {
+        String[] header = ask(requests, answers, "contents " + id);
+        if (header.length != 3 || Long.parseLong(header[2]) != size) {
+            throw new IOException("git cat-file changed its answer for " + id + ": '" + String.join(" ", header) + "'");
+        }
+        return content(answers, size);
+    }
+
+    /** Sends one command and reads the header line of its answer, split at spaces. */
+    private static String[] ask(OutputStream requests, InputStream answers, String command) throws IOException {
+        requests.write((command + "\n").getBytes(StandardCharsets.UTF_8));
+        requests.flush();
+        return readLine(answers).split(" ");
     }
 
     /** An answer's content and the newline after it. */
@@ -272,15 +325,16 @@ public final class Mirror {
         }
     }
 
-    private String utf8(byte[] content, String file, String sha) throws CheckoutException {
+    /** The text, or empty when it is not UTF-8. */
+    private static Optional<String> utf8(byte[] content) {
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return Optional.of(StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(content))
-                    .toString();
+                    .toString());
         } catch (CharacterCodingException e) {
-            throw new CheckoutException(file + " in " + repo() + " at " + sha + " is not UTF-8 text");
+            return Optional.empty();
         }
     }
 

@@ -97,6 +97,23 @@ class MirrorContentTest {
     }
 
     @Test
+    void textsNamesEachFileItWillNotReadAndReadsTheOthers() throws Exception {
+        source.writeBytes(".knotless/workflows/latin1.yaml", new byte[] {'a', ':', ' ', (byte) 0xe9, '\n'});
+        source.write(".knotless/workflows/huge.yaml", "#".repeat(Mirror.MAX_FILE_BYTES + 1));
+        String next = source.commit("bad files beside good ones");
+        Mirror synced = new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString());
+
+        FileTexts read = synced.texts(next, ".knotless/workflows");
+        assertThat(read.texts()).containsOnlyKeys(".knotless/workflows/README.md", ".knotless/workflows/ci.yaml",
+                ".knotless/workflows/lint.yml");
+        assertThat(read.refused()).containsExactly(
+                Map.entry(".knotless/workflows/huge.yaml", "is " + (Mirror.MAX_FILE_BYTES + 1)
+                        + " bytes; files read from .knotless/workflows are limited to " + Mirror.MAX_FILE_BYTES + " bytes"),
+                Map.entry(".knotless/workflows/latin1.yaml", "is not UTF-8 text"));
+        assertThat(synced.texts(next, ".knotless/workflows")).as("read again, not from the cache").isEqualTo(read);
+    }
+
+    @Test
     void filesAndTreeOfAnUnknownCommitAreClearErrors() {
         String unknown = "1234567890123456789012345678901234567890";
         assertThatThrownBy(() -> mirror.files(unknown, ".knotless/workflows"))

@@ -56,4 +56,24 @@ public record Resources(long milliCpu, long memoryBytes) {
                     "not a memory quantity: '" + text + "' (use 512Mi, 2Gi, 1G or bytes)");
         }
     }
+
+    /** A CPU quantity as a user would write it back: {@code 2}, {@code 0.5}, {@code 250m}. */
+    public static String cpuText(long milliCpu) {
+        if (milliCpu % 1000 == 0) {
+            return String.valueOf(milliCpu / 1000);
+        }
+        return milliCpu % 100 == 0 ? (milliCpu / 1000) + "." + (milliCpu % 1000) / 100 : milliCpu + "m";
+    }
+
+    /** A memory quantity in the largest binary unit that holds it exactly: {@code 8Gi}, {@code 1536Mi}, bytes. */
+    public static String memoryText(long bytes) {
+        String[] units = {"Ti", "Gi", "Mi", "Ki"};
+        for (int i = 0; i < units.length; i++) {
+            long unit = 1L << (10 * (units.length - i));
+            if (bytes >= unit && bytes % unit == 0) {
+                return bytes / unit + units[i];
+            }
+        }
+        return String.valueOf(bytes);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.knotless.cli;
 
 import dev.knotless.checkout.Commit;
+import dev.knotless.checkout.FileTexts;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Check;
@@ -100,7 +101,8 @@ final class ExecCommand implements Callable<Integer> {
         Commit commit = mirror.resolve(rev);
         Commit head = mirror.resolve();
         String defaultRef = head.isRef() ? head.ref() : commit.ref();
-        WorkflowSet parsed = WorkflowParser.parseAll(mirror.files(commit.sha(), WorkflowParser.DIRECTORY));
+        FileTexts files = mirror.texts(commit.sha(), WorkflowParser.DIRECTORY);
+        WorkflowSet parsed = WorkflowParser.parseAll(files.texts(), files.refused());
         if (parsed.hasErrors()) {
             for (WorkflowException e : parsed.errors()) {
                 err.println("knotless-run: " + e.getMessage());

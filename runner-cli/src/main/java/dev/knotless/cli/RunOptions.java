@@ -3,6 +3,7 @@ package dev.knotless.cli;
 import dev.knotless.executor.Resources;
 import dev.knotless.runner.run.RunLimits;
 import java.time.Duration;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
 /** How each run is bounded and what it runs in when a workflow says nothing: shared by exec and daemon. */
@@ -24,10 +25,15 @@ final class RunOptions {
             description = "Total size of stored cache layers; least recently used go first (default: ${DEFAULT-VALUE}).")
     String cacheBudget;
 
+    @ArgGroup(exclusive = false, heading = "%nCeilings, on every executor:%n")
+    CeilingOptions ceilings = new CeilingOptions();
+
+    /** @throws IllegalArgumentException naming the flag whose value cannot be used */
     RunLimits limits() {
         return RunLimits.DEFAULT
                 .withCheckoutBytes(Resources.parseMemory(checkoutLimit))
-                .withKillGrace(killGrace);
+                .withKillGrace(killGrace)
+                .withCeilings(ceilings.defaultTimeout, ceilings.ceilings());
     }
 
     long cacheBudgetBytes() {

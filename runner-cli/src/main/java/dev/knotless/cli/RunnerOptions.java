@@ -66,7 +66,7 @@ final class RunnerOptions {
         @Nullable String memoryRequest;
 
         @Option(names = "--cpu-limit", paramLabel = "CPU",
-                description = "CPU limit of every run pod (default: none; a workflow's resources are only requests).")
+                description = "CPU limit of every run pod (default: none for trusted runs; an untrusted run is limited to its CPU).")
         @Nullable String cpuLimit;
 
         @Option(names = "--memory-limit", paramLabel = "SIZE",

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the executor, which image has {@code /bin/sh}, and what it still holds for a runner.
  *
  * <p>The scenarios live by subject in {@link TransferContract}, {@link StepContract}, {@link
- * StopContract} and {@link IsolationContract}; this class runs them all. They reach the executor
+ * StopContract}, {@link IsolationContract} and {@link LimitsContract}; this class runs them all. They reach the executor
  * exactly as the runner does, through {@link Guarded#executor}.
  *
  * <p>Each test runs under a fresh random runner id, so tests never touch each other's (or anyone
@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * applets.
  */
 public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract,
-        HostileOutputContract {
+        HostileOutputContract, LimitsContract {
 
     private ContractRun run;
 

@@ -69,6 +69,7 @@ final class ContainerConfig {
         }
         if (spec.resources().memoryBytes() > 0) {
             host.put("Memory", spec.resources().memoryBytes());
+            host.put("MemorySwap", spec.resources().memoryBytes()); // no swap on top: the limit is the run's memory
         }
         return config;
     }

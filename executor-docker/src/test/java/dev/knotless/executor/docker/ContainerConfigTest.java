@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.executor.Hardening;
+import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunSpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -40,5 +41,16 @@ class ContainerConfigTest {
         assertThat(host.path("PidsLimit").asLong()).isEqualTo(64);
         assertThat(host.path("ReadonlyPaths").toString()).isEqualTo("[\"/proc/sys\",\"/work/ro\"]");
         assertThat(config.path("User").asText()).isEqualTo("1000:100");
+    }
+
+    @Test
+    void theRunsResourcesAreHardLimitsWithNoSwapOnTop() {
+        RunSpec spec = RunSpec.builder("runner", "run", "image").resources(new Resources(1_500, 256L << 20)).build();
+        JsonNode host = ContainerConfig.of(spec, json).path("HostConfig");
+        assertThat(host.path("NanoCpus").asLong()).isEqualTo(1_500_000_000L);
+        assertThat(host.path("Memory").asLong()).isEqualTo(256L << 20);
+        assertThat(host.path("MemorySwap").asLong()).isEqualTo(256L << 20);
+        assertThat(ContainerConfig.of(RunSpec.builder("runner", "run", "image").build(), json).path("HostConfig").has("Memory"))
+                .as("no resources: the engine's default").isFalse();
     }
 }

@@ -173,9 +173,14 @@ final class JobShape {
         String cpu = r.milliCpu() > 0 ? r.milliCpu() + "m" : options.cpuRequest();
         String memory = r.memoryBytes() > 0 ? String.valueOf(r.memoryBytes()) : options.memoryRequest();
         Map<String, Quantity> requests = quantities(cpu, memory);
-        // No CPU limit unless asked: CPU is compressible, and a limit only throttles a run that the
-        // node could serve. Memory is not: its limit keeps an out-of-memory kill inside the run.
-        Map<String, Quantity> limits = quantities(options.cpuLimit(), options.memoryLimit() != null ? options.memoryLimit() : memory);
+        // No CPU limit for a trusted run unless asked: CPU is compressible, and a limit only
+        // throttles a run that the node could serve. An untrusted run is limited to what it asked
+        // (the runner's ceilings always give it CPU and memory): a stranger's pull request does
+        // not get a node's spare cores. Memory is limited always: its limit keeps an out-of-memory
+        // kill inside the run.
+        String cpuLimit = options.cpuLimit() != null || spec.trust() != Trust.UNTRUSTED || r.milliCpu() == 0
+                ? options.cpuLimit() : cpu;
+        Map<String, Quantity> limits = quantities(cpuLimit, options.memoryLimit() != null ? options.memoryLimit() : memory);
         return new ContainerBuilder()
                 .withName(CONTAINER)
                 .withImage(spec.image())

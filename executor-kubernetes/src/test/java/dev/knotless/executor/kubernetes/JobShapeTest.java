@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knotless.executor.Hardening;
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.Trust;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
@@ -47,6 +48,20 @@ class JobShapeTest {
         ResourceRequirements set = container(spec, limited).getResources();
         assertThat(set.getRequests()).isEqualTo(plain.getRequests());
         assertThat(set.getLimits()).isEqualTo(Map.of("cpu", new Quantity("3"), "memory", new Quantity("1Gi")));
+    }
+
+    @Test
+    void anUntrustedRunIsLimitedToTheCpuAndMemoryItAsked() {
+        RunSpec spec = RunSpec.builder("runner", "run", "image").trust(Trust.UNTRUSTED)
+                .resources(new Resources(500, 256L << 20)).build();
+        ResourceRequirements r = container(spec, KubernetesOptions.defaults()).getResources();
+        assertThat(r.getLimits()).isEqualTo(Map.of("cpu", new Quantity("500m"), "memory", new Quantity(String.valueOf(256L << 20))));
+        assertThat(r.getRequests()).isEqualTo(r.getLimits());
+
+        KubernetesOptions limited = new KubernetesOptions(null, null, null, null, Map.of(), null, null, null, "3", "1Gi");
+        assertThat(container(spec, limited).getResources().getLimits())
+                .as("the operator's --cpu-limit and --memory-limit still say what every pod's limit is")
+                .isEqualTo(Map.of("cpu", new Quantity("3"), "memory", new Quantity("1Gi")));
     }
 
     @Test

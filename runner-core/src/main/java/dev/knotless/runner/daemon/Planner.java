@@ -1,5 +1,6 @@
 package dev.knotless.runner.daemon;
 
+import dev.knotless.checkout.FileTexts;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
 import dev.knotless.checkout.Mirror;
@@ -82,7 +83,8 @@ public final class Planner {
         long started = System.nanoTime();
         Mirror mirror = mirrors.mirrorFor(repo.cloneUrl(), trigger.event() == Event.PULL ? List.of(trigger.ref()) : List.of());
         long fetched = System.nanoTime();
-        WorkflowSet set = WorkflowParser.parseAll(mirror.files(trigger.commit(), WorkflowParser.DIRECTORY));
+        FileTexts files = mirror.texts(trigger.commit(), WorkflowParser.DIRECTORY);
+        WorkflowSet set = WorkflowParser.parseAll(files.texts(), files.refused());
         LOG.debug("planned repo={} commit={} syncMs={} workflowsMs={}", repo.name(), trigger.commit(),
                 (fetched - started) / 1_000_000, (System.nanoTime() - fetched) / 1_000_000);
         List<QueuedRun> runs = new ArrayList<>();

@@ -2,6 +2,7 @@ package dev.knotless.runner.daemon;
 
 import static dev.knotless.runner.daemon.DaemonWords.shortSha;
 
+import dev.knotless.checkout.FileTexts;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckSubject;
 import dev.knotless.checks.ExecutorName;
@@ -55,7 +56,8 @@ final class RunRequests {
             return new Prepared.Refused("repository " + record.repo() + " is no longer recorded", null);
         }
         Mirror mirror = mirrors.mirrorHolding(repo.cloneUrl(), record.commit());
-        WorkflowSet set = WorkflowParser.parseAll(mirror.files(record.commit(), WorkflowParser.DIRECTORY));
+        FileTexts files = mirror.texts(record.commit(), WorkflowParser.DIRECTORY);
+        WorkflowSet set = WorkflowParser.parseAll(files.texts(), files.refused());
         for (WorkflowException broken : set.errors()) {
             if (broken.file().equals(record.workflow())) {
                 return new Prepared.Refused(broken.getMessage(), mirror.repo());

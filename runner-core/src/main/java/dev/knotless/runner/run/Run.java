@@ -90,7 +90,8 @@ public final class Run {
      * request}, if the executor still has it and can go on in it ({@link Executor#resumption}). It
      * is asked for with the spec a start would give, the run's first deadline included.
      */
-    public Optional<ResumedSession> environmentOf(RunRequest request, Instant startedAt) {
+    public Optional<ResumedSession> environmentOf(RunRequest asked, Instant startedAt) {
+        RunRequest request = CeilingFit.of(asked, limits).request();
         RunDeadline deadline = RunDeadline.of(request, limits, startedAt, clock);
         return executor.resumption().flatMap(r -> r.resume(StartEnvironment.spec(request, limits, deadline.left())));
     }
@@ -106,8 +107,10 @@ public final class Run {
         return go(request, startedAt, progress, session, cancellation);
     }
 
-    private Check go(RunRequest request, Instant started, RunProgress resumed, ResumedSession session,
+    private Check go(RunRequest asked, Instant started, RunProgress resumed, ResumedSession session,
             Cancellation cancellation) {
+        CeilingFit fit = CeilingFit.of(asked, limits);
+        RunRequest request = fit.request();
         List<Grants.Granted> grants = grant(request);
         RunMasking masking = new RunMasking(Masker.of(grants.stream().flatMap(g -> g.values().stream()).toList()));
         // from here on the run's sinks are reached only through the masking
@@ -128,7 +131,9 @@ public final class Run {
             state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock,
                     environment(request), grants, shown, cancellation, masking.journal(journal), masking);
             List<Phase> phases = phases();
-            if (resumed != null) {
+            if (resumed == null) {
+                fit.notices().forEach(log::notice); // a resumed log has them already
+            } else {
                 state.resumeFrom(resumed, session);
                 phases = resumedPhases();
             }

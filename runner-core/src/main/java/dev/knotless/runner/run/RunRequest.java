@@ -45,6 +45,12 @@ public record RunRequest(
         variables = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(variables));
     }
 
+    /** The same request with {@code value} as its workflow. */
+    public RunRequest withWorkflow(Workflow value) {
+        return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, value, checkout, variables,
+                defaultImage, keep);
+    }
+
     public String image() {
         return workflow.image() != null ? workflow.image() : defaultImage;
     }

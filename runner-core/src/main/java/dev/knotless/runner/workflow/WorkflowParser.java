@@ -57,22 +57,40 @@ public final class WorkflowParser {
      * the one in error.
      */
     public static WorkflowSet parseAll(Map<String, String> files) {
-        return parseAll(files, MAX_NODES_IN_ALL);
+        return parseAll(files, Map.of(), MAX_NODES_IN_ALL);
+    }
+
+    /**
+     * As {@link #parseAll(Map)}, with the files that were not read ({@code refused}: path to why,
+     * such as a file over the mirror's size cap): each is an error of its own workflow file at its
+     * first line, and the others are parsed as usual.
+     */
+    public static WorkflowSet parseAll(Map<String, String> files, Map<String, String> refused) {
+        return parseAll(files, refused, MAX_NODES_IN_ALL);
     }
 
     /** As {@link #parseAll(Map)}, with at most {@code maxNodesInAll} nodes built over all the files. */
     static WorkflowSet parseAll(Map<String, String> files, long maxNodesInAll) {
+        return parseAll(files, Map.of(), maxNodesInAll);
+    }
+
+    private static WorkflowSet parseAll(Map<String, String> files, Map<String, String> refused, long maxNodesInAll) {
         List<Workflow> workflows = new ArrayList<>();
         List<WorkflowException> errors = new ArrayList<>();
         Map<String, String> fileByName = new HashMap<>();
         long left = maxNodesInAll;
-        for (Map.Entry<String, String> entry : new TreeMap<>(files).entrySet()) {
+        Map<String, String> all = new TreeMap<>(files);
+        refused.keySet().forEach(file -> all.putIfAbsent(file, ""));
+        for (Map.Entry<String, String> entry : all.entrySet()) {
             String file = entry.getKey();
             if (!isWorkflowFile(file)) {
                 continue;
             }
             Reader reader = new Reader(file);
             try {
+                if (refused.containsKey(file)) {
+                    throw new WorkflowException(file, 1, 1, null, "the file " + refused.get(file) + "; it is not read");
+                }
                 if (left <= 0) {
                     throw new WorkflowException(file, 1, 1, null, "the commit's workflow files build more than "
                             + maxNodesInAll + " YAML nodes in all before this one, which is not read");

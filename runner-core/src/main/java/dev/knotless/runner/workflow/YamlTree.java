@@ -1,12 +1,5 @@
 package dev.knotless.runner.workflow;
 
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,15 +8,30 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.events.AliasEvent;
+import org.yaml.snakeyaml.events.Event;
+import org.yaml.snakeyaml.events.MappingStartEvent;
+import org.yaml.snakeyaml.events.NodeEvent;
+import org.yaml.snakeyaml.events.ScalarEvent;
+import org.yaml.snakeyaml.events.SequenceStartEvent;
+import org.yaml.snakeyaml.nodes.NodeId;
+import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.parser.Parser;
+import org.yaml.snakeyaml.parser.ParserImpl;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
  * One YAML document read into a tree whose every node and key knows the line and column it was
  * written at, so that a schema error can point at it.
  *
- * <p>Read by walking Jackson's YAML token stream (Jackson's own {@code JsonNode} keeps no
- * locations). Beyond what the token stream gives: duplicate keys are errors, anchors and aliases
+ * <p>Read from SnakeYAML's parser events (the parser under Jackson's YAML module), which carry
+ * every node's position and anchor; Jackson's token stream reports no anchor on a scalar, and its
+ * {@code JsonNode} keeps no locations. Beyond what the events give: duplicate keys are errors, anchors and aliases
  * are resolved (an alias node reports the alias's position; what it copies keeps the anchor's),
  * the merge key {@code <<} merges a map or a list of maps under the explicit keys, and a file must
  * hold exactly one document. Stateless; {@link #read} is safe to call from any thread.
@@ -41,8 +49,6 @@ final class YamlTree {
     static final long MAX_NODES = 100_000;
     /** How the problem of a file over its node budget starts. */
     static final String OVER_BUDGET = "the file builds more than ";
-
-    private static final YAMLFactory FACTORY = new YAMLFactory();
 
     private YamlTree() {}
 
@@ -124,35 +130,76 @@ final class YamlTree {
 
     /** As {@link #read(String, String)}, with at most {@code maxNodes} nodes built. */
     static Read read(String file, String text, long maxNodes) throws WorkflowException {
-        try (JsonParser parser = FACTORY.createParser(text)) {
-            Builder builder = new Builder(file, (YAMLParser) parser, maxNodes);
-            JsonToken first = parser.nextToken();
-            if (first == null || first == JsonToken.VALUE_NULL) {
-                Position at = first == null ? Position.START : position(parser.currentTokenLocation());
-                throw new WorkflowException(file, at.line(), at.column(), null,
-                        "the file is empty; a workflow needs at least 'steps'");
+        try {
+            Parser parser = new ParserImpl(new StreamReader(text), new LoaderOptions());
+            Builder builder = new Builder(file, parser, maxNodes);
+            parser.getEvent(); // the stream's start
+            if (parser.checkEvent(Event.ID.StreamEnd)) {
+                throw new WorkflowException(file, 1, 1, null, EMPTY);
+            }
+            parser.getEvent(); // the document's start
+            Event first = parser.peekEvent();
+            if (first instanceof ScalarEvent scalar && kindOf(scalar) == Kind.NULL) {
+                Position at = position(first.getStartMark());
+                throw new WorkflowException(file, at.line(), at.column(), null, EMPTY);
             }
             Node root = builder.value("", 0);
-            if (parser.nextToken() != null) {
-                Position at = position(parser.currentTokenLocation());
+            parser.getEvent(); // the document's end
+            if (parser.checkEvent(Event.ID.DocumentStart)) {
+                Event second = parser.getEvent();
+                Event next = parser.peekEvent();
+                Position at = position(next instanceof NodeEvent ? next.getStartMark() : second.getStartMark());
                 throw new WorkflowException(file, at.line(), at.column(), null,
                         "a second YAML document; a workflow file holds one ('---' starts another)");
             }
             return new Read(root, builder.built);
-        } catch (JacksonException e) {
-            throw syntaxError(file, e);
-        } catch (IOException e) {
-            // A String source does no I/O; anything here is the parser's complaint about the text.
-            throw new WorkflowException(file, 1, 1, null, "YAML: " + firstLine(e.getMessage()));
         } catch (RuntimeException e) {
-            // SnakeYAML's own unchecked exceptions (limits, bad characters) not wrapped by Jackson.
+            // SnakeYAML's exceptions (syntax, limits, bad characters) are all unchecked.
             throw syntaxError(file, e);
         }
     }
 
+    private static final String EMPTY = "the file is empty; a workflow needs at least 'steps'";
+
+    /**
+     * What a scalar is, as Jackson's YAML module decides it (so kinds stay what they were): a
+     * plain scalar by YAML 1.1's implicit types, except that only {@code true} and {@code false}
+     * are booleans; a quoted one is a string; an explicit {@code !!int}, {@code !!float},
+     * {@code !!bool}, {@code !!null} is that, {@code !!binary} is {@link Kind#OTHER}, any other tag a string.
+     */
+    static Kind kindOf(ScalarEvent scalar) {
+        String value = scalar.getValue();
+        String tag = scalar.getTag();
+        if (tag == null || tag.equals("!")) {
+            Tag implicit = RESOLVER.resolve(NodeId.scalar, value, scalar.getImplicit().canOmitTagInPlainScalar());
+            if (implicit.equals(Tag.INT) || implicit.equals(Tag.FLOAT)) {
+                return Kind.NUMBER;
+            }
+            if (implicit.equals(Tag.BOOL)) {
+                return BOOLEAN.matcher(value).matches() ? Kind.BOOLEAN : Kind.STRING;
+            }
+            return implicit.equals(Tag.NULL) ? Kind.NULL : Kind.STRING;
+        }
+        String name = tag.startsWith(Tag.PREFIX) ? tag.substring(Tag.PREFIX.length()).split(",", 2)[0] : tag;
+        return switch (name) {
+            case "binary" -> Kind.OTHER;
+            case "bool" -> BOOLEAN.matcher(value).matches() ? Kind.BOOLEAN : Kind.STRING;
+            case "int", "float" -> Kind.NUMBER;
+            case "null" -> Kind.NULL;
+            default -> Kind.STRING;
+        };
+    }
+
+    private static final Resolver RESOLVER = new Resolver();
+    private static final Pattern BOOLEAN = Pattern.compile("true|True|TRUE|false|False|FALSE");
+
+    /**
+     * Builds nodes from SnakeYAML's parser events, read directly: they carry every node's anchor,
+     * a scalar's included (Jackson's token stream reports anchors only on maps and lists).
+     */
     private static final class Builder {
         private final String file;
-        private final YAMLParser parser;
+        private final Parser parser;
         private final Map<String, Node> anchors = new HashMap<>();
         /** Each anchored node's weight: the nodes an alias to it stands for. */
         private final Map<Node, Long> weights = new IdentityHashMap<>();
@@ -161,7 +208,7 @@ final class YamlTree {
         /** While a merge key's value is read: its aliases are charged by the entries the merge copies. */
         private boolean merging;
 
-        Builder(String file, YAMLParser parser, long maxNodes) {
+        Builder(String file, Parser parser, long maxNodes) {
             this.file = file;
             this.parser = parser;
             this.maxNodes = maxNodes;
@@ -176,16 +223,16 @@ final class YamlTree {
             }
         }
 
-        /** Reads the value whose first token is current. */
-        Node value(String path, int depth) throws IOException, WorkflowException {
-            Position at = position(parser.currentTokenLocation());
+        /** Reads the value whose event comes next. */
+        Node value(String path, int depth) throws WorkflowException {
+            Event event = parser.getEvent();
+            Position at = position(event.getStartMark());
             if (depth > MAX_DEPTH) {
                 throw new WorkflowException(file, at.line(), at.column(), path,
                         "nested deeper than " + MAX_DEPTH + " levels");
             }
-            JsonToken token = parser.currentToken();
-            if (parser.isCurrentAlias()) {
-                String name = parser.getText();
+            if (event instanceof AliasEvent alias) {
+                String name = alias.getAnchor();
                 Node target = anchors.get(name);
                 if (target == null) {
                     throw new WorkflowException(file, at.line(), at.column(), path,
@@ -194,18 +241,15 @@ final class YamlTree {
                 spend(merging ? 1 : weights.getOrDefault(target, 1L), at, path);
                 return target.movedTo(at);
             }
-            String anchor = parser.getObjectId();
             long before = built;
             spend(1, at, path);
-            Node node = switch (token) {
-                case START_OBJECT -> map(path, at, depth);
-                case START_ARRAY -> list(path, at, depth);
-                case VALUE_STRING -> new Scalar(Kind.STRING, parser.getText(), at);
-                case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> new Scalar(Kind.NUMBER, parser.getText(), at);
-                case VALUE_TRUE, VALUE_FALSE -> new Scalar(Kind.BOOLEAN, parser.getText(), at);
-                case VALUE_NULL -> new Scalar(Kind.NULL, parser.getText(), at);
-                default -> new Scalar(Kind.OTHER, parser.getText(), at);
+            Node node = switch (event) {
+                case MappingStartEvent m -> map(path, at, depth);
+                case SequenceStartEvent l -> list(path, at, depth);
+                case ScalarEvent scalar -> new Scalar(kindOf(scalar), scalar.getValue(), at);
+                default -> throw new IllegalStateException("YAML parser gave " + event + " where a value belongs");
             };
+            String anchor = ((NodeEvent) event).getAnchor();
             if (anchor != null) {
                 anchors.put(anchor, node);
                 weights.put(node, built - before);
@@ -213,18 +257,18 @@ final class YamlTree {
             return node;
         }
 
-        private MapNode map(String path, Position at, int depth) throws IOException, WorkflowException {
+        private MapNode map(String path, Position at, int depth) throws WorkflowException {
             Map<String, Entry> entries = new LinkedHashMap<>();
             Set<String> explicit = new HashSet<>();
-            JsonToken token;
-            while ((token = parser.nextToken()) != JsonToken.END_OBJECT) {
-                if (token != JsonToken.FIELD_NAME) {
-                    throw new IllegalStateException("YAML parser gave " + token + " where a key belongs");
+            while (!parser.checkEvent(Event.ID.MappingEnd)) {
+                Event keyEvent = parser.getEvent();
+                Position keyAt = position(keyEvent.getStartMark());
+                if (!(keyEvent instanceof ScalarEvent keyScalar)) {
+                    throw new WorkflowException(file, keyAt.line(), keyAt.column(), null,
+                            "YAML syntax: a key must be a plain value, not a list, a map or an alias");
                 }
-                String key = parser.currentName();
-                Position keyAt = position(parser.currentTokenLocation());
+                String key = keyScalar.getValue();
                 String childPath = child(path, key);
-                parser.nextToken();
                 boolean mergeKey = key.equals("<<");
                 boolean outer = merging;
                 merging = mergeKey;
@@ -245,6 +289,7 @@ final class YamlTree {
                 entries.remove(key); // an explicit key overrides a merged one
                 entries.put(key, new Entry(key, keyAt, value));
             }
+            parser.getEvent();
             return new MapNode(entries, at);
         }
 
@@ -262,11 +307,12 @@ final class YamlTree {
             }
         }
 
-        private ListNode list(String path, Position at, int depth) throws IOException, WorkflowException {
+        private ListNode list(String path, Position at, int depth) throws WorkflowException {
             List<Node> items = new ArrayList<>();
-            while (parser.nextToken() != JsonToken.END_ARRAY) {
+            while (!parser.checkEvent(Event.ID.SequenceEnd)) {
                 items.add(value(path + "[" + items.size() + "]", depth + 1));
             }
+            parser.getEvent();
             return new ListNode(items, at);
         }
     }
@@ -275,11 +321,8 @@ final class YamlTree {
         return path.isEmpty() ? key : path + "." + key;
     }
 
-    static Position position(JsonLocation location) {
-        if (location == null || location.getLineNr() < 1) {
-            return Position.START;
-        }
-        return new Position(location.getLineNr(), Math.max(1, location.getColumnNr()));
+    static Position position(Mark mark) {
+        return mark == null ? Position.START : new Position(mark.getLine() + 1, mark.getColumn() + 1);
     }
 
     private static WorkflowException syntaxError(String file, Exception e) {
@@ -296,16 +339,7 @@ final class YamlTree {
                 return new WorkflowException(file, mark.getLine() + 1, mark.getColumn() + 1, null, problem.toString());
             }
         }
-        Position at = Position.START;
-        String message = e.getMessage();
-        if (e instanceof JacksonException jackson) {
-            at = position(jackson.getLocation());
-            message = jackson.getOriginalMessage();
-        }
-        if (message != null && message.startsWith("Expected a field name")) {
-            message = "a key must be a plain value, not a list or a map";
-        }
-        return new WorkflowException(file, at.line(), at.column(), null, "YAML syntax: " + firstLine(message));
+        return new WorkflowException(file, 1, 1, null, "YAML syntax: " + firstLine(e.getMessage()));
     }
 
     private static String firstLine(String message) {

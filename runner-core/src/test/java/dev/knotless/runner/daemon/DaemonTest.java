@@ -3,6 +3,7 @@ package dev.knotless.runner.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.cache.CacheStore;
+import dev.knotless.checkout.Mirror;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.checks.Event;
@@ -159,6 +160,24 @@ class DaemonTest {
         assertThat(runs()).hasSize(2);
         assertThat(lines).anyMatch(l -> l.contains("acme/app push refs/heads/main@" + sha.substring(0, 12) + ": 2 run(s)"));
         assertThat(lines).anyMatch(l -> l.contains(ci.id() + " started"));
+    }
+
+    @Test
+    void aWorkflowFileOverTheMirrorsSizeCapIsAnErrorNamingItAndTheOtherWorkflowsStillRun() throws Exception {
+        daemon = daemon();
+        daemon.start();
+        await("the first poll took the baseline", this::baselined);
+        source.workflow("huge.yaml", "#".repeat(Mirror.MAX_FILE_BYTES) + "\nsteps: [{run: 'true'}]\n");
+        String sha = source.commit();
+        await("both runs are final", () -> runs().size() == 2 && runs().stream().allMatch(r -> r.status().isFinal()));
+
+        RunRecord ci = runs().stream().filter(r -> r.workflow().equals("ci")).findFirst().orElseThrow();
+        assertThat(ci.reason()).as("ci reached the executor").contains("no environments here");
+        RunRecord huge = runs().stream().filter(r -> r.workflow().endsWith("huge.yaml")).findFirst().orElseThrow();
+        assertThat(huge.status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(huge.commit()).isEqualTo(sha);
+        assertThat(huge.reason()).isEqualTo(".knotless/workflows/huge.yaml:1:1: the file is " + (Mirror.MAX_FILE_BYTES + 24)
+                + " bytes; files read from .knotless/workflows are limited to " + Mirror.MAX_FILE_BYTES + " bytes; it is not read");
     }
 
     @Test

@@ -60,6 +60,14 @@ class WorkflowBombTest {
     }
 
     @Test
+    void aliasesOfAScalarCountAsTheCopiesTheyMake() {
+        String yaml = "x: [&s a" + ", *s".repeat(100_001) + "]\n" + STEPS;
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parse(FILE, yaml));
+        assertThat(e).isNotNull();
+        assertThat(e.problem()).startsWith("the file builds more than 100000 YAML nodes");
+    }
+
+    @Test
     void aBombFailsOnlyItsOwnFileAndTheCommitsOtherWorkflowsRun() {
         Map<String, String> files = new TreeMap<>();
         files.put(FILE, aliasLadder());

@@ -2,6 +2,7 @@ package dev.knotless.runner.workflow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Resources;
@@ -228,6 +229,45 @@ class WorkflowParserTest {
         assertThat(workflow.variables()).containsExactly(Map.entry("A", "one"), Map.entry("B", "two"));
         assertThat(workflow.steps().get(1)).isEqualTo(new Step("build again", "make", Duration.ofMinutes(5), List.of()));
         assertThat(workflow.steps().get(3).secrets()).containsExactly("TOKEN");
+    }
+
+    @Test
+    void scalarAnchorsAndAliasesAreResolvedAsTheReferenceSays() throws Exception {
+        Workflow workflow = parse("""
+                timeout: &long 30m
+                variables:
+                  IMAGE: &image "debian:bookworm"
+                  AGAIN: *image
+                  NUMBER: &n 42
+                  COPY: *n
+                steps:
+                  - name: &name build
+                    run: &r make all
+                    timeout: *long
+                    secrets: [&token TOKEN]
+                  - name: again
+                    run: *r
+                    secrets: [*token]
+                """);
+        assertThat(workflow.timeout()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(workflow.variables()).containsEntry("AGAIN", "debian:bookworm").containsEntry("COPY", "42");
+        assertThat(workflow.steps()).extracting(Step::run).containsExactly("make all", "make all");
+        assertThat(workflow.steps().get(0).timeout()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(workflow.steps()).extracting(Step::secrets).containsExactly(List.of("TOKEN"), List.of("TOKEN"));
+    }
+
+    @Test
+    void anAliasToAScalarIsReportedWhereTheAliasIsWritten() {
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> parse("""
+                name: &word hello
+                steps:
+                  - run: a
+                    timeout: *word
+                """));
+        assertThat(e).isNotNull();
+        assertThat(e.line()).isEqualTo(4);
+        assertThat(e.column()).isEqualTo(14);
+        assertThat(e.field()).isEqualTo("steps[0].timeout");
     }
 
     @Test
