@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the executor, which image has {@code /bin/sh}, and what it still holds for a runner.
  *
  * <p>The scenarios live by subject in {@link TransferContract}, {@link StepContract}, {@link
- * StopContract} and {@link IsolationContract}; this class runs them all. They reach the executor
- * exactly as the runner does, through {@link Guarded#executor}.
+ * StopContract}, {@link IsolationContract} and {@link ProcessSetContract}; this class runs them
+ * all. They reach the executor exactly as the runner does, through {@link Guarded#executor}.
  *
  * <p>Each test runs under a fresh random runner id, so tests never touch each other's (or anyone
  * else's) runs, and after each test nothing labelled with that runner may remain: sessions the
@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Steps run under the image's {@code /bin/sh}; the scripts use only POSIX sh and BusyBox
  * applets.
  */
-public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract {
+public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract,
+        ProcessSetContract {
 
     private ContractRun run;
 

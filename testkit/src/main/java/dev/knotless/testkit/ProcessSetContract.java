@@ -1,0 +1,61 @@
+package dev.knotless.testkit;
+
+import static dev.knotless.testkit.ContractSupport.processes;
+import static dev.knotless.testkit.ContractSupport.randomHex;
+import static dev.knotless.testkit.ContractSupport.sh;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.executor.Session;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StepProcesses;
+import dev.knotless.executor.StopSignal;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract's process sets: what a step with secrets started is gone before the next step,
+ * however it tries to stay ({@link StepProcesses}, which the runner uses for every such step), and
+ * what was there before it stays.
+ * Part of {@link ExecutorContract}, which every executor's integration test extends.
+ */
+public interface ProcessSetContract {
+
+    /** The test's runner, executor and sessions. */
+    ContractRun contract();
+
+    /** The step with the secret: a respawner, a double-forked daemon, one hiding the value under another name. */
+    String HOLDERS = String.join("\n",
+            "sh -c 'while :; do sh -c \"sleep 31\" & sleep 0.002; done' >/dev/null 2>&1 &",
+            "( sh -c 'sleep 32 >/dev/null 2>&1 &' & )",
+            "sh -c 'export HIDDEN=$(printf %s \"$SECRET\" | tr a-z n-za-m); unset SECRET; exec sleep 33' >/dev/null 2>&1 &",
+            "sleep 1");
+
+    @Test
+    default void whatAStepWithSecretsStartedIsGoneBeforeTheNextStepHoweverItForks() throws Exception {
+        Session s = contract().open();
+        assertThat(s.run(sh("service", "sleep 300 >/dev/null 2>&1 &"), new RecordingOutput(), StopSignal.none()))
+                .isEqualTo(new StepOutcome.Exited(0));
+        String prefix = "holder-";
+        String secret = prefix + randomHex(8);
+        StepProcesses before = StepProcesses.before(s, StopSignal.none());
+        StepPayload withSecret = new StepPayload("holders", List.of("/bin/sh", "-c", HOLDERS), Map.of("SECRET", secret));
+        assertThat(s.run(withSecret, new RecordingOutput(), StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+
+        StepProcesses.Stopping stopping = before.stopNew(s, StopSignal.none(), Duration.ofSeconds(20));
+
+        assertThat(stopping).isInstanceOfSatisfying(StepProcesses.Stopping.Cleared.class,
+                cleared -> assertThat(cleared.killed()).hasSizeGreaterThanOrEqualTo(3));
+        RecordingOutput next = new RecordingOutput();
+        // granted nothing: the value is put together in an unexported variable, so no environ has it but a holder's
+        StepPayload reader = new StepPayload("reader", List.of("/bin/sh", "-c",
+                "sleep 0.5; v=$1$2; for f in /proc/[0-9]*/environ; do "
+                        + "tr '\\0' '\\n' < \"$f\" 2>/dev/null | grep -qF -- \"$v\" && echo \"$f\"; done; true", "sh", prefix,
+                secret.substring(prefix.length())), Map.of());
+        assertThat(s.run(reader, next, StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+        assertThat(next.stdout()).as("processes holding the secret in the next step").isEmpty();
+        assertThat(processes(s)).doesNotContain("sleep 31", "sleep 32", "sleep 33").contains("sleep 300");
+    }
+}
