@@ -50,6 +50,14 @@ public abstract class ExecutorContract implements TransferContract, StepContract
     /** What the executor still has (containers, Jobs, pods, allocations) labelled with {@code runnerId}. */
     protected abstract List<String> leftovers(String runnerId) throws Exception;
 
+    /**
+     * For an executor that keeps untrusted runs off the network by policy objects: asserts that
+     * they exist, deny both directions and select the untrusted run and not the trusted one.
+     */
+    protected void untrustedPoliciesDeny(RunSpec untrusted, RunSpec trusted) throws Exception {
+        throw new AssertionError(executor().name() + " declares policy enforcement, but its test does not check the policies");
+    }
+
     /** The kill grace the scenarios use. */
     protected Duration killGrace() {
         return Duration.ofSeconds(2);
@@ -58,7 +66,7 @@ public abstract class ExecutorContract implements TransferContract, StepContract
     @BeforeEach
     final void freshRunner() {
         run = new ContractRun(Guarded.executor(executor()), "contract-" + randomHex(6), image(), killGrace(), temp,
-                this::leftovers);
+                this::leftovers, this::untrustedPoliciesDeny);
     }
 
     @AfterEach
