@@ -22,9 +22,10 @@ import java.util.Set;
  *
  * <p>One exec per round: each pass sends STOP to every new process it finds, so nothing it stopped
  * can fork again, and passes repeat until one finds no new running process; then all of them get
- * KILL. A process forking every few milliseconds, a double-forking daemon and one re-executing
- * under a new pid are all caught, because every child born between two passes is found by the
- * next one, and its parent is already stopped. The exec's own ancestors (the executor's shell
+ * KILL. A process forking every few milliseconds, a double-forking daemon and one hopping to a
+ * new pid are all caught, because every child born between two passes is found by the next one:
+ * its parent is either stopped already or ended during the pass, and a pass that saw a new
+ * process end is never the last. The exec's own ancestors (the executor's shell
  * around the step) are spared; PID 1 too.
  */
 public final class StepProcesses {
@@ -58,19 +59,21 @@ public final class StepProcesses {
      * stderr; another round would not do better).
      */
     static final String STOP = String.join("\n",
-            "b=\" $* \" s='' u='' a=' 1 ' p=$$ n=0",
+            "b=\" $* \" s='' t=' ' u='' a=' 1 ' p=$$ n=0",
             "while [ \"$p\" -gt 1 ] && read -r l < \"/proc/$p/stat\"; do a=\"$a$p \"; l=${l##*) }; set -- $l; p=$2; done 2>/dev/null",
             "while :; do",
             "  f=0",
             "  for d in /proc/[0-9]*; do",
             "    p=${d#/proc/}",
-            "    case $a in *\" $p \"*) continue;; esac",
-            "    read -r l < \"$d/stat\" || continue",
+            // ancestors, and pids already stopped (a stopped process keeps its pid): no stat to read
+            "    case $a$t in *\" $p \"*) continue;; esac",
+            // a new process that ended under the pass may have forked one this pass did not list
+            "    read -r l < \"$d/stat\" || { case $b in *\" $p:\"*) ;; *) f=1;; esac; continue; }",
             "    l=${l##*) }; set -- $l",
             "    [ \"$1\" = Z ] && continue",
             "    k=$p:${20}",
             "    case \"$b$s \" in *\" $k \"*) continue;; esac",
-            "    if kill -STOP \"$p\"; then s=\"$s $k\" f=1; elif [ -e \"$d\" ]; then u=\"$u $p\"; fi",
+            "    if kill -STOP \"$p\"; then s=\"$s $k\" t=\"$t$p \" f=1; elif [ -e \"$d\" ]; then u=\"$u $p\"; else f=1; fi",
             "  done 2>/dev/null",
             "  [ $f = 0 ] && break",
             "  n=$((n + 1)); [ $n -lt " + PASSES_PER_ROUND + " ] || break",

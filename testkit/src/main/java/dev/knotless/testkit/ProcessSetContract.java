@@ -26,12 +26,27 @@ public interface ProcessSetContract {
     /** The test's runner, executor and sessions. */
     ContractRun contract();
 
-    /** The step with the secret: a respawner, a double-forked daemon, one hiding the value under another name. */
+    /**
+     * The step with the secret: a respawner, a process hopping to a new pid every 5 ms (each
+     * generation starts the next and exits), a double-forked daemon, one hiding the value under
+     * another name.
+     */
     String HOLDERS = String.join("\n",
             "sh -c 'while :; do sh -c \"sleep 31\" & sleep 0.002; done' >/dev/null 2>&1 &",
+            "export HOP='sleep 0.005; sh -c \"$HOP\" &'; sh -c \"$HOP\" >/dev/null 2>&1 &",
             "( sh -c 'sleep 32 >/dev/null 2>&1 &' & )",
             "sh -c 'export HIDDEN=$(printf %s \"$SECRET\" | tr a-z n-za-m); unset SECRET; exec sleep 33' >/dev/null 2>&1 &",
-            "sleep 1");
+            // long enough for all three to be going, short of the 256-process limit a respawner fills
+            "sleep 0.3");
+
+    /** {@code sh -c READER sh PART PART}: says when any process's environment holds PART PART. */
+    String READER = String.join("\n",
+            "v=$1$2; n=0",
+            "while [ $n -lt 50 ]; do",
+            "  cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -qF -- \"$v\" && { echo \"held, seen in scan $n\"; break; }",
+            "  n=$((n + 1)); sleep 0.01",
+            "done",
+            "true");
 
     @Test
     default void whatAStepWithSecretsStartedIsGoneBeforeTheNextStepHoweverItForks() throws Exception {
@@ -49,10 +64,9 @@ public interface ProcessSetContract {
         assertThat(stopping).isInstanceOfSatisfying(StepProcesses.Stopping.Cleared.class,
                 cleared -> assertThat(cleared.killed()).hasSizeGreaterThanOrEqualTo(3));
         RecordingOutput next = new RecordingOutput();
-        // granted nothing: the value is put together in an unexported variable, so no environ has it but a holder's
-        StepPayload reader = new StepPayload("reader", List.of("/bin/sh", "-c",
-                "sleep 0.5; v=$1$2; for f in /proc/[0-9]*/environ; do "
-                        + "tr '\\0' '\\n' < \"$f\" 2>/dev/null | grep -qF -- \"$v\" && echo \"$f\"; done; true", "sh", prefix,
+        // granted nothing: the value is put together in an unexported variable, so no environ has it but
+        // a holder's; one cat reads them all, 50 times over half a second, so a hopper is caught too
+        StepPayload reader = new StepPayload("reader", List.of("/bin/sh", "-c", READER, "sh", prefix,
                 secret.substring(prefix.length())), Map.of());
         assertThat(s.run(reader, next, StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
         assertThat(next.stdout()).as("processes holding the secret in the next step").isEmpty();
