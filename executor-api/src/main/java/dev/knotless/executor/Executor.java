@@ -24,6 +24,9 @@ public interface Executor extends AutoCloseable {
      */
     Session start(RunSpec spec, StopSignal signal) throws ExecutorException;
 
+    /** What an untrusted run can reach, as this executor enforces it (the same for every untrusted run). */
+    UntrustedNetwork untrustedNetwork();
+
     /** What this executor can do for a restarted runner, if anything: see {@link Resumption}. */
     default Optional<Resumption> resumption() {
         return Optional.empty();

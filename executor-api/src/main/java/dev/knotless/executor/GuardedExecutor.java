@@ -18,6 +18,11 @@ final class GuardedExecutor implements Executor {
     }
 
     @Override
+    public UntrustedNetwork untrustedNetwork() {
+        return executor.untrustedNetwork();
+    }
+
+    @Override
     public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
         ExecutorException.throwIfStopped(signal, "start of run " + spec.runId());
         return new GuardedSession(executor.start(spec, signal));

@@ -12,7 +12,8 @@ import java.util.TreeMap;
  * @param runId unique per run (label {@link Labels#RUN})
  * @param image the OCI image reference
  * @param resources CPU and memory for the run; zero means the executor's default
- * @param trust {@link Trust#UNTRUSTED} runs get no network (docker) or a node of their own
+ * @param trust {@link Trust#UNTRUSTED} runs get no network (as {@link Executor#untrustedNetwork} says) and, on
+ *     node and Kubernetes, a node of their own
  * @param timeout the whole run's deadline, from start to close
  * @param killGrace how long stopped processes get between TERM and KILL
  * @param labels extra labels put on everything created, beside the two of {@link Labels}

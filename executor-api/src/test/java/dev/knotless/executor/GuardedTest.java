@@ -255,6 +255,11 @@ class GuardedTest {
         }
 
         @Override
+        public UntrustedNetwork untrustedNetwork() {
+            return UntrustedNetwork.NO_INTERFACE;
+        }
+
+        @Override
         public Session start(RunSpec spec, StopSignal signal) {
             starts++;
             return session;

@@ -76,6 +76,10 @@ final class RunnerOptions {
         @Option(names = "--pending-timeout", paramLabel = "DURATION", defaultValue = "2m", converter = DurationConverter.class,
                 description = "How long a run pod may stay pending before the check is an error (default: ${DEFAULT-VALUE}).")
         Duration pendingTimeout;
+
+        @Option(names = "--untrusted-dns",
+                description = "Let untrusted run pods send DNS queries (port 53); otherwise their NetworkPolicy denies all egress.")
+        boolean untrustedDns;
     }
 
     @picocli.CommandLine.ArgGroup(exclusive = false, heading = "%nNode executor:%n")

@@ -31,6 +31,14 @@ class KubernetesFlagsTest {
         assertThat(o.pendingTimeout()).isEqualTo(KubernetesOptions.DEFAULT_PENDING_TIMEOUT);
     }
 
+    @Test
+    void untrustedPodsGetDnsOnlyWhenTheOperatorAsks() {
+        for (String command : new String[] {"exec", "daemon"}) {
+            assertThat(options(command, "--untrusted-dns").untrustedDns()).as(command).isTrue();
+            assertThat(options(command).untrustedDns()).as(command).isFalse();
+        }
+    }
+
     private static KubernetesOptions options(String command, String... flags) {
         String[] args = new String[flags.length + (command.equals("exec") ? 2 : 1)];
         args[0] = command;

@@ -24,7 +24,8 @@ import picocli.CommandLine;
  * Secrets on the docker executor, end to end: a push run's step sees its granted secret, a pull
  * run's does not; the value is masked in the live log and the check log (also base64-encoded and
  * split across two writes); it is in no process's argv, no file under the state dir, no file in
- * the run; and a background process the step left is gone before the next step. What the runner
+ * the run; and a background process the step left, even one respawning every 20 ms, is gone
+ * before the next step, which finds the secret in no process's environment. What the runner
  * itself writes (a step named after the value, an output file named after it, a reason quoting it)
  * is masked in the console, the log, the check record and the daemon's API and event stream; at
  * the end of each test {@link SecretScan} finds the value in no form in any of them, nor under
@@ -53,6 +54,15 @@ class SecretsIT {
         }
     }
 
+    /** The value as printf's octal escapes: a script can make it without holding it. */
+    static String octal(String value) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+            out.append('\\').append(String.format("%03o", b & 0xff));
+        }
+        return out.toString();
+    }
+
     TestRepo repo() throws Exception {
         TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", """
                 image: %s
@@ -70,13 +80,25 @@ class SecretsIT {
                         c=$(tr '\\000' ' ' < "$f" 2>/dev/null) || continue
                         case "$c" in *"$TOKEN"*) [ -n "$TOKEN" ] && { echo "LEAK in $f"; exit 9; } ;; esac
                       done
+                      # a respawner, slow enough to stay under the run's 256-process limit: a full limit
+                      # would freeze the set (and starve the hopper), which a one-snapshot kill survives
+                      [ -z "$TOKEN" ] || sh -c 'while :; do sh -c "sleep 30" & sleep 0.02; done' >/dev/null 2>&1 &
+                      # a hopper: each generation starts the next and exits, so its pid is new every 5 ms
+                      export HOP='sleep 0.005; sh -c "$HOP" &'
+                      [ -z "$TOKEN" ] || sh -c "$HOP" >/dev/null 2>&1 &
                       sleep 1000 &
                   - name: after
                     run: |
                       # Only a secret-bearing step's leftovers are stopped; a pull run's step got none.
                       if [ "$KNOTLESS_EVENT" = push ] && ps | grep -v grep | grep -q 'sleep 1000'; then echo "leftover sleep"; exit 7; fi
                       [ -z "$TOKEN" ] || exit 8
-                """.formatted(ExecIT.IMAGE));
+                      # granted nothing, so the value is spelled in octal here: no process may hold it
+                      v=$(printf '%s'); n=0
+                      while [ $n -lt 50 ]; do
+                        cat /proc/[0-9]*/environ 2>/dev/null | tr '\\000' '\\n' | grep -qF -- "$v" && { echo "secret held (scan $n)"; exit 6; }
+                        n=$((n + 1)); sleep 0.01
+                      done
+                """.formatted(ExecIT.IMAGE, octal(VALUE)));
         repo.commit();
         return repo;
     }

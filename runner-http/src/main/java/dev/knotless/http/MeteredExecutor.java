@@ -7,6 +7,7 @@ import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
+import dev.knotless.executor.UntrustedNetwork;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
@@ -30,6 +31,11 @@ final class MeteredExecutor implements Executor {
     @Override
     public String name() {
         return executor.name();
+    }
+
+    @Override
+    public UntrustedNetwork untrustedNetwork() {
+        return executor.untrustedNetwork();
     }
 
     @Override

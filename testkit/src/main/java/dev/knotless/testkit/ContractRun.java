@@ -23,21 +23,29 @@ public final class ContractRun {
         List<String> of(String runnerId) throws Exception;
     }
 
+    /** Asserts that the policies an executor declares keep an untrusted run off the network; both runs are going. */
+    public interface NetworkPolicies {
+        void denyUntrusted(RunSpec untrusted, RunSpec trusted) throws Exception;
+    }
+
     private final Executor executor;
     private final String runnerId;
     private final String image;
     private final Duration killGrace;
     private final Path temp;
     private final Leftovers leftovers;
+    private final NetworkPolicies policies;
     private final List<Session> opened = new ArrayList<>();
 
-    ContractRun(Executor executor, String runnerId, String image, Duration killGrace, Path temp, Leftovers leftovers) {
+    ContractRun(Executor executor, String runnerId, String image, Duration killGrace, Path temp, Leftovers leftovers,
+            NetworkPolicies policies) {
         this.executor = executor;
         this.runnerId = runnerId;
         this.image = image;
         this.killGrace = killGrace;
         this.temp = temp;
         this.leftovers = leftovers;
+        this.policies = policies;
     }
 
     /** The executor under test, guarded as every caller gets it. */
@@ -68,6 +76,11 @@ public final class ContractRun {
 
     public List<String> leftovers(String otherRunnerId) throws Exception {
         return leftovers.of(otherRunnerId);
+    }
+
+    /** The executor's own check of the policies it declares ({@link dev.knotless.executor.UntrustedNetwork.Enforcement#POLICY}). */
+    public NetworkPolicies policies() {
+        return policies;
     }
 
     /** A spec for a new run of this test's runner, on the image, with the kill grace. */

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the executor, which image has {@code /bin/sh}, and what it still holds for a runner.
  *
  * <p>The scenarios live by subject in {@link TransferContract}, {@link StepContract}, {@link
- * StopContract}, {@link IsolationContract} and {@link LimitsContract}; this class runs them all. They reach the executor
+ * StopContract}, {@link IsolationContract}, {@link
+ * HostileOutputContract}, {@link LimitsContract} and {@link ProcessSetContract}; this class runs them all. They reach the executor
  * exactly as the runner does, through {@link Guarded#executor}.
  *
  * <p>Each test runs under a fresh random runner id, so tests never touch each other's (or anyone
@@ -34,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * applets.
  */
 public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract,
-        HostileOutputContract, LimitsContract {
+        HostileOutputContract, LimitsContract, ProcessSetContract {
 
     private ContractRun run;
 
@@ -50,6 +51,14 @@ public abstract class ExecutorContract implements TransferContract, StepContract
     /** What the executor still has (containers, Jobs, pods, allocations) labelled with {@code runnerId}. */
     protected abstract List<String> leftovers(String runnerId) throws Exception;
 
+    /**
+     * For an executor that keeps untrusted runs off the network by policy objects: asserts that
+     * they exist, deny both directions and select the untrusted run and not the trusted one.
+     */
+    protected void untrustedPoliciesDeny(RunSpec untrusted, RunSpec trusted) throws Exception {
+        throw new AssertionError(executor().name() + " declares policy enforcement, but its test does not check the policies");
+    }
+
     /** The kill grace the scenarios use. */
     protected Duration killGrace() {
         return Duration.ofSeconds(2);
@@ -58,7 +67,7 @@ public abstract class ExecutorContract implements TransferContract, StepContract
     @BeforeEach
     final void freshRunner() {
         run = new ContractRun(Guarded.executor(executor()), "contract-" + randomHex(6), image(), killGrace(), temp,
-                this::leftovers);
+                this::leftovers, this::untrustedPoliciesDeny);
     }
 
     @AfterEach

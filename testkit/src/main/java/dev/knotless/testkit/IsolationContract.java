@@ -12,14 +12,17 @@ import dev.knotless.executor.Session;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
+import dev.knotless.executor.Trust;
+import dev.knotless.executor.UntrustedNetwork;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
  * The contract's isolation between runs and runners: the orphan sweep keeps going runs and never
- * touches another runner, a start that fails leaves nothing, and a step is confined by the one
- * hardening default ({@link Hardening#DEFAULT}) whatever the executor.
+ * touches another runner, a start that fails leaves nothing, a step is confined by the one
+ * hardening default ({@link Hardening#DEFAULT}) whatever the executor, and an untrusted step
+ * reaches no listener on the host, as the executor declares ({@link UntrustedNetwork}).
  * Part of {@link ExecutorContract}, which every executor's integration test extends.
  */
 public interface IsolationContract {
@@ -47,6 +50,45 @@ public interface IsolationContract {
     /** Linux's numbers for the capabilities the default may hold (include/uapi/linux/capability.h). */
     Map<String, Integer> CAPABILITY_BITS = Map.of("CHOWN", 0, "DAC_OVERRIDE", 1, "DAC_READ_SEARCH", 2,
             "FOWNER", 3, "FSETID", 4, "KILL", 5, "SETGID", 6, "SETUID", 7, "SETPCAP", 8, "NET_BIND_SERVICE", 10);
+
+    /** Set to 1 where the cluster's network plugin enforces NetworkPolicy (docs/guide/testing.md). */
+    String POLICY_ENFORCED = "KNOTLESS_K8S_POLICY_ENFORCED";
+
+    /**
+     * An untrusted step reaches nothing on this host, as the executor declares: with no interface
+     * but loopback, none is there and the host's listener gets no connection; with policies, the
+     * executor's test checks them, and where the cluster enforces them ({@link #POLICY_ENFORCED})
+     * the listener gets no connection either. A trusted run with a network reaches the same
+     * listener, so the probe can fail.
+     */
+    @Test
+    default void anUntrustedStepReachesNoListenerOnTheHostAsTheExecutorDeclares() throws Exception {
+        UntrustedNetwork declared = contract().executor().untrustedNetwork();
+        assertThat(declared.description()).isNotBlank();
+        RunSpec untrustedSpec = contract().spec().trust(Trust.UNTRUSTED).build();
+        RunSpec trustedSpec = contract().spec().build();
+        try (HostListener listener = new HostListener()) {
+            Session untrusted = contract().open(untrustedSpec);
+            NetworkProbe fromUntrusted = NetworkProbe.of(untrusted, listener);
+            int afterUntrusted = listener.accepted();
+            if (declared.enforcement() == UntrustedNetwork.Enforcement.NO_INTERFACE) {
+                assertThat(fromUntrusted.interfaces()).containsExactly("lo");
+                assertThat(afterUntrusted).as("connections from the untrusted run").isZero();
+                untrusted.close(); // a node runs an untrusted run alone
+            } else if ("1".equals(System.getenv(POLICY_ENFORCED))) {
+                assertThat(afterUntrusted).as("connections from the untrusted run, reached " + fromUntrusted.reached()).isZero();
+            }
+            Session trusted = contract().open(trustedSpec);
+            if (declared.enforcement() == UntrustedNetwork.Enforcement.POLICY) {
+                contract().policies().denyUntrusted(untrustedSpec, trustedSpec);
+            }
+            NetworkProbe fromTrusted = NetworkProbe.of(trusted, listener);
+            if (fromTrusted.hasNetwork()) {
+                assertThat(listener.accepted()).as("connections from the trusted run, which has " + fromTrusted.interfaces())
+                        .isGreaterThan(afterUntrusted);
+            }
+        }
+    }
 
     @Test
     default void sweepRemovesAbandonedRunsKeepsGoingOnesAndNeverTouchesOtherRunners() throws Exception {

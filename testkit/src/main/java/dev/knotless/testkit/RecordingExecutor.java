@@ -9,6 +9,7 @@ import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
+import dev.knotless.executor.UntrustedNetwork;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,6 +27,7 @@ import java.util.function.Supplier;
 public final class RecordingExecutor implements Executor {
 
     private final String name;
+    private volatile UntrustedNetwork untrustedNetwork = UntrustedNetwork.NO_INTERFACE;
     private final List<RunSpec> started = new CopyOnWriteArrayList<>();
     private final List<RunSpec> resumed = new CopyOnWriteArrayList<>();
     private final List<FakeSession> sessions = new CopyOnWriteArrayList<>();
@@ -85,6 +87,18 @@ public final class RecordingExecutor implements Executor {
     @Override
     public String name() {
         return name;
+    }
+
+    /** What docker and node say, unless told otherwise ({@link #declares}). */
+    @Override
+    public UntrustedNetwork untrustedNetwork() {
+        return untrustedNetwork;
+    }
+
+    /** Says this of its untrusted runs' network. */
+    public RecordingExecutor declares(UntrustedNetwork value) {
+        this.untrustedNetwork = value;
+        return this;
     }
 
     @Override

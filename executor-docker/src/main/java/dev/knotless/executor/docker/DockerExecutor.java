@@ -10,6 +10,7 @@ import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
+import dev.knotless.executor.UntrustedNetwork;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,6 +66,12 @@ public final class DockerExecutor implements Executor {
     @Override
     public String name() {
         return "docker";
+    }
+
+    /** {@code NetworkMode: none} ({@link ContainerConfig}): the container has only loopback. */
+    @Override
+    public UntrustedNetwork untrustedNetwork() {
+        return UntrustedNetwork.NO_INTERFACE;
     }
 
     @Override

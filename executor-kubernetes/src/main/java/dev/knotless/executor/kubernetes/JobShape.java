@@ -110,7 +110,7 @@ final class JobShape {
     static Job job(RunSpec spec, KubernetesOptions options) {
         Map<String, String> podLabels = new LinkedHashMap<>(labels(spec));
         if (spec.trust() == Trust.UNTRUSTED) {
-            podLabels.put(ISOLATION, UNTRUSTED);
+            podLabels.putAll(UntrustedPolicy.podLabels(options.untrustedDns()));
         }
         return new JobBuilder()
                 .withNewMetadata()

@@ -10,9 +10,12 @@ import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
+import dev.knotless.executor.Trust;
+import dev.knotless.executor.UntrustedNetwork;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -35,7 +38,8 @@ import org.jspecify.annotations.Nullable;
  * Runs each run in one pod of a batch/v1 Job; steps, uploads and downloads are execs in it
  * (docs/design/kubernetes.md).
  *
- * <p>{@link #start} creates the Job (and, once per runner, a deny-ingress NetworkPolicy), waits
+ * <p>{@link #start} creates the Job (and, once per runner, a deny-ingress NetworkPolicy, and for an
+ * untrusted run the {@link UntrustedPolicy} ones), waits
  * for the pod to be Ready within {@link KubernetesOptions#pendingTimeout()}, and deletes the Job
  * again when the pod cannot start. Deletes are foreground and wait until the Job and its pod are
  * gone, so nothing of a closed run is left when {@code close} or {@link #sweep} returns.
@@ -56,6 +60,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
      */
     static final Duration KEEPALIVE = Duration.ofSeconds(20);
 
+    /** The names of the policies this process made or found made. */
     private final Set<String> policiesApplied = ConcurrentHashMap.newKeySet();
     private final KubernetesCounters counters = new KubernetesCounters();
     private final JobDeletion deletion;
@@ -94,12 +99,23 @@ public final class KubernetesExecutor implements Executor, Resumption {
     }
 
     @Override
+    public UntrustedNetwork untrustedNetwork() {
+        return UntrustedPolicy.network(options.untrustedDns());
+    }
+
+    @Override
     public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
         Optional<String> unsupported = JobShape.unsupported(spec.hardening());
         if (unsupported.isPresent()) {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "cannot start run " + spec.runId() + ": " + unsupported.get());
         }
-        ensureNetworkPolicy(spec.runnerId());
+        ensureNetworkPolicy(spec.runnerId(), JobShape.denyIngress(spec.runnerId(), options.namespace()));
+        if (spec.trust() == Trust.UNTRUSTED) {
+            ensureNetworkPolicy(spec.runnerId(), UntrustedPolicy.denyAll(spec.runnerId(), options.namespace()));
+            if (options.untrustedDns()) {
+                ensureNetworkPolicy(spec.runnerId(), UntrustedPolicy.allowDns(spec.runnerId(), options.namespace()));
+            }
+        }
         Job job = JobShape.job(spec, options);
         String jobName = job.getMetadata().getName();
         long started = System.nanoTime();
@@ -237,23 +253,25 @@ public final class KubernetesExecutor implements Executor, Resumption {
         return new ExecutorException(kind, "pod still pending after " + after + ": " + why);
     }
 
-    /** Creates the runner's deny-ingress policy once per process; 409 (made by anyone, any time) is success. */
-    private void ensureNetworkPolicy(String runnerId) throws ExecutorException {
-        if (policiesApplied.contains(runnerId)) {
+    /**
+     * Creates one of the runner's policies once per process; 409 (made by anyone, any time) is
+     * success: a policy's name says what it does, so an existing one is the same.
+     */
+    private void ensureNetworkPolicy(String runnerId, NetworkPolicy policy) throws ExecutorException {
+        String name = policy.getMetadata().getName();
+        if (policiesApplied.contains(name)) {
             return;
         }
         try {
-            client.network().v1().networkPolicies().inNamespace(options.namespace())
-                    .resource(JobShape.denyIngress(runnerId, options.namespace())).create();
-            log.info("network policy created name={} namespace={} runner={}",
-                    JobShape.networkPolicyName(runnerId), options.namespace(), runnerId);
+            client.network().v1().networkPolicies().inNamespace(options.namespace()).resource(policy).create();
+            log.info("network policy created name={} namespace={} runner={}", name, options.namespace(), runnerId);
         } catch (KubernetesClientException e) {
             if (e.getCode() != 409) {
                 throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, "cannot create the NetworkPolicy "
-                        + JobShape.networkPolicyName(runnerId) + ": " + message(e)), e);
+                        + name + ": " + message(e)), e);
             }
         }
-        policiesApplied.add(runnerId);
+        policiesApplied.add(name);
     }
 
     @Override

@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param pendingTimeout how long a pod may stay pending before the start fails; null means 2 min
  * @param cpuLimit the CPU limit; null for none (CPU is only shared out by the requests, never throttled)
  * @param memoryLimit the memory limit; null for the memory request (an out-of-memory kill stays in the run)
+ * @param untrustedDns whether untrusted pods may send DNS queries (port 53) despite their deny-all policy
  */
 public record KubernetesOptions(
         @Nullable String kubeconfig,
@@ -30,7 +31,8 @@ public record KubernetesOptions(
         @Nullable String memoryRequest,
         Duration pendingTimeout,
         @Nullable String cpuLimit,
-        @Nullable String memoryLimit) {
+        @Nullable String memoryLimit,
+        boolean untrustedDns) {
 
     public static final Duration DEFAULT_PENDING_TIMEOUT = Duration.ofMinutes(2);
 
@@ -38,7 +40,7 @@ public record KubernetesOptions(
     public KubernetesOptions(@Nullable String kubeconfig, @Nullable String context, @Nullable String namespace,
             @Nullable String serviceAccount, @Nullable Map<String, String> nodeSelector, @Nullable String cpuRequest,
             @Nullable String memoryRequest, @Nullable Duration pendingTimeout, @Nullable String cpuLimit,
-            @Nullable String memoryLimit) {
+            @Nullable String memoryLimit, boolean untrustedDns) {
         this.kubeconfig = kubeconfig;
         this.context = context;
         this.namespace = namespace == null || namespace.isBlank() ? "default" : namespace;
@@ -49,6 +51,16 @@ public record KubernetesOptions(
         this.memoryRequest = memoryRequest;
         this.cpuLimit = cpuLimit;
         this.memoryLimit = memoryLimit;
+        this.untrustedDns = untrustedDns;
+    }
+
+    /** Untrusted pods get no DNS. */
+    public KubernetesOptions(@Nullable String kubeconfig, @Nullable String context, @Nullable String namespace,
+            @Nullable String serviceAccount, @Nullable Map<String, String> nodeSelector, @Nullable String cpuRequest,
+            @Nullable String memoryRequest, @Nullable Duration pendingTimeout, @Nullable String cpuLimit,
+            @Nullable String memoryLimit) {
+        this(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest, pendingTimeout, cpuLimit,
+                memoryLimit, false);
     }
 
     /** No limits beyond the default (memory limit = memory request, no CPU limit). */
@@ -65,6 +77,11 @@ public record KubernetesOptions(
 
     public KubernetesOptions withNamespace(String value) {
         return new KubernetesOptions(kubeconfig, context, value, serviceAccount, nodeSelector, cpuRequest, memoryRequest, pendingTimeout,
-                cpuLimit, memoryLimit);
+                cpuLimit, memoryLimit, untrustedDns);
+    }
+
+    public KubernetesOptions withUntrustedDns(boolean value) {
+        return new KubernetesOptions(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest,
+                pendingTimeout, cpuLimit, memoryLimit, value);
     }
 }

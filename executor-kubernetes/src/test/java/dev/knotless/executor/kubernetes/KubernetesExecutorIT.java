@@ -1,6 +1,7 @@
 package dev.knotless.executor.kubernetes;
 
 import dev.knotless.executor.Executor;
+import dev.knotless.executor.RunSpec;
 import dev.knotless.testkit.ExecutorContract;
 import dev.knotless.testkit.TestImages;
 import java.time.Duration;
@@ -8,7 +9,11 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The executor contract against the real test cluster, in a namespace of its own. */
+/**
+ * The executor contract against the real test cluster, in a namespace of its own. The cluster's
+ * network plugin does not enforce NetworkPolicy, so the untrusted network is checked in the
+ * policies (unless {@code KNOTLESS_K8S_POLICY_ENFORCED=1}, docs/guide/testing.md).
+ */
 class KubernetesExecutorIT extends ExecutorContract {
 
     private static TestCluster cluster;
@@ -40,5 +45,10 @@ class KubernetesExecutorIT extends ExecutorContract {
     @Override
     protected List<String> leftovers(String runnerId) {
         return cluster.executor.leftovers(runnerId);
+    }
+
+    @Override
+    protected void untrustedPoliciesDeny(RunSpec untrusted, RunSpec trusted) {
+        cluster.untrustedPoliciesDeny(untrusted, trusted);
     }
 }

@@ -1,6 +1,7 @@
 package dev.knotless.executor.kubernetes;
 
 import dev.knotless.executor.Executor;
+import dev.knotless.executor.RunSpec;
 import dev.knotless.testkit.ExecutorContract;
 import java.time.Duration;
 import java.util.List;
@@ -50,5 +51,10 @@ class KubernetesLiveIT extends ExecutorContract {
     @Override
     protected List<String> leftovers(String runnerId) {
         return cluster.executor.leftovers(runnerId);
+    }
+
+    @Override
+    protected void untrustedPoliciesDeny(RunSpec untrusted, RunSpec trusted) {
+        cluster.untrustedPoliciesDeny(untrusted, trusted);
     }
 }

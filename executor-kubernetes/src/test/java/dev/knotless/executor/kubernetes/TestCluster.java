@@ -1,7 +1,13 @@
 package dev.knotless.executor.kubernetes;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.executor.Labels;
+import dev.knotless.executor.RunSpec;
 import dev.knotless.testkit.TestImages;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import java.io.IOException;
@@ -133,5 +139,38 @@ final class TestCluster implements AutoCloseable {
         byte[] b = new byte[4];
         ThreadLocalRandom.current().nextBytes(b);
         return b;
+    }
+
+    /**
+     * The policies that select the untrusted pod deny it ingress and egress, with no rule letting
+     * anything through; none that selects the trusted pod restricts its egress.
+     */
+    void untrustedPoliciesDeny(RunSpec untrusted, RunSpec trusted) {
+        List<NetworkPolicy> policies = admin.network().v1().networkPolicies().inNamespace(namespace).list().getItems();
+        List<NetworkPolicy> onUntrusted = selecting(policies, labelsOf(untrusted));
+        assertThat(onUntrusted).as("policies selecting the untrusted pod")
+                .anySatisfy(p -> assertThat(p.getSpec().getPolicyTypes()).contains("Ingress", "Egress"));
+        assertThat(onUntrusted).allSatisfy(p -> {
+            assertThat(p.getSpec().getIngress()).as("ingress rules of " + p.getMetadata().getName()).isNullOrEmpty();
+            assertThat(p.getSpec().getEgress()).as("egress rules of " + p.getMetadata().getName()).isNullOrEmpty();
+        });
+        assertThat(selecting(policies, labelsOf(trusted))).as("policies selecting the trusted pod")
+                .isNotEmpty().noneSatisfy(p -> assertThat(p.getSpec().getPolicyTypes()).contains("Egress"));
+    }
+
+    private Map<String, String> labelsOf(RunSpec spec) {
+        List<Pod> pods = admin.pods().inNamespace(namespace)
+                .withLabel(Labels.RUN, JobShape.labelValue(spec.runId())).list().getItems();
+        assertThat(pods).as("pods of run " + spec.runId()).hasSize(1);
+        return pods.getFirst().getMetadata().getLabels();
+    }
+
+    /** The policies whose pod selector (match labels only, as the executor makes them) selects a pod with these labels. */
+    private static List<NetworkPolicy> selecting(List<NetworkPolicy> policies, Map<String, String> labels) {
+        return policies.stream().filter(p -> {
+            assertThat(p.getSpec().getPodSelector().getMatchExpressions()).isNullOrEmpty();
+            Map<String, String> match = p.getSpec().getPodSelector().getMatchLabels();
+            return labels.entrySet().containsAll(match == null ? Map.<String, String>of().entrySet() : match.entrySet());
+        }).toList();
     }
 }

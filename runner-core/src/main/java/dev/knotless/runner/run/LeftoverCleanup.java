@@ -1,15 +1,24 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
-import java.util.List;
+import dev.knotless.checks.StepStatus;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.StepProcesses;
+import dev.knotless.executor.StepProcesses.Stopping;
+import java.time.Duration;
 
 /**
- * For a step run now with secrets: lists the environment's processes before it and kills the new
- * ones after it ({@link LeftoverProcesses}), so that no background process carries its secrets
- * into the next step. The listing is not the step's time. (A followed step's earlier processes are
- * unknown here, so it never gets this far.)
+ * For a step run now with secrets: lists the environment's processes before it and, after it,
+ * stops every new one until none remains ({@link StepProcesses}), so that no process carries its
+ * secrets into the next step. When that cannot be done, the step ends as {@code error}: the next
+ * step would otherwise run beside a holder of the secrets. The listing is not the step's time. (A
+ * followed step's earlier processes are unknown here, so it never gets this far.)
  */
 final class LeftoverCleanup implements StepLink {
+
+    /** How many kill graces the stopping rounds may take, at least {@link #AT_LEAST}. */
+    private static final int GRACES = 5;
+    private static final Duration AT_LEAST = Duration.ofSeconds(10);
 
     @Override
     public StepResult run(StepCall call, Next next) {
@@ -17,13 +26,31 @@ final class LeftoverCleanup implements StepLink {
             return next.run(call);
         }
         RunState state = call.state();
-        LeftoverProcesses leftovers = LeftoverProcesses.before(state.session, state.runSignal);
-        StepResult result = next.run(call.restartedClock());
-        List<String> killed = leftovers.killNew(state.session, state.runSignal);
-        if (!killed.isEmpty()) {
-            state.log.notice("stopped " + killed.size() + " process(es) step " + call.number()
-                    + " left running with its secrets: pid " + String.join(", ", killed));
+        StepProcesses processes;
+        try {
+            processes = StepProcesses.before(state.session, state.runSignal);
+        } catch (ExecutorException e) {
+            return new StepResult(call.step().name(), StepStatus.ERROR, null, 0,
+                    "not run, so its secrets were given to no process: " + e.failure().reason());
         }
-        return result;
+        StepResult result = next.run(call.restartedClock());
+        Duration within = state.limits.killGrace().multipliedBy(GRACES);
+        switch (processes.stopNew(state.session, state.runSignal, within.compareTo(AT_LEAST) < 0 ? AT_LEAST : within)) {
+            case Stopping.Cleared cleared when cleared.killed().isEmpty() -> {
+                return result;
+            }
+            case Stopping.Cleared cleared -> {
+                state.log.notice("stopped " + cleared.killed().size() + " process(es) step " + call.number()
+                        + " left running with its secrets: pid " + String.join(", ", cleared.killed()));
+                return result;
+            }
+            case Stopping.Remaining remaining -> {
+                if (state.runSignal.isStopped()) {
+                    return result; // the run ends now, and its environment with it
+                }
+                return new StepResult(result.name(), StepStatus.ERROR, result.exitCode(), result.durationMs(),
+                        "its secrets may outlive it: " + remaining.reason());
+            }
+        }
     }
 }

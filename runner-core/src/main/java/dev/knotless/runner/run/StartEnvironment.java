@@ -37,7 +37,8 @@ final class StartEnvironment implements Phase {
         RunRequest r = state.request;
         RunSpec spec = spec(r, state.limits, state.deadline.left());
         state.log.notice("starting " + r.image() + " on " + executor.name()
-                + (r.trust() == dev.knotless.executor.Trust.UNTRUSTED ? " (untrusted: isolated, no network)" : ""));
+                + (r.trust() == dev.knotless.executor.Trust.UNTRUSTED
+                        ? " (untrusted: " + executor.untrustedNetwork().description() + ")" : ""));
         try {
             state.session = executor.start(spec, state.runSignal);
             state.log.notice("environment " + state.session.describe() + " is ready");

@@ -58,6 +58,11 @@ class DaemonTest {
         }
 
         @Override
+        public dev.knotless.executor.UntrustedNetwork untrustedNetwork() {
+            return dev.knotless.executor.UntrustedNetwork.NO_INTERFACE;
+        }
+
+        @Override
         public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "no environments here");
         }

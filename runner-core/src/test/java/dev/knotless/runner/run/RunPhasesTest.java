@@ -10,6 +10,7 @@ import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Trust;
+import dev.knotless.executor.UntrustedNetwork;
 import dev.knotless.testkit.FakeSession;
 import dev.knotless.testkit.RecordingExecutor;
 import java.nio.charset.StandardCharsets;
@@ -157,6 +158,19 @@ class RunPhasesTest {
 
         assertThat(fixture.log(again)).contains("cache " + path + ": restored from refs/heads/main");
         assertThat(RunFixture.untar(second.uploads().get(path))).containsEntry("lib.jar", "jar bytes");
+    }
+
+    @Test
+    void anUntrustedRunsStartNoticeSaysWhatTheExecutorEnforcesAndATrustedOneSaysNothingOfIt() {
+        executor.declares(new UntrustedNetwork(UntrustedNetwork.Enforcement.POLICY, "policy objects, maybe enforced"));
+        Check untrusted = fixture.run(executor).execute(fixture.request(TWO_STEPS, Event.PULL, Trust.UNTRUSTED, "refs/pull/8/head"),
+                new Cancellation());
+        Check trusted = fixture.run(executor).execute(fixture.request(TWO_STEPS, Event.PULL, Trust.TRUSTED, "refs/pull/7/head"),
+                new Cancellation());
+
+        assertThat(fixture.log(untrusted)).containsPattern("starting \\S+ on \\S+ \\(untrusted: policy objects, maybe enforced\\)\\n")
+                .doesNotContain("isolated, no network");
+        assertThat(fixture.log(trusted)).containsPattern("starting \\S+ on \\S+\\n").doesNotContain("untrusted");
     }
 
     @Test

@@ -12,7 +12,6 @@ import dev.knotless.testkit.FakeSession;
 import dev.knotless.testkit.RecordingExecutor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,18 +63,48 @@ class StepLinksTest {
     @Test
     void aStepWithSecretsHasTheProcessesItLeftKilledAndOnlyThose() {
         fixture.secrets.put("acme/app", new Secret("TOKEN", TOKEN));
-        AtomicInteger listings = new AtomicInteger();
-        session.on("list processes", (payload, output, signal) -> {
-            String pids = listings.incrementAndGet() == 1 ? "1\n7\n" : "1\n7\n42\n";
-            byte[] b = pids.getBytes(StandardCharsets.US_ASCII);
-            output.write(OutputSink.Stream.STDOUT, b, 0, b.length);
-            return new StepOutcome.Exited(0);
+        session.on("list processes", (payload, output, signal) -> write(output, "1:1\n7:300\n"));
+        session.on("stop leftovers", (payload, output, signal) -> write(output, "42\n"));
+        Check check = fixture.run(executor).execute(fixture.request(WITH_SECRET), new Cancellation());
+
+        assertThat(check.status()).isEqualTo(CheckStatus.SUCCESS);
+        assertThat(session.ranNames()).containsExactly("list processes", "deploy", "stop leftovers", "after");
+        assertThat(session.ran().get(2).command()).as("the processes there before are spared").endsWith("1:1", "7:300");
+        assertThat(fixture.log(check)).contains("stopped 1 process(es) step 1 left running with its secrets: pid 42");
+    }
+
+    @Test
+    void aStepWhoseProcessesCannotBeStoppedEndsTheRunAsAnErrorBeforeTheNextStep() {
+        fixture.secrets.put("acme/app", new Secret("TOKEN", TOKEN));
+        session.on("stop leftovers", (payload, output, signal) -> {
+            byte[] b = "pid 9 refused STOP\n".getBytes(StandardCharsets.US_ASCII);
+            output.write(OutputSink.Stream.STDERR, b, 0, b.length);
+            return new StepOutcome.Exited(4);
         });
         Check check = fixture.run(executor).execute(fixture.request(WITH_SECRET), new Cancellation());
 
-        assertThat(session.ranNames()).containsExactly("list processes", "deploy", "list processes", "kill leftovers", "after");
-        assertThat(session.ran().get(3).command()).endsWith("42");
-        assertThat(fixture.log(check)).contains("stopped 1 process(es) step 1 left running with its secrets: pid 42");
+        assertThat(check.status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(check.reason()).startsWith("step 'deploy': its secrets may outlive it: processes it started could not all be stopped")
+                .endsWith("(exit 4: pid 9 refused STOP)");
+        assertThat(session.ranNames()).doesNotContain("after");
+    }
+
+    @Test
+    void aStepWhoseProcessesCannotBeListedIsNotRunWithItsSecrets() {
+        fixture.secrets.put("acme/app", new Secret("TOKEN", TOKEN));
+        session.exits("list processes", 2, "");
+        Check check = fixture.run(executor).execute(fixture.request(WITH_SECRET), new Cancellation());
+
+        assertThat(check.status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(check.reason()).isEqualTo("step 'deploy': not run, so its secrets were given to no process: "
+                + "the environment's processes could not be listed: exit 2");
+        assertThat(session.ranNames()).containsExactly("list processes");
+    }
+
+    private static StepOutcome write(OutputSink output, String text) {
+        byte[] b = text.getBytes(StandardCharsets.US_ASCII);
+        output.write(OutputSink.Stream.STDOUT, b, 0, b.length);
+        return new StepOutcome.Exited(0);
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
 import dev.knotless.executor.TransferLimitException;
 import dev.knotless.executor.Trust;
+import dev.knotless.executor.UntrustedNetwork;
 import dev.knotless.executor.node.protocol.Action;
 import dev.knotless.executor.node.protocol.Names;
 import dev.knotless.executor.node.protocol.ProcessHardening;
@@ -80,6 +81,12 @@ public final class NodeExecutor implements Executor {
     @Override
     public String name() {
         return "node";
+    }
+
+    /** An untrusted allocation is never attached to a network: its runc namespace has only loopback. */
+    @Override
+    public UntrustedNetwork untrustedNetwork() {
+        return UntrustedNetwork.NO_INTERFACE;
     }
 
     @Override
