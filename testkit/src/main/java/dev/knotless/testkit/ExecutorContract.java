@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The scenarios live by subject in {@link TransferContract}, {@link StepContract}, {@link
  * StopContract}, {@link IsolationContract}, {@link
- * HostileOutputContract}, {@link LimitsContract} and {@link ProcessSetContract}; this class runs them all. They reach the executor
+ * HostileOutputContract}, {@link LimitsContract}, {@link ProcessSetContract} and {@link
+ * RunEnvironmentContract}; this class runs them all. They reach the executor
  * exactly as the runner does, through {@link Guarded#executor}.
  *
  * <p>Each test runs under a fresh random runner id, so tests never touch each other's (or anyone
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * applets.
  */
 public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract,
-        HostileOutputContract, LimitsContract, ProcessSetContract {
+        HostileOutputContract, LimitsContract, ProcessSetContract, RunEnvironmentContract {
 
     private ContractRun run;
 
