@@ -20,10 +20,10 @@ import java.util.List;
  *
  * <pre>
  * exec (stdin: KEY line, framed payload)             files in DIR = /steps/.exec/KEY
- *   receiver: read key and payload, unset it after the fork
- *     ( ( eval payload ) &gt;&gt;out 2&gt;&gt;err; echo $? &gt; status ) &amp;    out, err, taken, status
- *     follower: copy new bytes of out/err to the exec ──► runner (counts bytes per stream)
+ *   receiver: read key and payload
+ *     follower &amp;: copy new bytes of out/err to the exec ──► runner (counts bytes per stream)   out, err, taken, status
  *               until status exists; exit with it
+ *     ( eval payload ) &gt;&gt;out 2&gt;&gt;err; echo $? &gt; status; wake the follower; exit with its status
  * after a cut, a new exec:  follower DIR OUT_OFFSET ERR_OFFSET
  * </pre>
  *
@@ -33,10 +33,18 @@ import java.util.List;
  * status. Secrets stay in the receiver's memory and the step's environment, as before; the files
  * hold only the step's (unmasked) output, which the runner masks as it reads it.
  *
- * <p>The follower and its helpers ignore TERM and INT (the follower ends when the step has a
- * status, or by KILL), so the exec still ends only with the step, as the stopper expects. It
- * polls (10 ms doubling to 250 ms while nothing is written), and the step's end wakes it at once
- * with {@code SIGUSR1}, so a short step costs one or two polls.
+ * <p>The step runs in the receiver's foreground, so it starts with the signal dispositions the
+ * exec gave (all default), as on every other executor; the follower runs in the background (a
+ * non-interactive shell starts it with INT and QUIT ignored, which is what it wants). The
+ * follower and its helpers ignore TERM and INT, and the receiver traps them (the follower ends
+ * when the step has a status, or by KILL), so the exec still ends only with the step, as the
+ * stopper expects. It polls (10 ms doubling to 250 ms while nothing is written), and the step's
+ * end wakes it at once with {@code SIGUSR1}, so a short step costs one or two polls.
+ *
+ * <p>The step's stdout and stderr are these files, not pipes as elsewhere: a pipe would need a
+ * copier process between the step and the file, which the stopper's {@code kill -TERM -1} would
+ * end before the step's own TERM handler had written, and which would hold the step's end until
+ * every process that inherited the pipe had closed it (docs/reference/run-environment.md).
  *
  * <p>Each receiver removes the directories of every step but the one before it, so at most two
  * steps' output is kept in the pod (the previous step may still run while the next exec is
@@ -63,6 +71,8 @@ final class DetachedStep {
      */
     private static final String FOLLOW = String.join("\n",
             "follow() {",
+            // a wake-up from the step's end (the receiver ignores USR1 until the follower is here)
+            "  trap : USR1",
             // ignored, not trapped: the stopper's kill -TERM -1 reaches the follower's wc, tail,
             // head and sleep too, and a killed wc or tail would end or garble the follow
             "  trap '' TERM INT",
@@ -78,6 +88,17 @@ final class DetachedStep {
             "    case $t in 0.01) t=0.02;; 0.02) t=0.05;; 0.05) t=0.1;; *) t=0.25;; esac",
             "  done",
             "}");
+
+    /**
+     * Unsets the {@code KUBERNETES_*} variables the kubelet gives every container (the API
+     * server's service, even with service links off), before the payload exports the step's own,
+     * so a step sees none unless its workflow sets them: no other executor has them. Needs {@code
+     * env}, as every image with a shell has; without it nothing is unset.
+     */
+    private static final String UNSET_POD_VARIABLES = String.join("\n",
+            "while IFS== read -r v _; do case $v in KUBERNETES_*[!A-Za-z0-9_]*) ;; KUBERNETES_*) unset \"$v\";; esac; done <<EOF",
+            "$(env 2>/dev/null)",
+            "EOF");
 
     /**
      * {@code sh -c RECEIVER sh KEEP}, a key line and a framed payload on stdin: removes the
@@ -105,15 +126,29 @@ final class DetachedStep {
             "exec </dev/null",
             ": >\"$d/taken\"",
             "printf " + STARTED,
-            // TERM and INT (the stopper's kill -TERM -1) must not end the follower before the
-            // step: the exec's end is what tells the stopper that the step is gone.
-            "trap : USR1 TERM INT",
-            "r=$$",
-            // one write of a few bytes: the follower waits for the file to be non-empty
-            "( trap - USR1 TERM INT; ( eval \"$p\" ) >>\"$d/out\" 2>>\"$d/err\"; echo $? >\"$d/status\"; kill -USR1 $r ) &",
-            "unset p",
             FOLLOW,
-            "follow \"$d\" 0 0");
+            // TERM and INT (the stopper's kill -TERM -1) must not end the receiver before the
+            // step and its follower: the exec's end is what tells the stopper that the step is gone.
+            "trap : TERM INT",
+            // ignored, so that the follower cannot die of a wake-up sent before it set its trap
+            "trap '' USR1",
+            // the follower in the background (where the shell ignores INT and QUIT, as it wants),
+            // the step in the foreground: a step started with & would begin with INT and QUIT
+            // ignored, which no shell it runs could undo
+            "( unset p; follow \"$d\" 0 0 ) &",
+            "f=$!",
+            "(",
+            "trap - USR1",
+            UNSET_POD_VARIABLES,
+            "eval \"$p\"",
+            ") >>\"$d/out\" 2>>\"$d/err\"",
+            // one write of a few bytes: the follower waits for the file to be non-empty
+            "echo $? >\"$d/status\"",
+            "unset p",
+            "kill -USR1 $f 2>/dev/null",
+            // a TERM ends a wait early; the exec ends with the follower, and with its status
+            "while :; do wait $f; s=$?; kill -0 $f 2>/dev/null || break; done",
+            "exit $s");
 
     /** {@code sh -c REATTACH sh DIR OUT ERR}; run after {@link #taken} said the step is there. */
     static final String REATTACH = String.join("\n", FOLLOW, "follow \"$@\"");

@@ -49,8 +49,13 @@ final class JobShape {
     static final String JOB_NAME = "job-name";
     static final String HOSTNAME = "kubernetes.io/hostname";
 
-    /** PID 1: exits at once on TERM (fast deletes), survives the kill of its {@code sleep}. */
-    static final String PID1 = "trap \"exit 0\" TERM INT; while :; do sleep 3600 & wait $!; done";
+    /**
+     * PID 1: makes the layout's emptyDirs (0777) 0755 as on every other executor (as root; a run
+     * user other than root keeps them writable); exits at once on TERM (fast deletes), survives
+     * the kill of its {@code sleep}.
+     */
+    static final String PID1 = "chmod 0755 " + RunLayout.WORK + " " + RunLayout.STEPS + " " + RunLayout.OUTPUTS + " 2>/dev/null; "
+            + "trap \"exit 0\" TERM INT; while :; do sleep 3600 & wait $!; done";
     static final int TTL_AFTER_FINISHED = 600;
     static final long TERMINATION_GRACE = 2;
 
@@ -209,6 +214,8 @@ final class JobShape {
         SecurityContextBuilder context = new SecurityContextBuilder()
                 .withAllowPrivilegeEscalation(!hardening.noNewPrivileges())
                 .withPrivileged(false)
+                // the runtime's default filter, as docker and node apply; a pod's default is none
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
                 .withNewCapabilities().withDrop("ALL").withAdd(hardening.capabilities()).endCapabilities();
         if (hardening.user() instanceof Hardening.User.Ids ids) {
             context.withRunAsUser(ids.uid()).withRunAsGroup(ids.gid());

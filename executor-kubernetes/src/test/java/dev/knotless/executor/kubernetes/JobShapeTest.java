@@ -85,6 +85,7 @@ class JobShapeTest {
         SecurityContext context = run.getSecurityContext();
         assertThat(context.getAllowPrivilegeEscalation()).isFalse();
         assertThat(context.getPrivileged()).isFalse();
+        assertThat(context.getSeccompProfile().getType()).as("the runtime's filter, as docker and node have").isEqualTo("RuntimeDefault");
         assertThat(context.getCapabilities().getDrop()).containsExactly("ALL");
         assertThat(context.getCapabilities().getAdd())
                 .containsExactly("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL");
