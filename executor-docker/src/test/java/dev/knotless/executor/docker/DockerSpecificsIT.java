@@ -13,7 +13,9 @@ import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.Trust;
+import dev.knotless.testkit.Commands;
 import dev.knotless.testkit.RecordingOutput;
+import dev.knotless.testkit.RunEnvironment;
 import dev.knotless.testkit.TestImages;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,6 +23,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,6 +67,37 @@ class DockerSpecificsIT {
         DockerSession s = (DockerSession) EXECUTOR.start(spec, StopSignal.none());
         opened.add(s);
         return s;
+    }
+
+    /**
+     * The run environment's answer is what a plain {@code docker run} of the image gives, for all
+     * that is not hardening or the run layout: the contract holds every executor to that answer,
+     * so a step behaves on each as it would in the container its author tried it in.
+     */
+    @Test
+    void theRunEnvironmentIsAPlainDockerRunsButForHardening() throws Exception {
+        String out = Commands.output("docker", "run", "--rm", "--label", "dev.knotless.runner=" + runnerId, image,
+                "/bin/sh", "-c", RunEnvironment.PROBE);
+        Map<String, String> plain = RunEnvironment.observed(out);
+        Map<String, String> expected = RunEnvironment.expected();
+        for (String field : RunEnvironment.NOT_HARDENING) {
+            assertThat(plain.get(field)).as("%s under docker run (probe output: %s)", field, out).isEqualTo(expected.get(field));
+        }
+        Set<String> names = new TreeSet<>(List.of(plain.get("env").split(" ")));
+        names.add("CI");
+        assertThat(names).as("environment names under docker run, and the runner's CI")
+                .containsExactlyInAnyOrder(expected.get("env").split(" "));
+
+        Session s = open(spec().build());
+        RecordingOutput step = new RecordingOutput();
+        assertThat(s.run(new StepPayload("probe", List.of("/bin/sh", "-c", RunEnvironment.PROBE), Map.of()), step,
+                StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+        Map<String, String> run = RunEnvironment.observed(step.stdout());
+        List<String> limits = plain.keySet().stream().filter(k -> k.startsWith("rlimit ")).toList();
+        assertThat(limits).hasSize(5);
+        for (String limit : limits) {
+            assertThat(run.get(limit)).as("%s: a step's is the engine's, as under docker run", limit).isEqualTo(plain.get(limit));
+        }
     }
 
     @Test

@@ -23,7 +23,8 @@ import java.util.List;
  *   receiver: read key and payload
  *     follower &amp;: copy new bytes of out/err to the exec ──► runner (counts bytes per stream)   out, err, taken, status
  *               until status exists; exit with it
- *     ( eval payload ) &gt;&gt;out 2&gt;&gt;err; echo $? &gt; status; wake the follower; exit with its status
+ *     copiers &amp;: cat o &gt;&gt;out, cat e &gt;&gt;err
+ *     ( eval payload ) &gt;o 2&gt;e; wait for the copiers; echo $? &gt; status; wake the follower; exit with its status
  * after a cut, a new exec:  follower DIR OUT_OFFSET ERR_OFFSET
  * </pre>
  *
@@ -41,10 +42,8 @@ import java.util.List;
  * stopper expects. It polls (10 ms doubling to 250 ms while nothing is written), and the step's
  * end wakes it at once with {@code SIGUSR1}, so a short step costs one or two polls.
  *
- * <p>The step's stdout and stderr are these files, not pipes as elsewhere: a pipe would need a
- * copier process between the step and the file, which the stopper's {@code kill -TERM -1} would
- * end before the step's own TERM handler had written, and which would hold the step's end until
- * every process that inherited the pipe had closed it (docs/reference/run-environment.md).
+ * <p>The step's stdout and stderr are pipes, as elsewhere, with a copier each between the step and
+ * its file ({@link #COPIERS}).
  *
  * <p>Each receiver removes the directories of every step but the one before it, so at most two
  * steps' output is kept in the pod (the previous step may still run while the next exec is
@@ -101,6 +100,35 @@ final class DetachedStep {
             "EOF");
 
     /**
+     * The step's stdout and stderr are pipes (FIFOs in DIR), as a Docker exec's are, and a copier
+     * each appends what comes through them to {@code out} and {@code err}. A file as the step's
+     * own stdout would differ from every other executor where a program can tell, and lose output
+     * where it cannot: {@code echo x >/dev/stdout} or {@code tee /dev/stderr} reopen the file with
+     * O_TRUNC. The copiers ignore TERM and INT, so the stopper's {@code kill -TERM -1} leaves them
+     * to copy the step's last words. Without {@code mkfifo} the files are the step's streams.
+     */
+    private static final String COPIERS = String.join("\n",
+            "o=$d/out e=$d/err",
+            "if mkfifo \"$d/o\" \"$d/e\" 2>/dev/null; then",
+            "  ( trap '' TERM INT; exec cat \"$d/o\" >>\"$d/out\" ) & co=$!",
+            "  ( trap '' TERM INT; exec cat \"$d/e\" >>\"$d/err\" ) & ce=$!",
+            "  o=$d/o e=$d/e",
+            "fi");
+
+    /**
+     * Waits for the copiers, so that the status is written after the step's last byte is in its
+     * file. A process the step left running may hold the pipes open; as Docker does for an exec,
+     * its output is cut 2 s after the step ended. A TERM (trapped) ends a wait early, hence the loops.
+     */
+    private static final String AWAIT_COPIERS = String.join("\n",
+            "if [ -n \"${co-}\" ]; then",
+            "  ( trap '' TERM INT; sleep 2; kill -KILL $co $ce 2>/dev/null ) & k=$!",
+            "  while kill -0 $co 2>/dev/null; do wait $co; done",
+            "  while kill -0 $ce 2>/dev/null; do wait $ce; done",
+            "  kill -KILL $k 2>/dev/null",
+            "fi");
+
+    /**
      * {@code sh -c RECEIVER sh KEEP}, a key line and a framed payload on stdin: removes the
      * records of every step but KEEP (the step that may still be running while this exec waits,
      * opened ahead), reads the key and makes the step's directory, then {@link
@@ -137,13 +165,16 @@ final class DetachedStep {
             // ignored, which no shell it runs could undo
             "( unset p; follow \"$d\" 0 0 ) &",
             "f=$!",
+            COPIERS,
             "(",
             "trap - USR1",
             UNSET_POD_VARIABLES,
             "eval \"$p\"",
-            ") >>\"$d/out\" 2>>\"$d/err\"",
+            ") >>\"$o\" 2>>\"$e\"",
+            "r=$?",
+            AWAIT_COPIERS,
             // one write of a few bytes: the follower waits for the file to be non-empty
-            "echo $? >\"$d/status\"",
+            "echo $r >\"$d/status\"",
             "unset p",
             "kill -USR1 $f 2>/dev/null",
             // a TERM ends a wait early; the exec ends with the follower, and with its status

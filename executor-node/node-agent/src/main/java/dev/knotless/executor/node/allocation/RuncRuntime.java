@@ -8,6 +8,7 @@ import dev.knotless.executor.node.protocol.Action;
 import dev.knotless.executor.node.protocol.Result;
 import dev.knotless.executor.node.runc.BundleSpec;
 import dev.knotless.executor.node.runc.ContainerState;
+import dev.knotless.executor.node.runc.HostsFile;
 import dev.knotless.executor.node.runc.NodeOptions;
 import dev.knotless.executor.node.runc.OciConfig;
 import dev.knotless.executor.node.runc.RunAs;
@@ -95,6 +96,9 @@ public final class RuncRuntime implements AllocationRuntime {
                 Files.createDirectories(d);
                 giveTo(d, options.runAs().orElse(spec.user()));
             }
+            if (!Files.exists(spec.dirs().hosts())) {
+                HostsFile.write(spec.dirs().hosts(), id, Optional.empty());
+            }
             Path bundle = Files.createDirectories(dir.resolve("bundle"));
             AllocationStore.writeAtomically(bundle.resolve("config.json"), bundles.configJson(spec));
             runc.create(id, bundle);
@@ -129,6 +133,7 @@ public final class RuncRuntime implements AllocationRuntime {
             ContainerState state = runc.state(a.allocation()).filter(s -> s.pid() > 0 && s.status() != ContainerState.Status.STOPPED)
                     .orElseThrow(() -> new RuntimeFailure("allocation " + a.allocation() + " has no live container to attach"));
             String address = net.attach(a.allocation(), netns(state));
+            HostsFile.write(store.dir(a.allocation()).resolve("hosts"), a.allocation(), Optional.of(address));
             LOG.info("allocation={} network={} address={}", a.allocation(), net.name(), address);
             return new Result.Done();
         } catch (RuntimeFailure e) {

@@ -61,16 +61,17 @@ public record BundleSpec(String id, Path rootfs, AllocationDirs dirs, Resources 
     }
 
     /** Host directories of one allocation, under the node's state directory. */
-    public record AllocationDirs(Path work, Path steps, Path outputs) {
+    public record AllocationDirs(Path work, Path steps, Path outputs, Path hosts) {
         public AllocationDirs {
             work = requireAbsolute(work, "work");
             steps = requireAbsolute(steps, "steps");
             outputs = requireAbsolute(outputs, "outputs");
+            hosts = requireAbsolute(hosts, "hosts");
         }
 
-        /** {@code base/work}, {@code base/steps}, {@code base/outputs}. */
+        /** {@code base/work}, {@code base/steps}, {@code base/outputs}, and the container's {@code /etc/hosts} as {@code base/hosts}. */
         public static AllocationDirs under(Path base) {
-            return new AllocationDirs(base.resolve("work"), base.resolve("steps"), base.resolve("outputs"));
+            return new AllocationDirs(base.resolve("work"), base.resolve("steps"), base.resolve("outputs"), base.resolve("hosts"));
         }
     }
 

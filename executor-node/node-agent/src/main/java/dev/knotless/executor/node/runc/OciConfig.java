@@ -109,8 +109,11 @@ public final class OciConfig {
         ObjectNode u = p.putObject("user");
         u.put("uid", user.uid());
         u.put("gid", user.gid());
+        // The primary group as a supplementary one too, as Docker and containerd give it: `id` then
+        // shows groups=GID, and a program checking getgroups() sees the same on every executor.
+        u.putArray("additionalGids").add(user.gid());
         p.set("args", strings(args));
-        p.set("env", strings(withPath(env)));
+        p.set("env", strings(withHostname(withPath(env), spec.id())));
         p.put("cwd", cwd);
         ObjectNode caps = p.putObject("capabilities");
         List<String> granted = spec.hardening().capabilities().stream().map(c -> "CAP_" + c).sorted().toList();
@@ -136,6 +139,16 @@ public final class OciConfig {
         return all;
     }
 
+    /** {@code HOSTNAME}, as Docker and the kubelet set it, unless the run sets its own. */
+    private static List<String> withHostname(List<String> env, String hostname) {
+        if (env.stream().anyMatch(e -> e.startsWith("HOSTNAME="))) {
+            return env;
+        }
+        List<String> all = new ArrayList<>(env);
+        all.add("HOSTNAME=" + hostname);
+        return all;
+    }
+
     private static ArrayNode mounts(BundleSpec spec) {
         ArrayNode m = F.arrayNode();
         mount(m, "/proc", "proc", "proc", List.of("nosuid", "noexec", "nodev"));
@@ -155,6 +168,9 @@ public final class OciConfig {
         mount(m, "/work", "bind", spec.dirs().work().toString(), List.of("rbind", "nosuid", "nodev", "rw"));
         mount(m, "/steps", "bind", spec.dirs().steps().toString(), List.of("rbind", "nosuid", "nodev", "ro"));
         mount(m, "/outputs", "bind", spec.dirs().outputs().toString(), List.of("rbind", "nosuid", "nodev", "rw"));
+        // the allocation's own, as Docker and the kubelet give one: localhost, and the host name
+        // resolving (InetAddress.getLocalHost() fails where it does not); writable, as theirs are
+        mount(m, "/etc/hosts", "bind", spec.dirs().hosts().toString(), List.of("rbind", "nosuid", "nodev", "rw"));
         return m;
     }
 

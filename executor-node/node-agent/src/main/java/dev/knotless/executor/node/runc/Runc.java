@@ -35,6 +35,7 @@ public final class Runc {
     private final Path root;
     private final Path logs;
     private final Duration timeout;
+    private final List<String> defaultSignals;
 
     /**
      * @param binary   the runc executable ({@code runc} is looked up on PATH)
@@ -47,6 +48,27 @@ public final class Runc {
         this.root = Files.createDirectories(stateDir.toAbsolutePath().resolve("runc"));
         this.logs = Files.createDirectories(stateDir.toAbsolutePath().resolve("runc-logs"));
         this.timeout = timeout;
+        this.defaultSignals = defaultSignals();
+    }
+
+    /**
+     * {@code env --default-signal} (coreutils 8.31 and later) before {@code runc create} and {@code
+     * exec}: a signal ignored in the agent (INT and QUIT when a shell started it in the background,
+     * HUP under nohup) would otherwise stay ignored in every step, where Docker and the kubelet give
+     * the defaults. Empty where the host's {@code env} lacks the option.
+     */
+    private static List<String> defaultSignals() {
+        List<String> launcher = List.of("env", "--default-signal");
+        try {
+            List<String> probe = new ArrayList<>(launcher);
+            probe.add("true");
+            return HostCommand.run(probe, null, new byte[0], Duration.ofSeconds(10)).exitCode() == 0 ? launcher : List.of();
+        } catch (HostCommand.NotStarted e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
     }
 
     public Path root() {
@@ -328,6 +350,9 @@ public final class Runc {
     }
 
     private Process launch(ProcessBuilder builder) throws RuncException {
+        List<String> command = new ArrayList<>(defaultSignals);
+        command.addAll(builder.command());
+        builder.command(command);
         try {
             return builder.start();
         } catch (IOException e) {

@@ -31,6 +31,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import dev.knotless.executor.node.host.InheritedSignals;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,6 +101,7 @@ public final class NodeService implements AutoCloseable {
         try (Ledger ledger = Ledger.open(config.ledger(), MacKey.loadOrCreate(state.resolve("ledger.key")), json, Clock.systemUTC())) {
             LOG.info("node agent starting node={} key={} server={}:{} ledgerEntries={} network={}", config.nodeId(), keyId,
                     config.serverHost(), config.serverPort(), ledger.size(), network.map(AllocationNetwork::name).orElse("none"));
+            InheritedSignals.warning().ifPresent(LOG::warn);
             Agent agent = new Agent(config.nodeId(), trusted, ledger, runtime, new Signer(keyId, key, json), json, Clock.systemUTC());
             link = new AgentLink(agent, runtime::orphans, config.serverHost(), config.serverPort(),
                     TlsIdentity.of(key, publicKey), trusted, config.channel());

@@ -106,7 +106,7 @@ class OciConfigTest {
         assertThat(l.get("maskedPaths").toString()).contains("/proc/kcore");
         assertThat(l.get("readonlyPaths").toString()).contains("/proc/sys");
         assertThat(c.get("mounts").findValuesAsText("destination")).containsExactly("/proc", "/dev", "/dev/pts",
-                "/dev/shm", "/dev/mqueue", "/sys", "/sys/fs/cgroup", "/work", "/steps", "/outputs");
+                "/dev/shm", "/dev/mqueue", "/sys", "/sys/fs/cgroup", "/work", "/steps", "/outputs", "/etc/hosts");
         assertThat(c.get("mounts").get(8).get("source").asText()).isEqualTo("/var/lib/knotless/alloc/alloc-1/steps");
         assertThat(c.get("mounts").get(8).get("options").toString()).contains("\"ro\"");
     }

@@ -99,6 +99,7 @@ class RuncIT {
         Files.createDirectories(dirs.work());
         Files.createDirectories(dirs.steps());
         Files.createDirectories(dirs.outputs());
+        HostsFile.write(dirs.hosts(), id, Optional.empty());
         return new BundleSpec(id, rootfs, dirs, new BundleSpec.Resources(MEMORY, 500), RunAs.ROOT,
                 List.of("HOME=/root"), Optional.empty(), Map.of("dev.knotless.test", "RuncIT"), node);
     }
