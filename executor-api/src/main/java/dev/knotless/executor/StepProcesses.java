@@ -26,7 +26,8 @@ import java.util.Set;
  * new pid are all caught, because every child born between two passes is found by the next one:
  * its parent is either stopped already or ended during the pass, and a pass that saw a new
  * process end is never the last. The exec's own ancestors (the executor's shell
- * around the step) are spared; PID 1 too.
+ * around the step) and their other children (its helpers: the follower and copiers of a
+ * Kubernetes step) are spared; PID 1 too, but not its children.
  */
 public final class StepProcesses {
 
@@ -71,6 +72,9 @@ public final class StepProcesses {
             "    read -r l < \"$d/stat\" || { case $b in *\" $p:\"*) ;; *) f=1;; esac; continue; }",
             "    l=${l##*) }; set -- $l",
             "    [ \"$1\" = Z ] && continue",
+            // the helpers of an ancestor (the receiver's follower and copiers on Kubernetes): a step's
+            // leftover cannot be a child of this exec's shells, which began after it; orphans go to PID 1
+            "    [ \"$2\" != 1 ] && case $a in *\" $2 \"*) continue;; esac",
             "    k=$p:${20}",
             "    case \"$b$s \" in *\" $k \"*) continue;; esac",
             "    if kill -STOP \"$p\"; then s=\"$s $k\" t=\"$t$p \" f=1; elif [ -e \"$d\" ]; then u=\"$u $p\"; else f=1; fi",
