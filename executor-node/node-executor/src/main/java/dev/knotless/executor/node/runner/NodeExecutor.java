@@ -47,6 +47,12 @@ public final class NodeExecutor implements Executor {
     private static final Logger LOG = LoggerFactory.getLogger(NodeExecutor.class);
     static final long DEFAULT_MILLI_CPU = 1000;
     static final long DEFAULT_MEMORY = 2L << 30;
+    /**
+     * How much later than the run's deadline the node ends the allocation by itself: the runner
+     * stops the run at its deadline and closes the session within the kill grace, so the node's
+     * own deadline acts only when the runner could not (killed, cut off).
+     */
+    static final Duration NODE_DEADLINE_MARGIN = Duration.ofSeconds(5);
 
     /**
      * @param network        the node network trusted runs join ({@code attach_network}); empty: none
@@ -104,7 +110,7 @@ public final class NodeExecutor implements Executor {
             long memory = spec.resources().memoryBytes() > 0 ? spec.resources().memoryBytes() : DEFAULT_MEMORY;
             created = true;
             call(node, new Action.CreateAllocation(node, allocation, image, cpu, Math.max(memory, 4L << 20), labels(spec),
-                            hardening(spec.hardening())),
+                            hardening(spec.hardening()), lifetimeMs(spec)),
                     Result.Done.class, Failure.Kind.INFRASTRUCTURE, "");
             if (!untrusted && options.network().isPresent()) {
                 call(node, new Action.AttachNetwork(node, allocation, options.network().get()), Result.Done.class,
@@ -121,6 +127,12 @@ public final class NodeExecutor implements Executor {
             }
             throw e;
         }
+    }
+
+    /** The allocation's lifetime on the node: what is left of the run's deadline, its kill grace and the margin. */
+    static long lifetimeMs(RunSpec spec) {
+        long ms = spec.timeout().plus(spec.killGrace()).plus(NODE_DEADLINE_MARGIN).toMillis();
+        return Math.min(Action.MAX_LIFETIME_MS, Math.max(1, ms));
     }
 
     /** Closes the hub it was given: nodes lose their connection and dial again until a runner listens. */
