@@ -112,6 +112,16 @@ final class JobShape {
         return annotations;
     }
 
+    /**
+     * The run's deadline as the Job's own, in whole seconds rounded up: rounded down, the Job
+     * could end its pod up to a second before the runner's deadline, and the run would end as a
+     * lost pod instead of timed out.
+     */
+    static long activeDeadlineSeconds(RunSpec spec) {
+        long ms = spec.timeout().toMillis();
+        return Math.max(1, (ms + 999) / 1000);
+    }
+
     static Job job(RunSpec spec, KubernetesOptions options) {
         Map<String, String> podLabels = new LinkedHashMap<>(labels(spec));
         if (spec.trust() == Trust.UNTRUSTED) {
@@ -126,7 +136,7 @@ final class JobShape {
                 .endMetadata()
                 .withNewSpec()
                     .withBackoffLimit(0)
-                    .withActiveDeadlineSeconds(Math.max(1, spec.timeout().toSeconds()))
+                    .withActiveDeadlineSeconds(activeDeadlineSeconds(spec))
                     .withTtlSecondsAfterFinished(spec.keep() ? null : TTL_AFTER_FINISHED)
                     .withNewTemplate()
                         .withNewMetadata().withLabels(podLabels).withAnnotations(annotations(spec)).endMetadata()

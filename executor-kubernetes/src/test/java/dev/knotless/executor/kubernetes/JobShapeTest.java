@@ -17,6 +17,15 @@ import org.junit.jupiter.api.Test;
 class JobShapeTest {
 
     @Test
+    void theJobsDeadlineIsWhatIsLeftOfTheRunsRoundedUpSoItNeverEndsThePodBeforeTheRunner() {
+        RunSpec.Builder spec = RunSpec.builder("runner", "run", "image");
+        assertThat(JobShape.job(spec.timeout(java.time.Duration.ofMillis(4_200)).build(), KubernetesOptions.defaults())
+                .getSpec().getActiveDeadlineSeconds()).isEqualTo(5L);
+        assertThat(JobShape.activeDeadlineSeconds(spec.timeout(java.time.Duration.ofMinutes(7)).build())).isEqualTo(420L);
+        assertThat(JobShape.activeDeadlineSeconds(spec.timeout(java.time.Duration.ofMillis(1)).build())).isEqualTo(1L);
+    }
+
+    @Test
     void aPlainRunIdKeepsItsReadableJobName() {
         assertThat(JobShape.jobName("run-1a2b")).isEqualTo("knotless-run-1a2b");
     }
