@@ -113,12 +113,11 @@ final class JobShape {
     }
 
     /**
-     * The run's deadline as the Job's own, in whole seconds rounded up: rounded down, the Job
-     * could end its pod up to a second before the runner's deadline, and the run would end as a
-     * lost pod instead of timed out.
+     * The run's backstop ({@link RunSpec#backstop}) as the Job's own deadline, in whole seconds
+     * rounded up: the Job ends its pod only when the runner has not stopped the run by then.
      */
     static long activeDeadlineSeconds(RunSpec spec) {
-        long ms = spec.timeout().toMillis();
+        long ms = spec.backstop().toMillis();
         return Math.max(1, (ms + 999) / 1000);
     }
 

@@ -47,12 +47,6 @@ public final class NodeExecutor implements Executor {
     private static final Logger LOG = LoggerFactory.getLogger(NodeExecutor.class);
     static final long DEFAULT_MILLI_CPU = 1000;
     static final long DEFAULT_MEMORY = 2L << 30;
-    /**
-     * How much later than the run's deadline the node ends the allocation by itself: the runner
-     * stops the run at its deadline and closes the session within the kill grace, so the node's
-     * own deadline acts only when the runner could not (killed, cut off).
-     */
-    static final Duration NODE_DEADLINE_MARGIN = Duration.ofSeconds(5);
 
     /**
      * @param network        the node network trusted runs join ({@code attach_network}); empty: none
@@ -129,9 +123,9 @@ public final class NodeExecutor implements Executor {
         }
     }
 
-    /** The allocation's lifetime on the node: what is left of the run's deadline, its kill grace and the margin. */
+    /** The allocation's lifetime on the node: the run's backstop ({@link RunSpec#backstop}). */
     static long lifetimeMs(RunSpec spec) {
-        long ms = spec.timeout().plus(spec.killGrace()).plus(NODE_DEADLINE_MARGIN).toMillis();
+        long ms = spec.backstop().toMillis();
         return Math.min(Action.MAX_LIFETIME_MS, Math.max(1, ms));
     }
 
