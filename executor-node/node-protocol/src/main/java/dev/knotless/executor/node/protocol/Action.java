@@ -42,8 +42,11 @@ public sealed interface Action {
         }
     }
 
-    /** The longest an allocation may be asked to live: the longest step, and an hour for the rest of its run. */
-    long MAX_LIFETIME_MS = MAX_STEP_TIMEOUT_MS + 60L * 60 * 1000;
+    /**
+     * The longest an allocation may be asked to live: a week, far above any run ceiling an
+     * operator sets (6 h built in), since a run's steps together may outlast the longest step.
+     */
+    long MAX_LIFETIME_MS = 7L * 24 * 60 * 60 * 1000;
 
     /**
      * Make an allocation (a container, not yet started) from a pulled image, with its limits. The
