@@ -11,6 +11,7 @@ import dev.knotless.executor.StepPayload;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The scenarios live by subject in {@link TransferContract}, {@link StepContract}, {@link
  * StopContract}, {@link IsolationContract}, {@link
- * HostileOutputContract}, {@link LimitsContract}, {@link ProcessSetContract} and {@link
- * RunEnvironmentContract}; this class runs them all. They reach the executor
+ * HostileOutputContract}, {@link LimitsContract}, {@link ProcessSetContract}, {@link
+ * RunEnvironmentContract} and {@link DeadlineContract}; this class runs them all. They reach the executor
  * exactly as the runner does, through {@link Guarded#executor}.
  *
  * <p>Each test runs under a fresh random runner id, so tests never touch each other's (or anyone
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * applets.
  */
 public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract,
-        HostileOutputContract, LimitsContract, ProcessSetContract, RunEnvironmentContract {
+        HostileOutputContract, LimitsContract, ProcessSetContract, RunEnvironmentContract, DeadlineContract {
 
     private ContractRun run;
 
@@ -60,6 +61,19 @@ public abstract class ExecutorContract implements TransferContract, StepContract
         throw new AssertionError(executor().name() + " declares policy enforcement, but its test does not check the policies");
     }
 
+    /**
+     * How long past a run's deadline the executor itself ends a run whose runner is gone; empty
+     * (the default) when it leaves that to the runner, whose sweep at restart removes it.
+     */
+    protected Optional<Duration> endsAbandonedRunsWithin() {
+        return Optional.empty();
+    }
+
+    /** What of {@code runnerId}'s runs still runs; by default everything {@link #leftovers} lists. */
+    protected List<String> stillRunning(String runnerId) throws Exception {
+        return leftovers(runnerId);
+    }
+
     /** The kill grace the scenarios use. */
     protected Duration killGrace() {
         return Duration.ofSeconds(2);
@@ -68,7 +82,8 @@ public abstract class ExecutorContract implements TransferContract, StepContract
     @BeforeEach
     final void freshRunner() {
         run = new ContractRun(Guarded.executor(executor()), "contract-" + randomHex(6), image(), killGrace(), temp,
-                this::leftovers, this::untrustedPoliciesDeny);
+                this::leftovers, this::untrustedPoliciesDeny,
+                new ContractRun.Abandonment(endsAbandonedRunsWithin(), this::stillRunning));
     }
 
     @AfterEach
