@@ -7,8 +7,8 @@ import dev.knotless.executor.RunLayout;
 import dev.knotless.tar.Bounded;
 import dev.knotless.tar.Printable;
 import dev.knotless.tar.TarExtractor;
+import dev.knotless.time.Deadline;
 import java.io.IOException;
-import java.time.Instant;
 
 /**
  * Takes {@code /outputs} out of the run into the check's output directory, refusing unsafe
@@ -27,7 +27,7 @@ final class CollectOutputs implements Phase {
     @Override
     public void run(RunState state) {
         long limit = state.limits.outputBytes();
-        Instant deadline = state.clock.instant().plus(state.limits.killGrace().multipliedBy(12));
+        Deadline deadline = state.deadlineIn(state.limits.killGrace().multipliedBy(12));
         TarExtractor extractor = TarExtractor.into(state.outputDir, state.limits.outputArchive());
         try {
             state.session.download(RunLayout.OUTPUTS,

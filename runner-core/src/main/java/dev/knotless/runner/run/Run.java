@@ -14,6 +14,7 @@ import dev.knotless.runner.Durations;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.SecretStore;
+import dev.knotless.time.Ticker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -46,9 +47,19 @@ public final class Run {
     private final RunLimits limits;
     private final RunJournal journal;
     private final Clock clock;
+    private final Ticker ticker;
 
     public Run(Executor executor, CheckRecorder checks, SecretStore secrets, CacheStore caches, RunListener listener,
                RunLimits limits, RunJournal journal, Clock clock) {
+        this(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM);
+    }
+
+    /**
+     * @param clock wall time, for the instants a check shows
+     * @param ticker monotonic time, for the phases' deadlines
+     */
+    public Run(Executor executor, CheckRecorder checks, SecretStore secrets, CacheStore caches, RunListener listener,
+               RunLimits limits, RunJournal journal, Clock clock, Ticker ticker) {
         this.executor = executor;
         this.checks = checks;
         this.secrets = secrets;
@@ -57,6 +68,7 @@ public final class Run {
         this.limits = limits;
         this.journal = journal;
         this.clock = clock;
+        this.ticker = ticker;
     }
 
     /** The order of a run, as data. */
@@ -120,7 +132,10 @@ public final class Run {
             save(masking, check, false);
         }
         shown.runStarted(request);
-        RunDeadline deadline = RunDeadline.of(request, limits, started, clock);
+        // a run started here has spent nothing yet, whatever the wall clock did since `started`; only a
+        // resumed run's time spent spans processes, which only wall time can measure
+        RunDeadline deadline = RunDeadline.of(request, limits, started,
+                resumed == null ? Clock.fixed(started, java.time.ZoneOffset.UTC) : clock);
         RunState state = null;
         Masker masker = masking.masker();
         Path logPath = checks.files().logPath(request.runId());
@@ -128,7 +143,7 @@ public final class Run {
              RunLog log = resumed == null
                      ? new RunLog(logPath, limits.logCap(), request, shown, masker)
                      : RunLog.resume(logPath, limits.logCap(), resumed.logBytes(), request, shown, masker)) {
-            state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock,
+            state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock, ticker,
                     environment(request), grants, shown, cancellation, masking.journal(journal), masking);
             List<Phase> phases = phases();
             if (resumed == null) {

@@ -6,7 +6,10 @@ import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.secrets.Grants;
+import dev.knotless.time.Deadline;
+import dev.knotless.time.Ticker;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +39,10 @@ final class RunState {
     private final Cancellation cancellation;
     /** The run's one deadline: every phase and the executor's spec get theirs from it. */
     final RunDeadline deadline;
+    /** Wall time: for the instants a check shows, never for a deadline. */
     final java.time.Clock clock;
+    /** Monotonic time: what every deadline of the run's phases is measured with. */
+    final Ticker ticker;
     final RunJournal journal;
     /** Set (from an output thread too) when the journal failed once: it is not asked again. */
     volatile boolean journalBroken;
@@ -50,7 +56,7 @@ final class RunState {
     @Nullable Verdict verdict;
 
     RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,
-             RunDeadline deadline, java.time.Clock clock, Map<String, String> environment, List<Grants.Granted> grants,
+             RunDeadline deadline, java.time.Clock clock, Ticker ticker, Map<String, String> environment, List<Grants.Granted> grants,
              RunListener listener, Cancellation cancellation, RunJournal journal, RunMasking masking) {
         this.request = request;
         this.limits = limits;
@@ -59,6 +65,7 @@ final class RunState {
         this.runSignal = runSignal;
         this.deadline = deadline;
         this.clock = clock;
+        this.ticker = ticker;
         this.environment = environment;
         this.grants = grants;
         this.cachePlan = CachePlan.of(request);
@@ -99,6 +106,16 @@ final class RunState {
     /** True when the run's own deadline, not a step's, stopped it. */
     boolean runDeadlinePassed() {
         return runSignal.reason().filter(r -> r == StopSignal.Reason.TIMEOUT).isPresent();
+    }
+
+    /** The run's deadline on the run's ticker, for a byte stream that checks it as it goes. */
+    Deadline transferDeadline() {
+        return Deadline.in(deadline.left(), ticker);
+    }
+
+    /** A deadline {@code after} from now on the run's ticker. */
+    Deadline deadlineIn(Duration after) {
+        return Deadline.in(after, ticker);
     }
 
     java.time.Duration runTimeout() {
