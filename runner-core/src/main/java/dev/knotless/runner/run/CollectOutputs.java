@@ -9,6 +9,11 @@ import dev.knotless.tar.Printable;
 import dev.knotless.tar.TarExtractor;
 import dev.knotless.time.Deadline;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 /**
  * Takes {@code /outputs} out of the run into the check's output directory, refusing unsafe
@@ -47,7 +52,24 @@ final class CollectOutputs implements Phase {
             String why = "outputs refused: " + e.failure().reason();
             state.fail(new Verdict(e.failure().kind() == Failure.Kind.LIMIT ? CheckStatus.FAILURE : CheckStatus.ERROR, why));
         } catch (IOException e) {
+            if (StateFull.causedBy(e)) {
+                dropPartial(state, e);
+                state.fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
+                return;
+            }
             state.fail(new Verdict(CheckStatus.ERROR, "reading outputs failed: " + Printable.name(String.valueOf(e.getMessage()))));
+        }
+    }
+
+    /** Outputs cut short by a full state directory are not kept: a check lists whole files only. */
+    private static void dropPartial(RunState state, IOException why) {
+        state.outputs.clear();
+        try (Stream<Path> files = Files.exists(state.outputDir) ? Files.walk(state.outputDir) : Stream.empty()) {
+            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            why.addSuppressed(e);
         }
     }
 }

@@ -6,6 +6,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckSubject;
 import dev.knotless.checks.Event;
 import dev.knotless.checks.ExecutorName;
+import dev.knotless.checks.SpaceReserve;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.RunLayout;
@@ -128,10 +129,20 @@ public final class Run {
         // from here on the run's sinks are reached only through the masking
         RunListener shown = masking.listener(request, listener);
         Check check = newCheck(request, started);
+        SpaceReserve reserve = checks.files().reserve(request.runId());
         if (resumed == null) {
-            save(masking, check, false);
+            saveRunning(masking, check);
         }
         shown.runStarted(request);
+        try {
+            reserve.take(); // before anything else that can fail for space
+        } catch (IOException e) {
+            if (session != null) {
+                session.close();
+            }
+            String why = StateFull.causedBy(e) ? StateFull.REASON : "runner error: " + e;
+            return ended(masking, shown, request, finish(check, null, new Verdict(CheckStatus.ERROR, why)), reserve);
+        }
         // a run started here has spent nothing yet, whatever the wall clock did since `started`; only a
         // resumed run's time spent spans processes, which only wall time can measure
         RunDeadline deadline = RunDeadline.of(request, limits, started,
@@ -140,11 +151,12 @@ public final class Run {
         Masker masker = masking.masker();
         Path logPath = checks.files().logPath(request.runId());
         try (StopSignal runSignal = cancellation.signal().child(deadline.leftAtStart());
+             JournalQueue journalQueue = new JournalQueue(request.runId(), masking.journal(journal), JournalQueue.PATIENCE);
              RunLog log = resumed == null
                      ? new RunLog(logPath, limits.logCap(), request, shown, masker)
                      : RunLog.resume(logPath, limits.logCap(), resumed.logBytes(), request, shown, masker)) {
             state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock, ticker,
-                    environment(request), grants, shown, cancellation, masking.journal(journal), masking);
+                    environment(request), grants, shown, cancellation, journalQueue, masking);
             List<Phase> phases = phases();
             if (resumed == null) {
                 fit.notices().forEach(log::notice); // a resumed log has them already
@@ -186,21 +198,38 @@ public final class Run {
             if (state == null && session != null) {
                 session.close();
             }
-            String why = "runner error: " + e;
+            boolean full = StateFull.causedBy(e);
+            if (full) {
+                markFull(reserve);
+            }
+            String why = full ? StateFull.REASON : "runner error: " + e;
             if (state == null || !state.failed()) {
                 check = finish(check, state, new Verdict(CheckStatus.ERROR, why));
-                return ended(masking, shown, request, check);
+                return ended(masking, shown, request, check, reserve);
             }
         }
         Verdict verdict = state.failed() ? state.verdict : new Verdict(CheckStatus.SUCCESS, null);
-        return ended(masking, shown, request, finish(check, state, verdict));
+        return ended(masking, shown, request, finish(check, state, verdict), reserve);
     }
 
-    /** Records the final check, masked, tells the listener, and returns the check as recorded. */
-    private Check ended(RunMasking masking, RunListener shown, RunRequest request, Check check) {
-        Check masked = save(masking, check, true);
+    /**
+     * Records the final check, masked ({@link FinalRecord}: never left running), tells the
+     * listener, and returns the check as recorded.
+     */
+    private Check ended(RunMasking masking, RunListener shown, RunRequest request, Check check, SpaceReserve reserve) {
+        Check masked = masking.check(check);
+        new FinalRecord(checks).record(masked, reserve);
         shown.runFinished(request, masked);
         return masked;
+    }
+
+    /** Marks the run's reserve, so that a restart before its check is recorded ends it for a full state directory. */
+    private static void markFull(SpaceReserve reserve) {
+        try {
+            reserve.markFull();
+        } catch (IOException e) {
+            LOG.warn("could not mark {}: {}", reserve, e.toString());
+        }
     }
 
     /**
@@ -226,18 +255,13 @@ public final class Run {
                 state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs);
     }
 
-    private Check save(RunMasking masking, Check unmasked, boolean last) {
+    private void saveRunning(RunMasking masking, Check unmasked) {
         Check check = masking.check(unmasked);
         try {
-            if (last) {
-                checks.finished(check);
-            } else {
-                checks.running(check);
-            }
+            checks.running(check);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot record check " + check.id(), e);
         }
-        return check;
     }
 
     /** The run environment contract (docs/reference/run-environment.md), then workflow and caller variables. */

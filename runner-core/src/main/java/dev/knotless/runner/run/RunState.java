@@ -43,9 +43,8 @@ final class RunState {
     final java.time.Clock clock;
     /** Monotonic time: what every deadline of the run's phases is measured with. */
     final Ticker ticker;
-    final RunJournal journal;
-    /** Set (from an output thread too) when the journal failed once: it is not asked again. */
-    volatile boolean journalBroken;
+    /** The run's journal, written behind the run so that a busy database never stalls its output. */
+    final JournalQueue journal;
     /** Where a resumed run's earlier process stopped; null for a run started here. */
     @Nullable RunProgress resumed;
     @Nullable Session session;
@@ -57,7 +56,7 @@ final class RunState {
 
     RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,
              RunDeadline deadline, java.time.Clock clock, Ticker ticker, Map<String, String> environment, List<Grants.Granted> grants,
-             RunListener listener, Cancellation cancellation, RunJournal journal, RunMasking masking) {
+             RunListener listener, Cancellation cancellation, JournalQueue journal, RunMasking masking) {
         this.request = request;
         this.limits = limits;
         this.log = log;
