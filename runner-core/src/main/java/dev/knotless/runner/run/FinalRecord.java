@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
  * Records a run's final check so that it is never left {@code running} (docs/design/runs.md, "Our
  * own faults"). On a full state directory the run's {@link SpaceReserve} is spent (marked, and its
  * space given back) and the record tried again at once; if it still does not fit, it is tried every
- * second until space comes back, however long that takes. Any other failure (a database locked
- * past SQLite's own wait) is tried again for up to {@link #PATIENCE}, then thrown as before.
+ * second until space comes back, however long that takes. A database locked past SQLite's own wait
+ * is tried again for up to {@link #PATIENCE}; that and any other failure are then thrown as before.
  */
 final class FinalRecord {
 
@@ -47,7 +47,7 @@ final class FinalRecord {
                     spend(reserve, e);
                     continue;
                 }
-                if (!full && giveUp.passed()) {
+                if (!full && (giveUp.passed() || !StateFull.orBusy(e))) {
                     throw new UncheckedIOException("cannot record check " + check.id(), e);
                 }
                 if (sayAgain.passed()) {

@@ -12,9 +12,10 @@ import org.slf4j.LoggerFactory;
  * A run's journal entries, written in the order they came on a thread of their own, so that a
  * state database that is busy or locked (another process holding its write lock; each try waits
  * SQLite's 10 s) never stalls a step's output: the output goes on into the log while an entry
- * waits. An entry that cannot be written is tried again, pausing longer each time (up to
- * {@link #LONGEST_PAUSE}), for up to its patience (2 minutes); past that the journal gives up for
- * the rest of the run, and a restart then ends the run as "runner restarted" (docs/design/runs.md,
+ * waits. An entry the database is too busy (or the state directory too full) to take is tried
+ * again, pausing longer each time (up to {@link #LONGEST_PAUSE}), for up to its patience (2
+ * minutes); past that, or at once for any other failure, the journal gives up for the rest of the
+ * run, and a restart then ends the run as "runner restarted" (docs/design/runs.md,
  * "Our own faults").
  *
  * <p>Entries are not merged: each arrives, in order. Only when more than {@link #MAX_QUEUED} wait
@@ -121,6 +122,10 @@ final class JournalQueue implements AutoCloseable {
                 }
                 return true;
             } catch (IOException | RuntimeException e) {
+                if (!StateFull.orBusy(e)) {
+                    LOG.warn("run {}: its progress cannot be recorded, so a restart will end it: {}", runId, e.toString());
+                    return false;
+                }
                 if (giveUp == null) {
                     giveUp = Deadline.in(patience);
                     firstFailure = System.nanoTime();

@@ -37,4 +37,29 @@ public final class StateFull {
         }
         return causedBy(e.getCause(), seen);
     }
+
+    /**
+     * Whether {@code e} is worth waiting out: the state directory full, or the database busy or
+     * locked by another connection (SQLite's own wait of 10 s ran out). Anything else (a broken
+     * constraint, a bug) is not, and waiting would only delay the run.
+     */
+    public static boolean orBusy(Throwable e) {
+        return causedBy(e) || busy(e, new HashSet<>());
+    }
+
+    private static boolean busy(Throwable e, Set<Throwable> seen) {
+        if (e == null || !seen.add(e)) {
+            return false;
+        }
+        String m = e.getMessage();
+        if (m != null && (m.contains("SQLITE_BUSY") || m.contains("SQLITE_LOCKED") || m.contains("database is locked"))) {
+            return true;
+        }
+        for (Throwable s : e.getSuppressed()) {
+            if (busy(s, seen)) {
+                return true;
+            }
+        }
+        return busy(e.getCause(), seen);
+    }
 }
