@@ -45,24 +45,28 @@ final class CollectOutputs implements Phase {
                         .map(o -> Printable.name(o.name()) + " (" + o.mediaType() + ", " + Bounded.bytes(o.bytes()) + ")").toList()));
             }
             listing.notices().forEach(state.log::notice);
-        } catch (ExecutorException e) {
-            if (e.failure().kind() == Failure.Kind.STOPPED) {
-                return;
-            }
-            String why = "outputs refused: " + e.failure().reason();
-            state.fail(new Verdict(e.failure().kind() == Failure.Kind.LIMIT ? CheckStatus.FAILURE : CheckStatus.ERROR, why));
-        } catch (IOException e) {
+        } catch (ExecutorException | IOException e) {
             if (StateFull.causedBy(e)) {
                 dropPartial(state, e);
                 state.fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
-                return;
+            } else if (e instanceof ExecutorException x) {
+                refused(state, x);
+            } else {
+                state.fail(new Verdict(CheckStatus.ERROR, "reading outputs failed: " + Printable.name(String.valueOf(e.getMessage()))));
             }
-            state.fail(new Verdict(CheckStatus.ERROR, "reading outputs failed: " + Printable.name(String.valueOf(e.getMessage()))));
         }
     }
 
-    /** Outputs cut short by a full state directory are not kept: a check lists whole files only. */
-    private static void dropPartial(RunState state, IOException why) {
+    private static void refused(RunState state, ExecutorException e) {
+        if (e.failure().kind() == Failure.Kind.STOPPED) {
+            return;
+        }
+        String why = "outputs refused: " + e.failure().reason();
+        state.fail(new Verdict(e.failure().kind() == Failure.Kind.LIMIT ? CheckStatus.FAILURE : CheckStatus.ERROR, why));
+    }
+
+    /** Outputs a full state directory cut short are not kept, not even the whole ones: a check lists a complete set. */
+    private static void dropPartial(RunState state, Exception why) {
         state.outputs.clear();
         try (Stream<Path> files = Files.exists(state.outputDir) ? Files.walk(state.outputDir) : Stream.empty()) {
             for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {

@@ -32,6 +32,9 @@ final class FinalRecord {
     }
 
     void record(Check check, SpaceReserve reserve) {
+        if (StateFull.REASON.equals(check.reason())) {
+            mark(reserve); // a restart from here until the check is recorded still gives the reason
+        }
         boolean spent = false;
         Deadline giveUp = Deadline.in(PATIENCE);
         Deadline sayAgain = Deadline.in(Duration.ZERO);
@@ -69,6 +72,14 @@ final class FinalRecord {
             reserve.spend();
         } catch (IOException e) {
             why.addSuppressed(e);
+        }
+    }
+
+    private static void mark(SpaceReserve reserve) {
+        try {
+            reserve.markFull();
+        } catch (IOException e) {
+            LOG.warn("could not mark {}: {}", reserve, e.toString());
         }
     }
 

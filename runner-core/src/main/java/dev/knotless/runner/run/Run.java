@@ -198,11 +198,7 @@ public final class Run {
             if (state == null && session != null) {
                 session.close();
             }
-            boolean full = StateFull.causedBy(e);
-            if (full) {
-                markFull(reserve);
-            }
-            String why = full ? StateFull.REASON : "runner error: " + e;
+            String why = StateFull.causedBy(e) ? StateFull.REASON : "runner error: " + e;
             if (state == null || !state.failed()) {
                 check = finish(check, state, new Verdict(CheckStatus.ERROR, why));
                 return ended(masking, shown, request, check, reserve);
@@ -223,14 +219,6 @@ public final class Run {
         return masked;
     }
 
-    /** Marks the run's reserve, so that a restart before its check is recorded ends it for a full state directory. */
-    private static void markFull(SpaceReserve reserve) {
-        try {
-            reserve.markFull();
-        } catch (IOException e) {
-            LOG.warn("could not mark {}: {}", reserve, e.toString());
-        }
-    }
 
     /**
      * Each step's secrets (docs/design/secrets.md): pushes and manual runs get the names a step

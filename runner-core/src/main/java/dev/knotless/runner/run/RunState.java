@@ -125,12 +125,21 @@ final class RunState {
         return cancellation.reason();
     }
 
-    /** Records the first thing that went wrong; later ones only reach the log. */
+    /**
+     * Records the first thing that went wrong; later ones only reach the log. A log that a full
+     * state directory stops taking the notice loses only the notice: the check has the verdict.
+     */
     void fail(Verdict v) {
         if (verdict == null) {
             verdict = v;
         }
-        log.notice(v.reason());
+        try {
+            log.notice(v.reason());
+        } catch (java.io.UncheckedIOException e) {
+            if (!StateFull.causedBy(e)) {
+                throw e;
+            }
+        }
     }
 
     boolean failed() {

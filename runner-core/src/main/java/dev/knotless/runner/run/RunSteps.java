@@ -45,7 +45,17 @@ final class RunSteps implements Phase {
                 state.steps.add(StepResult.skipped(step.name()));
                 continue;
             }
-            state.steps.add(through(chain, 0, StepCall.of(state, i + 1, step)));
+            StepCall call = StepCall.of(state, i + 1, step);
+            try {
+                state.steps.add(through(chain, 0, call));
+            } catch (RuntimeException e) {
+                if (!StateFull.causedBy(e)) {
+                    throw e;
+                }
+                // the log could not take the step's output: the step was stopped, and the run ends here
+                state.steps.add(new StepResult(step.name(), StepStatus.ERROR, null, call.elapsedMillis(), StateFull.REASON));
+                state.fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
+            }
         }
     }
 
