@@ -100,6 +100,50 @@ class StateDirFullFaultIT {
         System.out.printf("state directory full: the check was final %d ms after the disk was filled%n", recorded.toMillis());
     }
 
+    /** Without its reserve (taken by something else meanwhile), the run records its end once space comes back. */
+    @Test
+    void withoutItsReserveTheRunRecordsItsEndWhenSpaceComesBack() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", """
+                image: %s
+                steps:
+                  - name: print
+                    run: |
+                      i=0
+                      while [ $i -lt 600 ]; do echo "line $i of a step that prints for a minute"; i=$((i+1)); sleep 0.1; done
+                """.formatted(ExecIT.IMAGE));
+        repo.commit();
+        CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> {
+            try {
+                return CliRun.exec(state, runnerId, repo.dir);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        awaitLogWith("line 30 of");
+        try (Stream<Path> reserves = Files.list(state.resolve("checks"))) {
+            for (Path r : reserves.filter(p -> p.getFileName().toString().endsWith(".reserve")).toList()) {
+                Files.delete(r);
+            }
+        }
+        fill(state.resolve("filler"));
+        Thread.sleep(8_000);
+        assertThat(run.isDone()).as("the run waits for space to record its end").isFalse();
+
+        long spaceBack = System.nanoTime();
+        Files.delete(state.resolve("filler"));
+        CliRun r = run.get(60, TimeUnit.SECONDS);
+        Duration recorded = Duration.ofNanos(System.nanoTime() - spaceBack);
+
+        JsonNode check = r.checks().getFirst();
+        assertThat(check.get("status").asText()).as(r.err()).isEqualTo("error");
+        assertThat(check.get("reason").asText()).isEqualTo("state directory full");
+        JsonNode onDisk = new ObjectMapper().readTree(Files.readAllBytes(state.resolve("checks/" + check.get("id").asText() + ".json")));
+        assertThat(onDisk.get("reason").asText()).isEqualTo("state directory full");
+        assertThat(leftovers()).as("temp files, space reserves and partial outputs left in the state directory").isEmpty();
+        assertThat(recorded).as("tried again every second").isLessThan(Duration.ofSeconds(5));
+        System.out.printf("space came back: the check was final %d ms later%n", recorded.toMillis());
+    }
+
     private Path awaitLogWith(String text) throws Exception {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < until) {
