@@ -68,13 +68,7 @@ class StateDirFullFaultIT {
                     run: 'true'
                 """.formatted(ExecIT.IMAGE));
         repo.commit();
-        CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> {
-            try {
-                return CliRun.exec(state, runnerId, repo.dir);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<CliRun> run = execInBackground(repo);
 
         Path log = awaitLogWith("line 30 of");
         long filled = System.nanoTime();
@@ -112,13 +106,7 @@ class StateDirFullFaultIT {
                       while [ $i -lt 600 ]; do echo "line $i of a step that prints for a minute"; i=$((i+1)); sleep 0.1; done
                 """.formatted(ExecIT.IMAGE));
         repo.commit();
-        CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> {
-            try {
-                return CliRun.exec(state, runnerId, repo.dir);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<CliRun> run = execInBackground(repo);
         awaitLogWith("line 30 of");
         try (Stream<Path> reserves = Files.list(state.resolve("checks"))) {
             for (Path r : reserves.filter(p -> p.getFileName().toString().endsWith(".reserve")).toList()) {
@@ -142,6 +130,16 @@ class StateDirFullFaultIT {
         assertThat(leftovers()).as("temp files, space reserves and partial outputs left in the state directory").isEmpty();
         assertThat(recorded).as("tried again every second").isLessThan(Duration.ofSeconds(5));
         System.out.printf("space came back: the check was final %d ms later%n", recorded.toMillis());
+    }
+
+    private CompletableFuture<CliRun> execInBackground(TestRepo repo) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return CliRun.exec(state, runnerId, repo.dir);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     private Path awaitLogWith(String text) throws Exception {
