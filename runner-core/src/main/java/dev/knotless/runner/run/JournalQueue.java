@@ -63,18 +63,11 @@ final class JournalQueue implements AutoCloseable {
             }
             RunProgress last = queue.peekLast();
             if (queue.size() >= MAX_QUEUED && last != null && last.stepGoing() && progress.stepGoing()
-                    && last.step() == progress.step() && queue.size() > 1) {
+                    && last.step() == progress.step()) {
                 queue.pollLast();
             }
             queue.addLast(progress);
             lock.notifyAll();
-        }
-    }
-
-    /** Whether the journal gave up on the run. */
-    boolean gaveUp() {
-        synchronized (lock) {
-            return gaveUp;
         }
     }
 

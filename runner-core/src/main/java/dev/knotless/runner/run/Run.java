@@ -219,7 +219,6 @@ public final class Run {
         return masked;
     }
 
-
     /**
      * Each step's secrets (docs/design/secrets.md): pushes and manual runs get the names a step
      * asks for and the repository has; pull and batch runs get none.
