@@ -10,7 +10,9 @@ import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StepStopper;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.time.Deadline;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -90,9 +92,9 @@ final class DockerSteps {
 
     private StepOutcome exitOf(StepPayload step, String execId) {
         try {
-            long deadline = System.currentTimeMillis() + EXIT_WAIT_MILLIS;
+            Deadline deadline = Deadline.in(Duration.ofMillis(EXIT_WAIT_MILLIS));
             JsonNode exec = engine.inspectExec(execId);
-            while (exec.path("Running").asBoolean(false) && System.currentTimeMillis() < deadline) {
+            while (exec.path("Running").asBoolean(false) && !deadline.passed()) {
                 Thread.sleep(10);
                 exec = engine.inspectExec(execId);
             }
