@@ -31,7 +31,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
-import dev.knotless.executor.node.host.InheritedSignals;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,7 +105,10 @@ public final class NodeService implements AutoCloseable {
              Ledger ledger = Ledger.open(config.ledger(), MacKey.loadOrCreate(state.resolve("ledger.key")), json, Clock.systemUTC())) {
             LOG.info("node agent starting node={} key={} server={}:{} ledgerEntries={} network={}", config.nodeId(), keyId,
                     config.serverHost(), config.serverPort(), ledger.size(), network.map(AllocationNetwork::name).orElse("none"));
-            InheritedSignals.warning().ifPresent(LOG::warn);
+            if (!runc.resetsSignals()) {
+                LOG.warn("perl cannot reset signals here: steps start with the signals the agent's launch ignored"
+                        + " (32 and 33 at least), where docker and kubernetes give the defaults");
+            }
             Agent agent = new Agent(config.nodeId(), trusted, ledger, runtime, new Signer(keyId, key, json), json, Clock.systemUTC());
             link = new AgentLink(agent, runtime::orphans, config.serverHost(), config.serverPort(),
                     TlsIdentity.of(key, publicKey), trusted, config.channel());
