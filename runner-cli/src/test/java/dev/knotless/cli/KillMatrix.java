@@ -130,6 +130,8 @@ final class KillMatrix {
                 assertThat(d.stop(Duration.ofSeconds(60))).as(d.log()).isZero();
                 break;
             }
+            // Each moment is counted from when a run is in a step, so that every kill meets runs at work.
+            d.await("a run in a step", Duration.ofMinutes(5), () -> allFinal(state, expected.size()) || anyInAStep(state));
             long delay = minDelay.toMillis() + (long) (moments.nextDouble() * (maxDelay.toMillis() - minDelay.toMillis()));
             Thread.sleep(delay);
             d.kill();
@@ -167,7 +169,8 @@ final class KillMatrix {
             if (restartedError) {
                 restarted++;
                 assertThat(!target.resumes() || !caughtInAStep.contains(r.id()))
-                        .as(r.id() + " was caught in a step and " + target.executor() + " resumes, yet it ended: " + r.reason())
+                        .as(r.id() + " was caught in a step and " + target.executor() + " resumes, yet it ended: " + r.reason()
+                                + "\n" + linesAbout(logs, r.id()) + "\n" + log)
                         .isTrue();
                 continue;
             }
@@ -199,6 +202,14 @@ final class KillMatrix {
         }
     }
 
+    private static boolean anyInAStep(Path state) {
+        try {
+            return DaemonKillIT.runs(state).stream().anyMatch(r -> r.status() == CheckStatus.RUNNING && inAStep(state, r.id()));
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
     private static boolean allFinal(Path state, int expected) {
         try {
             List<RunRecord> now = DaemonKillIT.runs(state);
@@ -221,6 +232,11 @@ final class KillMatrix {
         for (RunRecord r : end) {
             assertThat(fileStatus.get(r.id())).as(r.id() + " check file").isEqualTo(r.status().wireName());
         }
+    }
+
+    /** The daemons' log lines naming the run, for a failure's message. */
+    private static String linesAbout(String logs, String runId) {
+        return logs.lines().filter(l -> l.contains(runId)).limit(60).collect(Collectors.joining("\n"));
     }
 
     private static List<String> started(String logs) {
