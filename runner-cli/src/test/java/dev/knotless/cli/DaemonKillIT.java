@@ -304,7 +304,7 @@ class DaemonKillIT {
         KillMatrix matrix = new KillMatrix(tmp, runnerId, new KillMatrix.Target("docker", List.of(), ExecIT.IMAGE, true,
                 Docker::containersOf));
         try {
-            KillMatrix.Report report = matrix.run(50, 20, 90, Duration.ofMillis(500), Duration.ofSeconds(4));
+            KillMatrix.Report report = matrix.run(50, 20, 150, Duration.ofMillis(500), Duration.ofSeconds(4));
             assertThat(report.caughtInAStep()).as("runs the kills caught in a step").isPositive();
         } finally {
             matrix.close();

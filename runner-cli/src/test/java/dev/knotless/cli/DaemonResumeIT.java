@@ -220,7 +220,7 @@ class DaemonResumeIT {
             }
         }));
         try {
-            KillMatrix.Report report = matrix.run(10, 5, 40, Duration.ofSeconds(2), Duration.ofSeconds(8));
+            KillMatrix.Report report = matrix.run(10, 5, 60, Duration.ofSeconds(2), Duration.ofSeconds(8));
             assertThat(report.caughtInAStep()).as("runs the kills caught in a step").isPositive();
         } finally {
             matrix.close();

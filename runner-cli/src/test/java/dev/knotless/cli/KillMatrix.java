@@ -53,7 +53,7 @@ final class KillMatrix {
     }
 
     /** What the matrix saw, printed and returned for the caller's own assertions. */
-    record Report(int runs, int kills, int caughtInAStep, int endedRestarted, Map<CheckStatus, Long> byStatus, Duration took) {}
+    record Report(int runs, int kills, int killsThatMetRuns, int caughtInAStep, int endedRestarted, Map<CheckStatus, Long> byStatus, Duration took) {}
 
     private final Path tmp;
     private final String runnerId;
@@ -110,6 +110,7 @@ final class KillMatrix {
         Set<String> expected = new HashSet<>();
         Map<String, Integer> workflowOf = new HashMap<>();
         Set<String> caughtInAStep = new HashSet<>();
+        int metRuns = 0;
         for (int k = 0; k <= kills; k++) {
             DaemonProcess d = daemon(state, runs);
             d.await("the daemon watching, after its recovery", Duration.ofMinutes(3), () -> d.log().contains(" watching "));
@@ -144,6 +145,9 @@ final class KillMatrix {
                 }
             }
             Map<CheckStatus, Long> counts = DaemonKillIT.byStatus(atKill);
+            if (counts.getOrDefault(CheckStatus.RUNNING, 0L) > 0) {
+                metRuns++;
+            }
             System.out.printf("%s kill %d after %d ms: %d final, %d running (%d in a step), %d waiting%n", target.executor(), k + 1,
                     delay, counts.entrySet().stream().filter(e -> e.getKey().isFinal()).mapToLong(Map.Entry::getValue).sum(),
                     counts.getOrDefault(CheckStatus.RUNNING, 0L), inStep, counts.getOrDefault(CheckStatus.PENDING, 0L));
@@ -184,10 +188,11 @@ final class KillMatrix {
         }
         assertThat(target.leftovers().of(runnerId)).as("what " + target.executor() + " holds of the runner after the last stop")
                 .isEmpty();
-        Report report = new Report(expected.size(), kills, caughtInAStep.size(), restarted, new TreeMap<>(DaemonKillIT.byStatus(end)),
+        Report report = new Report(expected.size(), kills, metRuns, caughtInAStep.size(), restarted, new TreeMap<>(DaemonKillIT.byStatus(end)),
                 took);
-        System.out.printf("%s kill matrix, seed %d: %d runs, %d kills, %d runs caught in a step, %d ended 'runner restarted',"
-                        + " final %s, 0 lost, 0 twice, 0 orphans, in %d s%n", target.executor(), seed, report.runs(), kills,
+        System.out.printf("%s kill matrix, seed %d: %d runs, %d kills (%d met running runs), %d runs caught in a step, %d ended"
+                        + " 'runner restarted', final %s, 0 lost, 0 twice, 0 orphans, in %d s%n", target.executor(), seed, report.runs(),
+                kills, metRuns,
                 report.caughtInAStep(), restarted, report.byStatus(), took.toSeconds());
         return report;
     }

@@ -141,7 +141,7 @@ class NodeExecIT {
         KillMatrix matrix = new KillMatrix(tmp, "node-kill-" + java.util.UUID.randomUUID().toString().substring(0, 8),
                 new KillMatrix.Target("node", rig.runnerArgs(), image, true, runner -> rig.allocations().stream().map(Path::toString).toList()));
         try {
-            KillMatrix.Report report = matrix.run(50, 20, 90, Duration.ofMillis(500), Duration.ofSeconds(4));
+            KillMatrix.Report report = matrix.run(50, 20, 150, Duration.ofMillis(500), Duration.ofSeconds(4));
             assertThat(report.caughtInAStep()).as("runs the kills caught in a step").isPositive();
         } finally {
             matrix.close();
