@@ -1,9 +1,11 @@
 package dev.knotless.executor.kubernetes;
 
+import dev.knotless.executor.DetachedStep;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StepStreams;
 import dev.knotless.executor.StepStopper;
 import dev.knotless.executor.StopSignal;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -19,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A run's steps: each is {@link DetachedStep#RECEIVER} fed {@link dev.knotless.executor.ShellPayload#framed}
+ * A run's steps: each is {@link DetachedStep#receiverScript} fed {@link dev.knotless.executor.ShellPayload#framed}
  * on stdin (values never in argv or the spec), on an exec opened ahead of it; a step whose stream
  * is cut is followed again by a new exec from the bytes already delivered, and so is a step an
  * earlier runner process sent ({@link #follow}).
@@ -31,6 +33,19 @@ import org.slf4j.LoggerFactory;
 final class PodSteps {
 
     private static final Logger log = LoggerFactory.getLogger(PodSteps.class);
+
+    /**
+     * Unsets the {@code KUBERNETES_*} variables the kubelet gives every container (the API
+     * server's service, even with service links off), before the payload exports the step's own,
+     * so a step sees none unless its workflow sets them: no other executor has them. Needs {@code
+     * env}, as every image with a shell has; without it nothing is unset.
+     */
+    private static final String UNSET_POD_VARIABLES = String.join("\n",
+            "while IFS== read -r v _; do case $v in KUBERNETES_*[!A-Za-z0-9_]*) ;; KUBERNETES_*) unset \"$v\";; esac; done <<EOF",
+            "$(env 2>/dev/null)",
+            "EOF");
+
+    private static final String RECEIVER = DetachedStep.receiverScript(UNSET_POD_VARIABLES);
 
     private static final long SIGNAL_WAIT_MILLIS = 10_000;
     /** How long a cut step's connection may stay broken before the step counts as lost. */
@@ -308,7 +323,7 @@ final class PodSteps {
     private Ready open(String keep) {
         StepStreams streams = new StepStreams(true, 0, 0);
         PodExec e = pod.exec(/* stdin= */ true, streams.stdout(), streams.stderr(),
-                DetachedStep.receiver(keep).toArray(String[]::new));
+                DetachedStep.receiver(RECEIVER, keep).toArray(String[]::new));
         return new Ready(e, streams);
     }
 
