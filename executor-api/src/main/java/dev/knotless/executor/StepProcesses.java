@@ -26,7 +26,9 @@ import java.util.Set;
  * new pid are all caught, because every child born between two passes is found by the next one:
  * its parent is either stopped already or ended during the pass, and a pass that saw a new
  * process end is never the last. The exec's own ancestors (the executor's shell
- * around the step) are spared; PID 1 too.
+ * around the step) are spared, and so are their other descendants: a {@link DetachedStep}'s
+ * follower and copiers, which carry this very round's output and status (a process the step left
+ * cannot be among them: orphans go to PID 1, never to a shell that started after them); PID 1 too.
  */
 public final class StepProcesses {
 
@@ -61,6 +63,8 @@ public final class StepProcesses {
     static final String STOP = String.join("\n",
             "b=\" $* \" s='' t=' ' u='' a=' 1 ' p=$$ n=0",
             "while [ \"$p\" -gt 1 ] && read -r l < \"/proc/$p/stat\"; do a=\"$a$p \"; l=${l##*) }; set -- $l; p=$2; done 2>/dev/null",
+            // the carrier: the ancestors but PID 1, and (found as the pass meets them) their descendants
+            "c=${a# 1}",
             "while :; do",
             "  f=0",
             "  for d in /proc/[0-9]*; do",
@@ -70,6 +74,7 @@ public final class StepProcesses {
             // a new process that ended under the pass may have forked one this pass did not list
             "    read -r l < \"$d/stat\" || { case $b in *\" $p:\"*) ;; *) f=1;; esac; continue; }",
             "    l=${l##*) }; set -- $l",
+            "    case $c in *\" $2 \"*) c=\"$c$p \"; continue;; esac",
             "    [ \"$1\" = Z ] && continue",
             "    k=$p:${20}",
             "    case \"$b$s \" in *\" $k \"*) continue;; esac",
