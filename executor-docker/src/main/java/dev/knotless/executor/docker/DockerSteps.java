@@ -1,16 +1,16 @@
 package dev.knotless.executor.docker;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.executor.DetachedStep;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
-import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StepStopper;
+import dev.knotless.executor.StepStreams;
 import dev.knotless.executor.StopSignal;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -18,19 +18,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A run's steps: each is an exec in the container, its frames split into stdout and stderr as they
- * arrive, its exit code read from the exec's inspect. A stopped step's processes are ended by a
- * {@link StepStopper} through a second exec ({@code kill -TERM -1}, then {@code -KILL}).
+ * A run's steps, each a {@link DetachedStep}: an exec runs its receiver, fed the key and the
+ * framed payload on stdin (values never in argv, the exec's or the container's spec); the exec is
+ * only the step's carrier. When its stream is cut, the step goes on in the container and a new
+ * exec follows it from the bytes already delivered to its real exit code ({@link #reattach}), and
+ * so does a step an earlier runner process sent ({@link #follow}). A stopped step's processes are
+ * ended by a {@link StepStopper} through a second exec ({@code kill -TERM -1}, then {@code -KILL}).
+ *
+ * <p>Concurrency: steps run one at a time; stop signals fire from other threads (they cut the
+ * current exec's stream and start a {@link StepStopper}).
  */
 final class DockerSteps {
 
     private static final Logger log = LoggerFactory.getLogger(DockerSteps.class);
 
+    /** Nothing to clear before the payload: a container's environment is the image's and the spec's. */
+    private static final String RECEIVER = DetachedStep.receiverScript("");
     private static final long EXIT_WAIT_MILLIS = 2_000;
     private static final int GONE_LOOKS = 5;
+    /** How long a cut step's connection may stay broken before the step counts as lost. */
+    private static final Duration REATTACH_WINDOW = Duration.ofMinutes(2);
 
     private final RunContainer container;
     private final EngineClient engine;
+    /** The directory of the last step sent or followed: the next receiver keeps it. */
+    private volatile String previous = "";
 
     DockerSteps(RunContainer container) {
         this.container = container;
@@ -38,91 +50,174 @@ final class DockerSteps {
     }
 
     StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
-        AtomicReference<@Nullable HttpConnection> stream = new AtomicReference<>();
-        StepStopper stopper = new StepStopper(this::signalAll, container.spec().killGrace(), () -> {
-            HttpConnection c = stream.get();
-            if (c != null) {
-                c.abort();
-            }
-        });
-        IOException streamFailure = null;
-        String execId;
+        StepStreams streams = new StepStreams(true, 0, 0);
+        streams.attach(output);
+        String dir = DetachedStep.directory(step);
+        AtomicReference<@Nullable ContainerExec> current = new AtomicReference<>();
+        StepStopper stopper = stopper(current);
+        long started = System.nanoTime();
         StopSignal.Registration registration = signal.onStop(stopper::requested);
         try {
-            long started = System.nanoTime();
-            execId = engine.createExec(container.id(), execConfig(step));
-            HttpConnection c = engine.startExecAttached(execId);
-            stream.set(c);
-            HttpConnection.Response r = c.readResponse(false);
-            log.debug("exec started container={} step={} ms={}", container.name(), step.name(),
-                    (System.nanoTime() - started) / 1_000_000);
-            if (r.status() >= 400) {
-                throw engine.error(r, "POST", "/exec/" + execId + "/start");
-            }
+            ContainerExec carrier = ContainerExec.create(container, DetachedStep.receiver(RECEIVER, previous), true);
+            current.set(carrier);
             stopper.started();
-            try {
-                FrameReader.copy(r.body(), output);
-            } catch (IOException e) {
-                streamFailure = e;
+            previous = dir;
+            IOException cut = carrier.run(DetachedStep.input(step), sink(streams));
+            // at a clean end the engine has the exit code already; still running, the stream was cut
+            Optional<Integer> exit = carrier.exitCode(0);
+            if (exit.isEmpty() && signal.reason().isEmpty()) {
+                exit = streams.stepStarted()
+                        ? reattach(step, dir, streams, current, signal, cut)
+                        : carrier.exitCode(EXIT_WAIT_MILLIS);
             }
+            return ended(step, exit, stopper, started);
         } catch (IOException e) {
-            Optional<StopSignal.Reason> stopped = stopper.finish();
-            if (stopped.isPresent()) {
-                return StepOutcome.stopped(stopped.get());
-            }
-            return lost(step, e);
+            return failedExec(step, stopper, e);
+        } catch (InterruptedException e) {
+            return interrupted(step, stopper);
         } finally {
-            HttpConnection c = stream.get();
-            if (c != null) {
-                c.close();
-            }
             registration.close();
+            abort(current);
         }
-        Optional<StopSignal.Reason> stopped = stopper.finish();
-        if (stopped.isPresent()) {
-            return StepOutcome.stopped(stopped.get());
-        }
-        if (streamFailure != null) {
-            return lost(step, streamFailure);
-        }
-        return exitOf(step, execId);
     }
 
-    private StepOutcome exitOf(StepPayload step, String execId) {
+    /**
+     * Follows a step an earlier runner process sent: its directory, found by the step's key, must
+     * hold the {@code taken} mark; then it is {@link #reattach}ed from the given offsets, exactly
+     * like a step whose stream was cut. Empty when the step never arrived.
+     */
+    Optional<StepOutcome> follow(StepPayload step, long stdoutFrom, long stderrFrom, OutputSink output, StopSignal signal) {
+        StepStreams streams = new StepStreams(false, stdoutFrom, stderrFrom);
+        streams.attach(output);
+        String dir = DetachedStep.directory(step);
+        AtomicReference<@Nullable ContainerExec> current = new AtomicReference<>();
+        StepStopper stopper = stopper(current);
+        long started = System.nanoTime();
+        StopSignal.Registration registration = signal.onStop(stopper::requested);
         try {
-            long deadline = System.currentTimeMillis() + EXIT_WAIT_MILLIS;
-            JsonNode exec = engine.inspectExec(execId);
-            while (exec.path("Running").asBoolean(false) && System.currentTimeMillis() < deadline) {
-                Thread.sleep(10);
-                exec = engine.inspectExec(execId);
+            if (!stepRecorded(dir)) {
+                log.info("step not taken container={} step={} dir={}: it runs now", container.name(), step.name(), dir);
+                return Optional.empty();
             }
-            JsonNode code = exec.get("ExitCode");
-            if (exec.path("Running").asBoolean(false) || code == null || code.isNull()) {
-                return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name()
-                        + "': its output stream ended but the Docker Engine reports no exit code");
+            stopper.started();
+            previous = dir;
+            log.info("step follow container={} step={} dir={} stdoutFrom={} stderrFrom={}",
+                    container.name(), step.name(), dir, stdoutFrom, stderrFrom);
+            Optional<Integer> exit = reattach(step, dir, streams, current, signal, null);
+            return Optional.of(ended(step, exit, stopper, started));
+        } catch (IOException e) {
+            return Optional.of(failedExec(step, stopper, e));
+        } catch (InterruptedException e) {
+            return Optional.of(interrupted(step, stopper));
+        } finally {
+            registration.close();
+            abort(current);
+        }
+    }
+
+    /**
+     * The step's carrier lost its stream, but the step may still be running: follows it again
+     * from the bytes already delivered, with new execs, until one ends with an exit code, the
+     * container is gone, the step's record is gone, the signal stops it, or {@link
+     * #REATTACH_WINDOW} passes without a working connection. Empty: lost.
+     */
+    private Optional<Integer> reattach(StepPayload step, String dir, StepStreams streams,
+            AtomicReference<@Nullable ContainerExec> current, StopSignal signal, @Nullable IOException cut)
+            throws InterruptedException {
+        String last = cut == null ? "no exit code" : String.valueOf(cut.getMessage());
+        long deadline = System.nanoTime() + REATTACH_WINDOW.toNanos();
+        long backoff = 50;
+        while (signal.reason().isEmpty() && System.nanoTime() < deadline) {
+            if (container.gone().isPresent()) {
+                return Optional.empty();
             }
-            int exitCode = code.asInt();
-            if (exitCode != 0) {
-                // A container being killed takes its execs with it (137), or refuses to start them
-                // (126), a moment before its own state says so: look again before calling it an exit.
-                int looks = exitCode >= 126 || exitCode < 0 ? GONE_LOOKS : 1;
-                for (int i = 0; i < looks; i++) {
-                    Optional<String> gone = container.gone();
-                    if (gone.isPresent()) {
-                        return failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: container " + gone.get());
-                    }
-                    if (i + 1 < looks) {
-                        Thread.sleep(100);
-                    }
+            try {
+                if (!stepRecorded(dir)) {
+                    log.warn("step record gone container={} step={} dir={}", container.name(), step.name(), dir);
+                    return Optional.empty();
+                }
+                long out = streams.stdout().count();
+                long err = streams.stderr().count();
+                ContainerExec follower = ContainerExec.create(container, DetachedStep.reattach(dir, out, err), false);
+                current.set(follower);
+                if (signal.reason().isPresent()) {
+                    return Optional.empty();
+                }
+                log.info("step reattached container={} step={} stdoutOffset={} stderrOffset={} after={}",
+                        container.name(), step.name(), out, err, last);
+                IOException again = follower.run(null, sink(streams));
+                Optional<Integer> exit = follower.exitCode(again == null ? EXIT_WAIT_MILLIS : 0);
+                if (exit.isPresent()) {
+                    return exit;
+                }
+                last = again == null ? "no exit code" : String.valueOf(again.getMessage());
+            } catch (IOException e) {
+                last = String.valueOf(e.getMessage());
+            }
+            Thread.sleep(backoff);
+            backoff = Math.min(backoff * 2, 5_000);
+        }
+        return Optional.empty();
+    }
+
+    /** Whether the step's payload arrived whole: its {@code taken} mark, asked by an exec of its own. */
+    private boolean stepRecorded(String dir) throws IOException, InterruptedException {
+        ContainerExec look = ContainerExec.create(container, DetachedStep.taken(dir), false);
+        IOException failed = look.run(null, OutputSink.DISCARD);
+        Optional<Integer> exit = look.exitCode(EXIT_WAIT_MILLIS);
+        if (exit.isEmpty()) {
+            throw failed != null ? failed : new IOException("cannot look for the step's record " + dir);
+        }
+        return exit.get() == 0;
+    }
+
+    /** The outcome of a step whose last exec ended with {@code exit}: stopped, lost, or its exit code. */
+    private StepOutcome ended(StepPayload step, Optional<Integer> exit, StepStopper stopper, long started)
+            throws InterruptedException {
+        Optional<StopSignal.Reason> stopped = stopper.finish();
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        if (stopped.isPresent()) {
+            log.debug("step end container={} step={} outcome=stopped reason={} millis={}", container.name(), step.name(),
+                    stopped.get(), millis);
+            return StepOutcome.stopped(stopped.get());
+        }
+        if (exit.isEmpty()) {
+            Optional<String> gone = container.gone();
+            return gone.isPresent()
+                    ? failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: container " + gone.get())
+                    : failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name()
+                            + "': its output stream ended but the Docker Engine reports no exit code");
+        }
+        int exitCode = exit.get();
+        if (exitCode != 0) {
+            // A container being killed takes its execs with it (137), or refuses to start them
+            // (126), a moment before its own state says so: look again before calling it an exit.
+            int looks = exitCode >= 126 || exitCode < 0 ? GONE_LOOKS : 1;
+            for (int i = 0; i < looks; i++) {
+                Optional<String> gone = container.gone();
+                if (gone.isPresent()) {
+                    return failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: container " + gone.get());
+                }
+                if (i + 1 < looks) {
+                    Thread.sleep(100);
                 }
             }
-            return new StepOutcome.Exited(exitCode);
-        } catch (IOException e) {
-            return lost(step, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "': interrupted while reading its exit code");
         }
+        log.debug("step end container={} step={} exit={} millis={}", container.name(), step.name(), exitCode, millis);
+        return new StepOutcome.Exited(exitCode);
+    }
+
+    /** An exec the engine refused or broke: the step was stopped, if it was, else lost. */
+    private StepOutcome failedExec(StepPayload step, StepStopper stopper, IOException e) {
+        Optional<StopSignal.Reason> stopped = stopper.finish();
+        return stopped.isPresent() ? StepOutcome.stopped(stopped.get()) : lost(step, e);
+    }
+
+    private StepOutcome interrupted(StepPayload step, StepStopper stopper) {
+        Thread.currentThread().interrupt();
+        stopper.requested(StopSignal.Reason.CANCELLED);
+        stopper.finish();
+        return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "': interrupted");
     }
 
     /** A step whose stream or exec failed: LOST when the container is gone, else INFRASTRUCTURE. Never a pass. */
@@ -140,18 +235,22 @@ final class DockerSteps {
                 "step '" + step.name() + "' lost its connection to the Docker Engine: " + e.getMessage());
     }
 
-    private ObjectNode execConfig(StepPayload step) {
-        ObjectNode config = engine.json().createObjectNode();
-        config.put("AttachStdin", false);
-        config.put("AttachStdout", true);
-        config.put("AttachStderr", true);
-        config.put("Tty", false);
-        ArrayNode cmd = config.putArray("Cmd");
-        step.command().forEach(cmd::add);
-        ArrayNode env = config.putArray("Env");
-        step.environment().forEach((k, v) -> env.add(k + "=" + v));
-        config.put("WorkingDir", RunLayout.WORK);
-        return config;
+    /** Stops a step's processes (TERM, then KILL, to everything but PID 1) and ends its current exec's stream. */
+    private StepStopper stopper(AtomicReference<@Nullable ContainerExec> current) {
+        return new StepStopper(this::signalAll, container.spec().killGrace(), () -> abort(current));
+    }
+
+    private static void abort(AtomicReference<@Nullable ContainerExec> current) {
+        ContainerExec exec = current.get();
+        if (exec != null) {
+            exec.abort();
+        }
+    }
+
+    /** The frames of an exec, into the step's counting streams. */
+    private static OutputSink sink(StepStreams streams) {
+        return (stream, buffer, offset, length) ->
+                (stream == OutputSink.Stream.STDERR ? streams.stderr() : streams.stdout()).write(buffer, offset, length);
     }
 
     /** Sends {@code signal} to every process in the container except PID 1 (and the sender). */
