@@ -2,6 +2,7 @@ package dev.knotless.executor.kubernetes;
 
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.testkit.CuttableExecutor;
 import dev.knotless.testkit.ExecutorContract;
 import dev.knotless.testkit.TestImages;
 import java.time.Duration;
@@ -45,6 +46,29 @@ class KubernetesExecutorIT extends ExecutorContract {
     @Override
     protected List<String> leftovers(String runnerId) {
         return cluster.executor.leftovers(runnerId);
+    }
+
+    @Override
+    public CuttableExecutor cuttable() throws Exception {
+        CuttingProxy proxy = new CuttingProxy(CuttingProxy.apiServer(cluster), null);
+        KubernetesExecutor executor = proxy.executor(cluster, temp, KubernetesExecutor.KEEPALIVE);
+        return new CuttableExecutor() {
+            @Override
+            public Executor executor() {
+                return executor;
+            }
+
+            @Override
+            public int cutAll() {
+                return proxy.cutAll();
+            }
+
+            @Override
+            public void close() throws Exception {
+                executor.close();
+                proxy.close();
+            }
+        };
     }
 
     @Override
