@@ -50,12 +50,11 @@ final class DockerSteps {
     }
 
     StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
-        StepStreams streams = new StepStreams(true, 0, 0);
-        streams.attach(output);
-        String dir = DetachedStep.directory(step);
-        AtomicReference<@Nullable ContainerExec> current = new AtomicReference<>();
-        StepStopper stopper = stopper(current);
-        long started = System.nanoTime();
+        Attempt a = attempt(step, new StepStreams(true, 0, 0), output);
+        StepStreams streams = a.streams();
+        String dir = a.dir();
+        AtomicReference<@Nullable ContainerExec> current = a.current();
+        StepStopper stopper = a.stopper();
         StopSignal.Registration registration = signal.onStop(stopper::requested);
         try {
             ContainerExec carrier = ContainerExec.create(container, DetachedStep.receiver(RECEIVER, previous), true);
@@ -70,7 +69,7 @@ final class DockerSteps {
                         ? reattach(step, dir, streams, current, signal, cut)
                         : carrier.exitCode(EXIT_WAIT_MILLIS);
             }
-            return ended(step, exit, stopper, started);
+            return ended(step, exit, stopper, a.started());
         } catch (IOException e) {
             return failedExec(step, stopper, e);
         } catch (InterruptedException e) {
@@ -87,12 +86,9 @@ final class DockerSteps {
      * like a step whose stream was cut. Empty when the step never arrived.
      */
     Optional<StepOutcome> follow(StepPayload step, long stdoutFrom, long stderrFrom, OutputSink output, StopSignal signal) {
-        StepStreams streams = new StepStreams(false, stdoutFrom, stderrFrom);
-        streams.attach(output);
-        String dir = DetachedStep.directory(step);
-        AtomicReference<@Nullable ContainerExec> current = new AtomicReference<>();
-        StepStopper stopper = stopper(current);
-        long started = System.nanoTime();
+        Attempt a = attempt(step, new StepStreams(false, stdoutFrom, stderrFrom), output);
+        String dir = a.dir();
+        StepStopper stopper = a.stopper();
         StopSignal.Registration registration = signal.onStop(stopper::requested);
         try {
             if (!stepRecorded(dir)) {
@@ -103,15 +99,15 @@ final class DockerSteps {
             previous = dir;
             log.info("step follow container={} step={} dir={} stdoutFrom={} stderrFrom={}",
                     container.name(), step.name(), dir, stdoutFrom, stderrFrom);
-            Optional<Integer> exit = reattach(step, dir, streams, current, signal, null);
-            return Optional.of(ended(step, exit, stopper, started));
+            Optional<Integer> exit = reattach(step, dir, a.streams(), a.current(), signal, null);
+            return Optional.of(ended(step, exit, stopper, a.started()));
         } catch (IOException e) {
             return Optional.of(failedExec(step, stopper, e));
         } catch (InterruptedException e) {
             return Optional.of(interrupted(step, stopper));
         } finally {
             registration.close();
-            abort(current);
+            abort(a.current());
         }
     }
 
@@ -233,6 +229,16 @@ final class DockerSteps {
         }
         return failed(Failure.Kind.INFRASTRUCTURE,
                 "step '" + step.name() + "' lost its connection to the Docker Engine: " + e.getMessage());
+    }
+
+    /** One run or follow of a step: its counted streams, its directory, its current exec and its stopper. */
+    private record Attempt(StepStreams streams, String dir, AtomicReference<@Nullable ContainerExec> current,
+            StepStopper stopper, long started) {}
+
+    private Attempt attempt(StepPayload step, StepStreams streams, OutputSink output) {
+        streams.attach(output);
+        AtomicReference<@Nullable ContainerExec> current = new AtomicReference<>();
+        return new Attempt(streams, DetachedStep.directory(step), current, stopper(current), System.nanoTime());
     }
 
     /** Stops a step's processes (TERM, then KILL, to everything but PID 1) and ends its current exec's stream. */
