@@ -121,7 +121,8 @@ final class DockerSteps {
             AtomicReference<@Nullable ContainerExec> current, StopSignal signal, @Nullable IOException cut)
             throws InterruptedException {
         String last = cut == null ? "no exit code" : String.valueOf(cut.getMessage());
-        long deadline = System.nanoTime() + REATTACH_WINDOW.toNanos();
+        long since = System.nanoTime();
+        long deadline = since + REATTACH_WINDOW.toNanos();
         long backoff = 50;
         while (signal.reason().isEmpty() && System.nanoTime() < deadline) {
             if (container.gone().isPresent()) {
@@ -139,8 +140,8 @@ final class DockerSteps {
                 if (signal.reason().isPresent()) {
                     return Optional.empty();
                 }
-                log.info("step reattached container={} step={} stdoutOffset={} stderrOffset={} after={}",
-                        container.name(), step.name(), out, err, last);
+                log.info("step reattached container={} step={} stdoutOffset={} stderrOffset={} after={} millis={}",
+                        container.name(), step.name(), out, err, last, (System.nanoTime() - since) / 1_000_000);
                 IOException again = follower.run(null, sink(streams));
                 Optional<Integer> exit = follower.exitCode(again == null ? EXIT_WAIT_MILLIS : 0);
                 if (exit.isPresent()) {
