@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -24,6 +25,7 @@ final class ContainerExec {
     private final EngineClient engine;
     private final String execId;
     private volatile @Nullable HttpConnection connection;
+    private volatile @Nullable InputStream body;
 
     private ContainerExec(EngineClient engine, String execId) {
         this.engine = engine;
@@ -50,6 +52,12 @@ final class ContainerExec {
      * stream reached, or the read's failure; a refused start throws.
      */
     @Nullable IOException run(byte @Nullable [] input, OutputSink sink) throws IOException {
+        start();
+        return send(input, sink);
+    }
+
+    /** Starts it: its process runs and its stream is open once this returns; a refused start throws. */
+    void start() throws IOException {
         HttpConnection c = engine.startExecAttached(execId);
         connection = c;
         try {
@@ -57,7 +65,17 @@ final class ContainerExec {
             if (r.status() >= 400) {
                 throw engine.error(r, "POST", "/exec/" + execId + "/start");
             }
-            InputStream body = r.body();
+            body = r.body();
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /** After {@link #start}: writes {@code input} (if any), then copies the frames, as {@link #run} says. */
+    @Nullable IOException send(byte @Nullable [] input, OutputSink sink) {
+        HttpConnection c = Objects.requireNonNull(connection, "not started");
+        try {
             if (input != null) {
                 try {
                     c.write(ByteBuffer.wrap(input));
@@ -66,7 +84,7 @@ final class ContainerExec {
                 }
             }
             try {
-                FrameReader.copy(body, sink);
+                FrameReader.copy(Objects.requireNonNull(body), sink);
                 return null;
             } catch (IOException e) {
                 return e;

@@ -83,6 +83,7 @@ final class DockerSession implements ResumedSession {
 
     @Override
     public void close() {
+        steps.close();
         RunSpec spec = container.spec();
         if (spec.keep()) {
             log.info("container kept id={} name={} run={}", container.id(), container.name(), spec.runId());

@@ -12,6 +12,8 @@ import dev.knotless.executor.StopSignal;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -26,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * ended by a {@link StepStopper} through a second exec ({@code kill -TERM -1}, then {@code -KILL}).
  *
  * <p>Concurrency: steps run one at a time; stop signals fire from other threads (they cut the
- * current exec's stream and start a {@link StepStopper}).
+ * current exec's stream and start a {@link StepStopper}); the next step's carrier is opened ahead
+ * on a virtual thread ({@link #openAhead}), which is why this class knows when its session is closed.
  */
 final class DockerSteps {
 
@@ -43,6 +46,9 @@ final class DockerSteps {
     private final EngineClient engine;
     /** The directory of the last step sent or followed: the next receiver keeps it. */
     private volatile String previous = "";
+    /** Set by the session's close: an exec opened ahead after it is ended at once. */
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicReference<@Nullable CompletableFuture<ContainerExec>> ahead = new AtomicReference<>();
 
     DockerSteps(RunContainer container) {
         this.container = container;
@@ -57,11 +63,22 @@ final class DockerSteps {
         StepStopper stopper = a.stopper();
         StopSignal.Registration registration = signal.onStop(stopper::requested);
         try {
-            ContainerExec carrier = ContainerExec.create(container, DetachedStep.receiver(RECEIVER, previous), true);
+            ContainerExec ready = takeReady();
+            ContainerExec carrier = ready != null ? ready : open(previous);
             current.set(carrier);
             stopper.started();
             previous = dir;
-            IOException cut = carrier.run(DetachedStep.input(step), sink(streams));
+            openAhead(dir);
+            byte[] input = DetachedStep.input(step);
+            IOException cut = carrier.send(input, sink(streams));
+            if (!streams.stepStarted() && ready != null && signal.reason().isEmpty()) {
+                // the exec opened ahead ended before it took the payload (an earlier step's stop
+                // signalled every process): nothing of the step ran, so it runs on a fresh exec
+                log.info("step restarted container={} step={} reason=exec opened ahead was gone", container.name(), step.name());
+                carrier = open(previous);
+                current.set(carrier);
+                cut = carrier.send(input, sink(streams));
+            }
             // at a clean end the engine has the exit code already; still running, the stream was cut
             Optional<Integer> exit = carrier.exitCode(0);
             if (exit.isEmpty() && signal.reason().isEmpty()) {
@@ -97,6 +114,7 @@ final class DockerSteps {
             }
             stopper.started();
             previous = dir;
+            openAhead(dir);
             log.info("step follow container={} step={} dir={} stdoutFrom={} stderrFrom={}",
                     container.name(), step.name(), dir, stdoutFrom, stderrFrom);
             Optional<Integer> exit = reattach(step, dir, a.streams(), a.current(), signal, null);
@@ -230,6 +248,66 @@ final class DockerSteps {
         }
         return failed(Failure.Kind.INFRASTRUCTURE,
                 "step '" + step.name() + "' lost its connection to the Docker Engine: " + e.getMessage());
+    }
+
+    /** The session is closed: no exec is opened ahead any more, and the one waiting is ended. */
+    void close() {
+        closed.set(true);
+        discard(ahead.getAndSet(null));
+    }
+
+    /**
+     * Opens the carrier of the next step now, on a virtual thread, so that the step does not wait
+     * for the engine to create and start an exec: that is most of a step's overhead, and it is
+     * time a step's processes would have to run on before the stopping of an earlier step's can
+     * begin. The receiver waits for its payload; the step is still that one exec.
+     */
+    private void openAhead(String keep) {
+        if (closed.get()) {
+            return;
+        }
+        CompletableFuture<ContainerExec> next = new CompletableFuture<>();
+        discard(ahead.getAndSet(next));
+        Thread.ofVirtual().name("open-ahead-" + container.name()).start(() -> {
+            try {
+                next.complete(open(keep));
+            } catch (IOException | RuntimeException e) {
+                next.completeExceptionally(e);
+            }
+            if (closed.get()) {
+                discard(ahead.getAndSet(null));
+            }
+        });
+    }
+
+    /** The carrier opened ahead, if one could be opened; waits for one being opened. */
+    private @Nullable ContainerExec takeReady() {
+        CompletableFuture<ContainerExec> next = ahead.getAndSet(null);
+        if (next == null) {
+            return null;
+        }
+        try {
+            return next.join();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** A started receiver exec, waiting for the payload of a step; it leaves {@code keep}'s record alone. */
+    private ContainerExec open(String keep) throws IOException {
+        ContainerExec exec = ContainerExec.create(container, DetachedStep.receiver(RECEIVER, keep), true);
+        exec.start();
+        return exec;
+    }
+
+    private static void discard(@Nullable CompletableFuture<ContainerExec> ready) {
+        if (ready != null) {
+            ready.whenComplete((exec, failed) -> {
+                if (exec != null) {
+                    exec.abort();
+                }
+            });
+        }
     }
 
     /** One run or follow of a step: its counted streams, its directory, its current exec and its stopper. */
