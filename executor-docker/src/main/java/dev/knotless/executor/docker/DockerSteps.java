@@ -3,6 +3,7 @@ package dev.knotless.executor.docker;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.executor.DetachedStep;
 import dev.knotless.executor.Failure;
+import dev.knotless.executor.OpenedAhead;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
@@ -12,8 +13,6 @@ import dev.knotless.executor.StopSignal;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -29,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency: steps run one at a time; stop signals fire from other threads (they cut the
  * current exec's stream and start a {@link StepStopper}); the next step's carrier is opened ahead
- * on a virtual thread ({@link #openAhead}), which is why this class knows when its session is closed.
+ * on a virtual thread ({@link OpenedAhead}).
  */
 final class DockerSteps {
 
@@ -46,13 +45,12 @@ final class DockerSteps {
     private final EngineClient engine;
     /** The directory of the last step sent or followed: the next receiver keeps it. */
     private volatile String previous = "";
-    /** Set by the session's close: an exec opened ahead after it is ended at once. */
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicReference<@Nullable CompletableFuture<ContainerExec>> ahead = new AtomicReference<>();
+    private final OpenedAhead<ContainerExec> ahead;
 
     DockerSteps(RunContainer container) {
         this.container = container;
         this.engine = container.engine();
+        this.ahead = new OpenedAhead<>(container.name(), ContainerExec::abort);
     }
 
     StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
@@ -63,7 +61,7 @@ final class DockerSteps {
         StepStopper stopper = a.stopper();
         StopSignal.Registration registration = signal.onStop(stopper::requested);
         try {
-            ContainerExec ready = takeReady();
+            ContainerExec ready = ahead.take();
             ContainerExec carrier = ready != null ? ready : open(previous);
             current.set(carrier);
             stopper.started();
@@ -252,45 +250,17 @@ final class DockerSteps {
 
     /** The session is closed: no exec is opened ahead any more, and the one waiting is ended. */
     void close() {
-        closed.set(true);
-        discard(ahead.getAndSet(null));
+        ahead.close();
     }
 
     /**
-     * Opens the carrier of the next step now, on a virtual thread, so that the step does not wait
-     * for the engine to create and start an exec: that is most of a step's overhead, and it is
-     * time a step's processes would have to run on before the stopping of an earlier step's can
-     * begin. The receiver waits for its payload; the step is still that one exec.
+     * Opens the carrier of the next step now, so that the step does not wait for the engine to
+     * create and start an exec: that is most of a step's overhead, and it is time a step's
+     * processes would have to run on before the stopping of an earlier step's can begin. The
+     * receiver waits for its payload; the step is still that one exec.
      */
     private void openAhead(String keep) {
-        if (closed.get()) {
-            return;
-        }
-        CompletableFuture<ContainerExec> next = new CompletableFuture<>();
-        discard(ahead.getAndSet(next));
-        Thread.ofVirtual().name("open-ahead-" + container.name()).start(() -> {
-            try {
-                next.complete(open(keep));
-            } catch (IOException | RuntimeException e) {
-                next.completeExceptionally(e);
-            }
-            if (closed.get()) {
-                discard(ahead.getAndSet(null));
-            }
-        });
-    }
-
-    /** The carrier opened ahead, if one could be opened; waits for one being opened. */
-    private @Nullable ContainerExec takeReady() {
-        CompletableFuture<ContainerExec> next = ahead.getAndSet(null);
-        if (next == null) {
-            return null;
-        }
-        try {
-            return next.join();
-        } catch (RuntimeException e) {
-            return null;
-        }
+        ahead.open(() -> open(keep));
     }
 
     /** A started receiver exec, waiting for the payload of a step; it leaves {@code keep}'s record alone. */
@@ -298,16 +268,6 @@ final class DockerSteps {
         ContainerExec exec = ContainerExec.create(container, DetachedStep.receiver(RECEIVER, keep), true);
         exec.start();
         return exec;
-    }
-
-    private static void discard(@Nullable CompletableFuture<ContainerExec> ready) {
-        if (ready != null) {
-            ready.whenComplete((exec, failed) -> {
-                if (exec != null) {
-                    exec.abort();
-                }
-            });
-        }
     }
 
     /** One run or follow of a step: its counted streams, its directory, its current exec and its stopper. */

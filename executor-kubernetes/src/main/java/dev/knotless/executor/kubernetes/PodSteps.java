@@ -2,6 +2,7 @@ package dev.knotless.executor.kubernetes;
 
 import dev.knotless.executor.DetachedStep;
 import dev.knotless.executor.Failure;
+import dev.knotless.executor.OpenedAhead;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
@@ -13,8 +14,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -27,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * earlier runner process sent ({@link #follow}).
  *
  * <p>Concurrency: steps run one at a time; stop signals fire from other threads (they close an
- * exec and start a {@link StepStopper}); the exec opened ahead is made on a virtual thread, which
- * is why this class knows when its session is closed.
+ * exec and start a {@link StepStopper}); the exec opened ahead is made on a virtual thread
+ * ({@link OpenedAhead}).
  */
 final class PodSteps {
 
@@ -52,14 +51,13 @@ final class PodSteps {
     private static final Duration REATTACH_WINDOW = Duration.ofMinutes(2);
 
     private final RunPod pod;
-    /** Set by the session's close: an exec opened ahead after it is closed at once. */
-    private final AtomicBoolean closed = new AtomicBoolean();
     /** The directory of the last step sent or followed: the next receiver keeps it. */
     private volatile String previous = "";
-    private final AtomicReference<@Nullable CompletableFuture<Ready>> ahead = new AtomicReference<>();
+    private final OpenedAhead<Ready> ahead;
 
     PodSteps(RunPod pod) {
         this.pod = pod;
+        this.ahead = new OpenedAhead<>(pod.pod(), ready -> ready.exec().close());
     }
 
     StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
@@ -145,8 +143,7 @@ final class PodSteps {
 
     /** The session is closed: no exec is opened ahead any more, and the one waiting is closed. */
     void close() {
-        closed.set(true);
-        discard(ahead.getAndSet(null));
+        ahead.close();
     }
 
     /** Stops a step's processes: TERM, then KILL, to everything in the pod but PID 1; and ends its exec. */
@@ -285,39 +282,17 @@ final class PodSteps {
      * that exec's status channel.
      */
     private void openAhead(String keep) {
-        if (closed.get()) {
-            return;
-        }
-        CompletableFuture<Ready> next = new CompletableFuture<>();
-        discard(ahead.getAndSet(next));
-        Thread.ofVirtual().name("open-ahead-" + pod.pod()).start(() -> {
-            try {
-                next.complete(open(keep));
-            } catch (RuntimeException e) {
-                next.completeExceptionally(e);
-            }
-            if (closed.get()) {
-                discard(ahead.getAndSet(null));
-            }
-        });
+        ahead.open(() -> open(keep));
     }
 
     /** The exec opened ahead, if it is there and still open; waits for one being opened. */
     private @Nullable Ready takeReady() {
-        CompletableFuture<Ready> next = ahead.getAndSet(null);
-        if (next == null) {
+        Ready ready = ahead.take();
+        if (ready != null && ready.exec().ended()) {
+            ready.exec().close();
             return null;
         }
-        try {
-            Ready ready = next.join();
-            if (ready.exec().ended()) {
-                ready.exec().close();
-                return null;
-            }
-            return ready;
-        } catch (RuntimeException e) {
-            return null;
-        }
+        return ready;
     }
 
     private Ready open(String keep) {
@@ -325,16 +300,6 @@ final class PodSteps {
         PodExec e = pod.exec(/* stdin= */ true, streams.stdout(), streams.stderr(),
                 DetachedStep.receiver(RECEIVER, keep).toArray(String[]::new));
         return new Ready(e, streams);
-    }
-
-    private static void discard(@Nullable CompletableFuture<Ready> ready) {
-        if (ready != null) {
-            ready.whenComplete((r, failed) -> {
-                if (r != null) {
-                    r.exec().close();
-                }
-            });
-        }
     }
 
     /** Writes the framed payload and waits for the exec's end. */
