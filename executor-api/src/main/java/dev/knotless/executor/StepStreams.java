@@ -6,7 +6,9 @@ import java.io.OutputStream;
  * A {@link DetachedStep}'s stdout and stderr: passed to the sink once one is attached, counted so that a
  * reattach resumes after the bytes already delivered. Counting starts at the offsets a
  * follow was given; a fresh step's first stdout byte is the receiver's {@link
- * DetachedStep#STARTED} mark, not the step's: it says the payload was taken.
+ * DetachedStep#STARTED} mark, not the step's: it says the payload was taken. What comes before
+ * the mark is not the step's (an exec that failed to start, with the engine's message) and is
+ * dropped: the step did not run, so the caller may run it on another exec.
  */
 public final class StepStreams {
     private final Object lock = new Object();
@@ -66,6 +68,9 @@ public final class StepStreams {
         public void write(byte[] b, int off, int len) {
             synchronized (lock) {
                 if (!marked && len > 0) {
+                    if (b[off] != DetachedStep.STARTED) {
+                        return; // not the receiver's: an engine's word on an exec that never ran it
+                    }
                     marked = true; // the receiver's mark; the step's output follows
                     off++;
                     len--;
