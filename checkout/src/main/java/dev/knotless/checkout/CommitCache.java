@@ -2,9 +2,8 @@ package dev.knotless.checkout;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Ticker;
+import dev.knotless.time.Ticker;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -44,20 +43,20 @@ final class CommitCache {
     private final Cache<Key, Object> entries;
 
     CommitCache() {
-        this(DEFAULT_BYTES, DEFAULT_AGE, Clock.systemUTC());
+        this(DEFAULT_BYTES, DEFAULT_AGE, Ticker.SYSTEM);
     }
 
-    CommitCache(long maxBytes, Duration maxAge, Clock clock) {
+    /** @param ticker monotonic time, which an entry's age is measured with */
+    CommitCache(long maxBytes, Duration maxAge, Ticker ticker) {
         if (maxBytes < 1) {
             throw new IllegalArgumentException("the bound must be positive: " + maxBytes + " bytes");
         }
-        Objects.requireNonNull(clock, "clock");
-        Ticker ticker = () -> clock.millis() * 1_000_000L;
+        Objects.requireNonNull(ticker, "ticker");
         this.entries = Caffeine.newBuilder()
                 .maximumWeight(maxBytes)
                 .weigher(CommitCache::weight)
                 .expireAfterWrite(Objects.requireNonNull(maxAge, "maxAge"))
-                .ticker(ticker)
+                .ticker(ticker::nanos)
                 .executor(Runnable::run) // evictions happen in the caller: no pool thread for a small cache
                 .build();
     }

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
+import dev.knotless.time.Ticker;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -18,27 +16,21 @@ class CommitCacheTest {
     private static final String A = "a".repeat(40);
     private static final String B = "b".repeat(40);
 
-    /** A clock the test moves by hand. */
-    private static final class HandClock extends Clock {
-        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+    /** Monotonic time the test moves by hand: an entry's age is measured on it, not on the wall clock. */
+    private static final class HandTicker implements Ticker {
+        long nanos = 1_000_000_000L;
 
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
+        void advance(Duration by) {
+            nanos += by.toNanos();
         }
 
         @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
+        public long nanos() {
+            return nanos;
         }
     }
 
-    private final HandClock clock = new HandClock();
+    private final HandTicker clock = new HandTicker();
 
     @Test
     void aKeptCommitIsKnownPerMirrorWithItsFilesPerDirectory() {
@@ -79,9 +71,9 @@ class CommitCacheTest {
         cache.putCommit(MIRROR, A, bytes("a"));
         cache.putFiles(MIRROR, A, "", Map.of());
 
-        clock.now = clock.now.plus(Duration.ofMinutes(10)).minusMillis(1);
+        clock.advance(Duration.ofMinutes(10).minusMillis(1));
         assertThat(cache.commitObject(MIRROR, A)).as("just before the age").isPresent();
-        clock.now = clock.now.plusMillis(2);
+        clock.advance(Duration.ofMillis(2));
         assertThat(cache.commitObject(MIRROR, A)).isEmpty();
         assertThat(cache.files(MIRROR, A, "")).isEmpty();
         assertThat(cache.size()).isZero();

@@ -18,7 +18,7 @@ class DependencyRulesTest {
     void productionCodeDependsOnTheSeamsTransferTypesCaffeineAndTheJdkOnly() {
         classes().that().resideInAPackage("dev.knotless.checkout..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.checkout..", "dev.knotless.executor",
-                        "dev.knotless.tar..", "com.github.benmanes.caffeine..", "org.apache.commons.compress..", "org.slf4j..",
+                        "dev.knotless.tar..", "dev.knotless.time", "com.github.benmanes.caffeine..", "org.apache.commons.compress..", "org.slf4j..",
                         "org.jspecify..", "java..")
                 .check(production);
     }

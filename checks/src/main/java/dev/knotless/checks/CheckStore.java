@@ -17,7 +17,8 @@ import java.util.stream.Stream;
  * {@code <state>/logs/<id>.log} and outputs under {@code <state>/outputs/<id>/}.
  *
  * <p>A save is durable before it returns (write a temp file, fsync, atomic rename, fsync the
- * directory), so a kill -9 at any moment leaves either the old or the new record, never half.
+ * directory), so a kill -9 at any moment leaves either the old or the new record, never half; a
+ * save that fails (a full disk) removes its temp file.
  */
 public final class CheckStore {
 
@@ -44,16 +45,31 @@ public final class CheckStore {
         Files.createDirectories(checks);
         Path target = checks.resolve(check.id() + ".json");
         Path temp = checks.resolve("." + check.id() + ".json.tmp");
-        Files.write(temp, json.pretty(check));
-        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-            ch.force(true);
+        try {
+            Files.write(temp, json.pretty(check));
+            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+                ch.force(true);
+            }
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            // a full disk stops the write half way: the old record stays, and no half of the new one
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         try (FileChannel dir = FileChannel.open(checks, StandardOpenOption.READ)) {
             dir.force(true);
         } catch (IOException ignored) {
             // Some file systems cannot fsync a directory; the rename is still atomic.
         }
+    }
+
+    /** The space held for run {@code id}'s last record ({@link SpaceReserve}). */
+    public SpaceReserve reserve(String id) {
+        return new SpaceReserve(checks.resolve("." + id + ".reserve"));
     }
 
     public Optional<Check> load(String id) throws IOException {

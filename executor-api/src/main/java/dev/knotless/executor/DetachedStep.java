@@ -114,10 +114,12 @@ public final class DetachedStep {
      */
     private static final String AWAIT_COPIERS = String.join("\n",
             "if [ -n \"${co-}\" ]; then",
-            "  ( trap '' TERM INT; sleep 2; kill -KILL $co $ce 2>/dev/null ) & k=$!",
+            // the timer takes its sleep with it when told the copiers are done, so no stray sleep
+            // outlives the step
+            "  ( trap '' TERM INT; trap 'exit 0' USR2; sleep 2 & t=$!; trap 'kill -KILL $t; exit 0' USR2; wait $t && kill -KILL $co $ce 2>/dev/null ) & k=$!",
             "  while kill -0 $co 2>/dev/null; do wait $co; done",
             "  while kill -0 $ce 2>/dev/null; do wait $ce; done",
-            "  kill -KILL $k 2>/dev/null",
+            "  kill -USR2 $k 2>/dev/null",
             "fi");
 
     /**

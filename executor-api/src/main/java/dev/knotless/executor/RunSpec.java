@@ -44,6 +44,22 @@ public record RunSpec(
         Objects.requireNonNull(hardening, "hardening");
     }
 
+    /** How much later than the run's deadline and kill grace an executor's own deadline acts: see {@link #backstop}. */
+    public static final Duration BACKSTOP_MARGIN = Duration.ofSeconds(5);
+
+    /**
+     * The deadline an executor that has one keeps by itself, for a run whose runner is gone
+     * (killed, cut off): the Kubernetes Job's {@code activeDeadlineSeconds}, the node's allocation
+     * deadline. It is the run's deadline, its kill grace and {@link #BACKSTOP_MARGIN}: the runner
+     * stops the run at its deadline and has closed the session within the grace, so while the
+     * runner is there it always acts first, and the two never race to stop the same processes
+     * (measured on Kubernetes: with no margin, the Job ended the pod under the runner's stop, whose
+     * exec then hung for 10 s).
+     */
+    public Duration backstop() {
+        return timeout.plus(killGrace).plus(BACKSTOP_MARGIN);
+    }
+
     /** The labels to put on everything the executor creates for this run. */
     public Map<String, String> allLabels() {
         var all = new TreeMap<>(labels);

@@ -26,9 +26,10 @@ import java.util.Set;
  * new pid are all caught, because every child born between two passes is found by the next one:
  * its parent is either stopped already or ended during the pass, and a pass that saw a new
  * process end is never the last. The exec's own ancestors (the executor's shell
- * around the step) are spared, and so are their other descendants: a {@link DetachedStep}'s
- * follower and copiers, which carry this very round's output and status (a process the step left
- * cannot be among them: orphans go to PID 1, never to a shell that started after them); PID 1 too.
+ * around the step) are spared, and so are all their descendants, wherever a pass meets them: a
+ * {@link DetachedStep}'s follower, copiers and their helpers, were a round ever carried by one (a
+ * process the step left cannot be among them: orphans go to PID 1, never to a shell that started
+ * after them); PID 1 too, but not its children.
  */
 public final class StepProcesses {
 
@@ -55,18 +56,18 @@ public final class StepProcesses {
 
     /**
      * {@code sh -c STOP stop KEY...} with the keys of the processes before the step: stops every
-     * other process but PID 1 and the shell's own ancestors, pass after pass, then kills them and
-     * prints their pids. Exits 0 when the last pass found none left running, {@value #PASSES_RAN_OUT}
+     * other process but PID 1, the shell's own ancestors and their descendants, pass after pass,
+     * then kills them and prints their pids. Exits 0 when the last pass found none left running, {@value #PASSES_RAN_OUT}
      * when the passes ran out first, {@value #REFUSED} when a process refused the signal (named on
      * stderr; another round would not do better).
      */
     static final String STOP = String.join("\n",
             "b=\" $* \" s='' t=' ' u='' a=' 1 ' p=$$ n=0",
             "while [ \"$p\" -gt 1 ] && read -r l < \"/proc/$p/stat\"; do a=\"$a$p \"; l=${l##*) }; set -- $l; p=$2; done 2>/dev/null",
-            // the carrier: the ancestors but PID 1, and (found as the pass meets them) their descendants
-            "c=${a# 1}",
             "while :; do",
-            "  f=0",
+            // per pass, as pids are met: c the carrier (the ancestors but PID 1, and their descendants),
+            // x the others; a pid may have ended and come back as someone else's since the last pass
+            "  f=0 c=${a# 1} x=' '",
             "  for d in /proc/[0-9]*; do",
             "    p=${d#/proc/}",
             // ancestors, and pids already stopped (a stopped process keeps its pid): no stat to read
@@ -74,7 +75,16 @@ public final class StepProcesses {
             // a new process that ended under the pass may have forked one this pass did not list
             "    read -r l < \"$d/stat\" || { case $b in *\" $p:\"*) ;; *) f=1;; esac; continue; }",
             "    l=${l##*) }; set -- $l",
-            "    case $c in *\" $2 \"*) c=\"$c$p \"; continue;; esac",
+            // walk up to a known pid: /proc lists pids as text (1000 before 999), so a child may come first
+            "    q=$2",
+            "    while [ \"$q\" -gt 1 ]; do",
+            "      case $c in *\" $q \"*) break;; esac",
+            "      case $x$t in *\" $q \"*) q=1; break;; esac",
+            "      read -r m < \"/proc/$q/stat\" || { q=1; break; }",
+            "      m=${m##*) }; m=${m#* }; q=${m%% *}",
+            "    done",
+            "    [ \"$q\" -gt 1 ] && { c=\"$c$p \"; continue; }",
+            "    x=\"$x$p \"",
             "    [ \"$1\" = Z ] && continue",
             "    k=$p:${20}",
             "    case \"$b$s \" in *\" $k \"*) continue;; esac",

@@ -1,30 +1,29 @@
 package dev.knotless.tar;
 
 import dev.knotless.executor.TransferLimitException;
+import dev.knotless.time.Deadline;
 import java.io.FilterInputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.time.Clock;
-import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Streams that fail with {@link TransferLimitException} once more than {@code maxBytes} pass or
- * the deadline is behind. A stalled peer is not detected here (no byte, no check): whoever owns
+ * the deadline (monotonic: a wall clock step moves it not) is behind. A stalled peer is not detected here (no byte, no check): whoever owns
  * the connection closes it from a {@link dev.knotless.executor.StopSignal} listener.
  */
 public final class Bounded {
 
     private Bounded() {}
 
-    public static InputStream input(InputStream in, long maxBytes, @Nullable Instant deadline, String what) {
-        return new LimitedInput(in, new Budget(maxBytes, deadline, what, Clock.systemUTC()));
+    public static InputStream input(InputStream in, long maxBytes, @Nullable Deadline deadline, String what) {
+        return new LimitedInput(in, new Budget(maxBytes, deadline, what));
     }
 
-    public static OutputStream output(OutputStream out, long maxBytes, @Nullable Instant deadline, String what) {
-        return new LimitedOutput(out, new Budget(maxBytes, deadline, what, Clock.systemUTC()));
+    public static OutputStream output(OutputStream out, long maxBytes, @Nullable Deadline deadline, String what) {
+        return new LimitedOutput(out, new Budget(maxBytes, deadline, what));
     }
 
     /** Human form of a byte count: {@code 100 MiB}. */
@@ -44,16 +43,14 @@ public final class Bounded {
 
     private static final class Budget {
         private final long maxBytes;
-        private final @Nullable Instant deadline;
+        private final @Nullable Deadline deadline;
         private final String what;
-        private final Clock clock;
         private long used;
 
-        Budget(long maxBytes, @Nullable Instant deadline, String what, Clock clock) {
+        Budget(long maxBytes, @Nullable Deadline deadline, String what) {
             this.maxBytes = maxBytes;
             this.deadline = deadline;
             this.what = what;
-            this.clock = clock;
         }
 
         void spend(long n) throws TransferLimitException {
@@ -61,7 +58,7 @@ public final class Bounded {
             if (used > maxBytes) {
                 throw new TransferLimitException(what + " is larger than its limit of " + bytes(maxBytes));
             }
-            if (deadline != null && clock.instant().isAfter(deadline)) {
+            if (deadline != null && deadline.passed()) {
                 throw new TransferLimitException(what + " did not finish before its deadline");
             }
         }

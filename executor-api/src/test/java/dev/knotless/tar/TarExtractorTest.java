@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knotless.executor.TransferLimitException;
+import dev.knotless.time.Deadline;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -12,7 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Instant;
+import java.time.Duration;
 import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
@@ -103,7 +104,7 @@ class TarExtractorTest {
         out.write(new byte[10]);
         assertThatThrownBy(() -> out.write(1)).isInstanceOf(TransferLimitException.class)
                 .hasMessage("checkout is larger than its limit of 10 B");
-        var in = Bounded.input(new ByteArrayInputStream(new byte[10]), 100, Instant.now().minusSeconds(1), "outputs");
+        var in = Bounded.input(new ByteArrayInputStream(new byte[10]), 100, Deadline.in(Duration.ofSeconds(-1)), "outputs");
         assertThatThrownBy(() -> in.read(new byte[4])).isInstanceOf(TransferLimitException.class)
                 .hasMessage("outputs did not finish before its deadline");
     }

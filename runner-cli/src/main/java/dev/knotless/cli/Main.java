@@ -7,17 +7,7 @@ public final class Main {
 
     private Main() {}
 
-    /**
-     * The JDK's default launch (posix_spawn through its helper) starts every child with signals 32
-     * and 33 ignored, which no glibc program can undo; a node agent's steps descend from its runc
-     * children and would inherit that. FORK gives them the defaults Docker and the kubelet give.
-     */
-    static final String LAUNCH_MECHANISM = "jdk.lang.Process.launchMechanism";
-
     public static void main(String[] args) {
-        if (System.getProperty(LAUNCH_MECHANISM) == null) {
-            System.setProperty(LAUNCH_MECHANISM, "FORK");
-        }
         System.exit(commandLine().execute(args));
     }
 

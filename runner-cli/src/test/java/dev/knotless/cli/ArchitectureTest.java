@@ -27,9 +27,9 @@ class ArchitectureTest {
 
     @Test
     void theSeamDependsOnNothingOfOurs() {
-        classes().that().resideInAnyPackage("dev.knotless.executor", "dev.knotless.tar")
+        classes().that().resideInAnyPackage("dev.knotless.executor", "dev.knotless.tar", "dev.knotless.time")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "dev.knotless.executor", "dev.knotless.tar", "java..", "org.apache.commons.compress..", "org.slf4j..",
+                        "dev.knotless.executor", "dev.knotless.tar", "dev.knotless.time", "java..", "org.apache.commons.compress..", "org.slf4j..",
                         "org.jspecify.annotations..")
                 .check(classes);
     }

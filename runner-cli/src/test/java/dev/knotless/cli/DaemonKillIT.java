@@ -11,6 +11,9 @@ import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * SIGKILL of the real daemon process in the middle of 20 runs, then a restart on the same state
  * directory as the same runner: every planned run ends in exactly one final check, none is lost or
  * run twice, those the kill caught running are resumed in their containers or, when not yet in a
- * step, end {@code error} "runner restarted", and the containers the kill left are swept.
+ * step, end {@code error} "runner restarted", and the containers the kill left are swept. And a
+ * run killed while its image is still being pulled ends {@code error} "runner restarted", with no
+ * container, while the runs waiting behind it start.
  */
 class DaemonKillIT {
 
@@ -55,11 +60,98 @@ class DaemonKillIT {
     }
 
     DaemonProcess daemon(Path state, String logName) throws IOException {
+        return daemon(state, logName, "4");
+    }
+
+    DaemonProcess daemon(Path state, String logName, String concurrency) throws IOException {
         DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), List.of(
-                "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--concurrency", "4",
+                "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--concurrency", concurrency,
                 "--poll-interval", "200ms", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE));
         daemons.add(d);
         return d;
+    }
+
+    /**
+     * SIGKILL while a run's image is being pulled (from a registry on loopback that accepts and
+     * never answers, so the engine's pull hangs; no container exists yet) and the runs behind it
+     * wait (concurrency 1); the restart ends the pulling run once, {@code error} "runner
+     * restarted", with no container made for it, and the waiting runs start once each and pass.
+     */
+    @Test
+    void aRunKilledWhileItsImageIsPullingEndsOnceAndTheWaitingRunsStart() throws Exception {
+        Path state = tmp.resolve("state");
+        try (ServerSocket registry = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            List<Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread.ofVirtual().start(() -> {
+                while (!registry.isClosed()) {
+                    try {
+                        held.add(registry.accept()); // held open, never answered
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            String slowImage = "127.0.0.1:" + registry.getLocalPort() + "/knotless/slow:1";
+            Map<String, String> files = new LinkedHashMap<>();
+            files.put("a-slow.yaml", "image: " + slowImage + "\non: push\nsteps:\n  - {name: never, run: echo never}\n");
+            for (String w : List.of("b", "c")) {
+                files.put(w + ".yaml", "image: " + ExecIT.IMAGE + "\non: push\nsteps:\n  - {name: work, run: echo " + w + "-ran}\n");
+            }
+            Upstream upstream = Upstream.create(tmp.resolve("one"), "acme/pull", files, state, runnerId);
+            DaemonProcess first = daemon(state, "first.log", "1");
+            first.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+            String sha = upstream.commitOnMain("go");
+            upstream.push(List.of("main"));
+            String slow = Planner.runId(runnerId, upstream.name, "a-slow", Event.PUSH, sha);
+
+            first.await("the slow run pulling its image", Duration.ofSeconds(120), () -> {
+                try {
+                    return !held.isEmpty() && runs(state).stream()
+                            .anyMatch(r -> r.id().equals(slow) && r.status() == CheckStatus.RUNNING);
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            first.kill();
+            List<RunRecord> atKill = runs(state);
+            long waiting = atKill.stream().filter(r -> r.status() == CheckStatus.PENDING).count();
+            System.out.printf("at the kill: the slow run pulling, %d run(s) waiting, %d container(s)%n", waiting,
+                    Docker.containersOf(runnerId).size());
+            assertThat(atKill).hasSize(3);
+            assertThat(Docker.containersOf(runnerId)).as("a pulling run has no container yet").isEmpty();
+
+            DaemonProcess second = daemon(state, "second.log", "1");
+            second.await("every run ended", Duration.ofSeconds(120), () -> {
+                try {
+                    return runs(state).stream().allMatch(r -> r.status().isFinal());
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            assertThat(second.stop(Duration.ofSeconds(60))).as(second.log()).isZero();
+            for (RunRecord r : runs(state)) {
+                if (r.id().equals(slow)) {
+                    assertThat(r.status()).isEqualTo(CheckStatus.ERROR);
+                    assertThat(r.reason()).isEqualTo("runner restarted");
+                } else {
+                    assertThat(r.status()).as(r.id() + ": " + r.reason()).isEqualTo(CheckStatus.SUCCESS);
+                    assertThat(Files.readString(state.resolve("logs").resolve(r.id() + ".log")).lines()
+                            .filter(l -> l.endsWith("-ran"))).as(r.id() + " ran once").hasSize(1);
+                }
+            }
+            List<String> started = new ArrayList<>();
+            for (String log : List.of(first.log(), second.log())) {
+                Matcher m = STARTED.matcher(log);
+                while (m.find()) {
+                    started.add(m.group(1));
+                }
+            }
+            assertThat(started).as("runs started, over both processes").doesNotHaveDuplicates();
+            assertThat(second.log()).contains("run " + slow + " error: runner restarted").doesNotContain(slow + " started");
+            for (Socket s : held) {
+                s.close();
+            }
+        }
     }
 
     static Map<String, String> workflows() {

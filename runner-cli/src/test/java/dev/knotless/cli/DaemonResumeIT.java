@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * SIGKILL of the real daemon process while a run's step prints in its Kubernetes Job, then a
  * restart on the same state as the same runner: the run is resumed in the same Job, not ended,
  * the step is followed from where the log stopped, and the check ends {@code success} with every
- * step once and every line of output once, in order; nothing is left in the namespace.
+ * step once and every line of output once, in order; nothing is left in the namespace. And a run
+ * killed while its pod is still pending ends once at the restart, and the run queued behind it starts.
  */
 class DaemonResumeIT {
 
@@ -48,14 +49,86 @@ class DaemonResumeIT {
         }
     }
 
-    DaemonProcess daemon(Path state, String logName) throws Exception {
-        DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), List.of(
+    DaemonProcess daemon(Path state, String logName, String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of(
                 "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--poll-interval", "200ms",
                 "--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(), "--namespace", NAMESPACE.name,
                 "--pending-timeout", "90s", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE,
                 "--listen", "127.0.0.1:0", "--public-read"));
+        args.addAll(List.of(extra));
+        DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), args);
         daemons.add(d);
         return d;
+    }
+
+    /**
+     * SIGKILL while a run's pod is still pending (the first process asks for a node label no node
+     * has, so the scheduler cannot place it) and a second run waits in the queue behind it; the
+     * restart (which asks for no such label) ends the pending run once, {@code error} "runner
+     * restarted", sweeps its Job and pod, and starts the waiting run, which passes: no run twice,
+     * nothing left in the namespace.
+     */
+    @Test
+    void aRunKilledWhileItsPodIsPendingEndsOnceAndTheQueuedRunStarts() throws Exception {
+        Path state = tmp.resolve("state");
+        String workflow = "image: " + ExecIT.IMAGE + "\non: push\nsteps:\n  - name: only\n    run: echo ran-once\n";
+        Upstream upstream = Upstream.create(tmp.resolve("repo"), "acme/pending",
+                Map.of("a.yaml", workflow, "b.yaml", workflow), state, runnerId);
+        DaemonProcess first = daemon(state, "first.log", "--concurrency", "1", "--node-selector", "knotless.dev/no-such-node=1");
+        first.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+        upstream.commitOnMain("go");
+        upstream.push(List.of("main"));
+
+        try (KubernetesClient client = NAMESPACE.adminClient()) {
+            first.await("one run's pod pending, unschedulable, and the other run queued", Duration.ofSeconds(120), () -> {
+                try {
+                    List<RunRecord> runs = DaemonKillIT.runs(state);
+                    boolean oneEach = runs.size() == 2 && runs.stream().filter(r -> r.status() == CheckStatus.RUNNING).count() == 1
+                            && runs.stream().filter(r -> r.status() == CheckStatus.PENDING).count() == 1;
+                    return oneEach && client.pods().inNamespace(NAMESPACE.name).list().getItems().stream()
+                            .anyMatch(p -> "Pending".equals(p.getStatus().getPhase()) && p.getStatus().getConditions().stream()
+                                    .anyMatch(c -> "PodScheduled".equals(c.getType()) && "Unschedulable".equals(c.getReason())));
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            first.kill();
+            List<RunRecord> atKill = DaemonKillIT.runs(state);
+            String pending = atKill.stream().filter(r -> r.status() == CheckStatus.RUNNING).findFirst().orElseThrow().id();
+            String queued = atKill.stream().filter(r -> r.status() == CheckStatus.PENDING).findFirst().orElseThrow().id();
+            assertThat(client.batch().v1().jobs().inNamespace(NAMESPACE.name).list().getItems())
+                    .as("the kill leaves the pending run's Job").hasSize(1);
+
+            long restarted = System.nanoTime();
+            DaemonProcess second = daemon(state, "second.log", "--concurrency", "1");
+            second.await("both runs ended", Duration.ofSeconds(120), () -> {
+                try {
+                    return DaemonKillIT.runs(state).stream().allMatch(r -> r.status().isFinal());
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            System.out.printf("restart with a pending pod: both runs ended %d ms after the restart%n",
+                    (System.nanoTime() - restarted) / 1_000_000);
+            Map<String, RunRecord> end = new java.util.HashMap<>();
+            DaemonKillIT.runs(state).forEach(r -> end.put(r.id(), r));
+            assertThat(end.get(pending).status()).isEqualTo(CheckStatus.ERROR);
+            assertThat(end.get(pending).reason()).isEqualTo("runner restarted");
+            assertThat(end.get(queued).status()).as(end.get(queued).reason() + "\n" + second.log()).isEqualTo(CheckStatus.SUCCESS);
+            assertThat(second.log()).contains("run " + pending + " error: runner restarted")
+                    .contains("left by an earlier process of runner " + runnerId);
+            List<String> started = new ArrayList<>();
+            for (String text : List.of(first.log(), second.log())) {
+                Matcher m = DaemonKillIT.STARTED.matcher(text);
+                while (m.find()) {
+                    started.add(m.group(1));
+                }
+            }
+            assertThat(started).as("runs started, over both processes").doesNotHaveDuplicates().contains(queued);
+            assertThat(Files.readString(state.resolve("logs").resolve(queued + ".log")).lines()
+                    .filter(l -> l.equals("ran-once"))).as("the queued run's step ran once").hasSize(1);
+            assertThat(second.stop(Duration.ofSeconds(60))).as(second.log()).isZero();
+        }
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -114,6 +115,14 @@ class ExecIT {
         assertThat(check.get("reason").asText()).isEqualTo("step 'slow' timed out after 2s");
         assertThat(check.get("steps").get(0).get("exitCode").isNull()).isTrue();
         assertThat(seconds).isLessThan(30);
+    }
+
+    @Test
+    void aRunPastItsWorkflowsTimeoutEndsAtThatDeadlineNotTheRunnersDefault() throws Exception {
+        TestRepo repo = DeadlineRun.repo(tmp.resolve("repo"), IMAGE);
+        long started = System.nanoTime();
+        CliRun r = exec(repo.dir, "--default-timeout", DeadlineRun.RUNNER_DEFAULT);
+        DeadlineRun.endedAtTheWorkflowsDeadline("docker", r, Duration.ofNanos(System.nanoTime() - started), Duration.ofSeconds(10));
     }
 
     @Test

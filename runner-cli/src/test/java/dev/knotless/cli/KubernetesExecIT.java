@@ -97,6 +97,19 @@ class KubernetesExecIT {
         // ClusterNamespace: no Job or pod is left in the namespace after the test
     }
 
+    /**
+     * The Job's own deadline is the workflow's too; the namespace is checked empty after each
+     * test. The check is final once the Job and pod are gone, which the kubelet confirms in 8 to
+     * 42 s here after the step stopped at the deadline (JobDeletion waits up to 150 s).
+     */
+    @Test
+    void aRunPastItsWorkflowsTimeoutEndsAtThatDeadlineNotTheRunnersDefault() throws Exception {
+        TestRepo repo = DeadlineRun.repo(tmp.resolve("repo"), ExecIT.IMAGE);
+        long started = System.nanoTime();
+        CliRun r = exec(repo.dir, "--default-timeout", DeadlineRun.RUNNER_DEFAULT);
+        DeadlineRun.endedAtTheWorkflowsDeadline("kubernetes", r, Duration.ofNanos(System.nanoTime() - started), Duration.ofSeconds(150));
+    }
+
     @Test
     void aWorkflowRunsWithTheScopedCredentialsAndShowsItsImage() throws Exception {
         TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", """

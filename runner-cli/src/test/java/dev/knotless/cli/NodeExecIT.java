@@ -175,6 +175,17 @@ class NodeExecIT {
     }
 
     @Test
+    void aRunPastItsWorkflowsTimeoutEndsAtThatDeadlineNotTheRunnersDefault(@TempDir Path tmp) throws Exception {
+        TestRepo repo = DeadlineRun.repo(tmp.resolve("repo"), image);
+        long started = System.nanoTime();
+        CliRun r = exec(repo.dir, "--default-timeout", DeadlineRun.RUNNER_DEFAULT);
+        DeadlineRun.endedAtTheWorkflowsDeadline("node", r, Duration.ofNanos(System.nanoTime() - started), Duration.ofSeconds(10));
+        try (var left = Files.list(dir.resolve("node-state").resolve("allocations"))) {
+            assertThat(left.toList()).as("allocations left on the node").isEmpty();
+        }
+    }
+
+    @Test
     void anImageByTagIsAnErrorWithOneClearLine(@TempDir Path tmp) throws Exception {
         TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", "image: " + tag + "\nsteps: [{run: 'true'}]\n");
         repo.commit();

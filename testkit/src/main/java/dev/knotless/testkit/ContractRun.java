@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One contract test's runner: the executor as the runner gets it (through {@code Guarded}), a
@@ -28,6 +29,19 @@ public final class ContractRun {
         void denyUntrusted(RunSpec untrusted, RunSpec trusted) throws Exception;
     }
 
+    /**
+     * What the executor does by itself with a run whose runner is gone at its deadline.
+     *
+     * @param endsWithin how long past the deadline the executor ends the environment by itself;
+     *     empty when it leaves that to the runner (the restarted runner's sweep)
+     * @param stillRunning what of a runner's runs still runs (a pod, a container, an allocation)
+     */
+    public record Abandonment(Optional<Duration> endsWithin, Leftovers stillRunning) {
+        public List<String> stillRunning(String runnerId) throws Exception {
+            return stillRunning.of(runnerId);
+        }
+    }
+
     private final Executor executor;
     private final String runnerId;
     private final String image;
@@ -35,10 +49,11 @@ public final class ContractRun {
     private final Path temp;
     private final Leftovers leftovers;
     private final NetworkPolicies policies;
+    private final Abandonment abandonment;
     private final List<Session> opened = new ArrayList<>();
 
     ContractRun(Executor executor, String runnerId, String image, Duration killGrace, Path temp, Leftovers leftovers,
-            NetworkPolicies policies) {
+            NetworkPolicies policies, Abandonment abandonment) {
         this.executor = executor;
         this.runnerId = runnerId;
         this.image = image;
@@ -46,6 +61,7 @@ public final class ContractRun {
         this.temp = temp;
         this.leftovers = leftovers;
         this.policies = policies;
+        this.abandonment = abandonment;
     }
 
     /** The executor under test, guarded as every caller gets it. */
@@ -81,6 +97,11 @@ public final class ContractRun {
     /** The executor's own check of the policies it declares ({@link dev.knotless.executor.UntrustedNetwork.Enforcement#POLICY}). */
     public NetworkPolicies policies() {
         return policies;
+    }
+
+    /** What the executor does with a run whose runner is gone. */
+    public Abandonment abandonment() {
+        return abandonment;
     }
 
     /** A spec for a new run of this test's runner, on the image, with the kill grace. */

@@ -11,6 +11,7 @@ import dev.knotless.executor.StepPayload;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,10 +24,10 @@ import org.opentest4j.TestAbortedException;
  * the executor, which image has {@code /bin/sh}, and what it still holds for a runner.
  *
  * <p>The scenarios live by subject in {@link TransferContract}, {@link StepContract}, {@link
- * StopContract}, {@link IsolationContract}, {@link
- * HostileOutputContract}, {@link LimitsContract}, {@link ProcessSetContract}, {@link
- * RunEnvironmentContract} and {@link CutStreamContract}; this class runs them all. They reach the executor
- * exactly as the runner does, through {@link Guarded#executor}.
+ * StopContract}, {@link IsolationContract}, {@link HostileOutputContract}, {@link LimitsContract},
+ * {@link ProcessSetContract}, {@link RunEnvironmentContract}, {@link DeadlineContract} and {@link
+ * CutStreamContract}; this class runs them all. They reach the executor exactly as the runner
+ * does, through {@link Guarded#executor}.
  *
  * <p>Each test runs under a fresh random runner id, so tests never touch each other's (or anyone
  * else's) runs, and after each test nothing labelled with that runner may remain: sessions the
@@ -37,7 +38,8 @@ import org.opentest4j.TestAbortedException;
  * applets.
  */
 public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract,
-        HostileOutputContract, LimitsContract, ProcessSetContract, RunEnvironmentContract, CutStreamContract {
+        HostileOutputContract, LimitsContract, ProcessSetContract, RunEnvironmentContract, DeadlineContract,
+        CutStreamContract {
 
     private ContractRun run;
 
@@ -70,6 +72,19 @@ public abstract class ExecutorContract implements TransferContract, StepContract
         throw new TestAbortedException(executor().name() + ": this test puts no cutting proxy in front of the executor");
     }
 
+    /**
+     * How long past a run's deadline the executor itself ends a run whose runner is gone; empty
+     * (the default) when it leaves that to the runner, whose sweep at restart removes it.
+     */
+    protected Optional<Duration> endsAbandonedRunsWithin() {
+        return Optional.empty();
+    }
+
+    /** What of {@code runnerId}'s runs still runs; by default everything {@link #leftovers} lists. */
+    protected List<String> stillRunning(String runnerId) throws Exception {
+        return leftovers(runnerId);
+    }
+
     /** The kill grace the scenarios use. */
     protected Duration killGrace() {
         return Duration.ofSeconds(2);
@@ -78,7 +93,8 @@ public abstract class ExecutorContract implements TransferContract, StepContract
     @BeforeEach
     final void freshRunner() {
         run = new ContractRun(Guarded.executor(executor()), "contract-" + randomHex(6), image(), killGrace(), temp,
-                this::leftovers, this::untrustedPoliciesDeny);
+                this::leftovers, this::untrustedPoliciesDeny,
+                new ContractRun.Abandonment(endsAbandonedRunsWithin(), this::stillRunning));
     }
 
     @AfterEach

@@ -13,6 +13,7 @@ import dev.knotless.executor.TransferLimitException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A run environment in memory, for fast tests of what drives a session: steps answer as scripted
@@ -60,6 +62,7 @@ public final class FakeSession implements ResumedSession {
     private final Map<String, FollowScript> follows = new ConcurrentHashMap<>();
     private final Map<String, Failure> failingUploads = new ConcurrentHashMap<>();
     private final Map<String, byte[]> downloadable = new ConcurrentHashMap<>();
+    private final Map<String, Supplier<InputStream>> streamed = new ConcurrentHashMap<>();
     private final List<StepPayload> ran = new CopyOnWriteArrayList<>();
     private final Map<String, byte[]> uploaded = new ConcurrentHashMap<>();
     private final List<String> downloaded = new CopyOnWriteArrayList<>();
@@ -131,6 +134,12 @@ public final class FakeSession implements ResumedSession {
         return this;
     }
 
+    /** A download of {@code dir} reads {@code stream}: a test decides what happens between its reads. */
+    public FakeSession downloadsFrom(String dir, Supplier<InputStream> stream) {
+        streamed.put(dir, stream);
+        return this;
+    }
+
     // ---- what was asked ----
 
     /** The payloads run, in order (steps, and anything else run through the session). */
@@ -195,7 +204,8 @@ public final class FakeSession implements ResumedSession {
         stoppedAlready(signal);
         downloaded.add(dir);
         try {
-            sink.readFrom(new ByteArrayInputStream(downloadable.getOrDefault(dir, EMPTY_TAR)));
+            Supplier<InputStream> stream = streamed.get(dir);
+            sink.readFrom(stream != null ? stream.get() : new ByteArrayInputStream(downloadable.getOrDefault(dir, EMPTY_TAR)));
         } catch (IOException e) {
             Failure.Kind kind = e instanceof TransferLimitException ? Failure.Kind.LIMIT
                     : Failure.Kind.INFRASTRUCTURE;

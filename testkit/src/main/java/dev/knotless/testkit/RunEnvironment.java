@@ -122,10 +122,14 @@ public final class RunEnvironment {
                     "inherited, as under `docker run` on the same engine: Kubernetes has no way to set them, and a value"
                             + " above the engine's own hard limit would fail every start",
                     LIMIT.asMatchPredicate()),
-            new Deliberate("cgroup", Deliberate.onEach("the run's `resources`", "the run's `resources`; processes: the kubelet's",
-                    "the run's `resources`"),
-                    "set from the workflow within the runner's ceilings (docs/design/resource-ceilings.md); the contract's"
-                            + " limits scenario checks them on every executor",
+            new Deliberate("cgroup", Deliberate.onEach("the run's `resources`, none where it sets none; 256 processes",
+                    "the run's `resources` as requests, limits as docs/design/kubernetes.md says; processes: the kubelet's"
+                            + " `podPidsLimit` (none on the test cluster)",
+                    "the run's `resources`, 2 GiB and 1 CPU where it sets none; 256 processes"),
+                    "set from the workflow within the runner's ceilings (docs/design/resource-ceilings.md), which the"
+                            + " contract's limits scenario checks on every executor; for a run that sets none, the runner's"
+                            + " `--default-memory` gives every executor the same memory limit (and `--default-cpu` the same CPU, where"
+                            + " a Kubernetes operator sets `--cpu-limit`)",
                     v -> !v.isBlank()));
 
     private RunEnvironment() {}

@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.time.Deadline;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -107,9 +109,9 @@ final class ContainerExec {
      * report it (it may lag the stream's end). Empty when it still runs: the stream was cut under it.
      */
     Optional<Integer> exitCode(long waitMillis) throws IOException, InterruptedException {
-        long deadline = System.currentTimeMillis() + waitMillis;
+        Deadline deadline = Deadline.in(Duration.ofMillis(waitMillis));
         JsonNode exec = engine.inspectExec(execId);
-        while (exec.path("Running").asBoolean(false) && System.currentTimeMillis() < deadline) {
+        while (exec.path("Running").asBoolean(false) && !deadline.passed()) {
             Thread.sleep(10);
             exec = engine.inspectExec(execId);
         }

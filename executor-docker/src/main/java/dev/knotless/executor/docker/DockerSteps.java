@@ -10,6 +10,7 @@ import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StepStopper;
 import dev.knotless.executor.StepStreams;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.time.Deadline;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
@@ -138,9 +139,9 @@ final class DockerSteps {
             throws InterruptedException {
         String last = cut == null ? "no exit code" : String.valueOf(cut.getMessage());
         long since = System.nanoTime();
-        long deadline = since + REATTACH_WINDOW.toNanos();
+        Deadline window = Deadline.in(REATTACH_WINDOW);
         long backoff = 50;
-        while (signal.reason().isEmpty() && System.nanoTime() < deadline) {
+        while (signal.reason().isEmpty() && !window.passed()) {
             if (container.gone().isPresent()) {
                 return Optional.empty();
             }

@@ -112,6 +112,15 @@ final class JobShape {
         return annotations;
     }
 
+    /**
+     * The run's backstop ({@link RunSpec#backstop}) as the Job's own deadline, in whole seconds
+     * rounded up: the Job ends its pod only when the runner has not stopped the run by then.
+     */
+    static long activeDeadlineSeconds(RunSpec spec) {
+        long ms = spec.backstop().toMillis();
+        return Math.max(1, (ms + 999) / 1000);
+    }
+
     static Job job(RunSpec spec, KubernetesOptions options) {
         Map<String, String> podLabels = new LinkedHashMap<>(labels(spec));
         if (spec.trust() == Trust.UNTRUSTED) {
@@ -126,7 +135,7 @@ final class JobShape {
                 .endMetadata()
                 .withNewSpec()
                     .withBackoffLimit(0)
-                    .withActiveDeadlineSeconds(Math.max(1, spec.timeout().toSeconds()))
+                    .withActiveDeadlineSeconds(activeDeadlineSeconds(spec))
                     .withTtlSecondsAfterFinished(spec.keep() ? null : TTL_AFTER_FINISHED)
                     .withNewTemplate()
                         .withNewMetadata().withLabels(podLabels).withAnnotations(annotations(spec)).endMetadata()

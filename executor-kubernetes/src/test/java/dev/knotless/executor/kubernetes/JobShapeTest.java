@@ -17,6 +17,16 @@ import org.junit.jupiter.api.Test;
 class JobShapeTest {
 
     @Test
+    void theJobsDeadlineIsTheRunsBackstopRoundedUpSoItNeverEndsThePodBeforeTheRunner() {
+        RunSpec.Builder spec = RunSpec.builder("runner", "run", "image").killGrace(java.time.Duration.ofSeconds(2));
+        assertThat(JobShape.job(spec.timeout(java.time.Duration.ofMillis(4_200)).build(), KubernetesOptions.defaults())
+                .getSpec().getActiveDeadlineSeconds()).isEqualTo(12L); // 4.2 s + 2 s grace + 5 s
+        assertThat(JobShape.activeDeadlineSeconds(spec.timeout(java.time.Duration.ofMinutes(7)).build())).isEqualTo(427L);
+        assertThat(JobShape.activeDeadlineSeconds(spec.timeout(java.time.Duration.ofMillis(1)).killGrace(java.time.Duration.ZERO)
+                .build())).isEqualTo(6L);
+    }
+
+    @Test
     void aPlainRunIdKeepsItsReadableJobName() {
         assertThat(JobShape.jobName("run-1a2b")).isEqualTo("knotless-run-1a2b");
     }

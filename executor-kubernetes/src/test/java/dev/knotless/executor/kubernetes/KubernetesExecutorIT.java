@@ -1,12 +1,14 @@
 package dev.knotless.executor.kubernetes;
 
 import dev.knotless.executor.Executor;
+import dev.knotless.executor.Labels;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.testkit.CuttableExecutor;
 import dev.knotless.testkit.ExecutorContract;
 import dev.knotless.testkit.TestImages;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -46,6 +48,23 @@ class KubernetesExecutorIT extends ExecutorContract {
     @Override
     protected List<String> leftovers(String runnerId) {
         return cluster.executor.leftovers(runnerId);
+    }
+
+    /**
+     * The Job's {@code activeDeadlineSeconds} (the run's backstop: its deadline, the kill grace
+     * and 5 s) ends its pod: then the controller's reaction and the pod's 2 s grace.
+     */
+    @Override
+    protected Optional<Duration> endsAbandonedRunsWithin() {
+        return Optional.of(killGrace().plus(RunSpec.BACKSTOP_MARGIN).plusSeconds(25));
+    }
+
+    /** The runner's pods: a Job past its deadline is kept (failed) until its TTL or a sweep, its pod is not. */
+    @Override
+    protected List<String> stillRunning(String runnerId) {
+        return cluster.executor.client().pods().inNamespace(cluster.namespace)
+                .withLabel(Labels.RUNNER, JobShape.labelValue(runnerId)).list().getItems().stream()
+                .map(p -> p.getMetadata().getName() + " " + p.getStatus().getPhase()).toList();
     }
 
     @Override

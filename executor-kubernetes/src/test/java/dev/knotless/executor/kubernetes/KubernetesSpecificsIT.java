@@ -73,7 +73,9 @@ class KubernetesSpecificsIT {
         try (KubernetesSession s = (KubernetesSession) cluster.executor.start(spec, StopSignal.none())) {
             Job job = cluster.client().batch().v1().jobs().inNamespace(cluster.namespace).withName(s.job()).get();
             assertThat(job.getSpec().getBackoffLimit()).isZero();
-            assertThat(job.getSpec().getActiveDeadlineSeconds()).isEqualTo(420L);
+            // the run's 7 minutes, its kill grace and the backstop's margin, rounded up
+            assertThat(job.getSpec().getActiveDeadlineSeconds())
+                    .isEqualTo((spec.timeout().plus(spec.killGrace()).plus(RunSpec.BACKSTOP_MARGIN).toMillis() + 999) / 1000);
             assertThat(job.getSpec().getTtlSecondsAfterFinished()).isEqualTo(600);
             assertThat(job.getMetadata().getAnnotations()).containsEntry(Labels.RUNNER, runner).containsEntry(Labels.RUN, spec.runId());
             assertThat(job.getMetadata().getLabels().get(Labels.RUNNER)).matches("[A-Za-z0-9._-]{1,63}").isNotEqualTo(runner);

@@ -1,14 +1,15 @@
 package dev.knotless.runner.daemon;
 
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Executor;
-import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.forge.Backoff;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.lander.Lander;
 import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.time.Ticker;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -123,10 +124,10 @@ public final class Daemon implements AutoCloseable {
         this.log = Objects.requireNonNull(log, "log");
         Objects.requireNonNull(clock, "clock");
         Duration max = settings.pollInterval().compareTo(Duration.ofMinutes(5)) > 0 ? settings.pollInterval() : Duration.ofMinutes(5);
-        Backoff backoff = new Backoff(clock, settings.pollInterval(), max);
+        Backoff backoff = new Backoff(Ticker.SYSTEM, settings.pollInterval(), max);
         Planner planner = new Planner(settings.runnerId(), mirrors, settings.pulls(), Duration.ofMinutes(30));
         RunRequests requests = new RunRequests(settings, forge, mirrors, ExecutorName.of(executor.name()), clock);
-        this.workers = new Workers(state.runs(), run, requests, checks, log, clock, settings.concurrency(),
+        this.workers = new Workers(state.runs(), run, requests, checks, log, settings.concurrency(),
                 () -> wake.offer(WAKE));
         this.recovery = new Recovery(settings.runnerId(), state.runs(), state.progress(), executor, run, requests, checks,
                 workers, log);

@@ -12,6 +12,7 @@ import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunJournal;
 import dev.knotless.runner.run.RunProgress;
 import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.run.StateFull;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
 import java.io.IOException;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What a restarted daemon does with the runs an earlier process left {@code running}: it goes on
  * with those whose environment the executor kept and whose progress the journal has
- * ({@link Run#resume}), ends the others as {@code error} ("runner restarted"), and sweeps the
+ * ({@link Run#resume}), ends the others as {@code error} ("runner restarted", or "state directory
+ * full" for a run whose space reserve says it met one), and sweeps the
  * executor's leftovers of this runner but the resumed runs'. Runs still waiting stay queued.
  */
 final class Recovery {
@@ -62,21 +64,44 @@ final class Recovery {
     void recover() throws IOException {
         List<Resumed> resumed = new ArrayList<>();
         List<RunRecord> lost = new ArrayList<>();
+        List<RunRecord> full = new ArrayList<>();
         for (RunRecord record : queue.going()) {
-            resumable(record).ifPresentOrElse(resumed::add, () -> lost.add(record));
+            if (metFullStateDirectory(record)) {
+                full.add(record);
+            } else {
+                resumable(record).ifPresentOrElse(resumed::add, () -> lost.add(record));
+            }
         }
         Set<String> resumedIds = resumed.stream().map(r -> r.record().id()).collect(Collectors.toSet());
         SweepReport swept = executor.sweep(runnerId, resumedIds);
         swept.removed().forEach(r -> log.line("swept " + r + " left by an earlier process of runner " + runnerId));
         swept.failed().forEach(f -> log.line("could not sweep " + f));
         for (RunRecord record : lost) {
-            Check check = requests.errorCheck(record, RESTARTED, null);
-            checks.finished(check);
-            log.line(describe(record) + " error: runner restarted");
+            end(record, RESTARTED);
+        }
+        for (RunRecord record : full) {
+            end(record, StateFull.REASON);
         }
         for (Resumed r : resumed) {
             workers.start(r.record(), "resumed in " + r.session().describe() + " after the restart",
                     cancellation -> run.resume(r.request(), r.record().startedAt(), r.progress(), r.session(), cancellation));
+        }
+    }
+
+    private void end(RunRecord record, String reason) throws IOException {
+        Check check = requests.errorCheck(record, reason, null);
+        checks.finished(check);
+        checks.files().reserve(record.id()).release();
+        log.line(describe(record) + " error: " + reason);
+    }
+
+    /** Whether the run met a full state directory before its check could be recorded (its reserve is marked). */
+    private boolean metFullStateDirectory(RunRecord record) {
+        try {
+            return checks.files().reserve(record.id()).markedFull();
+        } catch (IOException e) {
+            LOG.debug("cannot read the reserve of {}", record.id(), e);
+            return false;
         }
     }
 

@@ -9,10 +9,9 @@ import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
+import dev.knotless.time.Deadline;
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,21 +43,19 @@ final class Workers {
     private final RunRequests requests;
     private final CheckRecorder checks;
     private final DaemonLog log;
-    private final Clock clock;
     private final int concurrency;
     /** Tells the loop a slot is free. */
     private final Runnable ended;
     private final Map<String, Cancellation> going = new ConcurrentHashMap<>();
     private final Map<String, Thread> threads = new ConcurrentHashMap<>();
 
-    Workers(RunQueue queue, Run run, RunRequests requests, CheckRecorder checks, DaemonLog log, Clock clock,
+    Workers(RunQueue queue, Run run, RunRequests requests, CheckRecorder checks, DaemonLog log,
             int concurrency, Runnable ended) {
         this.queue = queue;
         this.run = run;
         this.requests = requests;
         this.checks = checks;
         this.log = log;
-        this.clock = clock;
         this.concurrency = concurrency;
         this.ended = ended;
     }
@@ -98,9 +95,9 @@ final class Workers {
 
     /** Waits up to {@code grace} for the going runs, then cancels the rest ("runner stopping") and waits for their checks. */
     void stop(Duration grace) {
-        Instant deadline = clock.instant().plus(grace);
+        Deadline deadline = Deadline.in(grace);
         for (Thread worker : List.copyOf(threads.values())) {
-            join(worker, Duration.between(clock.instant(), deadline));
+            join(worker, deadline.left());
         }
         if (!going.isEmpty()) {
             log.line("cancelling " + going.size() + " running run(s): the stop grace of " + grace.toSeconds() + "s is over");

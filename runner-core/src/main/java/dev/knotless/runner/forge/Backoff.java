@@ -1,8 +1,8 @@
 package dev.knotless.runner.forge;
 
-import java.time.Clock;
+import dev.knotless.time.Deadline;
+import dev.knotless.time.Ticker;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -10,21 +10,22 @@ import java.util.Objects;
 /**
  * When each key (a repository) may be polled next: {@code interval} after a success; after the
  * n-th failure in a row {@code interval * 2^n}, at most {@code max}. A key never seen is due now.
- * Thread-safe.
+ * Measured on a monotonic {@link Ticker}: a wall clock stepped back an hour does not stop polling
+ * for an hour. Thread-safe.
  */
 public final class Backoff {
 
-    private final Clock clock;
+    private final Ticker ticker;
     private final Duration interval;
     private final Duration max;
 
     /* @GuardedBy("this") */
-    private final Map<String, Instant> due = new HashMap<>();
+    private final Map<String, Deadline> due = new HashMap<>();
     /* @GuardedBy("this") */
     private final Map<String, Integer> failures = new HashMap<>();
 
-    public Backoff(Clock clock, Duration interval, Duration max) {
-        this.clock = Objects.requireNonNull(clock, "clock");
+    public Backoff(Ticker ticker, Duration interval, Duration max) {
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("poll interval must be positive: " + interval);
         }
@@ -37,14 +38,14 @@ public final class Backoff {
 
     /** Whether {@code key} may be polled now. */
     public synchronized boolean isDue(String key) {
-        Instant next = due.get(key);
-        return next == null || !clock.instant().isBefore(next);
+        Deadline next = due.get(key);
+        return next == null || next.passed();
     }
 
     /** Records a successful poll: the next is {@code interval} from now. */
     public synchronized void succeeded(String key) {
         failures.remove(key);
-        due.put(key, clock.instant().plus(interval));
+        due.put(key, Deadline.in(interval, ticker));
     }
 
     /** Records a failed poll; returns how long until the next try. */
@@ -57,7 +58,7 @@ public final class Backoff {
                 wait = Duration.ofMillis(millis);
             }
         }
-        due.put(key, clock.instant().plus(wait));
+        due.put(key, Deadline.in(wait, ticker));
         return wait;
     }
 

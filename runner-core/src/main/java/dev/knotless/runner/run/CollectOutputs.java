@@ -7,8 +7,13 @@ import dev.knotless.executor.RunLayout;
 import dev.knotless.tar.Bounded;
 import dev.knotless.tar.Printable;
 import dev.knotless.tar.TarExtractor;
+import dev.knotless.time.Deadline;
 import java.io.IOException;
-import java.time.Instant;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 /**
  * Takes {@code /outputs} out of the run into the check's output directory, refusing unsafe
@@ -27,7 +32,7 @@ final class CollectOutputs implements Phase {
     @Override
     public void run(RunState state) {
         long limit = state.limits.outputBytes();
-        Instant deadline = state.clock.instant().plus(state.limits.killGrace().multipliedBy(12));
+        Deadline deadline = state.deadlineIn(state.limits.killGrace().multipliedBy(12));
         TarExtractor extractor = TarExtractor.into(state.outputDir, state.limits.outputArchive());
         try {
             state.session.download(RunLayout.OUTPUTS,
@@ -40,14 +45,35 @@ final class CollectOutputs implements Phase {
                         .map(o -> Printable.name(o.name()) + " (" + o.mediaType() + ", " + Bounded.bytes(o.bytes()) + ")").toList()));
             }
             listing.notices().forEach(state.log::notice);
-        } catch (ExecutorException e) {
-            if (e.failure().kind() == Failure.Kind.STOPPED) {
-                return;
+        } catch (ExecutorException | IOException e) {
+            if (StateFull.causedBy(e)) {
+                dropPartial(state, e);
+                state.fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
+            } else if (e instanceof ExecutorException x) {
+                refused(state, x);
+            } else {
+                state.fail(new Verdict(CheckStatus.ERROR, "reading outputs failed: " + Printable.name(String.valueOf(e.getMessage()))));
             }
-            String why = "outputs refused: " + e.failure().reason();
-            state.fail(new Verdict(e.failure().kind() == Failure.Kind.LIMIT ? CheckStatus.FAILURE : CheckStatus.ERROR, why));
-        } catch (IOException e) {
-            state.fail(new Verdict(CheckStatus.ERROR, "reading outputs failed: " + Printable.name(String.valueOf(e.getMessage()))));
+        }
+    }
+
+    private static void refused(RunState state, ExecutorException e) {
+        if (e.failure().kind() == Failure.Kind.STOPPED) {
+            return;
+        }
+        String why = "outputs refused: " + e.failure().reason();
+        state.fail(new Verdict(e.failure().kind() == Failure.Kind.LIMIT ? CheckStatus.FAILURE : CheckStatus.ERROR, why));
+    }
+
+    /** Outputs a full state directory cut short are not kept, not even the whole ones: a check lists a complete set. */
+    private static void dropPartial(RunState state, Exception why) {
+        state.outputs.clear();
+        try (Stream<Path> files = Files.exists(state.outputDir) ? Files.walk(state.outputDir) : Stream.empty()) {
+            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            why.addSuppressed(e);
         }
     }
 }

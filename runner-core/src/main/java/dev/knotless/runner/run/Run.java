@@ -6,6 +6,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckSubject;
 import dev.knotless.checks.Event;
 import dev.knotless.checks.ExecutorName;
+import dev.knotless.checks.SpaceReserve;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.RunLayout;
@@ -14,6 +15,7 @@ import dev.knotless.runner.Durations;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.SecretStore;
+import dev.knotless.time.Ticker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -46,9 +48,19 @@ public final class Run {
     private final RunLimits limits;
     private final RunJournal journal;
     private final Clock clock;
+    private final Ticker ticker;
 
     public Run(Executor executor, CheckRecorder checks, SecretStore secrets, CacheStore caches, RunListener listener,
                RunLimits limits, RunJournal journal, Clock clock) {
+        this(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM);
+    }
+
+    /**
+     * @param clock wall time, for the instants a check shows
+     * @param ticker monotonic time, for the phases' deadlines
+     */
+    public Run(Executor executor, CheckRecorder checks, SecretStore secrets, CacheStore caches, RunListener listener,
+               RunLimits limits, RunJournal journal, Clock clock, Ticker ticker) {
         this.executor = executor;
         this.checks = checks;
         this.secrets = secrets;
@@ -57,6 +69,7 @@ public final class Run {
         this.limits = limits;
         this.journal = journal;
         this.clock = clock;
+        this.ticker = ticker;
     }
 
     /** The order of a run, as data. */
@@ -116,20 +129,34 @@ public final class Run {
         // from here on the run's sinks are reached only through the masking
         RunListener shown = masking.listener(request, listener);
         Check check = newCheck(request, started);
+        SpaceReserve reserve = checks.files().reserve(request.runId());
         if (resumed == null) {
-            save(masking, check, false);
+            saveRunning(masking, check);
         }
         shown.runStarted(request);
-        RunDeadline deadline = RunDeadline.of(request, limits, started, clock);
+        try {
+            reserve.take(); // before anything else that can fail for space
+        } catch (IOException e) {
+            if (session != null) {
+                session.close();
+            }
+            String why = StateFull.causedBy(e) ? StateFull.REASON : "runner error: " + e;
+            return ended(masking, shown, request, finish(check, null, new Verdict(CheckStatus.ERROR, why)), reserve);
+        }
+        // a run started here has spent nothing yet, whatever the wall clock did since `started`; only a
+        // resumed run's time spent spans processes, which only wall time can measure
+        RunDeadline deadline = RunDeadline.of(request, limits, started,
+                resumed == null ? Clock.fixed(started, java.time.ZoneOffset.UTC) : clock);
         RunState state = null;
         Masker masker = masking.masker();
         Path logPath = checks.files().logPath(request.runId());
         try (StopSignal runSignal = cancellation.signal().child(deadline.leftAtStart());
+             JournalQueue journalQueue = new JournalQueue(request.runId(), masking.journal(journal), JournalQueue.PATIENCE);
              RunLog log = resumed == null
                      ? new RunLog(logPath, limits.logCap(), request, shown, masker)
                      : RunLog.resume(logPath, limits.logCap(), resumed.logBytes(), request, shown, masker)) {
-            state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock,
-                    environment(request), grants, shown, cancellation, masking.journal(journal), masking);
+            state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock, ticker,
+                    environment(request), grants, shown, cancellation, journalQueue, masking);
             List<Phase> phases = phases();
             if (resumed == null) {
                 fit.notices().forEach(log::notice); // a resumed log has them already
@@ -171,19 +198,23 @@ public final class Run {
             if (state == null && session != null) {
                 session.close();
             }
-            String why = "runner error: " + e;
+            String why = StateFull.causedBy(e) ? StateFull.REASON : "runner error: " + e;
             if (state == null || !state.failed()) {
                 check = finish(check, state, new Verdict(CheckStatus.ERROR, why));
-                return ended(masking, shown, request, check);
+                return ended(masking, shown, request, check, reserve);
             }
         }
         Verdict verdict = state.failed() ? state.verdict : new Verdict(CheckStatus.SUCCESS, null);
-        return ended(masking, shown, request, finish(check, state, verdict));
+        return ended(masking, shown, request, finish(check, state, verdict), reserve);
     }
 
-    /** Records the final check, masked, tells the listener, and returns the check as recorded. */
-    private Check ended(RunMasking masking, RunListener shown, RunRequest request, Check check) {
-        Check masked = save(masking, check, true);
+    /**
+     * Records the final check, masked ({@link FinalRecord}: never left running), tells the
+     * listener, and returns the check as recorded.
+     */
+    private Check ended(RunMasking masking, RunListener shown, RunRequest request, Check check, SpaceReserve reserve) {
+        Check masked = masking.check(check);
+        new FinalRecord(checks).record(masked, reserve);
         shown.runFinished(request, masked);
         return masked;
     }
@@ -211,18 +242,13 @@ public final class Run {
                 state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs);
     }
 
-    private Check save(RunMasking masking, Check unmasked, boolean last) {
+    private void saveRunning(RunMasking masking, Check unmasked) {
         Check check = masking.check(unmasked);
         try {
-            if (last) {
-                checks.finished(check);
-            } else {
-                checks.running(check);
-            }
+            checks.running(check);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot record check " + check.id(), e);
         }
-        return check;
     }
 
     /** The run environment contract (docs/reference/run-environment.md), then workflow and caller variables. */

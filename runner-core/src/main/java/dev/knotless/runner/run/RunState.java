@@ -6,7 +6,10 @@ import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.secrets.Grants;
+import dev.knotless.time.Deadline;
+import dev.knotless.time.Ticker;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,10 +39,12 @@ final class RunState {
     private final Cancellation cancellation;
     /** The run's one deadline: every phase and the executor's spec get theirs from it. */
     final RunDeadline deadline;
+    /** Wall time: for the instants a check shows, never for a deadline. */
     final java.time.Clock clock;
-    final RunJournal journal;
-    /** Set (from an output thread too) when the journal failed once: it is not asked again. */
-    volatile boolean journalBroken;
+    /** Monotonic time: what every deadline of the run's phases is measured with. */
+    final Ticker ticker;
+    /** The run's journal, written behind the run so that a busy database never stalls its output. */
+    final JournalQueue journal;
     /** Where a resumed run's earlier process stopped; null for a run started here. */
     @Nullable RunProgress resumed;
     @Nullable Session session;
@@ -50,8 +55,8 @@ final class RunState {
     @Nullable Verdict verdict;
 
     RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,
-             RunDeadline deadline, java.time.Clock clock, Map<String, String> environment, List<Grants.Granted> grants,
-             RunListener listener, Cancellation cancellation, RunJournal journal, RunMasking masking) {
+             RunDeadline deadline, java.time.Clock clock, Ticker ticker, Map<String, String> environment, List<Grants.Granted> grants,
+             RunListener listener, Cancellation cancellation, JournalQueue journal, RunMasking masking) {
         this.request = request;
         this.limits = limits;
         this.log = log;
@@ -59,6 +64,7 @@ final class RunState {
         this.runSignal = runSignal;
         this.deadline = deadline;
         this.clock = clock;
+        this.ticker = ticker;
         this.environment = environment;
         this.grants = grants;
         this.cachePlan = CachePlan.of(request);
@@ -101,6 +107,16 @@ final class RunState {
         return runSignal.reason().filter(r -> r == StopSignal.Reason.TIMEOUT).isPresent();
     }
 
+    /** The run's deadline on the run's ticker, for a byte stream that checks it as it goes. */
+    Deadline transferDeadline() {
+        return Deadline.in(deadline.left(), ticker);
+    }
+
+    /** A deadline {@code after} from now on the run's ticker. */
+    Deadline deadlineIn(Duration after) {
+        return Deadline.in(after, ticker);
+    }
+
     java.time.Duration runTimeout() {
         return deadline.budget();
     }
@@ -109,12 +125,21 @@ final class RunState {
         return cancellation.reason();
     }
 
-    /** Records the first thing that went wrong; later ones only reach the log. */
+    /**
+     * Records the first thing that went wrong; later ones only reach the log. A log that a full
+     * state directory stops taking the notice loses only the notice: the check has the verdict.
+     */
     void fail(Verdict v) {
         if (verdict == null) {
             verdict = v;
         }
-        log.notice(v.reason());
+        try {
+            log.notice(v.reason());
+        } catch (java.io.UncheckedIOException e) {
+            if (!StateFull.causedBy(e)) {
+                throw e;
+            }
+        }
     }
 
     boolean failed() {

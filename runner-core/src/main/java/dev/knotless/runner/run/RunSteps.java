@@ -6,11 +6,8 @@ import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.runner.Durations;
 import dev.knotless.runner.workflow.Step;
-import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs the steps in order. The first step that does not succeed decides the check; the steps
@@ -23,8 +20,6 @@ import org.slf4j.LoggerFactory;
  * processes a step with secrets left, and its masked output; then it runs ({@link RunNow}).
  */
 final class RunSteps implements Phase {
-
-    private static final Logger LOG = LoggerFactory.getLogger(RunSteps.class);
 
     private final List<StepLink> chain = chain();
 
@@ -50,7 +45,17 @@ final class RunSteps implements Phase {
                 state.steps.add(StepResult.skipped(step.name()));
                 continue;
             }
-            state.steps.add(through(chain, 0, StepCall.of(state, i + 1, step)));
+            StepCall call = StepCall.of(state, i + 1, step);
+            try {
+                state.steps.add(through(chain, 0, call));
+            } catch (RuntimeException e) {
+                if (!StateFull.causedBy(e)) {
+                    throw e;
+                }
+                // the log could not take the step's output: the step was stopped, and the run ends here
+                state.steps.add(new StepResult(step.name(), StepStatus.ERROR, null, call.elapsedMillis(), StateFull.REASON));
+                state.fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
+            }
         }
     }
 
@@ -96,18 +101,11 @@ final class RunSteps implements Phase {
     }
 
     /**
-     * Records progress; a journal that cannot write costs the run its resumption after a restart
-     * (it then ends as "runner restarted"), never the run itself.
+     * Records progress behind the run ({@link JournalQueue}): a journal that cannot write for long
+     * costs the run its resumption after a restart (it then ends as "runner restarted"), never the
+     * run itself, and never stalls its output.
      */
     static void journal(RunState state, RunProgress progress) {
-        if (state.journalBroken) {
-            return;
-        }
-        try {
-            state.journal.record(state.request.runId(), progress);
-        } catch (IOException | RuntimeException e) {
-            state.journalBroken = true;
-            LOG.warn("run {}: its progress cannot be recorded, so a restart will end it: {}", state.request.runId(), e.toString());
-        }
+        state.journal.offer(progress);
     }
 }

@@ -5,8 +5,8 @@ import dev.knotless.cache.Promotion;
 import dev.knotless.cache.Upper;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.tar.Bounded;
+import dev.knotless.time.Deadline;
 import java.io.IOException;
-import java.time.Instant;
 
 /**
  * After passing steps, streams each cached path out of the run into an upper layer and promotes
@@ -39,7 +39,7 @@ final class SaveCaches implements Phase {
             try {
                 upper = caches.beginUpper(entry.key(), state.request.runId());
                 Upper u = upper;
-                Instant deadline = state.deadline.at(state.clock);
+                Deadline deadline = state.transferDeadline();
                 LayerScan scan = new LayerScan(state.masking.masker());
                 state.session.download(entry.path(),
                         in -> u.sink().readFrom(scan.watch(Bounded.input(in, state.limits.cacheBytes(), deadline, "cache " + entry.path()))),

@@ -6,7 +6,7 @@ import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.runner.Durations;
 import dev.knotless.tar.Bounded;
-import java.time.Instant;
+import dev.knotless.time.Deadline;
 
 /** Streams the commit's tree into {@code /work}, bounded by the checkout limit. */
 final class UploadCheckout implements Phase {
@@ -14,7 +14,7 @@ final class UploadCheckout implements Phase {
     @Override
     public void run(RunState state) {
         long limit = state.limits.checkoutBytes();
-        Instant deadline = state.deadline.at(state.clock);
+        Deadline deadline = state.transferDeadline();
         long started = System.nanoTime();
         try {
             state.session.upload(RunLayout.WORK,

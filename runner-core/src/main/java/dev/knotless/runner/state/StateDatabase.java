@@ -27,7 +27,8 @@ import org.sqlite.SQLiteConfig;
  *
  * <h2>Concurrency</h2>
  * Thread-safe: one connection, used under one lock. Other processes may open the same database
- * (SQLite's own locks order them; writes wait up to 10 s).
+ * (SQLite's own locks order them; writes wait up to 10 s, then fail with SQLITE_BUSY, after which
+ * the connection works on: see {@link #begin}).
  */
 final class StateDatabase implements AutoCloseable {
 
@@ -125,7 +126,7 @@ final class StateDatabase implements AutoCloseable {
     /** {@code work} in one IMMEDIATE transaction: committed (and on disk) when this returns. */
     <T> T transaction(String what, Work<T> work) throws IOException {
         return locked(what, connection -> {
-            connection.setAutoCommit(false);
+            begin(connection);
             try {
                 T result = work.run(connection);
                 connection.commit();
@@ -141,6 +142,25 @@ final class StateDatabase implements AutoCloseable {
                 connection.setAutoCommit(true);
             }
         });
+    }
+
+    /**
+     * Begins a transaction. The driver marks the connection as in a transaction before it asks
+     * SQLite for one, so a BEGIN that fails (SQLITE_BUSY: another connection held the write lock
+     * past the busy timeout) would leave it marked with none begun, and every later transaction
+     * would fail ("cannot commit - no transaction is active"); the mark is put back here.
+     */
+    private static void begin(Connection connection) throws SQLException {
+        try {
+            connection.setAutoCommit(false);
+        } catch (SQLException e) {
+            try {
+                connection.setAutoCommit(true);
+            } catch (SQLException nothingToCommit) {
+                // expected: the driver's flag is back, and there was no transaction to end
+            }
+            throw e;
+        }
     }
 
     private void migrate() throws IOException {

@@ -6,6 +6,7 @@ import dev.knotless.cache.CacheStore;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
+import dev.knotless.checks.SpaceReserve;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ExecutorException;
@@ -203,6 +204,26 @@ class DaemonTest {
         assertThat(executor.swept).containsExactly("a");
         await("the waiting run ran", () -> runs().stream().filter(r -> r.id().equals("waiting-1")).allMatch(r -> r.status().isFinal()));
         assertThat(state.runs().run("waiting-1").orElseThrow().reason()).contains("no environments here");
+    }
+
+    /** A process that met a full state directory and died before it could record the check: its reserve says so. */
+    @Test
+    void aRunWhoseReserveIsMarkedFullEndsWithThatReasonAfterARestartAndItsReserveIsGone() throws Exception {
+        String sha = source.git("rev-parse", "HEAD").strip();
+        state.runs().enqueue(new QueuedRun("full-1", "acme/app", sha, "refs/heads/main", "ci", Event.PUSH, Trust.TRUSTED, "a"));
+        assertThat(state.runs().takeNext(1).orElseThrow().id()).isEqualTo("full-1");
+        SpaceReserve reserve = new CheckStore(temp.resolve("state")).reserve("full-1");
+        reserve.take();
+        reserve.markFull();
+
+        daemon = daemon();
+        daemon.start();
+        RunRecord recovered = state.runs().run("full-1").orElseThrow();
+        assertThat(recovered.status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(recovered.reason()).isEqualTo("state directory full");
+        assertThat(new CheckStore(temp.resolve("state")).load("full-1").orElseThrow().reason()).isEqualTo("state directory full");
+        assertThat(reserve.markedFull()).isFalse();
+        assertThat(temp.resolve("state/checks/.full-1.reserve")).doesNotExist();
     }
 
     @Test

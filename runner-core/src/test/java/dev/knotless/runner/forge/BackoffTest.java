@@ -1,6 +1,6 @@
 package dev.knotless.runner.forge;
 
-import dev.knotless.testkit.FakeClock;
+import dev.knotless.testkit.FakeTicker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class BackoffTest {
 
-    private final FakeClock clock = new FakeClock();
+    private final FakeTicker clock = new FakeTicker();
     private final Backoff backoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
 
     @Test

@@ -1,6 +1,7 @@
 package dev.knotless.runner.forge;
 
 import dev.knotless.testkit.FakeClock;
+import dev.knotless.testkit.FakeTicker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -191,21 +192,22 @@ class EmbeddedForgeTest {
     void thePollerReportsErrorsAsOneLineAndBacksOff() throws Exception {
         forge.add(new Repository("acme/gone", temp.resolve("nowhere").toString(), "main", List.of("a"), List.of()));
         forge.add(new Repository("acme/other", source.toString(), "main", List.of("z"), List.of()));
-        Poller poller = new Poller(forge, new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)));
+        FakeTicker ticker = new FakeTicker();
+        Poller poller = new Poller(forge, new Backoff(ticker, Duration.ofSeconds(10), Duration.ofMinutes(5)));
 
         Poller.Round round = poller.pollDue(r -> RunnerSelection.watches(r, "a"));
         assertThat(round.polled()).extracting(Repository::name).containsExactly("acme/app");
         assertThat(round.errors()).singleElement().asString()
                 .startsWith("could not list the refs of acme/gone: ").endsWith("(next try in 20s)");
 
-        clock.advance(Duration.ofSeconds(10));
+        ticker.advance(Duration.ofSeconds(10));
         commit("second");
         round = poller.pollDue(r -> RunnerSelection.watches(r, "a"));
         assertThat(round.polled()).extracting(Repository::name).containsExactly("acme/app");
         assertThat(round.errors()).isEmpty(); // acme/gone is backing off
         assertThat(round.events()).hasSize(1);
 
-        clock.advance(Duration.ofSeconds(10));
+        ticker.advance(Duration.ofSeconds(10));
         round = poller.pollDue(r -> RunnerSelection.watches(r, "a"));
         assertThat(round.errors()).singleElement().asString().endsWith("(next try in 40s)");
     }

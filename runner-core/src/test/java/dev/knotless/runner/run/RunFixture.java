@@ -60,6 +60,12 @@ final class RunFixture {
         return new Run(executor, CheckRecorder.filesOnly(files), secrets, caches, RunListener.NONE, limits, journal, clock);
     }
 
+    /** A run whose deadlines are measured on {@code ticker}, its instants on {@link #clock}. */
+    Run run(RecordingExecutor executor, dev.knotless.time.Ticker ticker) {
+        return new Run(executor, CheckRecorder.filesOnly(files), secrets, caches, RunListener.NONE, limits, journal, clock,
+                ticker);
+    }
+
     RunRequest request(String yaml) {
         return request(yaml, Event.PUSH, Trust.TRUSTED, "refs/heads/main");
     }

@@ -10,15 +10,29 @@ import java.util.TreeMap;
  * {@code allocations/<id>/allocation.json}: enough to list it, to rebuild its bundle, and to
  * tell a repeated create from a conflicting one. A record written before {@code hardening} existed
  * reads as the default, which is what such an allocation was asked for.
+ *
+ * @param endsAtMs when the node ends and removes the allocation by itself (epoch milliseconds of
+ *     the node's clock, fixed at the first create so that a repeated create moves nothing); 0 for
+ *     none, as a record written before the deadline existed reads
  */
 public record AllocationRecord(String allocation, String image, long cpuMillis, long memoryBytes, Map<String, String> labels,
-        ProcessHardening hardening) {
+        ProcessHardening hardening, long endsAtMs) {
     public AllocationRecord {
         labels = Collections.unmodifiableMap(new TreeMap<>(labels));
         hardening = hardening == null ? ProcessHardening.DEFAULT : hardening;
     }
 
     public AllocationRecord(String allocation, String image, long cpuMillis, long memoryBytes, Map<String, String> labels) {
-        this(allocation, image, cpuMillis, memoryBytes, labels, ProcessHardening.DEFAULT);
+        this(allocation, image, cpuMillis, memoryBytes, labels, ProcessHardening.DEFAULT, 0);
+    }
+
+    public AllocationRecord(String allocation, String image, long cpuMillis, long memoryBytes, Map<String, String> labels,
+            ProcessHardening hardening) {
+        this(allocation, image, cpuMillis, memoryBytes, labels, hardening, 0);
+    }
+
+    /** Whether the node's own deadline for it has passed at {@code nowMs}. */
+    public boolean overdue(long nowMs) {
+        return endsAtMs > 0 && nowMs >= endsAtMs;
     }
 }

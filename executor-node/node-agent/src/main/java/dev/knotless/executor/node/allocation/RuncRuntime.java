@@ -19,6 +19,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -28,6 +29,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,9 +59,19 @@ public final class RuncRuntime implements AllocationRuntime {
     private final Transfers transfers;
     private final Steps steps;
     private final RootfsProvisioner rootfs;
+    private final Clock clock;
+    /** Allocations a create is making now: their deadline is not acted on until it returns. */
+    private final Set<String> creating = ConcurrentHashMap.newKeySet();
 
     public RuncRuntime(ImagePuller puller, Runc runc, OciConfig oci, NodeOptions options,
             Optional<AllocationNetwork> network, Path stateDir) throws IOException {
+        this(puller, runc, oci, options, network, stateDir, Clock.systemUTC());
+    }
+
+    /** @param clock the node's clock, which its allocations' deadlines are kept by */
+    public RuncRuntime(ImagePuller puller, Runc runc, OciConfig oci, NodeOptions options,
+            Optional<AllocationNetwork> network, Path stateDir, Clock clock) throws IOException {
+        this.clock = clock;
         this.runc = runc;
         this.options = options;
         this.network = network;
@@ -79,11 +91,29 @@ public final class RuncRuntime implements AllocationRuntime {
     @Override
     public Result.Done createAllocation(Action.CreateAllocation a) throws RuntimeFailure {
         String id = a.allocation();
-        AllocationRecord wanted = new AllocationRecord(id, a.image(), a.cpuMillis(), a.memoryBytes(), a.labels(), a.hardening());
+        if (!creating.add(id)) {
+            throw new RuntimeFailure("allocation " + id + " is being created by another action now");
+        }
+        try {
+            return create(a);
+        } finally {
+            creating.remove(id);
+        }
+    }
+
+    private Result.Done create(Action.CreateAllocation a) throws RuntimeFailure {
+        String id = a.allocation();
         Path dir = store.dir(id);
         Optional<AllocationRecord> existing = store.find(id);
+        long endsAt = existing.map(AllocationRecord::endsAtMs)
+                .orElse(a.lifetimeMs() == 0 ? 0 : clock.millis() + a.lifetimeMs());
+        AllocationRecord wanted = new AllocationRecord(id, a.image(), a.cpuMillis(), a.memoryBytes(), a.labels(), a.hardening(),
+                endsAt);
         if (existing.isPresent() && !existing.get().equals(wanted)) {
             throw new RuntimeFailure("allocation " + id + " exists with another image, limits, labels or hardening; refused");
+        }
+        if (wanted.overdue(clock.millis())) {
+            throw new RuntimeFailure("allocation " + id + " is past its deadline; refused");
         }
         ImagePuller.PulledImage image = bundles.pull(a.image());
         try {
@@ -179,7 +209,16 @@ public final class RuncRuntime implements AllocationRuntime {
 
     @Override
     public Result.Done deleteAllocation(Action.DeleteAllocation a) throws RuntimeFailure {
-        String id = a.allocation();
+        if (creating.contains(a.allocation())) {
+            // a runner cut off mid-create and back already: deleting under the create would leave half of it
+            throw new RuntimeFailure("allocation " + a.allocation() + " is being created now; delete it once that returns"
+                    + " (its own deadline removes it otherwise)");
+        }
+        delete(a.allocation());
+        return new Result.Done();
+    }
+
+    private void delete(String id) throws RuntimeFailure {
         try {
             Optional<ContainerState> state = runc.state(id);
             if (network.isPresent()) {
@@ -191,7 +230,6 @@ public final class RuncRuntime implements AllocationRuntime {
             bundles.forget(id);
             rootfs.release(store.dir(id));
             store.delete(id);
-            return new Result.Done();
         } catch (RuncException e) {
             throw new RuntimeFailure(e.getMessage());
         } catch (Exception e) {
@@ -251,6 +289,32 @@ public final class RuncRuntime implements AllocationRuntime {
         }
         found.removeIf(id -> !id.matches("[a-z0-9][a-z0-9-]{0,62}"));
         return List.copyOf(found);
+    }
+
+    /**
+     * Ends and removes every allocation past its own deadline ({@link Action.CreateAllocation#lifetimeMs}),
+     * connected runner or not: its processes get TERM, then KILL after {@code grace}, then it is
+     * deleted as {@code delete_allocation} would. One that a create is making now waits for the
+     * next call. Returns the ids it removed.
+     */
+    public List<String> endOverdue(Duration grace) throws IOException, InterruptedException {
+        List<String> ended = new ArrayList<>();
+        long now = clock.millis();
+        for (String id : store.ids()) {
+            try {
+                Optional<AllocationRecord> r = store.find(id);
+                if (r.isEmpty() || !r.get().overdue(now) || creating.contains(id)) {
+                    continue;
+                }
+                LOG.warn("allocation={} passed its deadline {} ms ago; ending and removing it", id, now - r.get().endsAtMs());
+                stopContainer(id, grace);
+                delete(id);
+                ended.add(id);
+            } catch (RuntimeFailure | RuncException | IOException e) {
+                LOG.warn("allocation={} is past its deadline but could not be ended: {}", id, e.getMessage());
+            }
+        }
+        return ended;
     }
 
     private void stopContainer(String id, Duration grace) throws RuncException, IOException, InterruptedException {

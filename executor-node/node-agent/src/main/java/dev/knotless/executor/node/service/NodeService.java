@@ -31,7 +31,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
-import dev.knotless.executor.node.host.InheritedSignals;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +69,10 @@ public final class NodeService implements AutoCloseable {
      */
     public record NetworkConfig(String name, Path pluginDir, String bridge, String subnet, Path stateDir) {}
 
+    /** How often allocations' own deadlines are looked at, and the TERM-to-KILL grace when one passed. */
+    static final Duration DEADLINE_CHECKS = Duration.ofSeconds(1);
+    static final Duration DEADLINE_GRACE = Duration.ofSeconds(2);
+
     private final Config config;
     private final Function<NetworkConfig, AllocationNetwork> networks;
     private final ProtocolJson json = new ProtocolJson();
@@ -98,10 +101,14 @@ public final class NodeService implements AutoCloseable {
         Runc runc = new Runc(config.runcBinary(), state, Duration.ofSeconds(60));
         Optional<AllocationNetwork> network = config.network().map(networks);
         RuncRuntime runtime = new RuncRuntime(puller, runc, new OciConfig(), config.nodeOptions(), network, state);
-        try (Ledger ledger = Ledger.open(config.ledger(), MacKey.loadOrCreate(state.resolve("ledger.key")), json, Clock.systemUTC())) {
+        try (DeadlineKeeper deadlines = new DeadlineKeeper(runtime, DEADLINE_CHECKS, DEADLINE_GRACE).start();
+             Ledger ledger = Ledger.open(config.ledger(), MacKey.loadOrCreate(state.resolve("ledger.key")), json, Clock.systemUTC())) {
             LOG.info("node agent starting node={} key={} server={}:{} ledgerEntries={} network={}", config.nodeId(), keyId,
                     config.serverHost(), config.serverPort(), ledger.size(), network.map(AllocationNetwork::name).orElse("none"));
-            InheritedSignals.warning().ifPresent(LOG::warn);
+            if (!runc.resetsSignals()) {
+                LOG.warn("perl cannot reset signals here: steps start with the signals the agent's launch ignored"
+                        + " (32 and 33 at least), where docker and kubernetes give the defaults");
+            }
             Agent agent = new Agent(config.nodeId(), trusted, ledger, runtime, new Signer(keyId, key, json), json, Clock.systemUTC());
             link = new AgentLink(agent, runtime::orphans, config.serverHost(), config.serverPort(),
                     TlsIdentity.of(key, publicKey), trusted, config.channel());

@@ -28,6 +28,7 @@ import dev.knotless.executor.node.protocol.Result;
 import dev.knotless.executor.node.runc.NodeOptions;
 import dev.knotless.executor.node.runc.OciConfig;
 import dev.knotless.executor.node.runc.Runc;
+import dev.knotless.testkit.FakeClock;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -122,6 +123,45 @@ class RuncRuntimeIT {
         assertThat(runc(state, "list", "-q").lines().toList()).doesNotContain(id);
         assertThat(state.resolve("allocations").resolve(id)).doesNotExist();
         assertThat(again.listAllocations(new Action.ListAllocations(NODE)).allocations()).isEmpty();
+    }
+
+    @Test
+    void anAllocationPastItsOwnDeadlineIsEndedAndRemovedWithNoRunnerAndARepeatedCreateMovesNoDeadline() throws Exception {
+        Path state = dir.resolve("state-" + UUID.randomUUID().toString().substring(0, 8));
+        String id = "dl-" + UUID.randomUUID().toString().substring(0, 8);
+        String kept = "nd-" + UUID.randomUUID().toString().substring(0, 8);
+        FakeClock clock = new FakeClock(java.time.Instant.parse("2026-12-01T00:00:00Z"));
+        ImagePuller puller = new ImagePuller(new Registry(Registry.defaultClient(), Optional.empty()), state.resolve("images"),
+                Platform.LINUX_AMD64, ImagePuller.Limits.DEFAULT);
+        RuncRuntime runtime = new RuncRuntime(puller, new Runc("runc", state, Duration.ofSeconds(60)), new OciConfig(),
+                NodeOptions.DEFAULT, Optional.empty(), state, clock);
+        runtime.pullImage(new Action.PullImage(NODE, image.reference()));
+        Action.CreateAllocation create = new Action.CreateAllocation(NODE, id, image.reference(), 500, 256L << 20, Map.of(),
+                dev.knotless.executor.node.protocol.ProcessHardening.DEFAULT, 10_000);
+        runtime.createAllocation(create);
+        runtime.startAllocation(new Action.StartAllocation(NODE, id));
+        runtime.createAllocation(new Action.CreateAllocation(NODE, kept, image.reference(), 500, 256L << 20, Map.of()));
+        runtime.startAllocation(new Action.StartAllocation(NODE, kept));
+        byte[] payload = ShellPayload.framed(Map.of(), List.of("/bin/sh", "-c", "sleep 600 > /dev/null 2>&1 &"));
+        assertThat(runtime.runStep(new Action.RunStep(NODE, id, 1, payload, 60_000, 0, 0), new Output()).exitCode()).isZero();
+
+        clock.advance(Duration.ofSeconds(6));
+        runtime.createAllocation(create); // a resend after 6 s: the deadline stays 10 s after the first create
+        clock.advance(Duration.ofSeconds(3));
+        assertThat(runtime.endOverdue(Duration.ofSeconds(1))).as("9 s into a 10 s lifetime").isEmpty();
+        clock.advance(Duration.ofSeconds(1));
+        long started = System.nanoTime();
+        assertThat(runtime.endOverdue(Duration.ofSeconds(1))).containsExactly(id);
+        System.out.printf("an allocation with a background sleeper was ended and removed in %d ms%n",
+                (System.nanoTime() - started) / 1_000_000);
+        assertThat(runc(state, "list", "-q").lines().toList()).containsExactly(kept);
+        assertThat(state.resolve("allocations").resolve(id)).doesNotExist();
+        assertThat(runtime.listAllocations(new Action.ListAllocations(NODE)).allocations())
+                .extracting(Result.Allocation::allocation).containsExactly(kept);
+        clock.advance(Duration.ofDays(1));
+        assertThat(runtime.endOverdue(Duration.ofSeconds(1))).as("an allocation without a deadline").isEmpty();
+        runtime.deleteAllocation(new Action.DeleteAllocation(NODE, kept));
+        assertThat(runc(state, "list", "-q").lines().toList()).isEmpty();
     }
 
     @Test

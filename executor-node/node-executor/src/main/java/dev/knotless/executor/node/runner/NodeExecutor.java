@@ -104,7 +104,7 @@ public final class NodeExecutor implements Executor {
             long memory = spec.resources().memoryBytes() > 0 ? spec.resources().memoryBytes() : DEFAULT_MEMORY;
             created = true;
             call(node, new Action.CreateAllocation(node, allocation, image, cpu, Math.max(memory, 4L << 20), labels(spec),
-                            hardening(spec.hardening())),
+                            hardening(spec.hardening()), lifetimeMs(spec)),
                     Result.Done.class, Failure.Kind.INFRASTRUCTURE, "");
             if (!untrusted && options.network().isPresent()) {
                 call(node, new Action.AttachNetwork(node, allocation, options.network().get()), Result.Done.class,
@@ -121,6 +121,12 @@ public final class NodeExecutor implements Executor {
             }
             throw e;
         }
+    }
+
+    /** The allocation's lifetime on the node: the run's backstop ({@link RunSpec#backstop}). */
+    static long lifetimeMs(RunSpec spec) {
+        long ms = spec.backstop().toMillis();
+        return Math.min(Action.MAX_LIFETIME_MS, Math.max(1, ms));
     }
 
     /** Closes the hub it was given: nodes lose their connection and dial again until a runner listens. */

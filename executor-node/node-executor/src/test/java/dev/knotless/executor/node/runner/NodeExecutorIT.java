@@ -2,9 +2,11 @@ package dev.knotless.executor.node.runner;
 
 
 import dev.knotless.executor.Executor;
+import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.node.channel.Connection;
 import dev.knotless.testkit.CuttableExecutor;
 import dev.knotless.testkit.ExecutorContract;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
@@ -68,6 +70,15 @@ class NodeExecutorIT extends ExecutorContract {
     @Override
     protected List<String> leftovers(String runnerId) throws Exception {
         return node.allocationsOf(runnerId);
+    }
+
+    /**
+     * The agent's own allocation deadline: the run's backstop (its deadline, the kill grace and
+     * {@link RunSpec#BACKSTOP_MARGIN}), looked at every second, then TERM and KILL 2 s later.
+     */
+    @Override
+    protected Optional<Duration> endsAbandonedRunsWithin() {
+        return Optional.of(killGrace().plus(RunSpec.BACKSTOP_MARGIN).plusSeconds(10));
     }
 
     private static String tail(String text, int lines) {

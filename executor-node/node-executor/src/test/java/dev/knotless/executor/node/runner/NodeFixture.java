@@ -118,8 +118,7 @@ public final class NodeFixture implements AutoCloseable {
                 network ? options : new NodeExecutor.Options(Optional.empty(), options.placementWait(), options.reattachWindow()));
         Optional<String> subnet = network ? Optional.of(freeSubnet()) : Optional.empty();
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                // as the knotless-run command starts an agent: its steps start with no signal ignored
-                "-Djdk.lang.Process.launchMechanism=FORK", "-cp", System.getProperty("java.class.path"), NodeChild.class.getName(), NODE, "127.0.0.1",
+                "-cp", System.getProperty("java.class.path"), NodeChild.class.getName(), NODE, "127.0.0.1",
                 Integer.toString(hub.address().getPort()), node.privateKey().toString(), keyset.toString(),
                 dir.resolve("ledger").toString(), dir.resolve("state").toString()));
         if (subnet.isPresent()) {

@@ -43,12 +43,25 @@ public sealed interface Action {
     }
 
     /**
+     * The longest an allocation may be asked to live: a week, far above any run ceiling an
+     * operator sets (6 h built in), since a run's steps together may outlast the longest step.
+     */
+    long MAX_LIFETIME_MS = 7L * 24 * 60 * 60 * 1000;
+
+    /**
      * Make an allocation (a container, not yet started) from a pulled image, with its limits. The
      * labels are the runner's bookkeeping (its id, the run's id); the node stores and lists them.
+     *
+     * @param lifetimeMs how long after its first create the node itself ends and removes the
+     *     allocation, whether or not a runner is connected then: the run's deadline, kept by the
+     *     node (0: no deadline, for allocations made before it existed)
      */
     record CreateAllocation(String node, String allocation, String image, long cpuMillis, long memoryBytes,
-            Map<String, String> labels, ProcessHardening hardening) implements Action {
+            Map<String, String> labels, ProcessHardening hardening, long lifetimeMs) implements Action {
         public CreateAllocation {
+            if (lifetimeMs < 0 || lifetimeMs > MAX_LIFETIME_MS) {
+                throw new IllegalArgumentException("lifetimeMs must be 0.." + MAX_LIFETIME_MS + ", was " + lifetimeMs);
+            }
             Names.node(node);
             Names.allocation(allocation);
             Names.image(image);
@@ -62,10 +75,16 @@ public sealed interface Action {
             }
         }
 
-        /** With the default hardening. */
+        /** With no deadline of the node's own. */
+        public CreateAllocation(String node, String allocation, String image, long cpuMillis, long memoryBytes,
+                Map<String, String> labels, ProcessHardening hardening) {
+            this(node, allocation, image, cpuMillis, memoryBytes, labels, hardening, 0);
+        }
+
+        /** With the default hardening and no deadline of the node's own. */
         public CreateAllocation(String node, String allocation, String image, long cpuMillis, long memoryBytes,
                 Map<String, String> labels) {
-            this(node, allocation, image, cpuMillis, memoryBytes, labels, ProcessHardening.DEFAULT);
+            this(node, allocation, image, cpuMillis, memoryBytes, labels, ProcessHardening.DEFAULT, 0);
         }
     }
 

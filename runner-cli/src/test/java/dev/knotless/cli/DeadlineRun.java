@@ -1,0 +1,68 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.testkit.TestRepo;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A run whose workflow {@code timeout} (10 s: a node's first start, which waits for the node to
+ * dial and pulls the image, can take 6 s) is longer than the runner's default ({@link
+ * #RUNNER_DEFAULT}, given as {@code --default-timeout}) and shorter than its first step, the same
+ * on every executor: the check is a {@code failure} with one reason naming the workflow's
+ * deadline, reached at that deadline, and the step after is skipped.
+ */
+final class DeadlineRun {
+
+    static final Duration WORKFLOW_TIMEOUT = Duration.ofSeconds(10);
+    static final String RUNNER_DEFAULT = "2s";
+
+    private DeadlineRun() {}
+
+    static TestRepo repo(Path dir, String image) throws Exception {
+        TestRepo repo = new TestRepo(dir).workflow("ci.yaml", """
+                image: %s
+                timeout: 10s
+                steps:
+                  - name: outlives
+                    run: |
+                      echo started
+                      sleep 600
+                  - name: after
+                    run: 'true'
+                """.formatted(image));
+        repo.commit();
+        return repo;
+    }
+
+    /** The runner's kill grace in these runs: {@link CliRun#exec} gives {@code --kill-grace 2s}. */
+    static final Duration KILL_GRACE = Duration.ofSeconds(2);
+
+    /**
+     * Asserts the check of {@code r}, which took {@code took} from the exec's start: the step was
+     * stopped at the run's deadline (within the kill grace and 3 s), and the check ended at most
+     * {@code closing} after the deadline, which is how long the executor may take to remove the
+     * environment once the step has stopped (the check is final once nothing is left). Prints the
+     * measured times.
+     */
+    static void endedAtTheWorkflowsDeadline(String executor, CliRun r, Duration took, Duration closing) {
+        assertThat(r.exit()).as(r.err()).isEqualTo(1);
+        assertThat(r.checks()).as(r.err()).hasSize(1);
+        JsonNode check = r.checks().get(0);
+        Duration checked = Duration.between(Instant.parse(check.get("startedAt").asText()),
+                Instant.parse(check.get("finishedAt").asText()));
+        Duration step = Duration.ofMillis(check.get("steps").get(0).get("durationMs").asLong());
+        System.out.printf("%s: a run with a 10 s timeout: its step was stopped after %d ms, its check ended %d ms past"
+                + " the deadline (%d ms after its exec started)%n", executor, step.toMillis(),
+                checked.minus(WORKFLOW_TIMEOUT).toMillis(), took.toMillis());
+        assertThat(check.get("status").asText()).isEqualTo("failure");
+        assertThat(check.get("reason").asText()).as(r.err()).isEqualTo("step 'outlives' the run timed out after 10s");
+        assertThat(check.get("steps").get(0).get("exitCode").isNull()).isTrue();
+        assertThat(check.get("steps").get(1).get("status").asText()).isEqualTo("skipped");
+        assertThat(step).as(r.err()).isLessThan(WORKFLOW_TIMEOUT.plus(KILL_GRACE).plusSeconds(3));
+        assertThat(checked).as(r.err()).isBetween(WORKFLOW_TIMEOUT, WORKFLOW_TIMEOUT.plus(closing));
+    }
+}
