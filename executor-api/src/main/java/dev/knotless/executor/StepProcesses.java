@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -29,7 +28,9 @@ import java.util.Set;
  * around the step) are spared, and so are all their descendants, wherever a pass meets them: a
  * {@link DetachedStep}'s follower, copiers and their helpers, were a round ever carried by one (a
  * process the step left cannot be among them: orphans go to PID 1, never to a shell that started
- * after them); PID 1 too, but not its children.
+ * after them); PID 1 too, but not its children. The listing and the rounds are {@link
+ * StepPayload.Kind#PROBE}s, so every executor runs them attached as one {@code sh}: the step
+ * before may have filled the run's process limit, and a round must not need to fork.
  */
 public final class StepProcesses {
 
@@ -111,7 +112,7 @@ public final class StepProcesses {
      * @throws ExecutorException when they cannot be listed (and the signal has not fired)
      */
     public static StepProcesses before(Session session, StopSignal signal) throws ExecutorException {
-        Captured listing = Captured.run(session, new StepPayload("list processes", List.of("/bin/sh", "-c", LIST), Map.of()), signal);
+        Captured listing = Captured.run(session, StepPayload.probe("list processes", List.of("/bin/sh", "-c", LIST)), signal);
         if (!(listing.outcome() instanceof StepOutcome.Exited e && e.exitCode() == 0) && !signal.isStopped()) {
             throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE,
                     "the environment's processes could not be listed: " + listing.describe()));
@@ -132,7 +133,7 @@ public final class StepProcesses {
     public Stopping stopNew(Session session, StopSignal signal, Duration within) {
         List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", STOP, "stop"));
         command.addAll(before);
-        StepPayload round = new StepPayload("stop leftovers", command, Map.of());
+        StepPayload round = StepPayload.probe("stop leftovers", command);
         Set<String> killed = new LinkedHashSet<>();
         String last = "";
         int broken = 0;

@@ -72,4 +72,19 @@ public interface ProcessSetContract {
         assertThat(next.stdout()).as("processes holding the secret in the next step").isEmpty();
         assertThat(processes(s)).doesNotContain("sleep 31", "sleep 32", "sleep 33").contains("sleep 300");
     }
+
+    /**
+     * The listing and the cleanup rounds are probes: each is its command alone, with no process of
+     * the executor's around it in the run (a detached receiver needs several to start, and the
+     * step before may have filled the run's process limit).
+     */
+    @Test
+    default void aProbeRunsAsItsCommandAloneWithNothingOfTheExecutorsAboveIt() throws Exception {
+        Session s = contract().open();
+        RecordingOutput out = new RecordingOutput();
+        StepPayload parent = StepPayload.probe("parent", List.of("/bin/sh", "-c", "echo \"$PPID\""));
+        assertThat(s.run(parent, out, StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+        assertThat(out.stdout().strip()).as("the probe's parent pid in the run's PID namespace (0: outside it)")
+                .isEqualTo("0");
+    }
 }

@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
  * exec follows it from the bytes already delivered to its real exit code ({@link #reattach}), and
  * so does a step an earlier runner process sent ({@link #follow}). A stopped step's processes are
  * ended by a {@link StepStopper} through a second exec ({@code kill -TERM -1}, then {@code -KILL}).
+ * A {@link StepPayload.Kind#PROBE} is none of that: one attached exec of its command ({@link #probe}).
  *
  * <p>Concurrency: steps run one at a time; stop signals fire from other threads (they cut the
  * current exec's stream and start a {@link StepStopper}); the next step's carrier is opened ahead
@@ -55,6 +56,9 @@ final class DockerSteps {
     }
 
     StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
+        if (step.kind() == StepPayload.Kind.PROBE) {
+            return probe(step, output, signal);
+        }
         Attempt a = attempt(step, new StepStreams(true, 0, 0), output);
         StepStreams streams = a.streams();
         String dir = a.dir();
@@ -86,6 +90,32 @@ final class DockerSteps {
                         : carrier.exitCode(EXIT_WAIT_MILLIS);
             }
             return ended(step, exit, stopper, a.started());
+        } catch (IOException e) {
+            return failedExec(step, stopper, e);
+        } catch (InterruptedException e) {
+            return interrupted(step, stopper);
+        } finally {
+            registration.close();
+            abort(current);
+        }
+    }
+
+    /**
+     * A probe, attached: its command is the exec's own, so it adds no process to the container
+     * (the step before may have filled its process limit). A cut stream ends it without an exit
+     * code, and its caller runs it again; it neither takes nor opens a carrier ahead.
+     */
+    private StepOutcome probe(StepPayload step, OutputSink output, StopSignal signal) {
+        AtomicReference<@Nullable ContainerExec> current = new AtomicReference<>();
+        StepStopper stopper = stopper(current);
+        long started = System.nanoTime();
+        StopSignal.Registration registration = signal.onStop(stopper::requested);
+        try {
+            ContainerExec exec = ContainerExec.create(container, step.command(), false);
+            current.set(exec);
+            stopper.started();
+            IOException cut = exec.run(null, output);
+            return ended(step, exec.exitCode(cut == null ? EXIT_WAIT_MILLIS : 0), stopper, started);
         } catch (IOException e) {
             return failedExec(step, stopper, e);
         } catch (InterruptedException e) {

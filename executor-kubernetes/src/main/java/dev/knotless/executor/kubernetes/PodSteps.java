@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * A run's steps: each is {@link DetachedStep#receiverScript} fed {@link dev.knotless.executor.ShellPayload#framed}
  * on stdin (values never in argv or the spec), on an exec opened ahead of it; a step whose stream
  * is cut is followed again by a new exec from the bytes already delivered, and so is a step an
- * earlier runner process sent ({@link #follow}).
+ * earlier runner process sent ({@link #follow}). A {@link StepPayload.Kind#PROBE} is one attached
+ * exec of its command, with no receiver ({@link #probe}).
  *
  * <p>Concurrency: steps run one at a time; stop signals fire from other threads (they close an
  * exec and start a {@link StepStopper}); the exec opened ahead is made on a virtual thread
@@ -61,6 +62,9 @@ final class PodSteps {
     }
 
     StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
+        if (step.kind() == StepPayload.Kind.PROBE) {
+            return probe(step, output, signal);
+        }
         byte[] input = DetachedStep.input(step);
         String dir = DetachedStep.directory(step);
         AtomicReference<@Nullable PodExec> exec = new AtomicReference<>();
@@ -94,6 +98,35 @@ final class PodSteps {
             if (result.exitCode() == null && ready.streams().stepStarted() && signal.reason().isEmpty()) {
                 result = reattach(step, dir, ready.streams(), exec, signal, result);
             }
+        } catch (KubernetesClientException e) {
+            return clientFailed(step, stopper, "could not start", e);
+        } catch (InterruptedException e) {
+            return interrupted(step, stopper);
+        } finally {
+            registration.close();
+            closeExec(exec);
+        }
+        return ended(step, result, stopper, started);
+    }
+
+    /**
+     * A probe, attached: its command is the exec's own, so it adds no process to the pod (the
+     * step before may have filled its process limit). A stream cut ends it without an exit status,
+     * and its caller runs it again; it neither takes nor opens an exec ahead.
+     */
+    private StepOutcome probe(StepPayload step, OutputSink output, StopSignal signal) {
+        AtomicReference<@Nullable PodExec> exec = new AtomicReference<>();
+        StepStopper stopper = stopper(exec);
+        long started = System.nanoTime();
+        StepStreams streams = new StepStreams(false, 0, 0);
+        streams.attach(output);
+        PodExec.Result result;
+        StopSignal.Registration registration = signal.onStop(stopper::requested);
+        try {
+            PodExec e = pod.exec(/* stdin= */ false, streams.stdout(), streams.stderr(), step.command().toArray(String[]::new));
+            exec.set(e);
+            stopper.started();
+            result = e.await();
         } catch (KubernetesClientException e) {
             return clientFailed(step, stopper, "could not start", e);
         } catch (InterruptedException e) {
