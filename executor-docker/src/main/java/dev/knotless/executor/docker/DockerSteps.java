@@ -64,8 +64,7 @@ final class DockerSteps {
         String dir = a.dir();
         AtomicReference<@Nullable ContainerExec> current = a.current();
         StepStopper stopper = a.stopper();
-        StopSignal.Registration registration = signal.onStop(stopper::requested);
-        try {
+        return carried(step, stopper, current, signal, () -> {
             ContainerExec ready = ahead.take();
             ContainerExec carrier = ready != null ? ready : open(previous);
             current.set(carrier);
@@ -90,14 +89,7 @@ final class DockerSteps {
                         : carrier.exitCode(EXIT_WAIT_MILLIS);
             }
             return ended(step, exit, stopper, a.started());
-        } catch (IOException e) {
-            return failedExec(step, stopper, e);
-        } catch (InterruptedException e) {
-            return interrupted(step, stopper);
-        } finally {
-            registration.close();
-            abort(current);
-        }
+        });
     }
 
     /**
@@ -109,13 +101,30 @@ final class DockerSteps {
         AtomicReference<@Nullable ContainerExec> current = new AtomicReference<>();
         StepStopper stopper = stopper(current);
         long started = System.nanoTime();
-        StopSignal.Registration registration = signal.onStop(stopper::requested);
-        try {
+        return carried(step, stopper, current, signal, () -> {
             ContainerExec exec = ContainerExec.create(container, step.command(), false);
             current.set(exec);
             stopper.started();
             IOException cut = exec.run(null, output);
             return ended(step, exec.exitCode(cut == null ? EXIT_WAIT_MILLIS : 0), stopper, started);
+        });
+    }
+
+    /** What a run does on its execs, with its stopper listening. */
+    @FunctionalInterface
+    private interface Carriage {
+        StepOutcome run() throws IOException, InterruptedException;
+    }
+
+    /**
+     * Runs {@code carriage} while {@code signal} reaches the stopper: an exec the engine refused
+     * or broke, or an interrupt, ends the step as such, and the current exec's stream ends after it.
+     */
+    private StepOutcome carried(StepPayload step, StepStopper stopper, AtomicReference<@Nullable ContainerExec> current,
+            StopSignal signal, Carriage carriage) {
+        StopSignal.Registration registration = signal.onStop(stopper::requested);
+        try {
+            return carriage.run();
         } catch (IOException e) {
             return failedExec(step, stopper, e);
         } catch (InterruptedException e) {

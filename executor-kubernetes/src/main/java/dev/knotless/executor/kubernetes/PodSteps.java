@@ -70,21 +70,17 @@ final class PodSteps {
         AtomicReference<@Nullable PodExec> exec = new AtomicReference<>();
         StepStopper stopper = stopper(exec);
         long started = System.nanoTime();
-        PodExec.Result result;
-        Ready ready = takeReady();
-        StopSignal.Registration registration = signal.onStop(stopper::requested);
-        try {
-            boolean opened = ready == null;
-            if (ready == null) {
-                ready = open(previous);
-            }
+        Ready taken = takeReady();
+        return carried(step, stopper, exec, signal, started, () -> {
+            boolean opened = taken == null;
+            Ready ready = opened ? open(previous) : taken;
             ready.streams().attach(output);
             exec.set(ready.exec());
             stopper.started();
             previous = dir;
             openAhead(dir);
             log.info("step start job={} pod={} step={} dir={} openedAhead={}", pod.job(), pod.pod(), step.name(), dir, !opened);
-            result = send(ready.exec(), input);
+            PodExec.Result result = send(ready.exec(), input);
             if (!ready.streams().stepStarted() && !opened && signal.reason().isEmpty()) {
                 // the exec opened ahead ended before it took the payload (a kill -1 of an earlier
                 // step, a cut stream): nothing of the step ran, so it runs on a fresh exec
@@ -98,15 +94,8 @@ final class PodSteps {
             if (result.exitCode() == null && ready.streams().stepStarted() && signal.reason().isEmpty()) {
                 result = reattach(step, dir, ready.streams(), exec, signal, result);
             }
-        } catch (KubernetesClientException e) {
-            return clientFailed(step, stopper, "could not start", e);
-        } catch (InterruptedException e) {
-            return interrupted(step, stopper);
-        } finally {
-            registration.close();
-            closeExec(exec);
-        }
-        return ended(step, result, stopper, started);
+            return result;
+        });
     }
 
     /**
@@ -117,16 +106,33 @@ final class PodSteps {
     private StepOutcome probe(StepPayload step, OutputSink output, StopSignal signal) {
         AtomicReference<@Nullable PodExec> exec = new AtomicReference<>();
         StepStopper stopper = stopper(exec);
-        long started = System.nanoTime();
         StepStreams streams = new StepStreams(false, 0, 0);
         streams.attach(output);
-        PodExec.Result result;
-        StopSignal.Registration registration = signal.onStop(stopper::requested);
-        try {
+        return carried(step, stopper, exec, signal, System.nanoTime(), () -> {
             PodExec e = pod.exec(/* stdin= */ false, streams.stdout(), streams.stderr(), step.command().toArray(String[]::new));
             exec.set(e);
             stopper.started();
-            result = e.await();
+            return e.await();
+        });
+    }
+
+    /** What a run does on its execs, with its stopper listening: the last exec's result. */
+    @FunctionalInterface
+    private interface Carriage {
+        PodExec.Result run() throws InterruptedException;
+    }
+
+    /**
+     * Runs {@code carriage} while {@code signal} reaches the stopper, then makes the outcome of its
+     * result; an exec the API server refused, or an interrupt, ends the step as such, and the
+     * current exec is closed after it.
+     */
+    private StepOutcome carried(StepPayload step, StepStopper stopper, AtomicReference<@Nullable PodExec> exec,
+            StopSignal signal, long started, Carriage carriage) {
+        PodExec.Result result;
+        StopSignal.Registration registration = signal.onStop(stopper::requested);
+        try {
+            result = carriage.run();
         } catch (KubernetesClientException e) {
             return clientFailed(step, stopper, "could not start", e);
         } catch (InterruptedException e) {
