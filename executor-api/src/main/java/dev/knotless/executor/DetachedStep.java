@@ -66,6 +66,15 @@ public final class DetachedStep {
     public static final int NO_SUCH_STEP = 124;
 
     /**
+     * Sent to a receiver still waiting for its payload to end it at once: an empty key line, which
+     * it refuses before it has made anything. A probe needs the one opened ahead gone, or a
+     * cleanup round would find it a new process and stop it as the step's.
+     */
+    public static byte[] dismissal() {
+        return new byte[] {'\n'};
+    }
+
+    /**
      * {@code follow DIR OUT ERR}: writes the bytes of {@code DIR/out} after offset OUT to stdout and
      * of {@code DIR/err} after ERR to stderr, as they grow, until {@code DIR/status} holds the
      * step's status and both are copied; then exits with that status. An empty file is not

@@ -95,19 +95,28 @@ final class DockerSteps {
     /**
      * A probe, attached: its command is the exec's own, so it adds no process to the container
      * (the step before may have filled its process limit). A cut stream ends it without an exit
-     * code, and its caller runs it again; it neither takes nor opens a carrier ahead.
+     * code, and its caller runs it again. The receiver opened ahead is ended first (its stream
+     * ends once its process has) and another is opened after.
      */
     private StepOutcome probe(StepPayload step, OutputSink output, StopSignal signal) {
+        ContainerExec waiting = ahead.take();
+        if (waiting != null) {
+            waiting.send(DetachedStep.dismissal(), OutputSink.DISCARD);
+        }
         AtomicReference<@Nullable ContainerExec> current = new AtomicReference<>();
         StepStopper stopper = stopper(current);
         long started = System.nanoTime();
-        return carried(step, stopper, current, signal, () -> {
-            ContainerExec exec = ContainerExec.create(container, step.command(), false);
-            current.set(exec);
-            stopper.started();
-            IOException cut = exec.run(null, output);
-            return ended(step, exec.exitCode(cut == null ? EXIT_WAIT_MILLIS : 0), stopper, started);
-        });
+        try {
+            return carried(step, stopper, current, signal, () -> {
+                ContainerExec exec = ContainerExec.create(container, step.command(), false);
+                current.set(exec);
+                stopper.started();
+                IOException cut = exec.run(null, output);
+                return ended(step, exec.exitCode(cut == null ? EXIT_WAIT_MILLIS : 0), stopper, started);
+            });
+        } finally {
+            openAhead(previous);
+        }
     }
 
     /** What a run does on its execs, with its stopper listening. */

@@ -101,19 +101,30 @@ final class PodSteps {
     /**
      * A probe, attached: its command is the exec's own, so it adds no process to the pod (the
      * step before may have filled its process limit). A stream cut ends it without an exit status,
-     * and its caller runs it again; it neither takes nor opens an exec ahead.
+     * and its caller runs it again. The receiver opened ahead is ended first (its status comes once
+     * its process has) and another is opened after.
      */
     private StepOutcome probe(StepPayload step, OutputSink output, StopSignal signal) {
         AtomicReference<@Nullable PodExec> exec = new AtomicReference<>();
         StepStopper stopper = stopper(exec);
         StepStreams streams = new StepStreams(false, 0, 0);
         streams.attach(output);
-        return carried(step, stopper, exec, signal, System.nanoTime(), () -> {
-            PodExec e = pod.exec(/* stdin= */ false, streams.stdout(), streams.stderr(), step.command().toArray(String[]::new));
-            exec.set(e);
-            stopper.started();
-            return e.await();
-        });
+        Ready waiting = ahead.take();
+        try {
+            return carried(step, stopper, exec, signal, System.nanoTime(), () -> {
+                if (waiting != null) {
+                    try (PodExec dismissed = waiting.exec()) {
+                        send(dismissed, DetachedStep.dismissal());
+                    }
+                }
+                PodExec e = pod.exec(/* stdin= */ false, streams.stdout(), streams.stderr(), step.command().toArray(String[]::new));
+                exec.set(e);
+                stopper.started();
+                return e.await();
+            });
+        } finally {
+            openAhead(previous);
+        }
     }
 
     /** What a run does on its execs, with its stopper listening: the last exec's result. */
