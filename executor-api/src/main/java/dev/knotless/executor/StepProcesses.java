@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -26,8 +25,12 @@ import java.util.Set;
  * new pid are all caught, because every child born between two passes is found by the next one:
  * its parent is either stopped already or ended during the pass, and a pass that saw a new
  * process end is never the last. The exec's own ancestors (the executor's shell
- * around the step) and their other children (its helpers: the follower and copiers of a
- * Kubernetes step) are spared; PID 1 too, but not its children.
+ * around the step) are spared, and so are all their descendants, wherever a pass meets them: a
+ * {@link DetachedStep}'s follower, copiers and their helpers, were a round ever carried by one (a
+ * process the step left cannot be among them: orphans go to PID 1, never to a shell that started
+ * after them); PID 1 too, but not its children. The listing and the rounds are {@link
+ * StepPayload.Kind#PROBE}s, so every executor runs them attached as one {@code sh}: the step
+ * before may have filled the run's process limit, and a round must not need to fork.
  */
 public final class StepProcesses {
 
@@ -54,8 +57,8 @@ public final class StepProcesses {
 
     /**
      * {@code sh -c STOP stop KEY...} with the keys of the processes before the step: stops every
-     * other process but PID 1 and the shell's own ancestors, pass after pass, then kills them and
-     * prints their pids. Exits 0 when the last pass found none left running, {@value #PASSES_RAN_OUT}
+     * other process but PID 1, the shell's own ancestors and their descendants, pass after pass,
+     * then kills them and prints their pids. Exits 0 when the last pass found none left running, {@value #PASSES_RAN_OUT}
      * when the passes ran out first, {@value #REFUSED} when a process refused the signal (named on
      * stderr; another round would not do better).
      */
@@ -63,7 +66,9 @@ public final class StepProcesses {
             "b=\" $* \" s='' t=' ' u='' a=' 1 ' p=$$ n=0",
             "while [ \"$p\" -gt 1 ] && read -r l < \"/proc/$p/stat\"; do a=\"$a$p \"; l=${l##*) }; set -- $l; p=$2; done 2>/dev/null",
             "while :; do",
-            "  f=0",
+            // per pass, as pids are met: c the carrier (the ancestors but PID 1, and their descendants),
+            // x the others; a pid may have ended and come back as someone else's since the last pass
+            "  f=0 c=${a# 1} x=' '",
             "  for d in /proc/[0-9]*; do",
             "    p=${d#/proc/}",
             // ancestors, and pids already stopped (a stopped process keeps its pid): no stat to read
@@ -71,10 +76,17 @@ public final class StepProcesses {
             // a new process that ended under the pass may have forked one this pass did not list
             "    read -r l < \"$d/stat\" || { case $b in *\" $p:\"*) ;; *) f=1;; esac; continue; }",
             "    l=${l##*) }; set -- $l",
+            // walk up to a known pid: /proc lists pids as text (1000 before 999), so a child may come first
+            "    q=$2",
+            "    while [ \"$q\" -gt 1 ]; do",
+            "      case $c in *\" $q \"*) break;; esac",
+            "      case $x$t in *\" $q \"*) q=1; break;; esac",
+            "      read -r m < \"/proc/$q/stat\" || { q=1; break; }",
+            "      m=${m##*) }; m=${m#* }; q=${m%% *}",
+            "    done",
+            "    [ \"$q\" -gt 1 ] && { c=\"$c$p \"; continue; }",
+            "    x=\"$x$p \"",
             "    [ \"$1\" = Z ] && continue",
-            // the helpers of an ancestor (the receiver's follower and copiers on Kubernetes): a step's
-            // leftover cannot be a child of this exec's shells, which began after it; orphans go to PID 1
-            "    [ \"$2\" != 1 ] && case $a in *\" $2 \"*) continue;; esac",
             "    k=$p:${20}",
             "    case \"$b$s \" in *\" $k \"*) continue;; esac",
             "    if kill -STOP \"$p\"; then s=\"$s $k\" t=\"$t$p \" f=1; elif [ -e \"$d\" ]; then u=\"$u $p\"; else f=1; fi",
@@ -100,7 +112,7 @@ public final class StepProcesses {
      * @throws ExecutorException when they cannot be listed (and the signal has not fired)
      */
     public static StepProcesses before(Session session, StopSignal signal) throws ExecutorException {
-        Captured listing = Captured.run(session, new StepPayload("list processes", List.of("/bin/sh", "-c", LIST), Map.of()), signal);
+        Captured listing = Captured.run(session, StepPayload.probe("list processes", List.of("/bin/sh", "-c", LIST)), signal);
         if (!(listing.outcome() instanceof StepOutcome.Exited e && e.exitCode() == 0) && !signal.isStopped()) {
             throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE,
                     "the environment's processes could not be listed: " + listing.describe()));
@@ -121,7 +133,7 @@ public final class StepProcesses {
     public Stopping stopNew(Session session, StopSignal signal, Duration within) {
         List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", STOP, "stop"));
         command.addAll(before);
-        StepPayload round = new StepPayload("stop leftovers", command, Map.of());
+        StepPayload round = StepPayload.probe("stop leftovers", command);
         Set<String> killed = new LinkedHashSet<>();
         String last = "";
         int broken = 0;

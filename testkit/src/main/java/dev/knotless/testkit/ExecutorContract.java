@@ -16,6 +16,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
+import org.opentest4j.TestAbortedException;
 
 /**
  * The scenarios every executor must pass, against the real thing it drives (never a fake engine
@@ -23,10 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the executor, which image has {@code /bin/sh}, and what it still holds for a runner.
  *
  * <p>The scenarios live by subject in {@link TransferContract}, {@link StepContract}, {@link
- * StopContract}, {@link IsolationContract}, {@link
- * HostileOutputContract}, {@link LimitsContract}, {@link ProcessSetContract}, {@link
- * RunEnvironmentContract} and {@link DeadlineContract}; this class runs them all. They reach the executor
- * exactly as the runner does, through {@link Guarded#executor}.
+ * StopContract}, {@link IsolationContract}, {@link HostileOutputContract}, {@link LimitsContract},
+ * {@link ProcessSetContract}, {@link RunEnvironmentContract}, {@link DeadlineContract} and {@link
+ * CutStreamContract}; this class runs them all. They reach the executor exactly as the runner
+ * does, through {@link Guarded#executor}.
  *
  * <p>Each test runs under a fresh random runner id, so tests never touch each other's (or anyone
  * else's) runs, and after each test nothing labelled with that runner may remain: sessions the
@@ -37,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * applets.
  */
 public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract,
-        HostileOutputContract, LimitsContract, ProcessSetContract, RunEnvironmentContract, DeadlineContract {
+        HostileOutputContract, LimitsContract, ProcessSetContract, RunEnvironmentContract, DeadlineContract,
+        CutStreamContract {
 
     private ContractRun run;
 
@@ -59,6 +61,15 @@ public abstract class ExecutorContract implements TransferContract, StepContract
      */
     protected void untrustedPoliciesDeny(RunSpec untrusted, RunSpec trusted) throws Exception {
         throw new AssertionError(executor().name() + " declares policy enforcement, but its test does not check the policies");
+    }
+
+    /**
+     * The executor behind a proxy that can cut its connections, for {@link CutStreamContract}. An
+     * executor test that has no such proxy yet says so, and that scenario is skipped, not passed.
+     */
+    @Override
+    public CuttableExecutor cuttable() throws Exception {
+        throw new TestAbortedException(executor().name() + ": this test puts no cutting proxy in front of the executor");
     }
 
     /**

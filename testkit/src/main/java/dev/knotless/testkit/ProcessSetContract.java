@@ -72,4 +72,38 @@ public interface ProcessSetContract {
         assertThat(next.stdout()).as("processes holding the secret in the next step").isEmpty();
         assertThat(processes(s)).doesNotContain("sleep 31", "sleep 32", "sleep 33").contains("sleep 300");
     }
+
+    /**
+     * A step with secrets that started nothing has nothing stopped after it: the executor's own
+     * processes (a receiver opened ahead for the next step) are none of the round's, and the next
+     * step still runs.
+     */
+    @Test
+    default void aStepWithSecretsThatStartedNothingHasNothingStopped() throws Exception {
+        Session s = contract().open();
+        assertThat(s.run(sh("first", "true"), new RecordingOutput(), StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+        StepProcesses before = StepProcesses.before(s, StopSignal.none());
+        StepPayload clean = new StepPayload("clean", List.of("/bin/sh", "-c", "echo done"), Map.of("SECRET", randomHex(8)));
+        assertThat(s.run(clean, new RecordingOutput(), StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+
+        assertThat(before.stopNew(s, StopSignal.none(), Duration.ofSeconds(20))).isEqualTo(new StepProcesses.Stopping.Cleared(List.of()));
+        RecordingOutput next = new RecordingOutput();
+        assertThat(s.run(sh("next", "echo next"), next, StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+        assertThat(next.stdout()).isEqualTo("next\n");
+    }
+
+    /**
+     * The listing and the cleanup rounds are probes: each is its command alone, with no process of
+     * the executor's around it in the run (a detached receiver needs several to start, and the
+     * step before may have filled the run's process limit).
+     */
+    @Test
+    default void aProbeRunsAsItsCommandAloneWithNothingOfTheExecutorsAboveIt() throws Exception {
+        Session s = contract().open();
+        RecordingOutput out = new RecordingOutput();
+        StepPayload parent = StepPayload.probe("parent", List.of("/bin/sh", "-c", "echo \"$PPID\""));
+        assertThat(s.run(parent, out, StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
+        assertThat(out.stdout().strip()).as("the probe's parent pid in the run's PID namespace (0: outside it)")
+                .isEqualTo("0");
+    }
 }

@@ -114,9 +114,9 @@ public final class RunEnvironment {
             new Deliberate("hostname", Deliberate.onEach("the container id's first 12 hex digits", "the pod's name", "the allocation's id"),
                     "each executor names the host after what it made; always a DNS label, never the runner host's name",
                     Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?").asMatchPredicate()),
-            new Deliberate("above the step", Map.of("kubernetes", "`sh`"),
-                    "the pod's receiver shell, which keeps the step's output and status past its exec stream and a runner"
-                            + " restart; on docker and node the step's parent is outside its PID namespace",
+            new Deliberate("above the step", Map.of("docker", "`sh`", "kubernetes", "`sh`"),
+                    "the container's receiver shell (`DetachedStep`), which keeps the step's output and status past its exec"
+                            + " stream and a runner restart; on node the step's parent is outside its PID namespace",
                     "sh"::equals),
             new Deliberate("rlimit", Deliberate.onEach("dockerd's", "the container runtime's", "the node agent's"),
                     "inherited, as under `docker run` on the same engine: Kubernetes has no way to set them, and a value"

@@ -52,7 +52,8 @@ class RunEnvironmentTableTest {
         RunEnvironment.Deliberate parent = RunEnvironment.DELIBERATE.stream().filter(d -> d.field().equals("above the step"))
                 .findFirst().orElseThrow();
         assertThat(parent.covers("above the step", "kubernetes")).isTrue();
-        assertThat(parent.covers("above the step", "docker")).isFalse();
+        assertThat(parent.covers("above the step", "docker")).isTrue();
+        assertThat(parent.covers("above the step", "node")).isFalse();
         RunEnvironment.Deliberate limits = RunEnvironment.DELIBERATE.stream().filter(d -> d.field().equals("rlimit"))
                 .findFirst().orElseThrow();
         assertThat(limits.covers("rlimit Max open files", "node")).isTrue();

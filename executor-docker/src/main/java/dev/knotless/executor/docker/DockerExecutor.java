@@ -6,6 +6,8 @@ import dev.knotless.executor.Executor;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.Labels;
+import dev.knotless.executor.ResumedSession;
+import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,12 +29,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A run's container is created from the run's image (pulled when missing), labelled with
  * {@link RunSpec#allLabels()}, hardened (see {@code ContainerConfig}), named
- * {@code knotless-<runId>}; each step is an exec in it. Everything is deleted on close unless the
- * spec says keep; {@link #sweep} removes what a crashed runner left.
+ * {@code knotless-<runId>}; each step is a detached exec in it. Everything is deleted on close
+ * unless the spec says keep; {@link #sweep} removes what a crashed runner left, but the containers
+ * of runs a restarted runner {@link #resume}s.
  *
  * <p>Concurrency: thread-safe; holds no connection between calls.
  */
-public final class DockerExecutor implements Executor {
+public final class DockerExecutor implements Executor, Resumption {
 
     public static final Path DEFAULT_SOCKET = Path.of("/var/run/docker.sock");
 
@@ -164,6 +168,48 @@ public final class DockerExecutor implements Executor {
         }
     }
 
+    /**
+     * The run's container, when it carries this runner's and this run's labels, is not a warm
+     * one, and runs: steps can go on in it. Anything less is empty, and the caller's sweep removes it.
+     */
+    @Override
+    public Optional<Resumption> resumption() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Optional<ResumedSession> resume(RunSpec spec) {
+        // by name: a warm container a run took keeps its placeholder run label, but has the run's name
+        String name = ContainerConfig.containerName(spec.runId());
+        try {
+            Optional<JsonNode> found = engine.inspectContainer(name);
+            if (found.isEmpty()) {
+                log.info("resume refused container={} run={} reason=no such container", name, spec.runId());
+                return Optional.empty();
+            }
+            JsonNode c = found.get();
+            JsonNode labels = c.path("Config").path("Labels");
+            boolean runs = labels.path(Labels.RUN).asText().equals(spec.runId()) || labels.has(WarmPool.WARM_LABEL);
+            if (!spec.runnerId().equals(labels.path(Labels.RUNNER).asText()) || !runs) {
+                log.info("resume refused container={} run={} reason=not this run's", name, spec.runId());
+                return Optional.empty();
+            }
+            if (!c.path("State").path("Running").asBoolean(false)) {
+                log.info("resume refused container={} run={} reason=container is {}", name, spec.runId(),
+                        c.path("State").path("Status").asText("not running"));
+                return Optional.empty();
+            }
+            String id = c.path("Id").asText();
+            log.info("container resumed id={} name={} runner={} run={}", id, name, spec.runnerId(), spec.runId());
+            DockerSession session = new DockerSession(engine, spec, id, name, () -> {});
+            session.layoutMade();
+            return Optional.of(session);
+        } catch (IOException e) {
+            log.warn("resume failed container={} run={} reason={}", name, spec.runId(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
     /** True when a warm container waits for runs like {@code spec}. */
     boolean warmWaiting(RunSpec spec) {
         return warm.map(pool -> pool.waiting(WarmPool.Shape.of(spec))).orElse(false);
@@ -194,6 +240,7 @@ public final class DockerExecutor implements Executor {
     public SweepReport sweep(String runnerId, Set<String> goingRuns) {
         List<String> removed = new ArrayList<>();
         List<String> failed = new ArrayList<>();
+        Set<String> goingNames = goingRuns.stream().map(ContainerConfig::containerName).collect(Collectors.toSet());
         List<JsonNode> containers;
         try {
             containers = engine.listContainers(Labels.RUNNER, runnerId);
@@ -205,7 +252,8 @@ public final class DockerExecutor implements Executor {
             String id = c.path("Id").asText();
             String run = c.path("Labels").path(Labels.RUN).asText("");
             String name = nameOf(c);
-            if (goingRuns.contains(run)) {
+            // a warm container a going run took has that run's name, not its label
+            if (goingRuns.contains(run) || goingNames.contains(name)) {
                 continue;
             }
             try {

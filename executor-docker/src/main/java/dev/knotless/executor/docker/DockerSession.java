@@ -2,26 +2,28 @@ package dev.knotless.executor.docker;
 
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.OutputSink;
+import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.RunSpec;
-import dev.knotless.executor.Session;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.TarSink;
 import dev.knotless.executor.TarSource;
 import java.io.IOException;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One run's container: steps are execs in it ({@link DockerSteps}), uploads and downloads its
+ * One run's container, started now or found again after a restart: steps are detached execs in
+ * it ({@link DockerSteps}), followed again when their stream is cut or their runner restarted; uploads and downloads its
  * archive endpoints ({@link DockerTransfers}). The rules every session obeys (closed, early stop,
  * variables, paths, a failing sink, repeated close) are applied above it by {@code Guarded}.
  *
  * <p>Concurrency: used by one thread, except that stop signals fire from others (they only close
  * connections and start a {@code StepStopper}).
  */
-final class DockerSession implements Session {
+final class DockerSession implements ResumedSession {
 
     private static final Logger log = LoggerFactory.getLogger(DockerSession.class);
 
@@ -60,6 +62,13 @@ final class DockerSession implements Session {
     }
 
     @Override
+    public Optional<StepOutcome> follow(StepPayload step, long stdoutFrom, long stderrFrom, OutputSink output,
+            StopSignal signal) {
+        transfers.forgetDirectories();
+        return steps.follow(step, stdoutFrom, stderrFrom, output, signal);
+    }
+
+    @Override
     public void download(String dir, TarSink sink, StopSignal signal) throws ExecutorException {
         transfers.download(dir, sink, signal);
     }
@@ -74,6 +83,7 @@ final class DockerSession implements Session {
 
     @Override
     public void close() {
+        steps.close();
         RunSpec spec = container.spec();
         if (spec.keep()) {
             log.info("container kept id={} name={} run={}", container.id(), container.name(), spec.runId());

@@ -1,5 +1,6 @@
 package dev.knotless.executor.docker;
 
+import dev.knotless.executor.DetachedStep;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
@@ -140,8 +141,10 @@ final class DockerTransfers {
             }
         }
         if (!missing.isEmpty()) {
-            putDirectories("/", missing);
+            putDirectories("/", missing, 040755);
         }
+        // the detached steps' records: written by the step's receiver, as the image's user
+        putDirectories(RunLayout.STEPS, List.of(DetachedStep.ROOT.substring(RunLayout.STEPS.length() + 1)), 041777);
         layoutMade();
     }
 
@@ -199,11 +202,11 @@ final class DockerTransfers {
                 break;
             }
         }
-        putDirectories(existing, List.of(String.join("/", missing)));
+        putDirectories(existing, List.of(String.join("/", missing)), 040755);
     }
 
-    /** Creates the given relative directories (with their parents) under {@code base} in one request. */
-    private void putDirectories(String base, List<String> relativeDirs) throws IOException {
+    /** Creates the given relative directories (with their parents, all of {@code mode}) under {@code base} in one request. */
+    private void putDirectories(String base, List<String> relativeDirs, int mode) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TarArchiveOutputStream tar = TarStreams.newOutput(bytes);
         List<String> done = new ArrayList<>();
@@ -216,7 +219,7 @@ final class DockerTransfers {
                 }
                 done.add(prefix);
                 TarArchiveEntry entry = new TarArchiveEntry(prefix + "/");
-                entry.setMode(040755);
+                entry.setMode(mode);
                 entry.setIds(0, 0);
                 entry.setModTime(Instant.now().toEpochMilli());
                 tar.putArchiveEntry(entry);

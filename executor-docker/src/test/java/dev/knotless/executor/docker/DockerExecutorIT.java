@@ -1,6 +1,7 @@
 package dev.knotless.executor.docker;
 
 import dev.knotless.executor.Executor;
+import dev.knotless.testkit.CuttableExecutor;
 import dev.knotless.testkit.ExecutorContract;
 import dev.knotless.testkit.TestImages;
 import java.util.List;
@@ -25,6 +26,11 @@ class DockerExecutorIT extends ExecutorContract {
     @Override
     protected String image() {
         return image;
+    }
+
+    @Override
+    public CuttableExecutor cuttable() throws Exception {
+        return new CuttingSocketProxy(temp, DockerExecutor.DEFAULT_SOCKET);
     }
 
     @Override

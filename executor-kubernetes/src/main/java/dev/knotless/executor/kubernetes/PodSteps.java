@@ -1,9 +1,12 @@
 package dev.knotless.executor.kubernetes;
 
+import dev.knotless.executor.DetachedStep;
 import dev.knotless.executor.Failure;
+import dev.knotless.executor.OpenedAhead;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StepStreams;
 import dev.knotless.executor.StepStopper;
 import dev.knotless.executor.StopSignal;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -11,63 +14,73 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A run's steps: each is {@link DetachedStep#RECEIVER} fed {@link dev.knotless.executor.ShellPayload#framed}
+ * A run's steps: each is {@link DetachedStep#receiverScript} fed {@link dev.knotless.executor.ShellPayload#framed}
  * on stdin (values never in argv or the spec), on an exec opened ahead of it; a step whose stream
  * is cut is followed again by a new exec from the bytes already delivered, and so is a step an
- * earlier runner process sent ({@link #follow}).
+ * earlier runner process sent ({@link #follow}). A {@link StepPayload.Kind#PROBE} is one attached
+ * exec of its command, with no receiver ({@link #probe}).
  *
  * <p>Concurrency: steps run one at a time; stop signals fire from other threads (they close an
- * exec and start a {@link StepStopper}); the exec opened ahead is made on a virtual thread, which
- * is why this class knows when its session is closed.
+ * exec and start a {@link StepStopper}); the exec opened ahead is made on a virtual thread
+ * ({@link OpenedAhead}).
  */
 final class PodSteps {
 
     private static final Logger log = LoggerFactory.getLogger(PodSteps.class);
+
+    /**
+     * Unsets the {@code KUBERNETES_*} variables the kubelet gives every container (the API
+     * server's service, even with service links off), before the payload exports the step's own,
+     * so a step sees none unless its workflow sets them: no other executor has them. Needs {@code
+     * env}, as every image with a shell has; without it nothing is unset.
+     */
+    private static final String UNSET_POD_VARIABLES = String.join("\n",
+            "while IFS== read -r v _; do case $v in KUBERNETES_*[!A-Za-z0-9_]*) ;; KUBERNETES_*) unset \"$v\";; esac; done <<EOF",
+            "$(env 2>/dev/null)",
+            "EOF");
+
+    private static final String RECEIVER = DetachedStep.receiverScript(UNSET_POD_VARIABLES);
 
     private static final long SIGNAL_WAIT_MILLIS = 10_000;
     /** How long a cut step's connection may stay broken before the step counts as lost. */
     private static final Duration REATTACH_WINDOW = Duration.ofMinutes(2);
 
     private final RunPod pod;
-    /** Set by the session's close: an exec opened ahead after it is closed at once. */
-    private final AtomicBoolean closed = new AtomicBoolean();
     /** The directory of the last step sent or followed: the next receiver keeps it. */
     private volatile String previous = "";
-    private final AtomicReference<@Nullable CompletableFuture<Ready>> ahead = new AtomicReference<>();
+    private final OpenedAhead<Ready> ahead;
 
     PodSteps(RunPod pod) {
         this.pod = pod;
+        this.ahead = new OpenedAhead<>(pod.pod(), ready -> ready.exec().close());
     }
 
     StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
+        if (step.kind() == StepPayload.Kind.PROBE) {
+            return probe(step, output, signal);
+        }
         byte[] input = DetachedStep.input(step);
         String dir = DetachedStep.directory(step);
         AtomicReference<@Nullable PodExec> exec = new AtomicReference<>();
         StepStopper stopper = stopper(exec);
         long started = System.nanoTime();
-        PodExec.Result result;
-        Ready ready = takeReady();
-        StopSignal.Registration registration = signal.onStop(stopper::requested);
-        try {
-            boolean opened = ready == null;
-            if (ready == null) {
-                ready = open(previous);
-            }
+        Ready taken = takeReady();
+        return carried(step, stopper, exec, signal, started, () -> {
+            boolean opened = taken == null;
+            Ready ready = opened ? open(previous) : taken;
             ready.streams().attach(output);
             exec.set(ready.exec());
             stopper.started();
             previous = dir;
             openAhead(dir);
             log.info("step start job={} pod={} step={} dir={} openedAhead={}", pod.job(), pod.pod(), step.name(), dir, !opened);
-            result = send(ready.exec(), input);
+            PodExec.Result result = send(ready.exec(), input);
             if (!ready.streams().stepStarted() && !opened && signal.reason().isEmpty()) {
                 // the exec opened ahead ended before it took the payload (a kill -1 of an earlier
                 // step, a cut stream): nothing of the step ran, so it runs on a fresh exec
@@ -81,6 +94,56 @@ final class PodSteps {
             if (result.exitCode() == null && ready.streams().stepStarted() && signal.reason().isEmpty()) {
                 result = reattach(step, dir, ready.streams(), exec, signal, result);
             }
+            return result;
+        });
+    }
+
+    /**
+     * A probe, attached: its command is the exec's own, so it adds no process to the pod (the
+     * step before may have filled its process limit). A stream cut ends it without an exit status,
+     * and its caller runs it again. The receiver opened ahead is ended first (its status comes once
+     * its process has) and another is opened after.
+     */
+    private StepOutcome probe(StepPayload step, OutputSink output, StopSignal signal) {
+        AtomicReference<@Nullable PodExec> exec = new AtomicReference<>();
+        StepStopper stopper = stopper(exec);
+        StepStreams streams = new StepStreams(false, 0, 0);
+        streams.attach(output);
+        Ready waiting = ahead.take();
+        try {
+            return carried(step, stopper, exec, signal, System.nanoTime(), () -> {
+                if (waiting != null) {
+                    try (PodExec dismissed = waiting.exec()) {
+                        send(dismissed, DetachedStep.dismissal());
+                    }
+                }
+                PodExec e = pod.exec(/* stdin= */ false, streams.stdout(), streams.stderr(), step.command().toArray(String[]::new));
+                exec.set(e);
+                stopper.started();
+                return e.await();
+            });
+        } finally {
+            openAhead(previous);
+        }
+    }
+
+    /** What a run does on its execs, with its stopper listening: the last exec's result. */
+    @FunctionalInterface
+    private interface Carriage {
+        PodExec.Result run() throws InterruptedException;
+    }
+
+    /**
+     * Runs {@code carriage} while {@code signal} reaches the stopper, then makes the outcome of its
+     * result; an exec the API server refused, or an interrupt, ends the step as such, and the
+     * current exec is closed after it.
+     */
+    private StepOutcome carried(StepPayload step, StepStopper stopper, AtomicReference<@Nullable PodExec> exec,
+            StopSignal signal, long started, Carriage carriage) {
+        PodExec.Result result;
+        StopSignal.Registration registration = signal.onStop(stopper::requested);
+        try {
+            result = carriage.run();
         } catch (KubernetesClientException e) {
             return clientFailed(step, stopper, "could not start", e);
         } catch (InterruptedException e) {
@@ -130,8 +193,7 @@ final class PodSteps {
 
     /** The session is closed: no exec is opened ahead any more, and the one waiting is closed. */
     void close() {
-        closed.set(true);
-        discard(ahead.getAndSet(null));
+        ahead.close();
     }
 
     /** Stops a step's processes: TERM, then KILL, to everything in the pod but PID 1; and ends its exec. */
@@ -270,56 +332,24 @@ final class PodSteps {
      * that exec's status channel.
      */
     private void openAhead(String keep) {
-        if (closed.get()) {
-            return;
-        }
-        CompletableFuture<Ready> next = new CompletableFuture<>();
-        discard(ahead.getAndSet(next));
-        Thread.ofVirtual().name("open-ahead-" + pod.pod()).start(() -> {
-            try {
-                next.complete(open(keep));
-            } catch (RuntimeException e) {
-                next.completeExceptionally(e);
-            }
-            if (closed.get()) {
-                discard(ahead.getAndSet(null));
-            }
-        });
+        ahead.open(() -> open(keep));
     }
 
     /** The exec opened ahead, if it is there and still open; waits for one being opened. */
     private @Nullable Ready takeReady() {
-        CompletableFuture<Ready> next = ahead.getAndSet(null);
-        if (next == null) {
+        Ready ready = ahead.take();
+        if (ready != null && ready.exec().ended()) {
+            ready.exec().close();
             return null;
         }
-        try {
-            Ready ready = next.join();
-            if (ready.exec().ended()) {
-                ready.exec().close();
-                return null;
-            }
-            return ready;
-        } catch (RuntimeException e) {
-            return null;
-        }
+        return ready;
     }
 
     private Ready open(String keep) {
         StepStreams streams = new StepStreams(true, 0, 0);
         PodExec e = pod.exec(/* stdin= */ true, streams.stdout(), streams.stderr(),
-                DetachedStep.receiver(keep).toArray(String[]::new));
+                DetachedStep.receiver(RECEIVER, keep).toArray(String[]::new));
         return new Ready(e, streams);
-    }
-
-    private static void discard(@Nullable CompletableFuture<Ready> ready) {
-        if (ready != null) {
-            ready.whenComplete((r, failed) -> {
-                if (r != null) {
-                    r.exec().close();
-                }
-            });
-        }
     }
 
     /** Writes the framed payload and waits for the exec's end. */

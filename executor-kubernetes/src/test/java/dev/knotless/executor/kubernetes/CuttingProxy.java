@@ -7,7 +7,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,6 +45,22 @@ final class CuttingProxy implements AutoCloseable {
 
     int port() {
         return server.getLocalPort();
+    }
+
+    /** The cluster's API server, where the proxy should stand. */
+    static InetSocketAddress apiServer(TestCluster cluster) {
+        URI api = URI.create(cluster.client().getConfiguration().getMasterUrl());
+        return new InetSocketAddress(api.getHost(), api.getPort());
+    }
+
+    /** An executor in the cluster's namespace, with its scoped kubeconfig pointed at this proxy. */
+    KubernetesExecutor executor(TestCluster cluster, Path dir, Duration keepalive) throws IOException {
+        Path kubeconfig = dir.resolve("kubeconfig-" + port());
+        String text = Files.readString(Path.of(cluster.kubeconfig))
+                .replace(target.getHostString() + ":" + target.getPort(), "127.0.0.1:" + port());
+        Files.writeString(kubeconfig, text);
+        return new KubernetesExecutor(new KubernetesOptions(kubeconfig.toString(), null, cluster.namespace, null, Map.of(),
+                null, null, Duration.ofSeconds(60)), keepalive);
     }
 
     /** Closes every connection open now; new ones are accepted as before. */

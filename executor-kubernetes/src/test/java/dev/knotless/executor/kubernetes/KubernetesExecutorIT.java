@@ -3,6 +3,7 @@ package dev.knotless.executor.kubernetes;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Labels;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.testkit.CuttableExecutor;
 import dev.knotless.testkit.ExecutorContract;
 import dev.knotless.testkit.TestImages;
 import java.time.Duration;
@@ -64,6 +65,29 @@ class KubernetesExecutorIT extends ExecutorContract {
         return cluster.executor.client().pods().inNamespace(cluster.namespace)
                 .withLabel(Labels.RUNNER, JobShape.labelValue(runnerId)).list().getItems().stream()
                 .map(p -> p.getMetadata().getName() + " " + p.getStatus().getPhase()).toList();
+    }
+
+    @Override
+    public CuttableExecutor cuttable() throws Exception {
+        CuttingProxy proxy = new CuttingProxy(CuttingProxy.apiServer(cluster), null);
+        KubernetesExecutor executor = proxy.executor(cluster, temp, KubernetesExecutor.KEEPALIVE);
+        return new CuttableExecutor() {
+            @Override
+            public Executor executor() {
+                return executor;
+            }
+
+            @Override
+            public int cutAll() {
+                return proxy.cutAll();
+            }
+
+            @Override
+            public void close() throws Exception {
+                executor.close();
+                proxy.close();
+            }
+        };
     }
 
     @Override

@@ -219,12 +219,7 @@ class KubernetesReattachIT {
     }
 
     private KubernetesExecutor throughProxy(CuttingProxy proxy, Duration keepalive) throws Exception {
-        Path kubeconfig = temp.resolve("kubeconfig-" + proxy.port());
-        String text = Files.readString(Path.of(cluster.kubeconfig))
-                .replace(apiServer.getHost() + ":" + apiServer.getPort(), "127.0.0.1:" + proxy.port());
-        Files.writeString(kubeconfig, text);
-        return new KubernetesExecutor(new KubernetesOptions(kubeconfig.toString(), null, cluster.namespace, null, Map.of(),
-                null, null, Duration.ofSeconds(60)), keepalive); // the scoped kubeconfig, through the proxy
+        return proxy.executor(cluster, temp, keepalive); // the scoped kubeconfig, through the proxy
     }
 
     private static InetSocketAddress apiServerAddress() {

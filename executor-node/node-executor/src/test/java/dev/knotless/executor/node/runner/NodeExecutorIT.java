@@ -3,6 +3,8 @@ package dev.knotless.executor.node.runner;
 
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.node.channel.Connection;
+import dev.knotless.testkit.CuttableExecutor;
 import dev.knotless.testkit.ExecutorContract;
 import java.time.Duration;
 import java.util.List;
@@ -40,6 +42,29 @@ class NodeExecutorIT extends ExecutorContract {
     @Override
     protected String image() {
         return node.image.reference();
+    }
+
+    /** The node's one channel to this runner's hub, closed by the runner's side: the agent dials back. */
+    @Override
+    public CuttableExecutor cuttable() {
+        return new CuttableExecutor() {
+            @Override
+            public Executor executor() {
+                return node.executor;
+            }
+
+            @Override
+            public int cutAll() {
+                Optional<Connection> link = node.hub.link(NodeFixture.NODE);
+                link.ifPresent(Connection::close);
+                return link.isPresent() ? 1 : 0;
+            }
+
+            @Override
+            public void close() {
+                // the fixture's executor serves the whole class
+            }
+        };
     }
 
     @Override

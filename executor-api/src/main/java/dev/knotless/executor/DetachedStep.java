@@ -1,7 +1,5 @@
-package dev.knotless.executor.kubernetes;
+package dev.knotless.executor;
 
-import dev.knotless.executor.ShellPayload;
-import dev.knotless.executor.StepPayload;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -10,11 +8,13 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * A step that outlives its exec stream, and its runner: the shell scripts that run it in the pod,
- * and the one that reattaches to it.
+ * A step that outlives its exec stream, and its runner: the shell scripts that run it in the
+ * run's container (a Docker container, a pod's), and the one that reattaches to it. Every executor
+ * whose steps are execs uses it (docs/design/executors.md).
  *
- * <p>An exec stream can end without an exit status (an API server restart, a proxy's idle cut, a
- * dropped connection, a runner killed and restarted) while the step goes on in the pod. A step
+ * <p>An exec stream can end without an exit status (an engine or API server restart, a proxy's
+ * idle cut, a dropped connection, a runner killed and restarted) while the step goes on in the
+ * container. A step
  * writing straight into the exec's stdout would then block as soon as the pipe filled (Docker
  * stops draining a detached exec), so the step never writes to the exec at all:
  *
@@ -46,21 +46,33 @@ import java.util.List;
  * its file ({@link #COPIERS}).
  *
  * <p>Each receiver removes the directories of every step but the one before it, so at most two
- * steps' output is kept in the pod (the previous step may still run while the next exec is
+ * steps' output is kept in the container (the previous step may still run while the next exec is
  * opened ahead).
+ *
+ * <p>What an executor must clear from the step's environment before the payload runs (the
+ * kubelet's {@code KUBERNETES_*} variables) is its own: {@link #receiverScript} takes it.
  */
-final class DetachedStep {
+public final class DetachedStep {
 
     /**
      * The receiver's first byte on stdout, written once it has the whole payload: the runner then
      * knows the step was taken (and strips it; the step's output follows).
      */
-    static final char STARTED = 'K';
+    public static final char STARTED = 'K';
 
     /** The directory of the run's step records in the pod. */
-    static final String ROOT = "/steps/.exec";
+    public static final String ROOT = "/steps/.exec";
     /** The follower's exit status when the step's files went away under it. */
-    static final int NO_SUCH_STEP = 124;
+    public static final int NO_SUCH_STEP = 124;
+
+    /**
+     * Sent to a receiver still waiting for its payload to end it at once: an empty key line, which
+     * it refuses before it has made anything. A probe needs the one opened ahead gone, or a
+     * cleanup round would find it a new process and stop it as the step's.
+     */
+    public static byte[] dismissal() {
+        return new byte[] {'\n'};
+    }
 
     /**
      * {@code follow DIR OUT ERR}: writes the bytes of {@code DIR/out} after offset OUT to stdout and
@@ -87,17 +99,6 @@ final class DetachedStep {
             "    case $t in 0.01) t=0.02;; 0.02) t=0.05;; 0.05) t=0.1;; *) t=0.25;; esac",
             "  done",
             "}");
-
-    /**
-     * Unsets the {@code KUBERNETES_*} variables the kubelet gives every container (the API
-     * server's service, even with service links off), before the payload exports the step's own,
-     * so a step sees none unless its workflow sets them: no other executor has them. Needs {@code
-     * env}, as every image with a shell has; without it nothing is unset.
-     */
-    private static final String UNSET_POD_VARIABLES = String.join("\n",
-            "while IFS== read -r v _; do case $v in KUBERNETES_*[!A-Za-z0-9_]*) ;; KUBERNETES_*) unset \"$v\";; esac; done <<EOF",
-            "$(env 2>/dev/null)",
-            "EOF");
 
     /**
      * The step's stdout and stderr are pipes (FIFOs in DIR), as a Docker exec's are, and a copier
@@ -136,55 +137,59 @@ final class DetachedStep {
      * opened ahead), reads the key and makes the step's directory, then {@link
      * ShellPayload#RECEIVER_SCRIPT}'s reading and checks, then the step detached from the exec
      * and the follower. The clean-up happens while the exec waits, so a step opened ahead pays
-     * only for its directory and its own fork.
+     * only for its directory and its own fork. {@code beforeStep} runs in the step's subshell
+     * just before the payload ({@code ""} for nothing): it may unset what the executor's
+     * environment adds and no other executor has.
      */
-    static final String RECEIVER = String.join("\n",
-            "k=$1",
-            "for x in " + ROOT + "/*; do [ \"$x\" = \"$k\" ] || rm -rf \"$x\"; done",
-            "IFS= read -r key || { echo 'step payload: no key line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + "; }",
-            "case $key in ''|*[!0-9a-f]*) echo 'step payload: bad key line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
-            "d=" + ROOT + "/$key",
-            "mkdir -p \"$d\" && rm -f \"$d/taken\" \"$d/status\" && : >\"$d/out\" && : >\"$d/err\" || { echo \"step payload: cannot write $d\" >&2; exit "
-                    + ShellPayload.TRUNCATED_EXIT + "; }",
-            "IFS= read -r n || { echo 'step payload: no length line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + "; }",
-            "case $n in ''|*[!0-9]*) echo 'step payload: bad length line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
-            "p=$(head -c \"$n\"; echo .)",
-            "p=${p%.}",
-            "case $p in *'",
-            "}",
-            "') ;; *) echo \"step payload: truncated (expected $n bytes)\" >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
-            "exec </dev/null",
-            ": >\"$d/taken\"",
-            "printf " + STARTED,
-            FOLLOW,
-            // TERM and INT (the stopper's kill -TERM -1) must not end the receiver before the
-            // step and its follower: the exec's end is what tells the stopper that the step is gone.
-            "trap : TERM INT",
-            // ignored, so that the follower cannot die of a wake-up sent before it set its trap
-            "trap '' USR1",
-            // the follower in the background (where the shell ignores INT and QUIT, as it wants),
-            // the step in the foreground: a step started with & would begin with INT and QUIT
-            // ignored, which no shell it runs could undo
-            "( unset p; follow \"$d\" 0 0 ) &",
-            "f=$!",
-            COPIERS,
-            "(",
-            "trap - USR1",
-            UNSET_POD_VARIABLES,
-            "eval \"$p\"",
-            ") >>\"$o\" 2>>\"$e\"",
-            "r=$?",
-            AWAIT_COPIERS,
-            // one write of a few bytes: the follower waits for the file to be non-empty
-            "echo $r >\"$d/status\"",
-            "unset p",
-            "kill -USR1 $f 2>/dev/null",
-            // a TERM ends a wait early; the exec ends with the follower, and with its status
-            "while :; do wait $f; s=$?; kill -0 $f 2>/dev/null || break; done",
-            "exit $s");
+    public static String receiverScript(String beforeStep) {
+        return String.join("\n",
+                "k=$1",
+                "for x in " + ROOT + "/*; do [ \"$x\" = \"$k\" ] || rm -rf \"$x\"; done",
+                "IFS= read -r key || { echo 'step payload: no key line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + "; }",
+                "case $key in ''|*[!0-9a-f]*) echo 'step payload: bad key line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
+                "d=" + ROOT + "/$key",
+                "mkdir -p \"$d\" && rm -f \"$d/taken\" \"$d/status\" && : >\"$d/out\" && : >\"$d/err\" || { echo \"step payload: cannot write $d\" >&2; exit "
+                        + ShellPayload.TRUNCATED_EXIT + "; }",
+                "IFS= read -r n || { echo 'step payload: no length line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + "; }",
+                "case $n in ''|*[!0-9]*) echo 'step payload: bad length line' >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
+                "p=$(head -c \"$n\"; echo .)",
+                "p=${p%.}",
+                "case $p in *'",
+                "}",
+                "') ;; *) echo \"step payload: truncated (expected $n bytes)\" >&2; exit " + ShellPayload.TRUNCATED_EXIT + ";; esac",
+                "exec </dev/null",
+                ": >\"$d/taken\"",
+                "printf " + STARTED,
+                FOLLOW,
+                // TERM and INT (the stopper's kill -TERM -1) must not end the receiver before the
+                // step and its follower: the exec's end is what tells the stopper that the step is gone.
+                "trap : TERM INT",
+                // ignored, so that the follower cannot die of a wake-up sent before it set its trap
+                "trap '' USR1",
+                // the follower in the background (where the shell ignores INT and QUIT, as it wants),
+                // the step in the foreground: a step started with & would begin with INT and QUIT
+                // ignored, which no shell it runs could undo
+                "( unset p; follow \"$d\" 0 0 ) &",
+                "f=$!",
+                COPIERS,
+                "(",
+                "trap - USR1",
+                beforeStep,
+                "eval \"$p\"",
+                ") >>\"$o\" 2>>\"$e\"",
+                "r=$?",
+                AWAIT_COPIERS,
+                // one write of a few bytes: the follower waits for the file to be non-empty
+                "echo $r >\"$d/status\"",
+                "unset p",
+                "kill -USR1 $f 2>/dev/null",
+                // a TERM ends a wait early; the exec ends with the follower, and with its status
+                "while :; do wait $f; s=$?; kill -0 $f 2>/dev/null || break; done",
+                "exit $s");
+    }
 
     /** {@code sh -c REATTACH sh DIR OUT ERR}; run after {@link #taken} said the step is there. */
-    static final String REATTACH = String.join("\n", FOLLOW, "follow \"$@\"");
+    public static final String REATTACH = String.join("\n", FOLLOW, "follow \"$@\"");
 
     private DetachedStep() {}
 
@@ -192,7 +197,7 @@ final class DetachedStep {
      * The step's key: a digest of its command, which holds no values (they are in the payload's
      * environment) and names the step within its run (the usual command runs {@code /steps/N}).
      */
-    static String key(StepPayload step) {
+    public static String key(StepPayload step) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             for (String arg : step.command()) {
@@ -205,12 +210,12 @@ final class DetachedStep {
         }
     }
 
-    static String directory(StepPayload step) {
+    public static String directory(StepPayload step) {
         return ROOT + "/" + key(step);
     }
 
     /** What the receiver reads on stdin: the key line, then the framed payload. */
-    static byte[] input(StepPayload step) {
+    public static byte[] input(StepPayload step) {
         byte[] key = (key(step) + "\n").getBytes(StandardCharsets.US_ASCII);
         byte[] payload = ShellPayload.framed(step);
         byte[] all = Arrays.copyOf(key, key.length + payload.length);
@@ -218,9 +223,12 @@ final class DetachedStep {
         return all;
     }
 
-    /** The receiver of the next step, leaving {@code keep} (the step before it, or "") alone. */
-    static List<String> receiver(String keep) {
-        return List.of("/bin/sh", "-c", RECEIVER, "sh", keep);
+    /**
+     * The receiver of the next step, running {@code script} (a {@link #receiverScript}), leaving
+     * {@code keep} (the step before it, or "") alone.
+     */
+    public static List<String> receiver(String script, String keep) {
+        return List.of("/bin/sh", "-c", script, "sh", keep);
     }
 
     /**
@@ -228,11 +236,11 @@ final class DetachedStep {
      * because any status the follower could use to say "no such step" is also a status a step
      * may exit with.
      */
-    static List<String> taken(String directory) {
+    public static List<String> taken(String directory) {
         return List.of("/bin/sh", "-c", "[ -e \"$1/taken\" ]", "sh", directory);
     }
 
-    static List<String> reattach(String directory, long stdoutOffset, long stderrOffset) {
+    public static List<String> reattach(String directory, long stdoutOffset, long stderrOffset) {
         return List.of("/bin/sh", "-c", REATTACH, "sh", directory, Long.toString(stdoutOffset), Long.toString(stderrOffset));
     }
 }

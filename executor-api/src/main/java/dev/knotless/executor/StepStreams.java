@@ -1,47 +1,48 @@
-package dev.knotless.executor.kubernetes;
+package dev.knotless.executor;
 
-import dev.knotless.executor.OutputSink;
 import java.io.OutputStream;
 
 /**
- * A step's stdout and stderr: passed to the sink once one is attached, counted so that a
+ * A {@link DetachedStep}'s stdout and stderr: passed to the sink once one is attached, counted so that a
  * reattach resumes after the bytes already delivered. Counting starts at the offsets a
  * follow was given; a fresh step's first stdout byte is the receiver's {@link
- * DetachedStep#STARTED} mark, not the step's: it says the payload was taken.
+ * DetachedStep#STARTED} mark, not the step's: it says the payload was taken. What comes before
+ * the mark is not the step's (an exec that failed to start, with the engine's message) and is
+ * dropped: the step did not run, so the caller may run it on another exec.
  */
-final class StepStreams {
+public final class StepStreams {
     private final Object lock = new Object();
     private final CountingStream stdout;
     private final CountingStream stderr;
     private OutputSink sink = OutputSink.DISCARD;
 
     /** Streams of a step sent now ({@code sent}: both at 0, mark expected), or followed from the given offsets. */
-    StepStreams(boolean sent, long stdoutFrom, long stderrFrom) {
+    public StepStreams(boolean sent, long stdoutFrom, long stderrFrom) {
         this.stdout = new CountingStream(OutputSink.Stream.STDOUT, sent, stdoutFrom);
         this.stderr = new CountingStream(OutputSink.Stream.STDERR, false, stderrFrom);
     }
 
-    void attach(OutputSink target) {
+    public void attach(OutputSink target) {
         synchronized (lock) {
             sink = target;
         }
     }
 
-    CountingStream stdout() {
+    public CountingStream stdout() {
         return stdout;
     }
 
-    CountingStream stderr() {
+    public CountingStream stderr() {
         return stderr;
     }
 
-    boolean stepStarted() {
+    public boolean stepStarted() {
         synchronized (lock) {
             return stdout.marked;
         }
     }
 
-    final class CountingStream extends OutputStream {
+    public final class CountingStream extends OutputStream {
         private final OutputSink.Stream stream;
         private boolean marked;
         private long count;
@@ -52,7 +53,7 @@ final class StepStreams {
             this.count = from;
         }
 
-        long count() {
+        public long count() {
             synchronized (lock) {
                 return count;
             }
@@ -67,6 +68,9 @@ final class StepStreams {
         public void write(byte[] b, int off, int len) {
             synchronized (lock) {
                 if (!marked && len > 0) {
+                    if (b[off] != DetachedStep.STARTED) {
+                        return; // not the receiver's: an engine's word on an exec that never ran it
+                    }
                     marked = true; // the receiver's mark; the step's output follows
                     off++;
                     len--;
