@@ -131,8 +131,10 @@ final class KillMatrix {
                 assertThat(d.stop(Duration.ofSeconds(60))).as(d.log()).isZero();
                 break;
             }
-            // Each moment is counted from when a run is in a step, so that every kill meets runs at work.
-            d.await("a run in a step", Duration.ofMinutes(5), () -> allFinal(state, expected.size()) || anyInAStep(state));
+            // Each moment is counted from when half the runs going are in a step, so that every kill
+            // meets runs at work (and, the first, some still starting).
+            d.await("half the runs going in a step", Duration.ofMinutes(5),
+                    () -> allFinal(state, expected.size()) || halfInAStep(state));
             long delay = minDelay.toMillis() + (long) (moments.nextDouble() * (maxDelay.toMillis() - minDelay.toMillis()));
             Thread.sleep(delay);
             d.kill();
@@ -207,9 +209,11 @@ final class KillMatrix {
         }
     }
 
-    private static boolean anyInAStep(Path state) {
+    private static boolean halfInAStep(Path state) {
         try {
-            return DaemonKillIT.runs(state).stream().anyMatch(r -> r.status() == CheckStatus.RUNNING && inAStep(state, r.id()));
+            List<RunRecord> going = DaemonKillIT.runs(state).stream().filter(r -> !r.status().isFinal()).toList();
+            long inAStep = going.stream().filter(r -> r.status() == CheckStatus.RUNNING && inAStep(state, r.id())).count();
+            return inAStep > 0 && inAStep * 2 >= going.size();
         } catch (Exception e) {
             return false;
         }
