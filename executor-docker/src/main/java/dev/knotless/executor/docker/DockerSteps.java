@@ -129,6 +129,9 @@ final class DockerSteps {
 
     /** A step whose stream or exec failed: LOST when the container is gone, else INFRASTRUCTURE. Never a pass. */
     private StepOutcome lost(StepPayload step, IOException e) {
+        if (EngineOutage.isOutage(e)) {
+            return afterOutage(step, e);
+        }
         Optional<String> gone = e instanceof EngineException ee && (ee.isNoSuchContainer() || ee.isNotRunning())
                 ? Optional.of(container.name() + " " + (ee.isNoSuchContainer() ? "was removed" : "is not running"))
                 : container.gone();
@@ -140,6 +143,25 @@ final class DockerSteps {
         }
         return failed(Failure.Kind.INFRASTRUCTURE,
                 "step '" + step.name() + "' lost its connection to the Docker Engine: " + e.getMessage());
+    }
+
+    /**
+     * The engine went away under the step (a restart stops every container, live-restore off): once
+     * it answers again, the container's state names the cause; an engine that stays away is said so.
+     */
+    private StepOutcome afterOutage(StepPayload step, IOException e) {
+        try {
+            Optional<String> gone = EngineOutage.retrying(container::goneOrFail);
+            if (gone.isPresent()) {
+                return failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: the Docker Engine restarted and container "
+                        + gone.get());
+            }
+            return failed(Failure.Kind.INFRASTRUCTURE,
+                    "step '" + step.name() + "' lost its connection to the Docker Engine: " + e.getMessage());
+        } catch (IOException still) {
+            return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "' lost the Docker Engine, not back within "
+                    + EngineOutage.RIDE_OUT.toSeconds() + "s: " + still.getMessage());
+        }
     }
 
     private ObjectNode execConfig(StepPayload step) {
