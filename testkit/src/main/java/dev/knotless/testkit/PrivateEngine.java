@@ -246,12 +246,18 @@ public final class PrivateEngine implements AutoCloseable {
 
     /**
      * {@code PrivateEngine DIR [IMAGE…]}: starts an engine under DIR with the images loaded, prints
-     * {@code DOCKER_HOST=unix://…}, and keeps it until the process gets SIGTERM or SIGINT, then removes it.
+     * {@code DOCKER_HOST=unix://…}, and keeps it until the process gets SIGTERM or SIGINT, then
+     * removes it. {@code PrivateEngine check}: starts one in a temporary directory, restarts it
+     * once and removes it, printing how long each took; exit status 1 when this machine cannot.
      */
     public static void main(String[] args) throws Exception {
         if (args.length < 1) {
-            System.err.println("usage: PrivateEngine DIR [IMAGE...]");
+            System.err.println("usage: PrivateEngine DIR [IMAGE...] | PrivateEngine check");
             System.exit(2);
+        }
+        if (args[0].equals("check")) {
+            check();
+            return;
         }
         PrivateEngine engine = start(Path.of(args[0]), Arrays.copyOfRange(args, 1, args.length));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -263,5 +269,20 @@ public final class PrivateEngine implements AutoCloseable {
         }));
         System.out.println("DOCKER_HOST=" + engine.host());
         Thread.currentThread().join();
+    }
+
+    private static void check() throws Exception {
+        if (!possible()) {
+            System.err.println("private Docker Engine: needs root and dockerd (Debian's docker.io)");
+            System.exit(1);
+        }
+        Path dir = Files.createTempDirectory("knotless-engine-check-");
+        long t0 = System.nanoTime();
+        try (PrivateEngine engine = start(dir)) {
+            long t1 = System.nanoTime();
+            engine.restart();
+            System.out.printf("private Docker Engine: started in %d ms, restarted in %d ms (%s)%n", (t1 - t0) / 1_000_000,
+                    (System.nanoTime() - t1) / 1_000_000, engine.docker("version", "--format", "{{.Server.Version}}").strip());
+        }
     }
 }
