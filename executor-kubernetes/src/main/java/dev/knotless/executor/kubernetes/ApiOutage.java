@@ -16,4 +16,13 @@ final class ApiOutage {
         int code = e.getCode();
         return code <= 0 || code == 429 || code >= 500;
     }
+
+    /**
+     * {@link #isOutage(KubernetesClientException)}, and also a 403 from an API server that has
+     * just come back: a 1.20 API server answers before its RBAC caches are filled and refuses every
+     * non-admin request meanwhile (measured: a few seconds after a restart).
+     */
+    static boolean isOutage(KubernetesClientException e, boolean justBack) {
+        return isOutage(e) || justBack && e.getCode() == 403;
+    }
 }

@@ -74,7 +74,7 @@ final class JobDeletion {
                         return true;
                     }
                 } catch (KubernetesClientException e) {
-                    if (!ApiOutage.isOutage(e)) {
+                    if (!ApiOutage.isOutage(e, !outage.isEmpty())) {
                         throw e;
                     }
                     outage = " reason=" + KubernetesExecutor.message(e);

@@ -342,9 +342,16 @@ public final class KubernetesExecutor implements Executor, Resumption {
     }
 
     static String message(Exception e) {
-        String m = e instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null
-                ? k.getStatus().getMessage() : e.getMessage();
-        return m == null ? e.getClass().getSimpleName() : m;
+        if (e instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null) {
+            return k.getStatus().getMessage();
+        }
+        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        // Without an answer, fabric8 says only which operation failed; the cause says why (connection refused).
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == e || root.getMessage() == null || m.contains(root.getMessage()) ? m : m + " (" + root.getMessage() + ")";
     }
 
     private static String annotation(Job job, String key) {

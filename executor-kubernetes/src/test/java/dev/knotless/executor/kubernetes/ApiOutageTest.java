@@ -21,4 +21,12 @@ class ApiOutageTest {
         assertThat(ApiOutage.isOutage(new KubernetesClientException("not found", 404, null))).isFalse();
         assertThat(ApiOutage.isOutage(new KubernetesClientException("conflict", 409, null))).isFalse();
     }
+
+    @Test
+    void aRefusalRightAfterAnOutageIsTheAuthorizerWarmingUpAndAskedAgain() {
+        KubernetesClientException forbidden = new KubernetesClientException("forbidden", 403, null);
+        assertThat(ApiOutage.isOutage(forbidden, true)).isTrue();
+        assertThat(ApiOutage.isOutage(forbidden, false)).isFalse();
+        assertThat(ApiOutage.isOutage(new KubernetesClientException("not found", 404, null), true)).isFalse();
+    }
 }
