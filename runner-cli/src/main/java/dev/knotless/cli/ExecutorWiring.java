@@ -27,7 +27,7 @@ final class ExecutorWiring {
     /** What the {@code --executor kubernetes} flags ask for. */
     static KubernetesOptions kubernetes(RunnerOptions.KubernetesFlags k) {
         return new KubernetesOptions(k.kubeconfig, k.context, k.namespace, k.serviceAccount, k.nodeSelector,
-                k.cpuRequest, k.memoryRequest, k.pendingTimeout, k.cpuLimit, k.memoryLimit, k.untrustedDns);
+                k.cpuRequest, k.memoryRequest, k.pendingTimeout, k.cpuLimit, k.memoryLimit, k.untrustedDns, k.reattachWindow);
     }
 
     /** The names {@code --executor} accepts. */

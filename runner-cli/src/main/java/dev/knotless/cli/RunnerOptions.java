@@ -77,6 +77,11 @@ final class RunnerOptions {
                 description = "How long a run pod may stay pending before the check is an error (default: ${DEFAULT-VALUE}).")
         Duration pendingTimeout;
 
+        @Option(names = "--reattach-window", paramLabel = "DURATION", defaultValue = "2m", converter = DurationConverter.class,
+                description = "How long a step's cut exec stream (the API server or kubelet restarting) may stay broken before"
+                        + " the step counts as lost (default: ${DEFAULT-VALUE}).")
+        Duration reattachWindow;
+
         @Option(names = "--untrusted-dns",
                 description = "Let untrusted run pods send DNS queries (port 53); otherwise their NetworkPolicy denies all egress.")
         boolean untrustedDns;

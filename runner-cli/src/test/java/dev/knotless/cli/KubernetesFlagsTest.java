@@ -39,6 +39,15 @@ class KubernetesFlagsTest {
         }
     }
 
+    @Test
+    void theReattachWindowIsTwoMinutesUnlessTheOperatorSetsIt() {
+        for (String command : new String[] {"exec", "daemon"}) {
+            assertThat(options(command, "--reattach-window", "15s").reattachWindow()).as(command).isEqualTo(Duration.ofSeconds(15));
+            assertThat(options(command).reattachWindow()).as(command).isEqualTo(KubernetesOptions.DEFAULT_REATTACH_WINDOW)
+                    .isEqualTo(Duration.ofMinutes(2));
+        }
+    }
+
     private static KubernetesOptions options(String command, String... flags) {
         String[] args = new String[flags.length + (command.equals("exec") ? 2 : 1)];
         args[0] = command;

@@ -215,9 +215,17 @@ public final class DockerExecutor implements Executor, Resumption {
         return warm.map(pool -> pool.waiting(WarmPool.Shape.of(spec))).orElse(false);
     }
 
-    /** The run takes a warm container: renamed to the run's name, its layout already made. */
+    /**
+     * The run takes a warm container: renamed to the run's name, its layout already made. Only one
+     * that still runs: an engine restart (or anyone) may have stopped it while it waited, and a
+     * stopped one would fail the run's first step.
+     */
     private Optional<Session> takeWarm(RunSpec spec, WarmPool.Warm ready, String name, Runnable refill) {
         try {
+            Optional<String> gone = new RunContainer(engine, spec, ready.id(), ready.name()).goneOrFail();
+            if (gone.isPresent()) {
+                throw new IOException("container " + gone.get());
+            }
             engine.renameContainer(ready.id(), name);
         } catch (IOException e) {
             // Gone or unusable: the run makes its own, as without a pool.

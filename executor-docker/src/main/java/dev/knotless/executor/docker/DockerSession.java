@@ -90,7 +90,8 @@ final class DockerSession implements ResumedSession {
             return;
         }
         try {
-            boolean removed = container.engine().removeContainer(container.id());
+            // An engine restarting under the run comes back within seconds; the container must not stay behind.
+            boolean removed = EngineOutage.retrying(() -> container.engine().removeContainer(container.id()));
             log.info("container deleted id={} name={} run={}{}", container.id(), container.name(), spec.runId(),
                     removed ? "" : " (already gone)");
         } catch (IOException | RuntimeException e) {

@@ -284,14 +284,44 @@ final class DockerSteps {
 
     /** A step whose stream or exec failed: LOST when the container is gone, else INFRASTRUCTURE. Never a pass. */
     private StepOutcome lost(StepPayload step, IOException e) {
-        Optional<String> gone = e instanceof EngineException ee && (ee.isNoSuchContainer() || ee.isNotRunning())
-                ? Optional.of(container.name() + " " + (ee.isNoSuchContainer() ? "was removed" : "is not running"))
+        if (!(e instanceof EngineException refused) || EngineOutage.isOutage(e)) {
+            return afterOutage(step, e);
+        }
+        Optional<String> gone = refused.isNoSuchContainer() || refused.isNotRunning()
+                ? Optional.of(container.name() + " " + (refused.isNoSuchContainer() ? "was removed" : "is not running"))
                 : container.gone();
         if (gone.isPresent()) {
             return failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: container " + gone.get());
         }
-        if (e instanceof EngineException) {
-            return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "' could not run: " + e.getMessage());
+        return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "' could not run: " + e.getMessage());
+    }
+
+    /**
+     * The engine went away under the step, or only the step's connection broke. When the engine
+     * could not be reached (a restart stops every container, live-restore off), it is asked again
+     * until it answers and the container's state names the cause; an engine that stays away is said so.
+     */
+    private StepOutcome afterOutage(StepPayload step, IOException e) {
+        boolean unreachable = e instanceof EngineException; // status 0: the engine was not reached at all
+        Optional<String> gone;
+        try {
+            gone = container.goneOrFail();
+        } catch (IOException first) {
+            if (!EngineOutage.isOutage(first)) {
+                return failed(Failure.Kind.INFRASTRUCTURE,
+                        "step '" + step.name() + "' lost its connection to the Docker Engine: " + e.getMessage());
+            }
+            unreachable = true;
+            try {
+                gone = EngineOutage.retrying(container::goneOrFail);
+            } catch (IOException still) {
+                return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "' lost the Docker Engine, not back within "
+                        + EngineOutage.RIDE_OUT.toSeconds() + "s: " + still.getMessage());
+            }
+        }
+        if (gone.isPresent()) {
+            return failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: "
+                    + (unreachable ? "the Docker Engine restarted and container " : "container ") + gone.get());
         }
         return failed(Failure.Kind.INFRASTRUCTURE,
                 "step '" + step.name() + "' lost its connection to the Docker Engine: " + e.getMessage());

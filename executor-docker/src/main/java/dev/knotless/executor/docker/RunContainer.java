@@ -11,23 +11,28 @@ import java.util.Optional;
  */
 record RunContainer(EngineClient engine, RunSpec spec, String id, String name) {
 
-    /** Why the container cannot run steps any more, if it cannot. */
+    /** Why the container cannot run steps any more, if it cannot; empty also when the engine cannot say. */
     Optional<String> gone() {
         try {
-            Optional<JsonNode> c = engine.inspectContainer(id);
-            if (c.isEmpty()) {
-                return Optional.of(name + " was removed");
-            }
-            JsonNode state = c.get().path("State");
-            String status = state.path("Status").asText("");
-            if (!state.path("Running").asBoolean(false) || status.equals("removing") || status.equals("dead")) {
-                return Optional.of(name + " stopped (" + state.path("Status").asText("exited")
-                        + ", exit code " + state.path("ExitCode").asText("?")
-                        + (state.path("OOMKilled").asBoolean(false) ? ", out of memory" : "") + ")");
-            }
-            return Optional.empty();
+            return goneOrFail();
         } catch (IOException e) {
             return Optional.empty();
         }
+    }
+
+    /** Why the container cannot run steps any more, if it cannot; the engine's failure when it cannot say. */
+    Optional<String> goneOrFail() throws IOException {
+        Optional<JsonNode> c = engine.inspectContainer(id);
+        if (c.isEmpty()) {
+            return Optional.of(name + " was removed");
+        }
+        JsonNode state = c.get().path("State");
+        String status = state.path("Status").asText("");
+        if (!state.path("Running").asBoolean(false) || status.equals("removing") || status.equals("dead")) {
+            return Optional.of(name + " stopped (" + state.path("Status").asText("exited")
+                    + ", exit code " + state.path("ExitCode").asText("?")
+                    + (state.path("OOMKilled").asBoolean(false) ? ", out of memory" : "") + ")");
+        }
+        return Optional.empty();
     }
 }

@@ -148,7 +148,7 @@ final class WarmPool implements AutoCloseable {
 
     private void remove(Warm warm) {
         try {
-            engine.removeContainer(warm.id());
+            EngineOutage.retrying(() -> engine.removeContainer(warm.id()));
         } catch (IOException e) {
             log.warn("warm container not removed id={} reason={}", warm.id(), e.getMessage());
         }

@@ -50,26 +50,39 @@ final class JobDeletion {
         delete(jobName);
     }
 
-    /** Deletes the Job and waits until it and its pods are gone; never throws. False when they were still there after {@link #WAIT}. */
+    /**
+     * Deletes the Job and waits until it and its pods are gone; never throws. An API server that
+     * does not answer (restarting) is asked again until {@link #WAIT}: a run that ends during an
+     * outage must not leave its Job. False when they were still there after {@link #WAIT}.
+     */
     boolean delete(String jobName) {
         long started = System.nanoTime();
+        long deadline = started + WAIT.toNanos();
+        boolean asked = false;
+        String outage = "";
         try {
-            client.batch().v1().jobs().inNamespace(namespace).withName(jobName)
-                    .withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
-            long deadline = started + WAIT.toNanos();
             while (System.nanoTime() < deadline) {
-                boolean jobGone = client.batch().v1().jobs().inNamespace(namespace).withName(jobName).get() == null;
-                boolean podsGone = client.pods().inNamespace(namespace)
-                        .withLabel(JobShape.JOB_NAME, jobName).list().getItems().isEmpty();
-                if (jobGone && podsGone) {
-                    counters.jobDeleted();
-                    log.info("job deleted job={} namespace={} millis={}", jobName, namespace, (System.nanoTime() - started) / 1_000_000);
-                    return true;
+                try {
+                    if (!asked) {
+                        client.batch().v1().jobs().inNamespace(namespace).withName(jobName)
+                                .withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
+                        asked = true;
+                    }
+                    if (gone(jobName)) {
+                        counters.jobDeleted();
+                        log.info("job deleted job={} namespace={} millis={}", jobName, namespace, (System.nanoTime() - started) / 1_000_000);
+                        return true;
+                    }
+                } catch (KubernetesClientException e) {
+                    if (!ApiOutage.isOutage(e, !outage.isEmpty())) {
+                        throw e;
+                    }
+                    outage = " reason=" + KubernetesExecutor.message(e);
                 }
                 Thread.sleep(POLL.toMillis());
             }
             counters.cleanupFailed();
-            log.warn("job delete unfinished job={} namespace={} after={}", jobName, namespace, KubernetesExecutor.human(WAIT));
+            log.warn("job delete unfinished job={} namespace={} after={}{}", jobName, namespace, KubernetesExecutor.human(WAIT), outage);
         } catch (KubernetesClientException | IllegalStateException e) {
             counters.cleanupFailed();
             log.warn("job delete failed job={} namespace={} reason={}", jobName, namespace, KubernetesExecutor.message(e));
@@ -77,5 +90,10 @@ final class JobDeletion {
             Thread.currentThread().interrupt();
         }
         return false;
+    }
+
+    private boolean gone(String jobName) {
+        boolean jobGone = client.batch().v1().jobs().inNamespace(namespace).withName(jobName).get() == null;
+        return jobGone && client.pods().inNamespace(namespace).withLabel(JobShape.JOB_NAME, jobName).list().getItems().isEmpty();
     }
 }

@@ -143,7 +143,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
             throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, "cannot follow the run's pod: " + message(e)), e);
         }
         log.info("pod ready job={} pod={} run={} millis={}", jobName, pod, spec.runId(), (System.nanoTime() - started) / 1_000_000);
-        return new KubernetesSession(runPod(spec, jobName, pod), deletion);
+        return new KubernetesSession(runPod(spec, jobName, pod), deletion, options.reattachWindow());
     }
 
     /**
@@ -177,7 +177,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
             String pod = ready.get().getMetadata().getName();
             counters.resumed();
             log.info("job resumed job={} pod={} run={}", jobName, pod, spec.runId());
-            return Optional.of(new KubernetesSession(runPod(spec, jobName, pod), deletion));
+            return Optional.of(new KubernetesSession(runPod(spec, jobName, pod), deletion, options.reattachWindow()));
         } catch (KubernetesClientException e) {
             log.warn("resume failed job={} run={} reason={}", jobName, spec.runId(), message(e));
             return Optional.empty();
@@ -342,9 +342,16 @@ public final class KubernetesExecutor implements Executor, Resumption {
     }
 
     static String message(Exception e) {
-        String m = e instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null
-                ? k.getStatus().getMessage() : e.getMessage();
-        return m == null ? e.getClass().getSimpleName() : m;
+        if (e instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null) {
+            return k.getStatus().getMessage();
+        }
+        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        // Without an answer, fabric8 says only which operation failed; the cause says why (connection refused).
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == e || root.getMessage() == null || m.contains(root.getMessage()) ? m : m + " (" + root.getMessage() + ")";
     }
 
     private static String annotation(Job job, String key) {

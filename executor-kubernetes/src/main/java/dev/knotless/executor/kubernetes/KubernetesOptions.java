@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
  * @param cpuLimit the CPU limit; null for none (CPU is only shared out by the requests, never throttled)
  * @param memoryLimit the memory limit; null for the memory request (an out-of-memory kill stays in the run)
  * @param untrustedDns whether untrusted pods may send DNS queries (port 53) despite their deny-all policy
+ * @param reattachWindow how long a step whose exec stream was cut may go without a working
+ *     connection (the API server or kubelet restarting) before it counts as lost; null means 2 min
  */
 public record KubernetesOptions(
         @Nullable String kubeconfig,
@@ -32,15 +34,17 @@ public record KubernetesOptions(
         Duration pendingTimeout,
         @Nullable String cpuLimit,
         @Nullable String memoryLimit,
-        boolean untrustedDns) {
+        boolean untrustedDns,
+        Duration reattachWindow) {
 
     public static final Duration DEFAULT_PENDING_TIMEOUT = Duration.ofMinutes(2);
+    public static final Duration DEFAULT_REATTACH_WINDOW = Duration.ofMinutes(2);
 
-    /** A null namespace, node selector or pending timeout becomes its default. */
+    /** A null namespace, node selector, pending timeout or reattach window becomes its default. */
     public KubernetesOptions(@Nullable String kubeconfig, @Nullable String context, @Nullable String namespace,
             @Nullable String serviceAccount, @Nullable Map<String, String> nodeSelector, @Nullable String cpuRequest,
             @Nullable String memoryRequest, @Nullable Duration pendingTimeout, @Nullable String cpuLimit,
-            @Nullable String memoryLimit, boolean untrustedDns) {
+            @Nullable String memoryLimit, boolean untrustedDns, @Nullable Duration reattachWindow) {
         this.kubeconfig = kubeconfig;
         this.context = context;
         this.namespace = namespace == null || namespace.isBlank() ? "default" : namespace;
@@ -52,6 +56,16 @@ public record KubernetesOptions(
         this.cpuLimit = cpuLimit;
         this.memoryLimit = memoryLimit;
         this.untrustedDns = untrustedDns;
+        this.reattachWindow = reattachWindow == null ? DEFAULT_REATTACH_WINDOW : reattachWindow;
+    }
+
+    /** The default reattach window. */
+    public KubernetesOptions(@Nullable String kubeconfig, @Nullable String context, @Nullable String namespace,
+            @Nullable String serviceAccount, @Nullable Map<String, String> nodeSelector, @Nullable String cpuRequest,
+            @Nullable String memoryRequest, @Nullable Duration pendingTimeout, @Nullable String cpuLimit,
+            @Nullable String memoryLimit, boolean untrustedDns) {
+        this(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest, pendingTimeout, cpuLimit,
+                memoryLimit, untrustedDns, null);
     }
 
     /** Untrusted pods get no DNS. */
@@ -77,11 +91,16 @@ public record KubernetesOptions(
 
     public KubernetesOptions withNamespace(String value) {
         return new KubernetesOptions(kubeconfig, context, value, serviceAccount, nodeSelector, cpuRequest, memoryRequest, pendingTimeout,
-                cpuLimit, memoryLimit, untrustedDns);
+                cpuLimit, memoryLimit, untrustedDns, reattachWindow);
     }
 
     public KubernetesOptions withUntrustedDns(boolean value) {
         return new KubernetesOptions(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest,
-                pendingTimeout, cpuLimit, memoryLimit, value);
+                pendingTimeout, cpuLimit, memoryLimit, value, reattachWindow);
+    }
+
+    public KubernetesOptions withReattachWindow(Duration value) {
+        return new KubernetesOptions(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest,
+                pendingTimeout, cpuLimit, memoryLimit, untrustedDns, value);
     }
 }

@@ -8,6 +8,7 @@ import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.TarSink;
 import dev.knotless.executor.TarSource;
+import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,10 +31,10 @@ final class KubernetesSession implements ResumedSession {
     private final PodSteps steps;
     private final PodTransfers transfers;
 
-    KubernetesSession(RunPod pod, JobDeletion deletion) {
+    KubernetesSession(RunPod pod, JobDeletion deletion, Duration reattachWindow) {
         this.pod = pod;
         this.deletion = deletion;
-        this.steps = new PodSteps(pod);
+        this.steps = new PodSteps(pod, reattachWindow);
         this.transfers = new PodTransfers(pod);
     }
 

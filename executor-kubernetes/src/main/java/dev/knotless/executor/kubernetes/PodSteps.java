@@ -48,16 +48,16 @@ final class PodSteps {
     private static final String RECEIVER = DetachedStep.receiverScript(UNSET_POD_VARIABLES);
 
     private static final long SIGNAL_WAIT_MILLIS = 10_000;
-    /** How long a cut step's connection may stay broken before the step counts as lost. */
-    private static final Duration REATTACH_WINDOW = Duration.ofMinutes(2);
-
     private final RunPod pod;
+    /** How long a cut step's connection may stay broken before the step counts as lost. */
+    private final Duration reattachWindow;
     /** The directory of the last step sent or followed: the next receiver keeps it. */
     private volatile String previous = "";
     private final OpenedAhead<Ready> ahead;
 
-    PodSteps(RunPod pod) {
+    PodSteps(RunPod pod, Duration reattachWindow) {
         this.pod = pod;
+        this.reattachWindow = reattachWindow;
         this.ahead = new OpenedAhead<>(pod.pod(), ready -> ready.exec().close());
     }
 
@@ -251,13 +251,13 @@ final class PodSteps {
     /**
      * The step's exec stream ended without a status, but the step may still be running: follows
      * it again from the bytes already delivered, with new execs, until one ends with a status, the
-     * pod is gone, the step's record is gone, the signal stops it, or {@link #REATTACH_WINDOW}
+     * pod is gone, the step's record is gone, the signal stops it, or the reattach window
      * passes without a working connection. Returns the last exec's result (no exit code: lost).
      */
     private PodExec.Result reattach(StepPayload step, String dir, StepStreams streams,
             AtomicReference<@Nullable PodExec> exec, StopSignal signal, PodExec.Result cut) throws InterruptedException {
         PodExec.Result last = cut;
-        long deadline = System.nanoTime() + REATTACH_WINDOW.toNanos();
+        long deadline = System.nanoTime() + reattachWindow.toNanos();
         long backoff = 100;
         while (signal.reason().isEmpty() && System.nanoTime() < deadline) {
             if (pod.gone().isPresent()) {
@@ -290,6 +290,10 @@ final class PodSteps {
             }
             Thread.sleep(backoff);
             backoff = Math.min(backoff * 2, 5_000);
+        }
+        if (signal.reason().isEmpty()) {
+            return new PodExec.Result(null, "no working connection to the pod for " + KubernetesExecutor.human(reattachWindow)
+                    + (last.message().isEmpty() ? "" : "; the last try: " + last.message()));
         }
         return last;
     }
