@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -117,18 +118,22 @@ final class Steps {
         if (Files.isDirectory(outputs)) {
             try (var dirs = Files.list(outputs)) {
                 for (Path dir : dirs.toList()) {
-                    Optional<ShimProcess> shim = ShimProcess.live(new ExecShim.StepFiles(dir));
-                    StepRun run = steps.get(id + "/" + dir.getFileName());
-                    while ((shim.isPresent() || run != null && !run.ended()) && System.nanoTime() < deadline) {
-                        if (shim.isEmpty() || shim.get().awaitExit(WATCH)) {
-                            shim = Optional.empty();
-                            Thread.sleep(WATCH);
-                        }
-                    }
+                    awaitEnd(ShimProcess.live(new ExecShim.StepFiles(dir)), steps.get(id + "/" + dir.getFileName()), deadline);
                 }
             }
         }
         steps.keySet().removeIf(k -> k.startsWith(id + "/"));
+    }
+
+    /** Until the shim has ended and, for a step this agent watches, its end is settled. */
+    private static void awaitEnd(Optional<ShimProcess> shim, @Nullable StepRun run, long deadline) throws InterruptedException {
+        boolean ended = shim.isEmpty();
+        while (!ended && System.nanoTime() < deadline) {
+            ended = shim.get().awaitExit(WATCH);
+        }
+        while (run != null && !run.ended() && System.nanoTime() < deadline) {
+            Thread.sleep(WATCH);
+        }
     }
 
     /**
@@ -194,8 +199,9 @@ final class Steps {
             settle(id, run, true);
             return;
         }
-        LOG.info("allocation={} step={} shim={} still runs; following it again", id, run.files().dir().getFileName(), shim.get().pid());
-        Thread.ofVirtual().name("step-" + id + "-" + run.files().dir().getFileName()).start(() -> watch(id, run, shim.get()));
+        Path step = run.files().dir().getFileName();
+        LOG.info("allocation={} step={} shim={} still runs; following it again", id, step, shim.get().pid());
+        Thread.ofVirtual().name("step-" + id + "-" + step).start(() -> watch(id, run, shim.get()));
     }
 
     /** Publishes the step's output as it grows until its shim ends, then how the step ended. */
