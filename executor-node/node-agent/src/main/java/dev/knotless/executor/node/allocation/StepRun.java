@@ -105,10 +105,26 @@ final class StepRun {
         return line.startsWith("exit ") ? Optional.of(Integer.parseInt(line.substring(5))) : Optional.empty();
     }
 
-    /** From the step's start (its payload's MAC, written just before its shim) to its shim's status. */
+    /** From the step's start to its shim's status. */
     long durationMs() throws IOException {
-        return Math.max(0, Files.getLastModifiedTime(dir.resolve("status")).toMillis()
-                - Files.getLastModifiedTime(dir.resolve(macked ? MAC_FILE : FIRST_DIGEST_FILE)).toMillis());
+        return Math.max(0, Files.getLastModifiedTime(dir.resolve("status")).toMillis() - startedMs());
+    }
+
+    /**
+     * How long ago the step started, by the wall clock (the one clock two agent processes share);
+     * 0 if that cannot be read.
+     */
+    long ageMs() {
+        try {
+            return Math.max(0, System.currentTimeMillis() - startedMs());
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** When the step started: its payload's MAC is written just before its shim starts. */
+    private long startedMs() throws IOException {
+        return Files.getLastModifiedTime(dir.resolve(macked ? MAC_FILE : FIRST_DIGEST_FILE)).toMillis();
     }
 
     /** Publishes what the shim has written to the output files so far. */

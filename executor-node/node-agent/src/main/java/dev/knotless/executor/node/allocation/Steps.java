@@ -154,7 +154,7 @@ final class Steps {
             if (run == null) {
                 run = StepRun.load(dir).orElse(null);
                 if (run != null && !run.ended()) {
-                    resume(a.allocation(), run);
+                    resume(a, run);
                 }
             }
             if (run == null) {
@@ -182,40 +182,38 @@ final class Steps {
                 // the step ended before it read all of its payload
             }
         });
-        Thread.ofVirtual().name("step-" + a.allocation() + "-" + a.step()).start(() -> {
-            Thread watchdog = Thread.ofVirtual().start(() -> stopAtDeadline(a, run));
-            try {
-                watch(a.allocation(), run, ShimProcess.child(shim));
-            } finally {
-                watchdog.interrupt();
-            }
-        });
+        Thread.ofVirtual().name("step-" + a.allocation() + "-" + a.step()).start(() -> watch(a, run, ShimProcess.child(shim)));
     }
 
     /** A step an earlier agent started: its shim is watched again, or the step settled if the shim is gone. */
-    private void resume(String id, StepRun run) throws IOException {
+    private void resume(Action.RunStep a, StepRun run) throws IOException {
         Optional<ShimProcess> shim = ShimProcess.live(run.files());
         if (shim.isEmpty()) {
-            settle(id, run, true);
+            settle(a.allocation(), run, true);
             return;
         }
-        Path step = run.files().dir().getFileName();
-        LOG.info("allocation={} step={} shim={} still runs; following it again", id, step, shim.get().pid());
-        Thread.ofVirtual().name("step-" + id + "-" + step).start(() -> watch(id, run, shim.get()));
+        LOG.info("allocation={} step={} shim={} still runs; following it again", a.allocation(), a.step(), shim.get().pid());
+        Thread.ofVirtual().name("step-" + a.allocation() + "-" + a.step()).start(() -> watch(a, run, shim.get()));
     }
 
-    /** Publishes the step's output as it grows until its shim ends, then how the step ended. */
-    private void watch(String id, StepRun run, ShimProcess shim) {
+    /**
+     * Publishes the step's output as it grows until its shim ends, then how the step ended; stops
+     * the step at its deadline meanwhile.
+     */
+    private void watch(Action.RunStep a, StepRun run, ShimProcess shim) {
+        Thread watchdog = Thread.ofVirtual().start(() -> stopAtDeadline(a, run));
         try {
             boolean gone;
             do {
                 gone = shim.awaitExit(WATCH);
                 run.grew();
-            } while (!settle(id, run, gone));
+            } while (!settle(a.allocation(), run, gone));
         } catch (IOException e) {
             run.finish(new StepRun.End.Broken("the node lost the step's files: " + e.getMessage()));
         } catch (InterruptedException e) {
             run.finish(new StepRun.End.Broken("the node stopped the step"));
+        } finally {
+            watchdog.interrupt();
         }
     }
 
@@ -246,10 +244,13 @@ final class Steps {
         return true;
     }
 
-    /** The runner stops steps at their deadline; this is the node's own backstop if it cannot. */
+    /**
+     * The runner stops steps at their deadline; this is the node's own backstop if it cannot,
+     * counted from the step's start, in an agent restarted since too.
+     */
     private void stopAtDeadline(Action.RunStep a, StepRun run) {
         try {
-            Thread.sleep(a.timeoutMs());
+            Thread.sleep(Math.max(0, a.timeoutMs() - run.ageMs()));
             if (!run.ended()) {
                 LOG.warn("allocation={} step={} passed its deadline of {} ms; stopping it", a.allocation(), a.step(), a.timeoutMs());
                 stop(a.allocation(), NODE_STEP_GRACE);
