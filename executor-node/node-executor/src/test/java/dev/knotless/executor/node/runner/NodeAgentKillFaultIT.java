@@ -8,6 +8,7 @@ import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.testkit.RecordingOutput;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -56,12 +57,14 @@ class NodeAgentKillFaultIT {
                     node.killAgent();
                     shimsAfterKill.set(NodeFixture.shimsOf(allocation).size());
                     node.startAgent();
+                    // The step's second half waits for this, so the new agent finds it running however slow its start.
+                    Files.writeString(node.dir.resolve("state/allocations").resolve(allocation).resolve("work/agent-restarted"), "");
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
             });
             RecordingOutput out = new RecordingOutput();
-            StepOutcome outcome = s.run(printed.step(7), out, StopSignal.none());
+            StepOutcome outcome = s.run(printed.stepWaitingHalfwayFor("/work/agent-restarted", 7), out, StopSignal.none());
             killer.join();
 
             assertThat(shimsAfterKill.get()).as("the step's shim outlived the agent's SIGKILL").isEqualTo(1);
