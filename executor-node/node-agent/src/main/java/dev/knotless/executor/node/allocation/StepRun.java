@@ -2,9 +2,8 @@ package dev.knotless.executor.node.allocation;
 
 import dev.knotless.executor.node.agent.Attachment;
 import dev.knotless.executor.node.agent.MacKey;
-import dev.knotless.tar.BlockOutputStream;
+import dev.knotless.executor.node.runc.ExecShim;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -18,14 +17,17 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One step of an allocation, detached from whoever started it. Its stdout and stderr go to files
+ * One step of an allocation, detached from whoever started it and from the agent itself. Its
+ * shim ({@link dev.knotless.executor.node.runc.ExecShim}) writes its stdout and stderr to files
  * on the node ({@code stdout}, {@code stderr}) and its end to {@code status}; any number of
- * followers read them from any offset, so a runner that lost its connection resumes where it
- * stopped and the step never notices. The files hold what the step printed, which is its log,
- * never its payload: the payload (and the secrets in it) reaches the step only on its stdin.
+ * followers read them from any offset, so a runner that lost its connection, or an agent that
+ * restarted, resumes where it stopped and the step never notices. The files hold what the step
+ * printed, which is its log, never its payload: the payload (and the secrets in it) reaches the
+ * step only on its stdin.
  *
- * <p>Concurrency: the writer (the thread running the step) and followers meet on {@link #lock};
- * lengths only grow, and a follower reads the file only up to the length it saw under the lock.
+ * <p>Concurrency: the watcher (the thread that sees the files grow and the shim end) and
+ * followers meet on {@link #lock}; lengths only grow, and a follower reads the file only up to
+ * the length it saw under the lock.
  */
 final class StepRun {
 
@@ -70,8 +72,8 @@ final class StepRun {
     }
 
     /**
-     * A step found on disk after the agent restarted: ended if it has a status, otherwise it was
-     * lost with the agent (its stdio went with the old process), which is reported, not hidden.
+     * A step found on disk after the agent restarted: ended if its status is final, otherwise
+     * still to be settled by whoever watches its shim ({@link #ended} is false).
      */
     static Optional<StepRun> load(Path dir) throws IOException {
         boolean macked = Files.isRegularFile(dir.resolve(MAC_FILE));
@@ -80,13 +82,62 @@ final class StepRun {
             return Optional.empty();
         }
         StepRun run = new StepRun(dir, Files.readString(digestFile, StandardCharsets.US_ASCII).strip(), macked);
-        run.stdoutLength = Files.size(dir.resolve("stdout"));
-        run.stderrLength = Files.size(dir.resolve("stderr"));
+        run.grew();
         Path status = dir.resolve("status");
-        run.end = Files.isRegularFile(status)
-                ? parse(Files.readString(status, StandardCharsets.UTF_8))
-                : new End.Broken("the step was running when the node agent restarted; its result is unknown");
+        if (Files.isRegularFile(status)) {
+            run.end = parse(Files.readString(status, StandardCharsets.UTF_8)).orElse(null);
+        }
         return Optional.of(run);
+    }
+
+    /** The step's directory, where its shim keeps its files. */
+    ExecShim.StepFiles files() {
+        return new ExecShim.StepFiles(dir);
+    }
+
+    /** The exit code the shim recorded ({@code exit N}), before the agent has settled it. */
+    Optional<Integer> shimExit() throws IOException {
+        Path status = dir.resolve("status");
+        if (!Files.isRegularFile(status)) {
+            return Optional.empty();
+        }
+        String line = Files.readString(status, StandardCharsets.UTF_8).strip();
+        return line.startsWith("exit ") ? Optional.of(Integer.parseInt(line.substring(5))) : Optional.empty();
+    }
+
+    /** From the step's start to its shim's status. */
+    long durationMs() throws IOException {
+        return Math.max(0, Files.getLastModifiedTime(dir.resolve("status")).toMillis() - startedMs());
+    }
+
+    /**
+     * How long ago the step started, by the wall clock (the one clock two agent processes share);
+     * 0 if that cannot be read.
+     */
+    long ageMs() {
+        try {
+            return Math.max(0, System.currentTimeMillis() - startedMs());
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** When the step started: its payload's MAC is written just before its shim starts. */
+    private long startedMs() throws IOException {
+        return Files.getLastModifiedTime(dir.resolve(macked ? MAC_FILE : FIRST_DIGEST_FILE)).toMillis();
+    }
+
+    /** Publishes what the shim has written to the output files so far. */
+    void grew() throws IOException {
+        long out = Files.size(dir.resolve("stdout"));
+        long err = Files.size(dir.resolve("stderr"));
+        synchronized (lock) {
+            if (out != stdoutLength || err != stderrLength) {
+                stdoutLength = Math.max(stdoutLength, out);
+                stderrLength = Math.max(stderrLength, err);
+                lock.notifyAll();
+            }
+        }
     }
 
     /** Whether the step was started with this payload. */
@@ -101,17 +152,13 @@ final class StepRun {
         }
     }
 
-    /** Where the step's stdout goes (append-only). */
-    OutputStream stdoutSink() throws IOException {
-        return new Appender(dir.resolve("stdout"), true);
-    }
-
-    OutputStream stderrSink() throws IOException {
-        return new Appender(dir.resolve("stderr"), false);
-    }
-
     /** Records the end durably, then wakes the followers. */
     void finish(End how) {
+        try {
+            grew();
+        } catch (IOException e) {
+            // the lengths stay as last seen
+        }
         try {
             Path tmp = dir.resolve("status.tmp");
             Files.writeString(tmp, format(how), StandardCharsets.UTF_8);
@@ -192,44 +239,16 @@ final class StepRun {
         };
     }
 
-    private static End parse(String text) {
+    /** A final status; empty for the shim's own {@code exit N}, which the agent has yet to settle. */
+    private static Optional<End> parse(String text) {
         String line = text.strip();
+        if (line.startsWith("exit ")) {
+            return Optional.empty();
+        }
         if (line.startsWith("exited ")) {
             String[] parts = line.split(" ");
-            return new End.Exited(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
+            return Optional.of(new End.Exited(Integer.parseInt(parts[1]), Long.parseLong(parts[2])));
         }
-        return new End.Broken(line.startsWith("broken ") ? line.substring(7) : "unreadable step status: " + line);
-    }
-
-    /** Appends to one output file and publishes the new length to followers. */
-    private final class Appender extends BlockOutputStream {
-        private final FileChannel channel;
-        private final boolean isStdout;
-
-        Appender(Path file, boolean isStdout) throws IOException {
-            this.channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-            this.isStdout = isStdout;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            ByteBuffer buffer = ByteBuffer.wrap(b, off, len);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
-            }
-            synchronized (lock) {
-                if (isStdout) {
-                    stdoutLength += len;
-                } else {
-                    stderrLength += len;
-                }
-                lock.notifyAll();
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            channel.close();
-        }
+        return Optional.of(new End.Broken(line.startsWith("broken ") ? line.substring(7) : "unreadable step status: " + line));
     }
 }

@@ -71,13 +71,9 @@ public final class Runc {
      * ignored), else {@code env --default-signal} (coreutils 8.31 and later: 1 to 31), else none.
      */
     private static List<String> defaultSignals() {
-        Optional<String> number = switch (System.getProperty("os.arch")) {
-            case "amd64", "x86_64" -> Optional.of("13");
-            case "aarch64" -> Optional.of("134");
-            default -> Optional.empty();
-        };
-        if (number.isPresent()) {
-            List<String> perl = List.of("perl", "-e", RESET_SIGNALS, number.get());
+        Optional<HostSyscalls> numbers = HostSyscalls.ofThisMachine();
+        if (numbers.isPresent()) {
+            List<String> perl = List.of("perl", "-e", RESET_SIGNALS, numbers.get().rtSigaction());
             if (runs(perl, "/bin/sh", "-c", "grep -q '^SigIgn:[[:space:]]*0*$' /proc/self/status")) {
                 return perl;
             }
@@ -102,6 +98,15 @@ public final class Runc {
     /** Whether steps start with every signal at its default ({@link #RESET_SIGNALS} works here). */
     public boolean resetsSignals() {
         return !defaultSignals.isEmpty() && defaultSignals.getFirst().equals("perl");
+    }
+
+    /** The {@link ExecShim} for this runc, or why steps cannot have one here. */
+    public ExecShim shim() throws RuncException {
+        if (!resetsSignals()) {
+            throw new RuncException("this node cannot start step shims: they need Perl and a known system call table"
+                    + " (x86-64 or arm64)");
+        }
+        return new ExecShim(this, HostSyscalls.ofThisMachine().orElseThrow());
     }
 
     public Path root() {
@@ -278,9 +283,7 @@ public final class Runc {
         Path runcLog = logs.resolve(name + ".runc.log");
         Files.write(process, processJson);
         try {
-            List<String> argv = new ArrayList<>(List.of(binary, "--root", root.toString(), "--log", runcLog.toString(),
-                    "--log-format", "json", "exec", "--process", process.toString(), id));
-            Process p = launch(new ProcessBuilder(argv));
+            Process p = launch(new ProcessBuilder(execArgv(id, process, runcLog)));
             Thread in = Thread.ofVirtual().start(() -> pump(stdin, p.getOutputStream(), true));
             Thread out = Thread.ofVirtual().start(() -> pump(p.getInputStream(), stdout, false));
             Thread err = Thread.ofVirtual().start(() -> pump(p.getErrorStream(), stderr, false));
@@ -295,24 +298,39 @@ public final class Runc {
             } finally {
                 in.interrupt();
             }
-            String error = runcError(runcLog);
-            if (!error.isEmpty()) {
-                // Asked only now: a state call before every exec would cost a whole runc start per step.
-                Optional<ContainerState> state = state(id);
-                if (state.isEmpty()) {
-                    throw new RuncException("exec in " + id + ": no such container");
-                }
-                if (state.get().status() != ContainerState.Status.RUNNING) {
-                    throw new RuncException("exec in " + id + ": the container is " + state.get().status().name().toLowerCase()
-                            + ", not running");
-                }
-                throw new RuncException("exec in " + id + " failed: " + error);
-            }
+            checkExec(id, runcLog);
             return code;
         } finally {
             Files.deleteIfExists(process);
             Files.deleteIfExists(runcLog);
         }
+    }
+
+    /** {@code runc exec --process PROCESS ID}, logging runc's own errors as JSON to {@code runcLog}. */
+    List<String> execArgv(String id, Path process, Path runcLog) {
+        return List.of(binary, "--root", root.toString(), "--log", runcLog.toString(), "--log-format", "json",
+                "exec", "--process", process.toString(), id);
+    }
+
+    /**
+     * Throws if runc itself failed an exec whose log is {@code runcLog} (no such container, not
+     * running, a bad process), as opposed to the process exiting non-zero.
+     */
+    public void checkExec(String id, Path runcLog) throws RuncException, IOException {
+        String error = runcError(runcLog);
+        if (error.isEmpty()) {
+            return;
+        }
+        // Asked only now: a state call before every exec would cost a whole runc start per step.
+        Optional<ContainerState> state = state(id);
+        if (state.isEmpty()) {
+            throw new RuncException("exec in " + id + ": no such container");
+        }
+        if (state.get().status() != ContainerState.Status.RUNNING) {
+            throw new RuncException("exec in " + id + ": the container is " + state.get().status().name().toLowerCase()
+                    + ", not running");
+        }
+        throw new RuncException("exec in " + id + " failed: " + error);
     }
 
     private String runcError(Path runcLog) throws IOException {

@@ -106,8 +106,8 @@ public final class NodeService implements AutoCloseable {
             LOG.info("node agent starting node={} key={} server={}:{} ledgerEntries={} network={}", config.nodeId(), keyId,
                     config.serverHost(), config.serverPort(), ledger.size(), network.map(AllocationNetwork::name).orElse("none"));
             if (!runc.resetsSignals()) {
-                LOG.warn("perl cannot reset signals here: steps start with the signals the agent's launch ignored"
-                        + " (32 and 33 at least), where docker and kubernetes give the defaults");
+                LOG.warn("perl cannot run here (or this machine's system call numbers are unknown): every step fails"
+                        + " until it can, since each runs in a Perl shim that outlives the agent");
             }
             Agent agent = new Agent(config.nodeId(), trusted, ledger, runtime, new Signer(keyId, key, json), json, Clock.systemUTC());
             link = new AgentLink(agent, runtime::orphans, config.serverHost(), config.serverPort(),

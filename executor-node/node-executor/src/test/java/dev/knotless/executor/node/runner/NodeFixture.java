@@ -60,6 +60,13 @@ public final class NodeFixture implements AutoCloseable {
         this.agentLog = agentLog;
     }
 
+    /** Where the agent dials, given the hub's port: the hub itself, or a proxy in front of it. */
+    public interface Route {
+        Route DIRECT = hubPort -> hubPort;
+
+        int port(int hubPort) throws IOException;
+    }
+
     /** Why the fixture cannot run here, or empty. */
     public static Optional<String> missing() {
         if (!"root".equals(System.getProperty("user.name"))) {
@@ -81,17 +88,26 @@ public final class NodeFixture implements AutoCloseable {
      * when the machine lacks a piece, else starts a fixture in a fresh temporary directory.
      */
     public static NodeFixture startOrSkip(String name, boolean network, NodeExecutor.Options options) throws Exception {
+        return startOrSkip(name, network, options, Route.DIRECT);
+    }
+
+    /** As {@link #startOrSkip(String, boolean, NodeExecutor.Options)}, the agent dialling by {@code route}. */
+    public static NodeFixture startOrSkip(String name, boolean network, NodeExecutor.Options options, Route route) throws Exception {
         Optional<String> missing = missing();
         org.junit.jupiter.api.Assumptions.assumeTrue(missing.isEmpty(), () -> "skipped: " + missing.orElseThrow());
-        return start(Files.createTempDirectory(name), network, options);
+        return start(Files.createTempDirectory(name), network, options, route);
     }
 
     /** With {@code network}, trusted allocations join a CNI bridge on a fresh random subnet. */
     public static NodeFixture start(Path dir, boolean network, NodeExecutor.Options options) throws Exception {
+        return start(dir, network, options, Route.DIRECT);
+    }
+
+    private static NodeFixture start(Path dir, boolean network, NodeExecutor.Options options, Route route) throws Exception {
         String tag = HexFormat.of().formatHex(randomBytes(3));
         ProjectImage image = ProjectImage.push(Files.createDirectories(dir.resolve("registry")), "knotless-it/node-" + tag);
         try {
-            return startWith(dir, image, network, options, true);
+            return startWith(dir, image, network, options, true, route);
         } catch (Exception | Error e) {
             image.close();
             throw e;
@@ -101,6 +117,11 @@ public final class NodeFixture implements AutoCloseable {
     /** A fixture of its own (fresh keys, hub, agent and state) for an image another fixture pushed. */
     public static NodeFixture startWith(Path dir, ProjectImage image, boolean network, NodeExecutor.Options options,
             boolean ownsImage) throws Exception {
+        return startWith(dir, image, network, options, ownsImage, Route.DIRECT);
+    }
+
+    private static NodeFixture startWith(Path dir, ProjectImage image, boolean network, NodeExecutor.Options options,
+            boolean ownsImage, Route route) throws Exception {
         String tag = HexFormat.of().formatHex(randomBytes(3));
         KeyPair runnerKeys = Ed25519Keys.generate();
         KeyPair nodeKeys = Ed25519Keys.generate();
@@ -119,7 +140,7 @@ public final class NodeFixture implements AutoCloseable {
         Optional<String> subnet = network ? Optional.of(freeSubnet()) : Optional.empty();
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), NodeChild.class.getName(), NODE, "127.0.0.1",
-                Integer.toString(hub.address().getPort()), node.privateKey().toString(), keyset.toString(),
+                Integer.toString(route.port(hub.address().getPort())), node.privateKey().toString(), keyset.toString(),
                 dir.resolve("ledger").toString(), dir.resolve("state").toString()));
         if (subnet.isPresent()) {
             command.addAll(List.of(CNI_PLUGINS.toString(), "knit" + tag, subnet.get()));
@@ -149,6 +170,47 @@ public final class NodeFixture implements AutoCloseable {
 
     public String agentLog() throws IOException {
         return Files.exists(agentLog) ? Files.readString(agentLog, StandardCharsets.UTF_8) : "";
+    }
+
+    /**
+     * What is left on the host of an allocation, one line each: its runc container, its state
+     * directory, an address leased to it, a port of the test's bridge (its veth), a step shim.
+     */
+    public List<String> leftoversOf(String allocation) throws Exception {
+        List<String> left = new ArrayList<>();
+        if (command("runc", "--root", dir.resolve("state/runc").toString(), "list", "-q").lines().anyMatch(allocation::equals)) {
+            left.add("runc container " + allocation);
+        }
+        if (Files.exists(dir.resolve("state/allocations").resolve(allocation))) {
+            left.add("state directory of " + allocation);
+        }
+        try (var files = Files.walk(dir.resolve("state"))) {
+            for (Path f : files.filter(f -> f.toString().contains("/ipam/") && Files.isRegularFile(f)).toList()) {
+                if (Files.readString(f).lines().findFirst().orElse("").equals(allocation)) {
+                    left.add("address " + f.getFileName() + " leased to " + allocation);
+                }
+            }
+        }
+        if (subnet.isPresent()) {
+            String bridge = agentCommand.get(agentCommand.size() - 2);
+            command("ip", "-o", "link", "show", "master", bridge).lines().filter(l -> l.matches("\\d+: .*"))
+                    .forEach(l -> left.add("bridge port " + l.split(":")[1].strip()));
+        }
+        shimsOf(allocation).forEach(p -> left.add("step shim pid " + p.pid()));
+        return left;
+    }
+
+    /** The step shims running on this host for {@code allocation} (each runs {@code runc exec ... ALLOCATION}). */
+    public static List<ProcessHandle> shimsOf(String allocation) {
+        return ProcessHandle.allProcesses().filter(p -> p.info().command().orElse("").endsWith("/perl")
+                && p.info().arguments().map(a -> a.length > 0 && a[a.length - 1].equals(allocation)).orElse(false)).toList();
+    }
+
+    private static String command(String... argv) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(30, TimeUnit.SECONDS);
+        return out;
     }
 
     /** Allocations the node holds for {@code runnerId}, as it lists them. */
