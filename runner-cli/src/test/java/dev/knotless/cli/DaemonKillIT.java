@@ -296,4 +296,21 @@ class DaemonKillIT {
         }
         assertThat(Docker.containersOf(runnerId)).as("containers after the restart").isEmpty();
     }
+
+    /**
+     * SIGKILL at 20 seeded random moments under 50 runs going at once on docker ({@link KillMatrix}):
+     * 0 lost, 0 run twice, 0 containers left, every check final, and the runs a kill caught in a
+     * step end with their real exit codes.
+     */
+    @Test
+    void twentySeededKillsUnderFiftyRunsOnDockerLoseNoneAndDoubleNone() throws Exception {
+        KillMatrix matrix = new KillMatrix(tmp, runnerId, new KillMatrix.Target("docker", List.of(), ExecIT.IMAGE, true,
+                Docker::containersOf));
+        try {
+            KillMatrix.Report report = matrix.run(50, 20, 150, Duration.ofMillis(500), Duration.ofSeconds(4));
+            assertThat(report.caughtInAStep()).as("runs the kills caught in a step").isPositive();
+        } finally {
+            matrix.close();
+        }
+    }
 }

@@ -198,4 +198,32 @@ class DaemonResumeIT {
         assertThat(ClusterNamespace.refusals(first.log())).as("the killed daemon's log").isEmpty();
         assertThat(ClusterNamespace.refusals(second.log())).as("the restarted daemon's log").isEmpty();
     }
+
+    /**
+     * SIGKILL at 5 seeded random moments under 10 runs going at once in Kubernetes Jobs
+     * ({@link KillMatrix}; fewer than on docker and the node, as the test cluster starts a pod in
+     * seconds): 0 lost, 0 run twice, no Job or pod left, every check final, and the runs a kill
+     * caught in a step end with their real exit codes.
+     */
+    @Test
+    void fiveSeededKillsUnderTenRunsLoseNoneAndDoubleNone() throws Exception {
+        List<String> args = List.of("--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(), "--namespace",
+                NAMESPACE.name, "--pending-timeout", "120s");
+        KillMatrix matrix = new KillMatrix(tmp, runnerId, new KillMatrix.Target("kubernetes", args, ExecIT.IMAGE, true, runner -> {
+            try (KubernetesClient client = NAMESPACE.adminClient()) {
+                List<String> left = new ArrayList<>();
+                client.batch().v1().jobs().inNamespace(NAMESPACE.name).list().getItems()
+                        .forEach(j -> left.add("job/" + j.getMetadata().getName()));
+                client.pods().inNamespace(NAMESPACE.name).list().getItems()
+                        .forEach(p -> left.add("pod/" + p.getMetadata().getName()));
+                return left;
+            }
+        }));
+        try {
+            KillMatrix.Report report = matrix.run(10, 5, 60, Duration.ofSeconds(2), Duration.ofSeconds(8));
+            assertThat(report.caughtInAStep()).as("runs the kills caught in a step").isPositive();
+        } finally {
+            matrix.close();
+        }
+    }
 }

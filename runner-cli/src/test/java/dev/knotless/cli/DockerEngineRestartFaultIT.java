@@ -106,6 +106,40 @@ class DockerEngineRestartFaultIT {
     }
 
     /**
+     * A daemon's run that starts while the engine is down (between its stop and its start, as in a
+     * restart) waits for the engine and passes, instead of ending at once with "cannot reach the
+     * Docker Engine": the daemon would otherwise turn its whole queue into errors during a restart.
+     * (A one-shot exec whose engine never answered fails at once: that is a wrong socket.)
+     */
+    @Test
+    void aDaemonsRunStartedWhileTheEngineIsDownWaitsForItAndPasses() throws Exception {
+        Path state = tmp.resolve("state");
+        Upstream upstream = Upstream.create(tmp.resolve("repo"), "acme/outage", Map.of("ci.yaml",
+                "image: " + ExecIT.IMAGE + "\non: push\nsteps:\n  - name: only\n    run: echo ran-after-the-outage\n"), state, runnerId);
+        DaemonProcess daemon = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve("daemon.log"), List.of("--state-dir",
+                state.toString(), "--runner-id", runnerId, "--discover", "--poll-interval", "200ms", "--image", ExecIT.IMAGE,
+                "--docker-socket", engine.socket().toString()));
+        daemons.add(daemon);
+        daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+        engine.stop();
+        upstream.commitOnMain("during the outage");
+        upstream.push(List.of("main"));
+        daemon.await("the run taken", Duration.ofSeconds(60), () -> daemon.log().contains(" started"));
+        Thread.sleep(3_000);
+        assertThat(DaemonKillIT.runs(state)).as("the run waits while the engine is down")
+                .allMatch(r -> !r.status().isFinal());
+        long restarted = System.nanoTime();
+        engine.restart();
+        daemon.await("the run ended", Duration.ofSeconds(120),
+                () -> ended(state, 1));
+        System.out.printf("the waiting run ended %d ms after the engine was started again%n", (System.nanoTime() - restarted) / 1_000_000);
+        RunRecord end = DaemonKillIT.runs(state).getFirst();
+        assertThat(end.status()).as(end.reason() + "\n" + daemon.log()).isEqualTo(CheckStatus.SUCCESS);
+        assertThat(Files.readString(state.resolve("logs").resolve(end.id() + ".log"))).contains("ran-after-the-outage");
+        assertThat(daemon.stop(Duration.ofSeconds(60))).isZero();
+    }
+
+    /**
      * The warm pool hands out only containers that still run: the container waiting for the next
      * run is stopped by the restart, so the next run gets a fresh one and passes.
      */

@@ -43,6 +43,8 @@ public final class DockerExecutor implements Executor, Resumption {
 
     private final EngineClient engine;
     private final Optional<WarmPool> warm;
+    /** Whether the engine has answered this executor: from then on an outage is waited out at a start. */
+    private volatile boolean reached;
 
     public DockerExecutor() {
         this(DEFAULT_SOCKET);
@@ -82,7 +84,15 @@ public final class DockerExecutor implements Executor, Resumption {
     public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
         String what = "start of run " + spec.runId();
         try {
-            engine.version();
+            // A run taken while an engine that answered before restarts waits for it, rather than
+            // ending at once: a daemon would otherwise empty its queue into errors for the few
+            // seconds of the restart. An engine never reached (a wrong socket) fails at once.
+            if (reached) {
+                EngineOutage.retrying(engine::version);
+            } else {
+                engine.version();
+                reached = true;
+            }
         } catch (IOException e) {
             throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, e.getMessage()), e);
         }
@@ -144,7 +154,7 @@ public final class DockerExecutor implements Executor, Resumption {
 
     private void ensureImage(String image, StopSignal signal) throws ExecutorException {
         try {
-            if (engine.imageExists(image)) {
+            if (EngineOutage.retrying(() -> engine.imageExists(image))) {
                 return;
             }
         } catch (EngineException e) {
@@ -252,6 +262,7 @@ public final class DockerExecutor implements Executor, Resumption {
         List<JsonNode> containers;
         try {
             containers = engine.listContainers(Labels.RUNNER, runnerId);
+            reached = true;
         } catch (IOException e) {
             failed.add("cannot list containers of runner " + runnerId + ": " + e.getMessage());
             return new SweepReport(removed, failed);

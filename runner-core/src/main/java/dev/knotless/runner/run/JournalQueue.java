@@ -95,9 +95,28 @@ final class JournalQueue implements AutoCloseable {
                     gaveUp = true;
                     queue.clear();
                 }
+                lock.notifyAll();
             }
             if (!written) {
                 return;
+            }
+        }
+    }
+
+    /**
+     * Waits until every entry offered so far is written (or the journal gave up): a step's "sent"
+     * entry must be on disk before its payload leaves, or a restart would not know the step reached
+     * its environment and could run it again. Only the step's start waits, never its output.
+     */
+    void flush() {
+        synchronized (lock) {
+            while (!queue.isEmpty() && !gaveUp && writer.isAlive()) {
+                try {
+                    lock.wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
         }
     }

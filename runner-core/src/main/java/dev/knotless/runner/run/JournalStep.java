@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Tells the run's journal that the step was sent (with the output offsets it goes on from) before
- * the rest of the chain, and that it ended (with its result and the log's length) after: what a
+ * Tells the run's journal that the step was sent (with the output offsets it goes on from), and
+ * waits until that is on disk, before the rest of the chain, and that it ended (with its result and the log's length) after: what a
  * restarted runner follows the step, or the run, on from. The output position in between is the
  * masking link's ({@link StepOutput}).
  */
@@ -17,6 +17,7 @@ final class JournalStep implements StepLink {
         RunState state = call.state();
         RunSteps.journal(state, new RunProgress(call.number(), call.stdoutFrom(), call.stderrFrom(), state.log.written(),
                 call.before()));
+        state.journal.flush();
         StepResult result = next.run(call);
         List<StepResult> all = new ArrayList<>(call.before());
         all.add(result);

@@ -10,6 +10,7 @@ import dev.knotless.checks.SpaceReserve;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.Durations;
 import dev.knotless.secrets.Grants;
@@ -21,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +34,9 @@ import org.slf4j.LoggerFactory;
  * Runs one workflow on one commit through an executor and turns what happened into a check.
  *
  * <p>The phases are data ({@link #phases}); each reports into a shared {@link RunState}. The
- * session is closed whatever happens, and the check is recorded ({@link CheckRecorder}) as {@code
- * running} before anything starts and as final before {@link #execute} returns. Never throws for anything the run or the
- * executor did: that becomes the check's status and reason.
+ * check is recorded ({@link CheckRecorder}) as {@code running} before anything starts and as final
+ * before {@link #execute} returns; the session is closed whatever happens, after that final record.
+ * Never throws for anything the run or the executor did: that becomes the check's status and reason.
  */
 public final class Run {
 
@@ -122,6 +124,18 @@ public final class Run {
 
     private Check go(RunRequest asked, Instant started, RunProgress resumed, ResumedSession session,
             Cancellation cancellation) {
+        List<Session> afterRecord = new ArrayList<>(1);
+        try {
+            return go(asked, started, resumed, session, cancellation, afterRecord);
+        } finally {
+            // Closed once the check is recorded: a runner killed while the environment is torn down
+            // leaves a final check (and a leftover its restart sweeps), never a run it must end as lost.
+            afterRecord.forEach(Session::close);
+        }
+    }
+
+    private Check go(RunRequest asked, Instant started, RunProgress resumed, ResumedSession session,
+            Cancellation cancellation, List<Session> afterRecord) {
         CeilingFit fit = CeilingFit.of(asked, limits);
         RunRequest request = fit.request();
         List<Grants.Granted> grants = grant(request);
@@ -178,9 +192,9 @@ public final class Run {
                     if (request.keep()) {
                         log.notice("keeping " + state.session.describe() + " (--keep)");
                     }
-                    state.session.close();
+                    afterRecord.add(state.session);
                 } else if (session != null) {
-                    session.close();
+                    afterRecord.add(session);
                 }
             }
             if (!state.failed() && runSignal.isStopped()) {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The allocations the node was told to create, on disk: {@code allocations/<id>/} with its
@@ -73,6 +74,18 @@ final class AllocationStore {
     /** Where step {@code step} keeps its output files and its end. */
     Path stepOutput(String id, int step) {
         return dir(id).resolve("step-output").resolve(Integer.toString(step));
+    }
+
+    /** The numbers of the steps the allocation has output directories for, in ascending order. */
+    List<Integer> stepNumbers(String id) throws IOException {
+        Path dir = dir(id).resolve("step-output");
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> steps = Files.list(dir)) {
+            return steps.map(p -> p.getFileName().toString()).filter(n -> n.matches("[1-9][0-9]{0,8}"))
+                    .map(Integer::valueOf).sorted().toList();
+        }
     }
 
     /** Removes the allocation's directory and record; nothing if there is none. */

@@ -256,7 +256,7 @@ public final class RuncRuntime implements AllocationRuntime {
                     case RUNNING, PAUSED -> Result.State.RUNNING;
                     case STOPPED -> Result.State.STOPPED;
                 };
-                list.add(new Result.Allocation(id, r.get().image(), state, r.get().labels()));
+                list.add(new Result.Allocation(id, r.get().image(), state, r.get().labels(), store.stepNumbers(id)));
             }
             return new Result.AllocationList(list);
         } catch (RuncException e) {

@@ -2,9 +2,8 @@ package dev.knotless.executor.node.image;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
-import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
@@ -142,8 +141,13 @@ public final class ImagePuller {
             }
             try {
                 Files.move(building, rootfs, StandardCopyOption.ATOMIC_MOVE);
-            } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
-                // Another pull of the same image finished first; its rootfs is the same.
+            } catch (FileSystemException e) {
+                // Another pull of the same image finished first (rename(2) over a full directory
+                // fails with ENOTEMPTY, which the JDK reports as a plain FileSystemException); its
+                // rootfs is the same.
+                if (!Files.isDirectory(rootfs)) {
+                    throw e;
+                }
             }
         } finally {
             if (Files.exists(building)) {

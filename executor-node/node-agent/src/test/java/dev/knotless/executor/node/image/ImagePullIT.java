@@ -121,6 +121,29 @@ class ImagePullIT {
         assertThat(requests).isEmpty();
     }
 
+    /**
+     * Many pulls of one image at once, as a node's first runs after a push make them: each unpacks
+     * on its own and the first to finish installs the rootfs; the others find it there and use it.
+     */
+    @Test
+    void pullsOfOneImageAtOnceAllGetItsRootfs() throws Exception {
+        Pusher push = new Pusher(registry.host(), repository, null);
+        Descriptor layer = push.blob(Pusher.LAYER_GZIP, lower().tarGz());
+        Descriptor manifest = push.image(List.of(layer), List.of("sh"), List.of());
+        String image = registry.host() + "/" + repository + "@" + manifest.digest();
+        ImagePuller puller = puller(Optional.empty());
+        List<java.util.concurrent.Future<ImagePuller.PulledImage>> pulls = new java.util.ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(8)) {
+            for (int i = 0; i < 16; i++) {
+                pulls.add(pool.submit(() -> puller.pull(image)));
+            }
+            for (var pull : pulls) {
+                assertThat(pull.get().rootfs().resolve("bin/tool")).exists();
+            }
+        }
+        assertThat(RootfsUnpackerTest.list(state.resolve("tmp"))).as("nothing left half unpacked").isEmpty();
+    }
+
     @Test
     void aLayerWhoseBytesDoNotMatchItsDigestIsRefusedAndNothingIsKept() throws Exception {
         Pusher push = new Pusher(registry.host(), repository, null);

@@ -5,6 +5,8 @@ import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.Hardening;
 import dev.knotless.executor.Labels;
+import dev.knotless.executor.ResumedSession;
+import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
@@ -29,6 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * allocation at all), holds it until it ends, and is never attached to a network. With no such node
  * the start waits up to {@link Options#placementWait()}, then fails as unschedulable.
  */
-public final class NodeExecutor implements Executor {
+public final class NodeExecutor implements Executor, Resumption {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeExecutor.class);
     static final long DEFAULT_MILLI_CPU = 1000;
@@ -77,6 +80,8 @@ public final class NodeExecutor implements Executor {
     private record SweepRequest(String runnerId, Set<String> goingRuns) {}
 
     private volatile @Nullable SweepRequest lastSweep;
+    /** When a restarted runner stops waiting for its nodes to dial back: set by the first resume. */
+    private final AtomicLong nodesAwaitedUntil = new AtomicLong();
 
     @Override
     public String name() {
@@ -112,7 +117,7 @@ public final class NodeExecutor implements Executor {
             }
             call(node, new Action.StartAllocation(node, allocation), Result.AllocationRunning.class, Failure.Kind.INFRASTRUCTURE, "");
             LOG.info("allocation started node={} allocation={} run={} trust={}", node, allocation, spec.runId(), spec.trust());
-            return new NodeSession(this, spec, node, allocation);
+            return new NodeSession(this, spec, node, allocation, List.of());
         } catch (ExecutorException e) {
             if (created) {
                 delete(node, allocation);
@@ -121,6 +126,52 @@ public final class NodeExecutor implements Executor {
             }
             throw e;
         }
+    }
+
+    @Override
+    public Optional<Resumption> resumption() {
+        return Optional.of(this);
+    }
+
+    /**
+     * Finds the run's allocation (its id is derived from runner and run) on the node that holds it,
+     * running: steps outlive the runner, so the session follows the one that was going. The first
+     * call waits up to the placement wait for every node of the nodes file to dial this process;
+     * later calls wait only for what is left of that.
+     */
+    @Override
+    public Optional<ResumedSession> resume(RunSpec spec) {
+        String allocation = allocationId(spec.runnerId(), spec.runId());
+        nodesAwaitedUntil.compareAndSet(0, System.nanoTime() + options.placementWait().toNanos());
+        try {
+            hub.awaitAll(Duration.ofNanos(Math.max(0, nodesAwaitedUntil.get() - System.nanoTime())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+        for (String node : hub.connected()) {
+            Result.AllocationList list;
+            try {
+                list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class);
+            } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
+                LOG.warn("resume could not list node={} run={} reason={}", node, spec.runId(), e.getMessage());
+                continue;
+            }
+            for (Result.Allocation a : list.allocations()) {
+                if (!a.allocation().equals(allocation)) {
+                    continue;
+                }
+                if (a.state() != Result.State.RUNNING || !spec.runId().equals(a.labels().get(Labels.RUN))) {
+                    LOG.info("resume refused node={} allocation={} run={} state={}", node, allocation, spec.runId(), a.state());
+                    return Optional.empty();
+                }
+                placements.put(allocation, new Placement(node, allocation, spec.trust() == Trust.UNTRUSTED));
+                LOG.info("allocation resumed node={} allocation={} run={} steps={}", node, allocation, spec.runId(), a.steps());
+                return Optional.of(new NodeSession(this, spec, node, allocation, a.steps()));
+            }
+        }
+        LOG.info("resume refused allocation={} run={} reason=no connected node holds it", allocation, spec.runId());
+        return Optional.empty();
     }
 
     /** The allocation's lifetime on the node: the run's backstop ({@link RunSpec#backstop}). */

@@ -95,6 +95,24 @@ public final class NodeHub implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits up to {@code wait} until every node of the nodes file is connected; returns whether all
+     * are. A restarted runner's nodes dial it again on their own backoff.
+     */
+    public boolean awaitAll(Duration wait) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        synchronized (changed) {
+            while (!connected().containsAll(verifiers.keySet())) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                changed.wait(Math.max(1, Math.min(200, left / 1_000_000)));
+            }
+            return true;
+        }
+    }
+
     /** The nodes connected now, by id. */
     public Set<String> connected() {
         Set<String> ids = new TreeSet<>();

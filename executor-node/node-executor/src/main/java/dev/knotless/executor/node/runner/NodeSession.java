@@ -3,8 +3,8 @@ package dev.knotless.executor.node.runner;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
+import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.RunSpec;
-import dev.knotless.executor.Session;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
@@ -25,8 +25,11 @@ import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -37,8 +40,11 @@ import org.slf4j.LoggerFactory;
  * sessions, early stops, paths and failing sinks; this class only talks to the node. Steps outlive the link: when the connection breaks mid-step the
  * session waits for the node to dial back (up to the reattach window) and sends {@code run_step}
  * again with the byte offsets it already has, which attaches to the running step on the node.
+ * Steps outlive the runner too: a session found again by {@link NodeExecutor#resume} follows the
+ * step an earlier process sent the same way, trying the steps the allocation holds, newest first;
+ * the node refuses a number that was started with another payload and runs nothing for it.
  */
-final class NodeSession implements Session {
+final class NodeSession implements ResumedSession {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeSession.class);
     /** The node's own upper bound on an upload; the runner's limits are applied by the tar source. */
@@ -48,13 +54,17 @@ final class NodeSession implements Session {
     private final RunSpec spec;
     private final String node;
     private final String allocation;
+    /** The steps an earlier process of the runner started in the allocation, newest first. */
+    private final List<Integer> earlier;
     private int steps;
 
-    NodeSession(NodeExecutor executor, RunSpec spec, String node, String allocation) {
+    NodeSession(NodeExecutor executor, RunSpec spec, String node, String allocation, List<Integer> earlier) {
         this.executor = executor;
         this.spec = spec;
         this.node = node;
         this.allocation = allocation;
+        this.earlier = earlier.stream().sorted(Comparator.reverseOrder()).toList();
+        this.steps = earlier.stream().mapToInt(Integer::intValue).max().orElse(0);
     }
 
     @Override
@@ -170,12 +180,35 @@ final class NodeSession implements Session {
 
     @Override
     public StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
-        int number = ++steps;
-        byte[] payload = ShellPayload.framed(step);
+        return stream(++steps, step, 0, 0, false, output, signal).orElseThrow();
+    }
+
+    @Override
+    public Optional<StepOutcome> follow(StepPayload step, long stdoutFrom, long stderrFrom, OutputSink output,
+            StopSignal signal) {
+        for (int number : earlier) {
+            Optional<StepOutcome> followed = stream(number, step, stdoutFrom, stderrFrom, true, output, signal);
+            if (followed.isPresent()) {
+                LOG.info("step followed after a restart node={} allocation={} step={}", node, allocation, number);
+                return followed;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Sends {@code run_step} for step {@code number} and streams it to its end, reattaching when the
+     * link breaks. When {@code onlyIfThere}, a refusal means the node holds another step under that
+     * number (or none), and the answer is empty rather than a failed step.
+     */
+    private Optional<StepOutcome> stream(int number, StepPayload step, long stdoutFrom, long stderrFrom, boolean onlyIfThere,
+            OutputSink output, StopSignal signal) {
+        // Sorted, so that a runner restarted with the same step sends the same bytes, which the node recognises.
+        byte[] payload = ShellPayload.framed(new TreeMap<>(step.environment()), step.command());
         long timeoutMs = Math.min(Action.MAX_STEP_TIMEOUT_MS, Math.max(1, spec.timeout().plus(spec.killGrace()).toMillis()));
         AtomicReference<Runnable> cut = new AtomicReference<>(() -> {});
         StepStopper stopper = new StepStopper(this::signalSteps, spec.killGrace(), () -> cut.get().run());
-        long[] offsets = {0, 0};
+        long[] offsets = {stdoutFrom, stderrFrom};
         NodeCalls.ChunkHandler handler = chunk -> {
             switch (chunk.kind()) {
                 case STDOUT -> {
@@ -200,27 +233,31 @@ final class NodeSession implements Session {
                             timeoutMs, offsets[0], offsets[1]), Result.StepExited.class, null, handler, streamStop);
                     Optional<StopSignal.Reason> stopped = stopper.finish();
                     if (stopped.isPresent()) {
-                        return StepOutcome.stopped(stopped.get());
+                        return Optional.of(StepOutcome.stopped(stopped.get()));
                     }
                     if (exited.stdoutBytes() != offsets[0] || exited.stderrBytes() != offsets[1]) {
-                        return failed(Failure.Kind.LOST, "step '" + step.name() + "': node " + node + " reports "
+                        return Optional.of(failed(Failure.Kind.LOST, "step '" + step.name() + "': node " + node + " reports "
                                 + exited.stdoutBytes() + "/" + exited.stderrBytes() + " bytes of output, " + offsets[0] + "/"
-                                + offsets[1] + " arrived");
+                                + offsets[1] + " arrived"));
                     }
-                    return new StepOutcome.Exited(exited.exitCode());
+                    return Optional.of(new StepOutcome.Exited(exited.exitCode()));
                 } catch (NodeCalls.Refused e) {
                     Optional<StopSignal.Reason> stopped = stopper.finish();
                     if (stopped.isPresent()) {
-                        return StepOutcome.stopped(stopped.get());
+                        return Optional.of(StepOutcome.stopped(stopped.get()));
                     }
-                    return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "': " + e.getMessage());
+                    if (onlyIfThere) {
+                        LOG.info("step not followed node={} allocation={} step={} reason={}", node, allocation, number, e.getMessage());
+                        return Optional.empty();
+                    }
+                    return Optional.of(failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "': " + e.getMessage()));
                 } catch (TransferLimitException e) {
-                    return failed(Failure.Kind.LIMIT, e.getMessage());
+                    return Optional.of(failed(Failure.Kind.LIMIT, e.getMessage()));
                 } catch (NodeCalls.LinkLost e) {
                     if (streamStop.isStopped()) {
                         // The stopper cut the stream as its last resort.
                         Optional<StopSignal.Reason> stopped = stopper.finish();
-                        return StepOutcome.stopped(stopped.orElse(StopSignal.Reason.CANCELLED));
+                        return Optional.of(StepOutcome.stopped(stopped.orElse(StopSignal.Reason.CANCELLED)));
                     }
                     if (lostSince == 0) {
                         lostSince = System.nanoTime();
@@ -231,10 +268,10 @@ final class NodeSession implements Session {
                     if (left.isNegative() || !awaitNode(left, signal)) {
                         Optional<StopSignal.Reason> stopped = stopper.finish();
                         if (stopped.isPresent()) {
-                            return StepOutcome.stopped(stopped.get());
+                            return Optional.of(StepOutcome.stopped(stopped.get()));
                         }
-                        return failed(Failure.Kind.LOST, "step '" + step.name() + "': node " + node
-                                + " went away and did not come back within " + executor.options().reattachWindow().toSeconds() + " s");
+                        return Optional.of(failed(Failure.Kind.LOST, "step '" + step.name() + "': node " + node
+                                + " went away and did not come back within " + executor.options().reattachWindow().toSeconds() + " s"));
                     }
                     LOG.info("step reattaching node={} allocation={} step={} stdoutOffset={} stderrOffset={}",
                             node, allocation, number, offsets[0], offsets[1]);

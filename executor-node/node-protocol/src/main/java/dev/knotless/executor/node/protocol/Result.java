@@ -74,11 +74,17 @@ public sealed interface Result {
         }
     }
 
-    record Allocation(String allocation, String image, State state, Map<String, String> labels) {
+    /**
+     * @param steps the numbers of the steps the allocation holds (running or ended), so that a
+     *              restarted runner can find the step its earlier process had going; none from an
+     *              agent that does not send them
+     */
+    record Allocation(String allocation, String image, State state, Map<String, String> labels, List<Integer> steps) {
         public Allocation {
             Names.allocation(allocation);
             Names.image(image);
             labels = Names.labels(labels);
+            steps = steps == null ? List.of() : List.copyOf(steps);
             if (state == null) {
                 throw new IllegalArgumentException("state is missing");
             }

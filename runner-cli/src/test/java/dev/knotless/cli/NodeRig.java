@@ -1,0 +1,140 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.knotless.testkit.TestImages;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+
+/**
+ * A node set up as a user sets one up: keys from {@code node keygen}, a nodes file and a keyset,
+ * {@code bin/knotless-run node} as its own process dialling the runner on loopback, and the
+ * project's test image pushed by Docker to a real registry on loopback and used by digest. Needs
+ * root, runc, the CNI plugins, docker-registry and Docker (scripts/test installs them); the
+ * constructor skips the test (an assumption) where they are missing.
+ */
+final class NodeRig implements AutoCloseable {
+
+    final Path dir;
+    final String image;
+    final int listen;
+    final String tag;
+    private final Path nodes;
+    private final Path runnerKey;
+    private final String bridge;
+    private final Process registry;
+    private final Process node;
+
+    NodeRig(Path dir) throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "skipped: the node agent needs root");
+        for (String binary : List.of("/usr/bin/docker-registry", "/usr/sbin/runc", "/usr/lib/cni/bridge")) {
+            assumeTrue(Files.isExecutable(Path.of(binary)), () -> "skipped: " + binary + " is missing (scripts/test installs it)");
+        }
+        this.dir = dir;
+        int registryPort = freePort();
+        Files.writeString(dir.resolve("registry.yml"), String.join("\n", "version: 0.1", "log:", "  level: warn", "storage:",
+                "  filesystem:", "    rootdirectory: " + dir.resolve("registry"), "http:", "  addr: 127.0.0.1:" + registryPort, ""));
+        registry = new ProcessBuilder("/usr/bin/docker-registry", "serve", dir.resolve("registry.yml").toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("registry.log").toFile()).start();
+        tag = "127.0.0.1:" + registryPort + "/knotless-cli/test:" + HexFormat.of().formatHex(random(4));
+        run("docker", "tag", TestImages.ensureBuilt(), tag);
+        String pushed = "";
+        for (int attempt = 0; attempt < 50 && !pushed.contains("digest: "); attempt++) {
+            Thread.sleep(100);
+            pushed = run("docker", "push", tag);
+        }
+        Matcher digest = Pattern.compile("digest: (sha256:[0-9a-f]{64})").matcher(pushed);
+        assertThat(digest.find()).as(pushed).isTrue();
+        image = tag.substring(0, tag.lastIndexOf(':')) + "@" + digest.group(1);
+
+        String runnerKeyId = cli("node", "keygen", "--out", dir.resolve("runner").toString()).strip();
+        cli("node", "keygen", "--out", dir.resolve("node-a").toString());
+        runnerKey = dir.resolve("runner.key");
+        nodes = Files.writeString(dir.resolve("nodes.txt"), "node-a " + Files.readString(dir.resolve("node-a.pub")).strip() + "\n");
+        Path keyset = Files.writeString(dir.resolve("keyset"),
+                runnerKeyId + " " + Files.readString(dir.resolve("runner.pub")).strip() + "\n");
+        listen = freePort();
+        String subnet = "10." + ThreadLocalRandom.current().nextInt(213, 251) + "." + ThreadLocalRandom.current().nextInt(0, 256) + ".0/24";
+        bridge = "kncli" + HexFormat.of().formatHex(random(2));
+        node = new ProcessBuilder(DaemonProcess.checkout().resolve("bin/knotless-run").toString(), "node", "--node-id", "node-a",
+                "--server", "127.0.0.1:" + listen, "--identity-key", dir.resolve("node-a.key").toString(),
+                "--keyset", keyset.toString(), "--state-dir", dir.resolve("node-state").toString(),
+                "--cni-bin", "/usr/lib/cni", "--subnet", subnet, "--bridge", bridge)
+                .redirectErrorStream(true).redirectOutput(dir.resolve("node.log").toFile()).start();
+    }
+
+    /** The runner's flags that reach this node. */
+    List<String> runnerArgs() {
+        return new ArrayList<>(List.of("--executor", "node", "--node-listen", "127.0.0.1:" + listen,
+                "--nodes", nodes.toString(), "--node-key", runnerKey.toString(), "--node-wait", "60s"));
+    }
+
+    Path log() {
+        return dir.resolve("node.log");
+    }
+
+    /** The allocations the node still keeps on disk. */
+    List<Path> allocations() throws Exception {
+        try (Stream<Path> left = Files.list(dir.resolve("node-state").resolve("allocations"))) {
+            return left.toList();
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        node.destroy();
+        node.waitFor(10, TimeUnit.SECONDS);
+        String log = Files.readString(log());
+        run("ip", "link", "del", bridge);
+        // The node's images and allocations are root's files with links out of the tree; removed here, quietly.
+        run("rm", "-rf", dir.resolve("node-state").toString());
+        System.out.println("node log (tail): " + log.substring(Math.max(0, log.length() - 3000)));
+        registry.destroy();
+        registry.waitFor(10, TimeUnit.SECONDS);
+        run("docker", "rmi", tag);
+    }
+
+    static String cli(String... args) {
+        StringWriter out = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(new StringWriter(), true));
+        assertThat(cli.execute(args)).isZero();
+        return out.toString();
+    }
+
+    static String run(String... command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(Duration.ofMinutes(2).toSeconds(), TimeUnit.SECONDS);
+        return out;
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static byte[] random(int n) {
+        byte[] b = new byte[n];
+        ThreadLocalRandom.current().nextBytes(b);
+        return b;
+    }
+}
