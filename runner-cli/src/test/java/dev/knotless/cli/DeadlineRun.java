@@ -52,6 +52,7 @@ final class DeadlineRun {
         assertThat(r.exit()).as(r.err()).isEqualTo(1);
         assertThat(r.checks()).as(r.err()).hasSize(1);
         JsonNode check = r.checks().get(0);
+        assertThat(check.get("steps")).as("the run reached its steps: " + check + "\n" + r.err()).isNotEmpty();
         Duration checked = Duration.between(Instant.parse(check.get("startedAt").asText()),
                 Instant.parse(check.get("finishedAt").asText()));
         Duration step = Duration.ofMillis(check.get("steps").get(0).get("durationMs").asLong());

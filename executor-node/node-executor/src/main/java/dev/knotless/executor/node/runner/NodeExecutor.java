@@ -152,7 +152,7 @@ public final class NodeExecutor implements Executor, Resumption {
         for (String node : hub.connected()) {
             Result.AllocationList list;
             try {
-                list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class);
+                list = recentList(node);
             } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
                 LOG.warn("resume could not list node={} run={} reason={}", node, spec.runId(), e.getMessage());
                 continue;
@@ -172,6 +172,31 @@ public final class NodeExecutor implements Executor, Resumption {
         }
         LOG.info("resume refused allocation={} run={} reason=no connected node holds it", allocation, spec.runId());
         return Optional.empty();
+    }
+
+    /** A node's allocations as listed at a moment (monotonic nanos). */
+    private record Listing(long at, Result.AllocationList list) {}
+
+    /** How long a listing serves the resumes of a restart: they come in a burst, one per run. */
+    private static final Duration LISTING_FRESH = Duration.ofSeconds(5);
+
+    private final ConcurrentHashMap<String, Listing> listings = new ConcurrentHashMap<>();
+
+    /**
+     * The node's allocations, listed again only when the last listing is older than {@link
+     * #LISTING_FRESH}: a restart resumes its runs one after the other, and listing a node with 50
+     * allocations for each of them made the recovery take tens of seconds. An allocation that
+     * stopped since is found out by the step's follow, which then fails as lost.
+     */
+    private Result.AllocationList recentList(String node)
+            throws NodeCalls.LinkLost, NodeCalls.Refused, TransferLimitException {
+        Listing last = listings.get(node);
+        if (last != null && System.nanoTime() - last.at() < LISTING_FRESH.toNanos()) {
+            return last.list();
+        }
+        Result.AllocationList list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class);
+        listings.put(node, new Listing(System.nanoTime(), list));
+        return list;
     }
 
     /** The allocation's lifetime on the node: the run's backstop ({@link RunSpec#backstop}). */
