@@ -97,9 +97,13 @@ public final class StopSignal implements AutoCloseable {
         StopSignal child = new StopSignal();
         child.detachFromParent = onStop(child::stop);
         if (timeout != null) {
+            // Fired on a thread of its own, not the common pool: a pool of one thread on a
+            // two-core machine, which any blocking task elsewhere in the process delays (a 2 s
+            // timeout fired 56 s late behind a task that waited for the engine).
             child.deadline = CompletableFuture.runAsync(
                     () -> child.stop(Reason.TIMEOUT),
-                    CompletableFuture.delayedExecutor(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS));
+                    CompletableFuture.delayedExecutor(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS,
+                            task -> Thread.ofVirtual().name("stop-deadline").start(task)));
         }
         return child;
     }
