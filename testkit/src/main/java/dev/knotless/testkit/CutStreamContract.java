@@ -36,7 +36,7 @@ public interface CutStreamContract {
         try (CuttableExecutor cuttable = cuttable();
              Session s = Guarded.executor(cuttable.executor()).start(contract().spec().build(), StopSignal.none())) {
             RecordingOutput out = new RecordingOutput();
-            CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(() -> s.run(step, out, StopSignal.none()));
+            CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(() -> s.run(step, out, StopSignal.none()), CuttableExecutor.OWN_THREAD);
             Awaitility.await().atMost(60, TimeUnit.SECONDS).until(() -> out.stderr().contains("to-stderr"));
             assertThat(cuttable.cutAll()).as("connections cut").isPositive();
 

@@ -9,6 +9,13 @@ import dev.knotless.executor.Executor;
  */
 public interface CuttableExecutor extends AutoCloseable {
 
+    /**
+     * Where a test runs a step whose connection it cuts: a thread of its own, never the common
+     * pool (one thread on a two-core machine), which a step that goes on reattaching after its
+     * test would hold for everything else in the process.
+     */
+    java.util.concurrent.Executor OWN_THREAD = task -> Thread.ofVirtual().name("cut-step").start(task);
+
     Executor executor();
 
     /** Closes every connection open now (new ones are let through as before); how many it closed. */

@@ -8,6 +8,7 @@ import dev.knotless.executor.Session;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.testkit.CuttableExecutor;
 import dev.knotless.testkit.RecordingOutput;
 import dev.knotless.testkit.TestImages;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +61,9 @@ class DockerResumptionIT {
         RecordingOutput first = new RecordingOutput();
         CuttingSocketProxy dying = new CuttingSocketProxy(temp, DockerExecutor.DEFAULT_SOCKET);
         Session gone = dying.executor().start(spec, StopSignal.none());
-        CompletableFuture.runAsync(() -> gone.run(step, first, StopSignal.none()));
+        // its own thread: the abandoned step keeps trying to reattach long after the test, and must
+        // not hold a pool the rest of the process shares
+        CompletableFuture.runAsync(() -> gone.run(step, first, StopSignal.none()), CuttableExecutor.OWN_THREAD);
         Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> first.stderr().contains("to-stderr"));
         dying.close(); // the process's end, as far as the engine can tell: no connection of it is left
         Thread.sleep(500);

@@ -6,6 +6,7 @@ import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.testkit.CuttableExecutor;
 import dev.knotless.testkit.RecordingOutput;
 import dev.knotless.testkit.TestImages;
 import java.net.InetSocketAddress;
@@ -78,7 +79,7 @@ class KubernetesReattachIT {
             StepPayload step = new StepPayload("cut", List.of("/bin/sh", "-c",
                     "echo before; echo to-stderr >&2; sleep 4; i=0; while [ $i -lt 2000 ]; do i=$((i+1)); echo after-$i; done; exit 7"),
                     Map.of());
-            CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(() -> s.run(step, out, StopSignal.none()));
+            CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(() -> s.run(step, out, StopSignal.none()), CuttableExecutor.OWN_THREAD);
             Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> out.stdout().contains("before"));
             assertThat(proxy.cutAll()).as("connections cut").isPositive();
 
@@ -180,7 +181,7 @@ class KubernetesReattachIT {
         RecordingOutput first = new RecordingOutput();
         KubernetesExecutor dying = newExecutor();
         KubernetesSession gone = (KubernetesSession) dying.start(spec, StopSignal.none());
-        CompletableFuture<StepOutcome> lost = CompletableFuture.supplyAsync(() -> gone.run(step, first, StopSignal.none()));
+        CompletableFuture<StepOutcome> lost = CompletableFuture.supplyAsync(() -> gone.run(step, first, StopSignal.none()), CuttableExecutor.OWN_THREAD);
         Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> first.stderr().contains("to-stderr"));
         dying.close(); // the process's end, as far as the API server can tell
         // Its streams are gone with its client; what its thread makes of that does not matter (a
