@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.security.cert.CertificateException;
 import java.time.Clock;
@@ -32,6 +33,7 @@ public final class ChannelClient {
         String where = host + ":" + port;
         int millis = Math.toIntExact(Math.max(1, timeout.toMillis()));
         Socket socket = new Socket();
+        boolean handshaken = false;
         try {
             socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress(host, port), millis);
@@ -41,6 +43,7 @@ public final class ChannelClient {
             SSLSocket tls = (SSLSocket) me.sslContext(runner).getSocketFactory().createSocket(socket, host, port, true);
             TlsIdentity.restrict(tls, false);
             tls.startHandshake();
+            handshaken = true;
             String name = new PinningTrustManager(runner, Clock.systemUTC()).check(ChannelServer.peerChain(tls));
             awaitReady(tls);
             Connection connection = new Connection(socket, tls, name, true, options);
@@ -60,6 +63,11 @@ public final class ChannelClient {
             throw new NotListening("channel to " + where + " failed: " + e.getMessage());
         } catch (IOException | RuntimeException e) {
             closeQuietly(socket);
+            if (socket.isConnected() && !handshaken && isReset(e)) {
+                // A listener closed with this connection still in its accept queue answers with a
+                // reset: the runner is going away (one-shot runs end so), as good as not listening.
+                throw new NotListening("channel to " + where + " reset before the TLS handshake: the runner stopped listening");
+            }
             String stage = socket.isConnected() ? " failed during the TLS handshake: " : " failed: ";
             throw new IOException("channel to " + where + stage + e.getMessage());
         }
@@ -84,6 +92,15 @@ public final class ChannelClient {
         if (type != Frames.READY || stream != 0 || length != 0) {
             throw new IOException("expected READY from the runner, got " + Frames.name(type));
         }
+    }
+
+    private static boolean isReset(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SocketException && String.valueOf(t.getMessage()).contains("Connection reset")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Nothing accepts connections at the address (refused, unreachable): a runner not started yet, usually. */

@@ -49,6 +49,30 @@ class TlsPinningTest {
                 .hasMessage("the private key does not belong to the public key");
     }
 
+    /**
+     * A one-shot runner closes its listener as it ends; a node that dialled just then is in the
+     * accept queue and gets a reset. That is a runner that stopped listening, not a fault.
+     */
+    @Test
+    void aResetFromAListenerClosedWithTheDialQueuedIsNotListening() throws Exception {
+        KeyPair node = Ed25519Keys.generate();
+        java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        int port = listener.getLocalPort();
+        Thread closer = Thread.ofPlatform().start(() -> {
+            try {
+                Thread.sleep(300); // the node has connected and sent its ClientHello; nobody accepted it
+                listener.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThatThrownBy(() -> ChannelClient.connect("127.0.0.1", port, TlsIdentity.of(node),
+                PeerPins.of(Ed25519Keys.generate().getPublic(), "runner"), Duration.ofSeconds(5)))
+                .isInstanceOf(ChannelClient.NotListening.class)
+                .hasMessageContaining("reset before the TLS handshake");
+        closer.join();
+    }
+
     @Test
     void aNodeWhoseKeyIsNotPinnedIsRefusedAndNeverReachesTheRunner() throws Exception {
         try (ChannelFixture f = new ChannelFixture()) {
