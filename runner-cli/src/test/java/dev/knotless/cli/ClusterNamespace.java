@@ -10,7 +10,10 @@ import ch.qos.logback.core.AppenderBase;
 import dev.knotless.executor.kubernetes.Kubeconfigs;
 import dev.knotless.executor.kubernetes.ScopedCredentials;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * class fails if anything in this JVM logged a warning of a verb the API server refused (a runner
  * process's log is checked with {@link #refusals}). Register it as a static field with
  * {@code @RegisterExtension}.
+ *
+ * <p>For the whole class it holds {@value ClusterFault#LOCK} shared, so that a fault test in another
+ * fork of the suite (which holds it exclusively while it stops a component) never runs beside it.
+ * A fault test's own namespace is made with {@link #underFault}: its exclusive lock covers it.
  */
 final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
 
@@ -57,8 +64,23 @@ final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, Af
     /** A warning of a refused verb, when it was logged. */
     private record Refusal(Instant at, String line) {}
 
+    private final boolean sharesTheCluster;
+    private FileChannel lockChannel;
+    private FileLock lock;
+
     ClusterNamespace(String prefix) {
+        this(prefix, true);
+    }
+
+    private ClusterNamespace(String prefix, boolean sharesTheCluster) {
         this.name = prefix + UUID.randomUUID().toString().substring(0, 8);
+        this.sharesTheCluster = sharesTheCluster;
+    }
+
+    /** The namespace of a fault test, whose {@link ClusterFault} holds the cluster lock exclusively. */
+    static ClusterNamespace underFault(String prefix, ClusterFault fault) {
+        java.util.Objects.requireNonNull(fault, "a fault test's namespace needs its ClusterFault registered before it");
+        return new ClusterNamespace(prefix, false);
     }
 
     /** The admin kubeconfig, for looking at what the runner made. */
@@ -109,6 +131,13 @@ final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, Af
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
+        if (sharesTheCluster) {
+            lockChannel = FileChannel.open(Path.of(ClusterFault.LOCK), StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            long asked = System.nanoTime();
+            lock = lockChannel.lock(0, Long.MAX_VALUE, true);
+            System.out.printf("cluster lock %s held shared after %d ms%n", ClusterFault.LOCK, (System.nanoTime() - asked) / 1_000_000);
+        }
         admin = TestCluster.adminKubeconfig();
         dir = Files.createTempDirectory("knotless-namespace-");
         scoped = ScopedCredentials.write(admin, null, name, "knotless-runner", Duration.ofHours(1), dir.resolve("scoped"));
@@ -138,6 +167,10 @@ final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, Af
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+            if (lock != null) {
+                lock.release();
+                lockChannel.close();
             }
         }
         assertThat(refused).as("warnings of a verb the scoped credentials were refused").extracting(Refusal::line).isEmpty();

@@ -1,7 +1,6 @@
 package dev.knotless.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
@@ -172,7 +171,7 @@ class DaemonIT {
         });
         // The check is final in the store before the environment is closed; the daemon's line
         // about the run comes after the close, so it is awaited, not expected at once.
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(a.err().toString())
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(a.err().toString())
                 .contains(ranOne.id() + " success"));
         assertThat(a.err().toString()).contains("acme/one push refs/heads/main@" + shaOne.substring(0, 12) + ": 1 run(s)")
                 .doesNotContain("Exception");

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KubeletRestartFaultIT {
 
     @RegisterExtension static final ClusterFault FAULT = new ClusterFault();
-    @RegisterExtension static final ClusterNamespace NAMESPACE = new ClusterNamespace("knotless-kubeletfault-");
+    @RegisterExtension static final ClusterNamespace NAMESPACE = ClusterNamespace.underFault("knotless-kubeletfault-", FAULT);
 
     @TempDir Path tmp;
     final String runnerId = "kubeletfault-it-" + UUID.randomUUID().toString().substring(0, 8);

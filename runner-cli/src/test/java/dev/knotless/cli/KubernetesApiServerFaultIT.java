@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KubernetesApiServerFaultIT {
 
     @RegisterExtension static final ClusterFault FAULT = new ClusterFault();
-    @RegisterExtension static final ClusterNamespace NAMESPACE = new ClusterNamespace("knotless-apifault-");
+    @RegisterExtension static final ClusterNamespace NAMESPACE = ClusterNamespace.underFault("knotless-apifault-", FAULT);
 
     @TempDir Path tmp;
     final String runnerId = "apifault-it-" + UUID.randomUUID().toString().substring(0, 8);
