@@ -11,10 +11,8 @@ import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.testkit.FakeSession;
-import dev.knotless.testkit.RecordingExecutor;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,17 +25,15 @@ class StepControlTest {
     @TempDir Path dir;
     RunFixture fixture;
     FakeSession session;
-    RecordingExecutor executor;
 
     @BeforeEach
     void setUp() {
         fixture = new RunFixture(dir);
-        session = new FakeSession("fake-1");
-        executor = new RecordingExecutor("fake").startsWith(session);
+        session = fixture.session;
     }
 
     private Check run(String workflow) {
-        return fixture.run(executor).execute(fixture.request(workflow), new Cancellation());
+        return fixture.execute(workflow, new Cancellation());
     }
 
     @Test
@@ -157,16 +153,9 @@ class StepControlTest {
 
     @Test
     void aCancelledRunStillRunsItsAlwaysAndCancelledStepsButNotTheRest() throws Exception {
-        CountDownLatch going = new CountDownLatch(1);
-        session.on("long", (payload, output, signal) -> {
-            going.countDown();
-            CountDownLatch stopped = new CountDownLatch(1);
-            try (StopSignal.Registration r = signal.onStop(why -> stopped.countDown())) {
-                stopped.await(1, TimeUnit.MINUTES);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return StepOutcome.stopped(signal.reason().orElseThrow());
+        session.runsUntilStopped("long");
+        session.on("next", (payload, output, signal) -> {
+            throw new AssertionError("a success() step ran after the cancel");
         });
         AtomicInteger cleanupSawStopped = new AtomicInteger();
         session.on("tidy", (payload, output, signal) -> {
@@ -177,21 +166,21 @@ class StepControlTest {
         });
         Cancellation cancellation = new Cancellation();
         Thread.ofVirtual().start(() -> {
-            try {
-                going.await();
-                cancellation.cancel("cancelled by a test");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            // the step is going once the run has sent it
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (session.ranNames().isEmpty() && System.nanoTime() < until) {
+                Thread.onSpinWait();
             }
+            cancellation.cancel("cancelled by a test");
         });
-        Check check = fixture.run(executor).execute(fixture.request("""
+        Check check = fixture.execute("""
                 steps:
                   - {name: long, run: 'sleep 600'}
                   - {name: next, run: 'true'}
                   - {name: logs, if: failure(), run: 'true'}
                   - {name: tidy, if: always(), run: 'true'}
                   - {name: undo, if: cancelled(), run: 'true'}
-                """), cancellation);
+                """, cancellation);
 
         assertThat(check.status()).isEqualTo(CheckStatus.CANCELLED);
         assertThat(check.steps()).extracting(StepResult::status).containsExactly(StepStatus.CANCELLED, StepStatus.SKIPPED,
@@ -210,7 +199,7 @@ class StepControlTest {
                 steps:
                   - {name: flaky, run: 'exit 1', retry: {max: 3}}
                 """);
-        Check check = fixture.run(executor).resume(request, java.time.Instant.now(), new RunProgress(1, 0, 0, 0, List.of()), session,
+        Check check = fixture.run(fixture.executor).resume(request, java.time.Instant.now(), new RunProgress(1, 0, 0, 0, List.of()), session,
                 new Cancellation());
 
         assertThat(check.status()).isEqualTo(CheckStatus.SUCCESS);
