@@ -89,12 +89,24 @@ final class Console implements RunListener {
         String prefix = prefix(run, number);
         String took = Durations.human(result.durationMs());
         switch (result.status()) {
-            case SUCCESS -> println(paint("32", prefix + " ✓ " + took));
-            case FAILURE -> println(paint("31", prefix + " ✗ " + result.reason() + " (" + took + ")"));
+            case SUCCESS -> println(paint("32", prefix + " ✓ " + took + attempts(result)));
+            case FAILURE -> println(result.continuedOnError()
+                    ? paint("33", prefix + " ✗ " + result.reason() + ", continued on error (" + took + ")" + attempts(result))
+                    : paint("31", prefix + " ✗ " + result.reason() + " (" + took + ")" + attempts(result)));
             case ERROR -> println(paint("31", prefix + " ! " + result.reason()));
             case CANCELLED -> println(paint("33", prefix + " ⊘ " + result.reason()));
             case SKIPPED -> { }
         }
+    }
+
+    /** ", attempt 3 of 3 (earlier: exit 1, exit 1)" for a step tried again, else nothing. */
+    private static String attempts(StepResult result) {
+        if (result.attempts().isEmpty()) {
+            return "";
+        }
+        return ", attempt " + (result.attempts().size() + 1) + " (earlier: " + result.attempts().stream()
+                .map(a -> a.exitCode() == null ? (a.reason() == null ? "?" : a.reason()) : "exit " + a.exitCode())
+                .collect(java.util.stream.Collectors.joining(", ")) + ")";
     }
 
     @Override

@@ -117,6 +117,12 @@ class ExecIT {
         assertThat(seconds).isLessThan(30);
     }
 
+    /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */
+    @Test
+    void stepControlsGiveTheSameCheckAsOnEveryExecutor() throws Exception {
+        StepControlRun.controlledItsSteps(exec(StepControlRun.repo(tmp.resolve("repo"), IMAGE).dir));
+    }
+
     @Test
     void aRunPastItsWorkflowsTimeoutEndsAtThatDeadlineNotTheRunnersDefault() throws Exception {
         TestRepo repo = DeadlineRun.repo(tmp.resolve("repo"), IMAGE);

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Ctrl-C on the real launcher: the running step is stopped, the check says cancelled, the exit
- * status is 1 and no container is left. Runs {@code bin/knotless-run} as a separate process
+ * Ctrl-C on the real launcher: the running step is stopped, the check says cancelled, an
+ * {@code always()} step still runs, the exit status is 1 and no container is left. Runs {@code bin/knotless-run} as a separate process
  * (the package phase has built it) and sends it SIGINT as a terminal would.
  */
 class InterruptIT {
@@ -29,7 +29,8 @@ class InterruptIT {
     void ctrlCCancelsTheRunningStepCleanly() throws Exception {
         String runnerId = "interrupt-it-" + UUID.randomUUID().toString().substring(0, 8);
         TestRepo repo = new TestRepo(tmp.resolve("repo"))
-                .workflow("ci.yaml", "image: " + ExecIT.IMAGE + "\nsteps:\n  - name: wait\n    run: |\n      echo started\n      sleep 600\n  - name: never\n    run: 'true'\n");
+                .workflow("ci.yaml", "image: " + ExecIT.IMAGE + "\nsteps:\n  - name: wait\n    run: |\n      echo started\n      sleep 600\n  - name: never\n    run: 'true'\n"
+                        + "  - name: tidy\n    if: always()\n    run: echo tidied up\n");
         repo.commit();
         Path root = CliReferenceTest.reference().getParent().getParent().getParent();
         Process p = new ProcessBuilder(root.resolve("bin/knotless-run").toString(), "exec", repo.dir.toString(), "--json",
@@ -60,6 +61,9 @@ class InterruptIT {
         assertThat(check.get("reason").asText()).isEqualTo("cancelled by SIGINT");
         assertThat(check.get("steps").get(0).get("status").asText()).isEqualTo("cancelled");
         assertThat(check.get("steps").get(1).get("status").asText()).isEqualTo("skipped");
+        // an always() step still runs after the cancel, to its end: the cancel does not stop it
+        assertThat(check.get("steps").get(2).get("status").asText()).as(err.toString()).isEqualTo("success");
+        assertThat(err.toString()).contains("tidy │ tidied up");
         assertThat(err.toString()).contains("cancelling (SIGINT)");
         assertThat(Docker.containersOf(runnerId)).isEmpty();
         assertThat(Files.exists(tmp.resolve("state/checks").resolve(check.get("id").asText() + ".json"))).isTrue();

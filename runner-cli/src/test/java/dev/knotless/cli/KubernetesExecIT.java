@@ -102,6 +102,12 @@ class KubernetesExecIT {
      * test. The check is final once the Job and pod are gone, which the kubelet confirms in 8 to
      * 42 s here after the step stopped at the deadline (JobDeletion waits up to 150 s).
      */
+    /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */
+    @Test
+    void stepControlsGiveTheSameCheckAsOnEveryExecutor() throws Exception {
+        StepControlRun.controlledItsSteps(exec(StepControlRun.repo(tmp.resolve("repo"), ExecIT.IMAGE).dir));
+    }
+
     @Test
     void aRunPastItsWorkflowsTimeoutEndsAtThatDeadlineNotTheRunnersDefault() throws Exception {
         TestRepo repo = DeadlineRun.repo(tmp.resolve("repo"), ExecIT.IMAGE);

@@ -110,6 +110,12 @@ class NodeExecIT {
         assertThat(log).noneMatch(l -> l.contains("cannot reach the runner"));
     }
 
+    /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */
+    @Test
+    void stepControlsGiveTheSameCheckAsOnEveryExecutor(@TempDir Path tmp) throws Exception {
+        StepControlRun.controlledItsSteps(exec(StepControlRun.repo(tmp.resolve("repo"), image).dir));
+    }
+
     @Test
     void aRunPastItsWorkflowsTimeoutEndsAtThatDeadlineNotTheRunnersDefault(@TempDir Path tmp) throws Exception {
         TestRepo repo = DeadlineRun.repo(tmp.resolve("repo"), image);

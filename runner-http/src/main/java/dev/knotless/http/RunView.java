@@ -26,7 +26,11 @@ record RunView(String id, String repo, String commit, String ref, String workflo
      * @param status the step's status, or {@code running} (started, not finished) or {@code pending}
      */
     record StepView(int number, String name, String status, @Nullable Integer exitCode, @Nullable Long durationMs,
-            @Nullable String reason) {}
+            @Nullable String reason,
+            @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+            List<StepResult.Attempt> attempts,
+            @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+            boolean continuedOnError) {}
 
     record OutputView(String name, String mediaType, long bytes, boolean image, String url) {}
 
@@ -42,7 +46,7 @@ record RunView(String id, String repo, String commit, String ref, String workflo
             for (LiveRun.StepState s : live.get().steps()) {
                 steps.add(s.result() != null ? step(s.number(), s.result())
                         : new StepView(s.number(), s.name(), s.started() ? "running" : "pending",
-                                null, null, null));
+                                null, null, null, List.of(), false));
             }
         }
         List<OutputView> outputs = check == null ? List.of()
@@ -55,7 +59,8 @@ record RunView(String id, String repo, String commit, String ref, String workflo
     }
 
     private static StepView step(int number, StepResult s) {
-        return new StepView(number, s.name(), s.status().wireName(), s.exitCode(), s.durationMs(), s.reason());
+        return new StepView(number, s.name(), s.status().wireName(), s.exitCode(), s.durationMs(), s.reason(), s.attempts(),
+                s.continuedOnError());
     }
 
     private static OutputView output(String runId, Output o) {

@@ -17,14 +17,22 @@ final class FollowResumed implements StepLink {
             return next.run(call);
         }
         RunState state = call.state();
-        Optional<StepOutcome> followed;
-        try (StepOutput output = StepOutput.open(call)) {
-            StepCall following = output.call();
-            followed = state.resumedSession.follow(following.payload(), following.stdoutFrom(), following.stderrFrom(),
-                    following.output(), following.signal());
-        }
-        if (followed.isPresent()) {
-            return RunSteps.result(call, followed.get());
+        // A step with retries may have been at a later attempt: the newest one the session has is
+        // the one the journal's offsets are of (its entry is on disk before its payload leaves).
+        int newest = call.step().retry() == null ? 1 : call.step().retry().max() + 1;
+        for (int attempt = newest; attempt >= 1; attempt--) {
+            // the attempts before it ran in the earlier process: their number is known, not their ends
+            StepCall attemptCall = attempt == 1 ? call : call.after(java.util.Collections.nCopies(attempt - 1,
+                    new StepResult.Attempt(null, 0, "before the runner restarted"))).resumedAs(call.resumed());
+            Optional<StepOutcome> followed;
+            try (StepOutput output = StepOutput.open(attemptCall)) {
+                StepCall following = output.call();
+                followed = state.resumedSession.follow(following.payload(), following.stdoutFrom(), following.stderrFrom(),
+                        following.output(), following.signal());
+            }
+            if (followed.isPresent()) {
+                return RunSteps.result(attemptCall, followed.get());
+            }
         }
         state.log.notice("step " + call.number() + " '" + call.step().name() + "' never reached "
                 + state.session.describe() + ": running it now");

@@ -19,6 +19,11 @@ final class JournalStep implements StepLink {
                 call.before()));
         state.journal.flush();
         StepResult result = next.run(call);
+        if (RetryStep.triesAgain(call, result.attempts().size() + 1, result)) {
+            // not ended: the step goes on with its next attempt, whose own entry follows; a restart
+            // before that follows this attempt to its end and tries again ({@link RetryStep})
+            return result;
+        }
         List<StepResult> all = new ArrayList<>(call.before());
         all.add(result);
         RunSteps.journal(state, new RunProgress(call.number(), 0, 0, state.log.written(), all));

@@ -28,14 +28,14 @@ final class LeftoverCleanup implements StepLink {
         RunState state = call.state();
         StepProcesses processes;
         try {
-            processes = StepProcesses.before(state.session, state.runSignal);
+            processes = StepProcesses.before(state.session, call.signal());
         } catch (ExecutorException e) {
             return new StepResult(call.step().name(), StepStatus.ERROR, null, 0,
                     "not run, so its secrets were given to no process: " + e.failure().reason());
         }
         StepResult result = next.run(call.restartedClock());
         Duration within = state.limits.killGrace().multipliedBy(GRACES);
-        switch (processes.stopNew(state.session, state.runSignal, within.compareTo(AT_LEAST) < 0 ? AT_LEAST : within)) {
+        switch (processes.stopNew(state.session, call.signal(), within.compareTo(AT_LEAST) < 0 ? AT_LEAST : within)) {
             case Stopping.Cleared cleared when cleared.killed().isEmpty() -> {
                 return result;
             }
@@ -45,11 +45,11 @@ final class LeftoverCleanup implements StepLink {
                 return result;
             }
             case Stopping.Remaining remaining -> {
-                if (state.runSignal.isStopped()) {
+                if (call.signal().isStopped()) {
                     return result; // the run ends now, and its environment with it
                 }
                 return new StepResult(result.name(), StepStatus.ERROR, result.exitCode(), result.durationMs(),
-                        "its secrets may outlive it: " + remaining.reason());
+                        "its secrets may outlive it: " + remaining.reason()).afterAttempts(result.attempts());
             }
         }
     }

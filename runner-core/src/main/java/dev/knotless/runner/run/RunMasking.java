@@ -45,7 +45,8 @@ final class RunMasking {
     }
 
     StepResult step(StepResult r) {
-        return new StepResult(line(r.name()), r.status(), r.exitCode(), r.durationMs(), lineOrNull(r.reason()));
+        return r.withText(line(r.name()), lineOrNull(r.reason())).afterAttempts(r.attempts().stream()
+                .map(a -> new StepResult.Attempt(a.exitCode(), a.durationMs(), lineOrNull(a.reason()))).toList());
     }
 
     List<StepResult> steps(List<StepResult> results) {

@@ -86,12 +86,9 @@ final class RunState {
         log.notice("the runner restarted: going on in " + resumedSession.describe() + " with "
                 + (progress.stepGoing() ? "step " + progress.step() + " (its output from byte " + progress.stdoutOffset()
                         + " of stdout, " + progress.stderrOffset() + " of stderr)" : "what follows step " + progress.step()));
+        // the steps phase goes on after them: a later step may run on failure() or always()
         progress.ended().stream().map(RunSteps::verdictOf).flatMap(java.util.Optional::stream).findFirst()
                 .ifPresent(v -> verdict = v);
-        if (verdict != null) {
-            // the steps phase does not run after a failure, so the steps after it are skipped here
-            request.workflow().steps().stream().skip(steps.size()).forEach(s -> steps.add(StepResult.skipped(s.name())));
-        }
     }
 
     void listenerStepStarted(int number, String name) {

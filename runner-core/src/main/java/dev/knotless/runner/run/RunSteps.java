@@ -5,13 +5,17 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.runner.Durations;
+import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.workflow.Step;
+import dev.knotless.runner.workflow.StepCondition;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Runs the steps in order. The first step that does not succeed decides the check; the steps
- * after it are skipped. Each step's deadline is its own timeout, within the run's.
+ * Runs the steps in order, each when its condition ({@code if}) holds: by default while every
+ * step before it passed, so the first step that does not succeed decides the check and the steps
+ * after it are skipped, unless they run on {@code failure()}, {@code always()} or {@code
+ * cancelled()}. Each step's deadline is its own timeout, within the run's.
  *
  * <p>Each step goes through a chain of {@link StepLink}s ({@link #chain}), each doing one thing
  * around the rest: announcing it, its grant notice, refusing an environment no process could get,
@@ -29,6 +33,7 @@ final class RunSteps implements Phase {
                 new AnnounceStep(),
                 new GrantNotice(),
                 new RefuseUnfitEnvironment(),
+                new RetryStep(),
                 new JournalStep(),
                 new PassedNotice(),
                 new FollowResumed(),
@@ -36,26 +41,77 @@ final class RunSteps implements Phase {
                 new MaskOutput());
     }
 
+    /**
+     * Runs after a failure too: a resumed run's earlier steps may have failed, and its {@code
+     * failure()} and {@code always()} steps are still to run. A run that failed before its first
+     * step (its environment, checkout or caches) runs none.
+     */
+    @Override
+    public boolean runsAfterFailure() {
+        return true;
+    }
+
     @Override
     public void run(RunState state) {
         List<Step> steps = state.request.workflow().steps();
-        for (int i = state.steps.size(); i < steps.size(); i++) {
-            Step step = steps.get(i);
-            if (state.failed() || state.runSignal.isStopped()) {
-                state.steps.add(StepResult.skipped(step.name()));
-                continue;
-            }
-            StepCall call = StepCall.of(state, i + 1, step);
-            try {
-                state.steps.add(through(chain, 0, call));
-            } catch (RuntimeException e) {
-                if (!StateFull.causedBy(e)) {
-                    throw e;
+        if (state.failed() && state.steps.isEmpty()) {
+            return;
+        }
+        StopSignal afterCancel = null;
+        try {
+            for (int i = state.steps.size(); i < steps.size(); i++) {
+                Step step = steps.get(i);
+                if (!runs(step.condition(), state)) {
+                    state.steps.add(StepResult.skipped(step.name()));
+                    continue;
                 }
-                // the log could not take the step's output: the step was stopped, and the run ends here
-                state.steps.add(new StepResult(step.name(), StepStatus.ERROR, null, call.elapsedMillis(), StateFull.REASON));
-                state.fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
+                StopSignal signal = state.runSignal;
+                if (state.runSignal.isStopped()) {
+                    // cancelled: the step runs to its own timeout within the run's deadline, not stopped at once
+                    if (afterCancel == null) {
+                        afterCancel = new StopSignal().child(state.deadline.left());
+                    }
+                    signal = afterCancel;
+                }
+                runStep(state, i + 1, step, signal);
             }
+        } finally {
+            if (afterCancel != null) {
+                afterCancel.close();
+            }
+        }
+    }
+
+    /**
+     * Whether a step with {@code condition} runs now. Past the run's deadline none does: the
+     * environment's own deadline (a Job's, a node allocation's) ends it shortly after.
+     */
+    static boolean runs(StepCondition condition, RunState state) {
+        boolean stopped = state.runSignal.isStopped();
+        boolean cancelled = state.runSignal.reason().filter(r -> r == StopSignal.Reason.CANCELLED).isPresent()
+                || state.steps.stream().anyMatch(r -> r.status() == StepStatus.CANCELLED);
+        if (state.runDeadlinePassed()) {
+            return false;
+        }
+        return switch (condition) {
+            case SUCCESS -> !state.failed() && !stopped;
+            case FAILURE -> state.failed() && !cancelled && !stopped;
+            case ALWAYS -> true;
+            case CANCELLED -> cancelled;
+        };
+    }
+
+    private void runStep(RunState state, int number, Step step, StopSignal signal) {
+        StepCall call = StepCall.of(state, number, step, signal);
+        try {
+            state.steps.add(through(chain, 0, call));
+        } catch (RuntimeException e) {
+            if (!StateFull.causedBy(e)) {
+                throw e;
+            }
+            // the log could not take the step's output: the step was stopped, and the run ends here
+            state.steps.add(new StepResult(step.name(), StepStatus.ERROR, null, call.elapsedMillis(), StateFull.REASON));
+            state.fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
         }
     }
 
@@ -71,14 +127,24 @@ final class RunSteps implements Phase {
     static Optional<Verdict> verdictOf(StepResult r) {
         return switch (r.status()) {
             case SUCCESS, SKIPPED -> Optional.empty();
-            case FAILURE -> Optional.of(new Verdict(CheckStatus.FAILURE, "step '" + r.name() + "' " + r.reason()));
+            case FAILURE -> r.continuedOnError() ? Optional.empty()
+                    : Optional.of(new Verdict(CheckStatus.FAILURE, "step '" + r.name() + "' " + r.reason()));
             case CANCELLED -> Optional.of(new Verdict(CheckStatus.CANCELLED, r.reason()));
             case ERROR -> Optional.of(new Verdict(CheckStatus.ERROR, "step '" + r.name() + "': " + r.reason()));
         };
     }
 
-    /** The result of a step that ended with {@code outcome}, timed from the call's start. */
+    /**
+     * The result of a step that ended with {@code outcome}, timed from the call's start. A failure
+     * of a step that may continue on error says so here, where the result is made, and the attempts
+     * before it are listed, so that the journal records it as the check shows it.
+     */
     static StepResult result(StepCall call, StepOutcome outcome) {
+        StepResult result = plainResult(call, outcome).afterAttempts(call.earlier());
+        return call.step().continueOnError() && result.status() == StepStatus.FAILURE ? result.asContinued() : result;
+    }
+
+    private static StepResult plainResult(StepCall call, StepOutcome outcome) {
         RunState state = call.state();
         Step step = call.step();
         long ms = call.elapsedMillis();

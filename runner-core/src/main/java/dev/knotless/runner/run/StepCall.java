@@ -22,23 +22,75 @@ import org.jspecify.annotations.Nullable;
  * @param output where the step's output goes; {@link OutputSink#DISCARD} until the masking link opens the log
  * @param signal the step's own signal (its timeout within the run's); the run's until the masking link
  * @param startedNanos when the step's own time began ({@link System#nanoTime})
+ * @param earlier the step's attempts before this one, oldest first ({@link RetryStep}); empty for its first
  */
 record StepCall(RunState state, int number, Step step, Grants.Granted granted, Map<String, String> environment,
         @Nullable RunProgress resumed, List<StepResult> before, OutputSink output, StopSignal signal,
-        long startedNanos) {
+        long startedNanos, List<StepResult.Attempt> earlier) {
 
     static StepCall of(RunState state, int number, Step step) {
+        return of(state, number, step, state.runSignal);
+    }
+
+    /**
+     * Step {@code number}'s call under {@code runSignal}: the run's own, or, for a step that runs
+     * after the run was cancelled ({@code always()}, {@code cancelled()}), one that only the run's
+     * deadline stops.
+     */
+    static StepCall of(RunState state, int number, Step step, StopSignal runSignal) {
         RunProgress resumed = state.resumed != null && state.resumed.stepGoing() && state.resumed.step() == number
                 ? state.resumed : null;
         Grants.Granted granted = state.grants.get(number - 1);
         Map<String, String> environment = new java.util.LinkedHashMap<>(state.environment);
+        environment.putAll(step.env());
         environment.putAll(granted.environment());
         return new StepCall(state, number, step, granted, environment, resumed, List.copyOf(state.steps),
-                OutputSink.DISCARD, state.runSignal, System.nanoTime());
+                OutputSink.DISCARD, runSignal, System.nanoTime(), List.of());
+    }
+
+    /**
+     * What the session runs. A plain first attempt is {@code /bin/sh -e /steps/N}, as it always
+     * was; a working directory or a later attempt puts a {@code sh -c} in front that changes into
+     * the directory and execs the same thing, so the step's own shell, {@code $0} and process tree
+     * are unchanged. The command also tells attempts apart: executors key a detached step by its
+     * command ({@link dev.knotless.executor.DetachedStep#key}), and each attempt is a step of its own.
+     */
+    /** Which attempt at the step this is, from 1. */
+    int attempt() {
+        return earlier.size() + 1;
     }
 
     StepPayload payload() {
-        return StepPayload.script(step.name(), number, environment);
+        int attempt = attempt();
+        String script = dev.knotless.executor.RunLayout.stepScript(number);
+        String dir = step.workingDirectory();
+        if (dir == null && attempt == 1) {
+            return StepPayload.script(step.name(), number, environment);
+        }
+        StringBuilder prelude = new StringBuilder();
+        if (dir != null) {
+            String quoted = dev.knotless.executor.ShellPayload.quote(dev.knotless.executor.RunLayout.WORK + "/" + dir);
+            prelude.append("cd -- ").append(quoted).append(" 2>/dev/null || { printf '%s\\n' ")
+                    .append(dev.knotless.executor.ShellPayload.quote("knotless: working-directory " + dir
+                            + " is not a directory in " + dev.knotless.executor.RunLayout.WORK))
+                    .append(" >&2; exit 1; }; ");
+        }
+        prelude.append("exec /bin/sh -e ").append(script);
+        if (attempt > 1) {
+            prelude.append(" # attempt ").append(attempt);
+        }
+        return new StepPayload(step.name(), List.of("/bin/sh", "-c", prelude.toString()), environment);
+    }
+
+    /** This call as the step an earlier process had going, from {@code progress}'s offsets. */
+    StepCall resumedAs(@Nullable RunProgress progress) {
+        return new StepCall(state, number, step, granted, environment, progress, before, output, signal, startedNanos, earlier);
+    }
+
+    /** The next attempt at the step, after {@code attempts}: run now, never followed. */
+    StepCall after(List<StepResult.Attempt> attempts) {
+        return new StepCall(state, number, step, granted, environment, attempts.isEmpty() ? resumed : null, before, output,
+                signal, System.nanoTime(), List.copyOf(attempts));
     }
 
     /** Output bytes of stdout the log holds already (a followed step's), else 0. */
@@ -51,12 +103,12 @@ record StepCall(RunState state, int number, Step step, Grants.Granted granted, M
     }
 
     StepCall withOutput(OutputSink value, StopSignal stepSignal) {
-        return new StepCall(state, number, step, granted, environment, resumed, before, value, stepSignal, startedNanos);
+        return new StepCall(state, number, step, granted, environment, resumed, before, value, stepSignal, startedNanos, earlier);
     }
 
     /** The step's own time begins now (what came before was the runner's). */
     StepCall restartedClock() {
-        return new StepCall(state, number, step, granted, environment, resumed, before, output, signal, System.nanoTime());
+        return new StepCall(state, number, step, granted, environment, resumed, before, output, signal, System.nanoTime(), earlier);
     }
 
     long elapsedMillis() {

@@ -28,7 +28,7 @@ final class StepOutput implements AutoCloseable {
     }
 
     static StepOutput open(StepCall call) {
-        StopSignal signal = call.state().runSignal.child(call.step().timeout());
+        StopSignal signal = call.signal().child(call.step().timeout());
         return new StepOutput(call, signal, call.state().log.step(call.number()));
     }
 

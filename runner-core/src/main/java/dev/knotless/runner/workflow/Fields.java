@@ -10,7 +10,9 @@ import dev.knotless.runner.workflow.YamlTree.Position;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -100,6 +102,28 @@ final class Fields {
         if (name.startsWith("KNOTLESS_") || name.equals("CI")) {
             throw error(at, path, "'" + name + "' is reserved: the runner sets CI and KNOTLESS_* itself");
         }
+    }
+
+    /** A map of environment variables: names as {@link #checkName} allows, scalar values. */
+    Map<String, String> variables(Node node, String path) throws WorkflowException {
+        MapNode map = map(node, path, "a map of NAME: value");
+        Map<String, String> variables = new LinkedHashMap<>();
+        for (Entry entry : map.entries().values()) {
+            String varPath = YamlTree.child(path, entry.key());
+            checkName(entry.key(), entry.keyAt(), varPath, "variable");
+            Node value = entry.value();
+            if (value.kind() == Kind.NULL) {
+                throw error(value.at(), varPath, "has no value (write '' for an empty string)");
+            }
+            if (!(value instanceof YamlTree.Scalar scalar) || value.kind() == Kind.OTHER) {
+                throw error(value.at(), varPath, "expected a string, number or boolean, got " + value.kind().described);
+            }
+            if (scalar.text().indexOf('\0') >= 0) {
+                throw error(value.at(), varPath, "contains a NUL character, which an environment variable cannot hold");
+            }
+            variables.put(entry.key(), scalar.text());
+        }
+        return variables;
     }
 
     void onlyKnown(MapNode map, String path, List<String> known) throws WorkflowException {

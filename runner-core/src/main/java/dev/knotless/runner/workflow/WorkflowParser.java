@@ -166,7 +166,7 @@ public final class WorkflowParser {
                     case "image" -> image = image(value, path);
                     case "timeout" -> timeout = fields.duration(value, path);
                     case "resources" -> resources = new ResourcesReader(fields).read(value, path);
-                    case "variables" -> variables = variables(value, path);
+                    case "variables" -> variables = fields.variables(value, path);
                     case "cache" -> cache = fields.distinctStrings(value, path, "cache entry");
                     case "steps" -> steps = new StepsReader(fields).read(value, path);
                     default -> throw new IllegalStateException(entry.key());
@@ -176,27 +176,6 @@ public final class WorkflowParser {
                 throw fields.error(map.at(), "steps", "required: a workflow needs at least one step");
             }
             return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps);
-        }
-
-        private Map<String, String> variables(Node node, String path) throws WorkflowException {
-            MapNode map = fields.map(node, path, "a map of NAME: value");
-            Map<String, String> variables = new LinkedHashMap<>();
-            for (Entry entry : map.entries().values()) {
-                String varPath = YamlTree.child(path, entry.key());
-                fields.checkName(entry.key(), entry.keyAt(), varPath, "variable");
-                Node value = entry.value();
-                if (value.kind() == Kind.NULL) {
-                    throw fields.error(value.at(), varPath, "has no value (write '' for an empty string)");
-                }
-                if (!(value instanceof YamlTree.Scalar scalar) || value.kind() == Kind.OTHER) {
-                    throw fields.error(value.at(), varPath, "expected a string, number or boolean, got " + value.kind().described);
-                }
-                if (scalar.text().indexOf('\0') >= 0) {
-                    throw fields.error(value.at(), varPath, "contains a NUL character, which an environment variable cannot hold");
-                }
-                variables.put(entry.key(), scalar.text());
-            }
-            return variables;
         }
 
         private String image(Node node, String path) throws WorkflowException {

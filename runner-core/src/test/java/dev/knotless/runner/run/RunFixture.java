@@ -46,6 +46,9 @@ final class RunFixture {
             return journaled.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(journaled.getLast());
         }
     };
+    /** The session the fixture's executor starts every run in. */
+    final dev.knotless.testkit.FakeSession session = new dev.knotless.testkit.FakeSession("fake-1");
+    final RecordingExecutor executor = new RecordingExecutor("fake").startsWith(session);
     RunLimits limits = RunLimits.DEFAULT;
     Clock clock = Clock.systemUTC();
     private int runs;
@@ -54,6 +57,11 @@ final class RunFixture {
         this.stateDir = stateDir;
         this.files = new CheckStore(stateDir);
         this.caches = new CacheStore(stateDir.resolve("cache"), 1L << 30, Clock.systemUTC());
+    }
+
+    /** Runs {@code yaml}'s workflow to its end on the fixture's executor. */
+    Check execute(String yaml, Cancellation cancellation) {
+        return run(executor).execute(request(yaml), cancellation);
     }
 
     Run run(RecordingExecutor executor) {

@@ -41,7 +41,7 @@ class StepLinksTest {
     @Test
     void theChainIsListedInItsOrder() {
         assertThat(RunSteps.chain()).extracting(l -> l.getClass().getSimpleName()).containsExactly(
-                "AnnounceStep", "GrantNotice", "RefuseUnfitEnvironment", "JournalStep", "PassedNotice", "FollowResumed",
+                "AnnounceStep", "GrantNotice", "RefuseUnfitEnvironment", "RetryStep", "JournalStep", "PassedNotice", "FollowResumed",
                 "LeftoverCleanup", "MaskOutput");
     }
 

@@ -340,7 +340,12 @@ class WorkflowParserTest {
         assertThat(workflow.on().matches(Event.PULL, "anything")).isTrue();
         assertThat(workflow.resources()).isEqualTo(new Resources(2000, 4L << 30));
         assertThat(workflow.variables()).containsEntry("RETRIES", "3");
-        assertThat(workflow.steps()).extracting(Step::name).containsExactly("compile", "test");
+        assertThat(workflow.steps()).extracting(Step::name).containsExactly("compile", "test", "style", "logs");
         assertThat(workflow.steps().get(1).secrets()).containsExactly("CODECOV_TOKEN");
+        assertThat(workflow.steps().get(1).env()).containsEntry("LOG", "1");
+        assertThat(workflow.steps().get(1).workingDirectory()).isEqualTo("app");
+        assertThat(workflow.steps().get(1).retry()).isEqualTo(new Retry(2, java.util.Set.of(1, 137)));
+        assertThat(workflow.steps().get(2).continueOnError()).isTrue();
+        assertThat(workflow.steps().get(3).condition()).isEqualTo(StepCondition.FAILURE);
     }
 }
