@@ -13,6 +13,7 @@ import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.workflow.Inputs;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowException;
 import dev.knotless.runner.workflow.WorkflowParser;
@@ -64,6 +65,11 @@ final class ExecCommand implements Callable<Integer> {
             description = "A run variable for every step; overrides the workflow's (repeatable).")
     Map<String, String> variables = new LinkedHashMap<>();
 
+    @Option(names = "--input", paramLabel = "NAME=VALUE",
+            description = "A value for one of the workflow's manual inputs (on.manual.inputs), read by its steps as "
+                    + "KNOTLESS_INPUT_<NAME>; with --event manual only (repeatable).")
+    Map<String, String> inputs = new LinkedHashMap<>();
+
 
     @Option(names = "--keep", description = "Leave each run's environment in place for inspection.")
     boolean keep;
@@ -94,6 +100,9 @@ final class ExecCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--var " + name + ": not a shell variable name");
             }
         }
+        if (!inputs.isEmpty() && ev != Event.MANUAL) {
+            throw new IllegalArgumentException("--input is for manual runs: add --event manual");
+        }
         RunLimits limits = runOptions.limits();
 
         Path stateDir = runner.stateDir();
@@ -117,6 +126,21 @@ final class ExecCommand implements Callable<Integer> {
             return workflows.isEmpty() ? ExitCodes.SUCCESS : ExitCodes.USAGE;
         }
 
+        // Every selected workflow's inputs are checked before anything runs.
+        Map<Workflow, Map<String, String>> runVariables = new LinkedHashMap<>();
+        for (Workflow w : selected) {
+            Map<String, String> forRun = new LinkedHashMap<>(variables);
+            if (ev == Event.MANUAL) {
+                try {
+                    forRun.putAll(Inputs.variables(w, inputs));
+                } catch (IllegalArgumentException e) {
+                    err.println("knotless-run: " + e.getMessage());
+                    return ExitCodes.USAGE;
+                }
+            }
+            runVariables.put(w, forRun);
+        }
+
         Console console = new Console(human, !json && Console.colours());
         Cancellation cancellation = new Cancellation();
         List<Check> checks = new ArrayList<>();
@@ -134,7 +158,8 @@ final class ExecCommand implements Callable<Integer> {
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),
-                            commit.sha(), commit.ref(), defaultRef, ev, trust, w, mirror.tree(commit.sha()), variables, runOptions.image, keep);
+                            commit.sha(), commit.ref(), defaultRef, ev, trust, w, mirror.tree(commit.sha()), runVariables.get(w),
+                            runOptions.image, keep);
                     Check check = run.execute(request, cancellation);
                     checks.add(check);
                     if (json) {

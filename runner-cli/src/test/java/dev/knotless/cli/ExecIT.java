@@ -117,6 +117,37 @@ class ExecIT {
         assertThat(seconds).isLessThan(30);
     }
 
+    /** A manual run's inputs reach its steps; a missing required one or a value off its options runs nothing. */
+    @Test
+    void aManualRunsInputsReachItsStepsAndBadOnesRunNothing() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("deploy.yaml", """
+                image: %s
+                on:
+                  manual:
+                    inputs:
+                      level: {default: info, options: [debug, info]}
+                      target: {required: true}
+                steps:
+                  - run: echo "target=$KNOTLESS_INPUT_TARGET level=$KNOTLESS_INPUT_LEVEL"
+                """.formatted(IMAGE));
+        repo.commit();
+
+        CliRun r = exec(repo.dir, "--event", "manual", "--input", "target=staging");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(Files.readString(Path.of(r.checks().get(0).get("log").asText()))).contains("target=staging level=info");
+
+        CliRun missing = exec(repo.dir, "--event", "manual");
+        assertThat(missing.exit()).isEqualTo(2);
+        assertThat(missing.err()).contains("knotless-run: workflow 'deploy' needs input 'target'");
+        CliRun offOptions = exec(repo.dir, "--event", "manual", "--input", "target=x", "--input", "level=trace");
+        assertThat(offOptions.exit()).isEqualTo(2);
+        assertThat(offOptions.err()).contains("'trace' is not one of debug, info");
+        CliRun notManual = exec(repo.dir, "--input", "target=x");
+        assertThat(notManual.exit()).isEqualTo(2);
+        assertThat(notManual.err()).contains("--input is for manual runs: add --event manual");
+        assertThat(missing.checks()).isEmpty();
+    }
+
     /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */
     @Test
     void stepControlsGiveTheSameCheckAsOnEveryExecutor() throws Exception {

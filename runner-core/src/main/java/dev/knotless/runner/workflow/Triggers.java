@@ -18,8 +18,9 @@ import java.util.Set;
  * {@code pull} and {@code batch}, the branch asked for with {@code manual}.
  *
  * @param branches per event, the branch globs; empty for every branch
+ * @param inputs what a manual run takes ({@code on.manual.inputs}), by name in the file's order
  */
-public record Triggers(Map<Event, List<String>> branches) {
+public record Triggers(Map<Event, List<String>> branches, Map<String, Input> inputs) {
 
     /** What a workflow without {@code on} gets: {@code push} and {@code manual}, every branch. */
     public static final Triggers DEFAULT = of(Event.PUSH, Event.MANUAL);
@@ -28,6 +29,12 @@ public record Triggers(Map<Event, List<String>> branches) {
         Map<Event, List<String>> copy = new EnumMap<>(Event.class);
         branches.forEach((event, globs) -> copy.put(Objects.requireNonNull(event), List.copyOf(globs)));
         branches = Collections.unmodifiableMap(copy);
+        inputs = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(inputs));
+    }
+
+    /** These events on these branches, with no inputs. */
+    public Triggers(Map<Event, List<String>> branches) {
+        this(branches, Map.of());
     }
 
     /** These events, on every branch. */
