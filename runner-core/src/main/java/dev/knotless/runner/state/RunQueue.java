@@ -176,6 +176,40 @@ public final class RunQueue implements CheckRows {
         return db.locked("list runs in", connection -> select(connection, sql.toString(), args));
     }
 
+    /**
+     * What failed at a commit: for each repository, workflow and event run at the commit whose sha
+     * starts with {@code shaPrefix}, its newest run, when that ended {@code failure}, {@code error}
+     * or {@code cancelled}. A workflow whose newest run passed (a rerun that did) is not listed.
+     * Oldest first.
+     */
+    public List<RunRecord> failedAt(String shaPrefix) throws IOException {
+        if (!shaPrefix.matches("[0-9a-f]{4,40}")) {
+            throw new IllegalArgumentException("'" + shaPrefix + "' is not a commit: 4 to 40 hex digits");
+        }
+        return db.locked("list what failed in", connection -> select(connection, """
+                SELECT * FROM runs r WHERE commit_sha LIKE ? AND status IN ('failure', 'error', 'cancelled')
+                  AND seq = (SELECT MAX(seq) FROM runs o WHERE o.repo = r.repo AND o.commit_sha = r.commit_sha
+                             AND o.workflow = r.workflow AND o.event = r.event)
+                ORDER BY seq""", List.of(shaPrefix + "%")));
+    }
+
+    /** The commits whose sha starts with {@code shaPrefix} that have runs, at most two (to tell an ambiguous prefix). */
+    public List<String> commitsStartingWith(String shaPrefix) throws IOException {
+        return db.locked("list commits in", connection -> {
+            List<String> commits = new ArrayList<>();
+            try (PreparedStatement query = connection.prepareStatement(
+                    "SELECT DISTINCT commit_sha FROM runs WHERE commit_sha LIKE ? LIMIT 2")) {
+                query.setString(1, shaPrefix + "%");
+                try (ResultSet r = query.executeQuery()) {
+                    while (r.next()) {
+                        commits.add(r.getString(1));
+                    }
+                }
+            }
+            return commits;
+        });
+    }
+
     public Optional<RunRecord> run(String id) throws IOException {
         return db.locked("read a run from", connection -> find(connection, id));
     }
