@@ -29,13 +29,29 @@ public record Check(
         @Nullable Instant finishedAt,
         List<StepResult> steps,
         List<Output> outputs,
-        @Nullable String log) {
+        @Nullable String log,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        @Nullable TestSummary tests) {
 
     public Check {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(status, "status");
         steps = List.copyOf(steps);
         outputs = List.copyOf(outputs);
+    }
+
+    /** A check without a test summary. */
+    public Check(String id, String repo, String commit, String ref, String workflow, Event event, String runner,
+            ExecutorName executor, CheckStatus status, @Nullable String reason, Instant startedAt, @Nullable Instant finishedAt,
+            List<StepResult> steps, List<Output> outputs, @Nullable String log) {
+        this(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps, outputs, log,
+                null);
+    }
+
+    /** This check with {@code summary} as what its test reports say. */
+    public Check withTests(@Nullable TestSummary summary) {
+        return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
+                outputs, log, summary);
     }
 
     /** A run's check while it goes: no steps, outputs or end yet. */
@@ -65,7 +81,7 @@ public record Check(
             throw new IllegalArgumentException(newStatus.wireName() + " is not a final status");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, newStatus, newReason, startedAt,
-                at, endedSteps, collected, log);
+                at, endedSteps, collected, log, tests);
     }
 
     /** What this check is about. */

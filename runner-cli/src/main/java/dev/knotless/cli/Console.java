@@ -120,6 +120,17 @@ final class Console implements RunListener {
             default -> check.workflow() + " " + check.status().wireName();
         };
         println(text);
+        if (check.tests() != null) {
+            dev.knotless.checks.TestSummary t = check.tests();
+            boolean bad = t.failures() + t.errors() > 0;
+            println(paint(bad ? "31" : "2", "  tests " + (t.files() == 0 ? "none read" : t.line())));
+            // failed tests first: what a reader of a red run looks for
+            t.failed().stream().limit(5).forEach(f -> println(paint("31", "    ✗ " + Printable.name(f.qualifiedName())
+                    + (f.message().isEmpty() ? "" : ": " + Printable.name(f.message().lines().findFirst().orElse(""))))));
+            if (t.failures() + t.errors() > 5) {
+                println(paint("2", "    … and " + (t.failures() + t.errors() - 5) + " more failed"));
+            }
+        }
         for (Output o : check.outputs()) {
             println(paint("2", "  output " + Printable.name(o.name()) + " (" + o.mediaType() + ") " + o.path()));
         }

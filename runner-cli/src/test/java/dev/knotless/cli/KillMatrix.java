@@ -128,7 +128,11 @@ final class KillMatrix {
             }
             if (k == kills) {
                 d.await("every run ended", Duration.ofMinutes(10), () -> allFinal(state, expected.size()));
-                assertThat(d.stop(Duration.ofSeconds(60))).as(d.log()).isZero();
+                // A run is final in the store before its environment is closed; the daemon's stop
+                // waits for those closes, and a Kubernetes Job's deletion waits up to 150 s for the
+                // kubelet to confirm its pod gone (JobDeletion.WAIT), which it took past 60 s once
+                // beside a loaded suite.
+                assertThat(d.stop(Duration.ofSeconds(200))).as(d.log()).isZero();
                 break;
             }
             // Each moment is counted from when half the runs going are in a step, so that every kill

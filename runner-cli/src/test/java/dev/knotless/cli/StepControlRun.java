@@ -13,8 +13,9 @@ import java.util.List;
  * One run that uses every step control (docs/reference/workflow.md): a step that may continue on
  * error, a step retried on exit code 1 that passes at its second attempt, a step's own variables
  * and working directory, a failing step, a step skipped after it and one that runs on {@code
- * failure()}. Conditions and retries live above the seam, so every executor must give the same
- * check; each executor's exec IT runs it.
+ * failure()}; and a JUnit report with a failed and a skipped test, read after the failure. Conditions,
+ * retries and reports live above the seam, so every executor must give the same check; each
+ * executor's exec IT runs it.
  */
 final class StepControlRun {
 
@@ -24,9 +25,15 @@ final class StepControlRun {
         TestRepo repo = new TestRepo(dir).workflow("ci.yaml", """
                 image: %s
                 variables: {LEVEL: info}
+                reports: {junit: ["**/TEST-*.xml"]}
                 steps:
                   - name: prepare
-                    run: mkdir -p sub/dir && echo here > sub/dir/marker
+                    run: |
+                      mkdir -p sub/dir build/reports && echo here > sub/dir/marker
+                      printf '%%s\\n' '<testsuite name="cart"><testcase classname="com.acme.CartTest" name="adds" time="0.5"/>' \\
+                        '<testcase classname="com.acme.CartTest" name="totals"><failure message="expected 3 but was 4"/></testcase>' \\
+                        '<testcase classname="com.acme.CartTest" name="later"><skipped/></testcase></testsuite>' \\
+                        > build/reports/TEST-cart.xml
                   - name: lint
                     run: exit 4
                     continue-on-error: true
@@ -60,7 +67,15 @@ final class StepControlRun {
         assertThat(r.exit()).as(r.err()).isEqualTo(1);
         JsonNode check = r.checks().get(0);
         assertThat(check.get("status").asText()).as(r.err()).isEqualTo("failure");
-        assertThat(check.get("reason").asText()).isEqualTo("step 'fails' exited with 3");
+        assertThat(check.get("reason").asText()).isEqualTo("step 'fails' exited with 3; first failed test: com.acme.CartTest.totals");
+        JsonNode tests = check.get("tests");
+        assertThat(tests).as(r.err()).isNotNull();
+        assertThat(tests.get("files").asInt()).isEqualTo(1);
+        assertThat(tests.get("tests").asInt()).isEqualTo(3);
+        assertThat(tests.get("failures").asInt()).isEqualTo(1);
+        assertThat(tests.get("skipped").asInt()).isEqualTo(1);
+        assertThat(tests.get("failed").get(0).get("message").asText()).isEqualTo("expected 3 but was 4");
+        assertThat(r.err()).contains("tests 3 tests: 1 passed, 1 failed, 1 skipped");
         List<String> steps = new ArrayList<>();
         for (JsonNode step : check.get("steps")) {
             steps.add(step.get("name").asText() + ":" + step.get("status").asText()

@@ -20,7 +20,9 @@ import org.jspecify.annotations.Nullable;
 record RunView(String id, String repo, String commit, String ref, String workflow, @Nullable String event,
         @Nullable String trust, String status, @Nullable String reason, @Nullable String runner, @Nullable String executor,
         Instant createdAt, @Nullable Instant startedAt, @Nullable Instant finishedAt, List<StepView> steps,
-        List<OutputView> outputs, String log, String events) {
+        List<OutputView> outputs, String log, String events,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        dev.knotless.checks.@Nullable TestSummary tests) {
 
     /**
      * @param status the step's status, or {@code running} (started, not finished) or {@code pending}
@@ -55,7 +57,7 @@ record RunView(String id, String repo, String commit, String ref, String workflo
         return new RunView(r.id(), r.repo(), r.commit(), r.ref(), r.workflow(), r.event() == null ? null : r.event().wireName(),
                 r.trust() == null ? null : r.trust().name().toLowerCase(), r.status().wireName(), r.reason(), r.runner(),
                 check == null || check.executor() == null ? null : check.executor().value(), r.createdAt(), r.startedAt(), r.finishedAt(), steps, outputs,
-                base + "/log", base + "/events");
+                base + "/log", base + "/events", check == null ? null : check.tests());
     }
 
     private static StepView step(int number, StepResult s) {

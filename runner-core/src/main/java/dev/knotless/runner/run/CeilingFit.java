@@ -42,13 +42,13 @@ record CeilingFit(RunRequest request, List<String> notices) {
         for (int i = 0; i < w.steps().size(); i++) {
             Step s = w.steps().get(i);
             Duration stepTimeout = clamp("steps[" + i + "].timeout", s.timeout(), ceilings.maxStepTimeout(), notices);
-            steps.add(stepTimeout == s.timeout() ? s : new Step(s.name(), s.run(), stepTimeout, s.secrets()));
+            steps.add(stepTimeout == s.timeout() ? s : s.withTimeout(stepTimeout));
         }
         if (notices.isEmpty() && cpu == w.resources().milliCpu() && memory == w.resources().memoryBytes()) {
             return new CeilingFit(request, notices);
         }
         Workflow fitted = new Workflow(w.name(), w.file(), w.on(), w.runners(), w.image(), timeout,
-                new Resources(cpu, memory), w.variables(), w.cache(), steps);
+                new Resources(cpu, memory), w.variables(), w.cache(), steps, w.reports());
         return new CeilingFit(request.withWorkflow(fitted), notices);
     }
 

@@ -83,7 +83,8 @@ public final class Run {
                 new UploadSteps(),
                 new RunSteps(),
                 new SaveCaches(caches),
-                new CollectOutputs());
+                new CollectOutputs(),
+                new CollectReports());
     }
 
     /** The phases of a resumed run: its environment, checkout and caches are there already. */
@@ -253,7 +254,8 @@ public final class Run {
 
     private Check finish(Check c, RunState state, Verdict verdict) {
         return c.finished(verdict.status(), verdict.reason(), clock.instant(),
-                state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs);
+                state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs)
+                .withTests(state == null ? null : state.tests);
     }
 
     private void saveRunning(RunMasking masking, Check unmasked) {

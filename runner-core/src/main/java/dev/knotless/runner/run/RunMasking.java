@@ -61,7 +61,19 @@ final class RunMasking {
     Check check(Check c) {
         return new Check(c.id(), lineOrNull(c.repo()), c.commit(), lineOrNull(c.ref()), lineOrNull(c.workflow()), c.event(), c.runner(),
                 c.executor(), c.status(), lineOrNull(c.reason()), c.startedAt(), c.finishedAt(), steps(c.steps()),
-                c.outputs().stream().map(this::output).toList(), c.log());
+                c.outputs().stream().map(this::output).toList(), c.log(), tests(c.tests()));
+    }
+
+    /** A test summary's names, messages and notes are the run's output: masked like it. */
+    private dev.knotless.checks.@org.jspecify.annotations.Nullable TestSummary tests(
+            dev.knotless.checks.@org.jspecify.annotations.Nullable TestSummary t) {
+        if (t == null) {
+            return null;
+        }
+        return new dev.knotless.checks.TestSummary(t.files(), t.tests(), t.failures(), t.errors(), t.skipped(), t.timeMs(),
+                t.failed().stream().map(f -> new dev.knotless.checks.TestSummary.FailedTest(line(f.className()), line(f.name()),
+                        line(f.message()), f.error())).toList(),
+                t.notes().stream().map(this::line).toList());
     }
 
     RunProgress progress(RunProgress p) {
@@ -94,7 +106,7 @@ final class RunMasking {
         Workflow masked = new Workflow(line(w.name()), line(w.file()), w.on(), w.runners(),
                 w.image() == null ? null : line(w.image()), w.timeout(), w.resources(), variables,
                 w.cache().stream().map(this::line).toList(),
-                w.steps().stream().map(st -> new Step(line(st.name()), line(st.run()), st.timeout(), st.secrets())).toList());
+                w.steps().stream().map(st -> st.withText(line(st.name()), line(st.run()))).toList(), w.reports());
         Map<String, String> callerVariables = new LinkedHashMap<>();
         r.variables().forEach((k, v) -> callerVariables.put(line(k), line(v)));
         return new RunRequest(r.runId(), r.runnerId(), line(r.repo()), r.commit(), lineOrNull(r.ref()), lineOrNull(r.defaultRef()),

@@ -52,6 +52,8 @@ final class RunState {
     @Nullable ResumedSession resumedSession;
     final List<StepResult> steps = new ArrayList<>();
     final List<Output> outputs = new ArrayList<>();
+    /** What the run's JUnit reports say ({@link CollectReports}); null when it reads none. */
+    dev.knotless.checks.@Nullable TestSummary tests;
     @Nullable Verdict verdict;
 
     RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,

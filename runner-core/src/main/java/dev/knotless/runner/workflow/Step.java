@@ -31,6 +31,16 @@ public record Step(String name, String run, @Nullable Duration timeout, List<Str
         env = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(env));
     }
 
+    /** This step with another timeout, all else kept. */
+    public Step withTimeout(@Nullable Duration value) {
+        return new Step(name, run, value, secrets, env, workingDirectory, retry, continueOnError, condition);
+    }
+
+    /** This step with another name and script (a masked copy), all else kept. */
+    public Step withText(String newName, String newRun) {
+        return new Step(newName, newRun, timeout, secrets, env, workingDirectory, retry, continueOnError, condition);
+    }
+
     /** A plain step: no step variables, run in {@code /work}, once, only while the steps before it passed. */
     public Step(String name, String run, @Nullable Duration timeout, List<String> secrets) {
         this(name, run, timeout, secrets, Map.of(), null, null, false, StepCondition.SUCCESS);

@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param variables run variables, in the file's order
  * @param cache what the run caches between runs, in the file's order
  * @param steps at least one
+ * @param reports the test reports read after the steps; {@link Reports#NONE} when the file names none
  */
 public record Workflow(
         String name,
@@ -34,7 +35,8 @@ public record Workflow(
         Resources resources,
         Map<String, String> variables,
         List<String> cache,
-        List<Step> steps) {
+        List<Step> steps,
+        Reports reports) {
 
     public Workflow {
         Objects.requireNonNull(name, "name");
@@ -45,5 +47,12 @@ public record Workflow(
         variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
         cache = List.copyOf(cache);
         steps = List.copyOf(steps);
+        Objects.requireNonNull(reports, "reports");
+    }
+
+    /** A workflow that reads no test reports. */
+    public Workflow(String name, String file, Triggers on, List<String> runners, @Nullable String image,
+            @Nullable Duration timeout, Resources resources, Map<String, String> variables, List<String> cache, List<Step> steps) {
+        this(name, file, on, runners, image, timeout, resources, variables, cache, steps, Reports.NONE);
     }
 }

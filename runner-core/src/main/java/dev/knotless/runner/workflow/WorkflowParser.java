@@ -29,7 +29,8 @@ public final class WorkflowParser {
     public static final String DIRECTORY = ".knotless/workflows";
 
     static final List<String> WORKFLOW_FIELDS =
-            List.of("name", "on", "runners", "image", "timeout", "resources", "variables", "cache", "steps");
+            List.of("name", "on", "runners", "image", "timeout", "resources", "variables", "cache", "steps", "reports");
+    static final List<String> REPORT_FIELDS = List.of("junit");
 
     private WorkflowParser() {}
 
@@ -151,6 +152,7 @@ public final class WorkflowParser {
             Resources resources = Resources.DEFAULT;
             Map<String, String> variables = Map.of();
             List<String> cache = List.of();
+            Reports reports = Reports.NONE;
             List<Step> steps = null;
             for (Entry entry : map.entries().values()) {
                 String path = entry.key();
@@ -169,13 +171,37 @@ public final class WorkflowParser {
                     case "variables" -> variables = fields.variables(value, path);
                     case "cache" -> cache = fields.distinctStrings(value, path, "cache entry");
                     case "steps" -> steps = new StepsReader(fields).read(value, path);
+                    case "reports" -> reports = reports(value, path);
                     default -> throw new IllegalStateException(entry.key());
                 }
             }
             if (steps == null) {
                 throw fields.error(map.at(), "steps", "required: a workflow needs at least one step");
             }
-            return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps);
+            return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports);
+        }
+
+        /** {@code {junit: [patterns]}}: relative to /work, without '..'. */
+        private Reports reports(Node node, String path) throws WorkflowException {
+            MapNode map = fields.map(node, path, "a map such as {junit: [\"**/TEST-*.xml\"]}");
+            fields.onlyKnown(map, path, REPORT_FIELDS);
+            Entry junit = map.entries().get("junit");
+            if (junit == null) {
+                return Reports.NONE;
+            }
+            String junitPath = path + ".junit";
+            List<String> patterns = fields.distinctStrings(junit.value(), junitPath, "report pattern");
+            if (patterns.isEmpty()) {
+                throw fields.error(junit.value().at(), junitPath, "is empty; leave 'junit' out to read no reports");
+            }
+            for (int i = 0; i < patterns.size(); i++) {
+                String p = patterns.get(i);
+                if (p.startsWith("/") || java.util.Arrays.asList(p.split("/")).contains("..")) {
+                    throw fields.error(((YamlTree.ListNode) junit.value()).items().get(i).at(), junitPath + "[" + i + "]",
+                            "'" + p + "' must be a pattern relative to /work, without '..'");
+                }
+            }
+            return new Reports(patterns);
         }
 
         private String image(Node node, String path) throws WorkflowException {

@@ -64,6 +64,22 @@ class RunCeilingsTest {
     }
 
     @Test
+    void aStepWhoseTimeoutIsClampedKeepsItsControls() {
+        session.exits("build", 1, "");
+        Check check = run("""
+                steps:
+                  - {name: build, run: make, timeout: 48h, env: {A: b}, continue-on-error: true, retry: {max: 1}}
+                  - {name: report, run: 'true', timeout: 48h, if: always()}
+                """, Trust.TRUSTED);
+
+        assertThat(check.status()).isEqualTo(CheckStatus.SUCCESS);
+        assertThat(check.steps().getFirst().continuedOnError()).isTrue();
+        assertThat(check.steps().getFirst().attempts()).hasSize(1);
+        assertThat(session.ran()).extracting(p -> p.environment().get("A")).containsExactly("b", "b", null);
+        assertThat(fixture.log(check)).contains("steps[0].timeout: asked 48h", "steps[1].timeout: asked 48h");
+    }
+
+    @Test
     void aRequestWithinTheMaximaRunsAsAskedWithoutANotice() {
         Check check = run("""
                 timeout: 2h

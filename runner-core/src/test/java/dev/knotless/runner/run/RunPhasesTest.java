@@ -46,7 +46,7 @@ class RunPhasesTest {
     void thePhasesAreInTheirOrder() {
         assertThat(fixture.run(executor).phases()).extracting(p -> p.getClass().getSimpleName()).containsExactly(
                 "StartEnvironment", "UploadCheckout", "RestoreCaches", "UploadSteps", "RunSteps", "SaveCaches",
-                "CollectOutputs");
+                "CollectOutputs", "CollectReports");
     }
 
     @Test

@@ -188,7 +188,7 @@ class WorkflowErrorsTest {
     void controlCharactersInKeysAreEscapedSoTheMessageStaysOneLine() {
         WorkflowException e = error("\"bad\\nkey\": 1\nsteps: [{run: a}]\n");
         assertThat(e.getMessage()).isEqualTo(FILE + ":1:1: field 'bad\\nkey': unknown field; "
-                + "expected one of name, on, runners, image, timeout, resources, variables, cache, steps");
+                + "expected one of name, on, runners, image, timeout, resources, variables, cache, steps, reports");
     }
 
     @Test

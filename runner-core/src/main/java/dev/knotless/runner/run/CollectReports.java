@@ -1,0 +1,171 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.TestSummary;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.OutputSink;
+import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.ShellPayload;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepPayload;
+import dev.knotless.runner.workflow.Reports;
+import dev.knotless.tar.ArchiveLimits;
+import dev.knotless.tar.Bounded;
+import dev.knotless.tar.TarExtractor;
+import dev.knotless.time.Deadline;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * Reads the run's JUnit XML reports ({@code reports.junit}) after the steps, a failure's too, into
+ * the check's test summary; a failing run's reason then names its first failed test. Above the
+ * seam, with what every executor has: a probe lists the candidate files ({@code find}), the
+ * runner matches them against the patterns, a second probe copies the matches to one directory,
+ * and that is downloaded as a bounded archive. Reports never decide the run: a report that cannot
+ * be read is a note on the summary and a line in the log.
+ */
+final class CollectReports implements Phase {
+
+    /** Where the matched reports are gathered in the run: writable by any user, never an output. */
+    static final String GATHERED = "/tmp/.knotless-reports";
+    static final int MOST_FILES = 500;
+    /** A probe's script travels as one argument, which Linux caps at 128 KiB. */
+    static final int SCRIPT_BYTES = 100_000;
+    static final int LISTING_BYTES = 4 << 20;
+    static final long REPORT_BYTES = 16L << 20;
+    static final long ALL_REPORT_BYTES = 64L << 20;
+
+    @Override
+    public boolean runsAfterFailure() {
+        return true;
+    }
+
+    @Override
+    public void run(RunState state) {
+        Reports reports = state.request.workflow().reports();
+        if (reports.junit().isEmpty()) {
+            return;
+        }
+        JUnitXml summary = new JUnitXml();
+        try {
+            List<String> matched = matched(state, reports, summary);
+            if (matched.isEmpty()) {
+                summary.note("no file in /work matches " + String.join(", ", reports.junit()));
+            } else {
+                read(state, matched, summary);
+            }
+        } catch (ExecutorException | IOException | UncheckedIOException e) {
+            String why = e instanceof ExecutorException x ? x.failure().reason() : String.valueOf(e.getMessage());
+            summary.note("test reports were not read: " + why);
+        }
+        TestSummary tests = summary.summary();
+        state.tests = tests;
+        state.log.notice("test reports: " + (tests.files() == 0 ? "none read" : tests.line() + " in " + tests.files() + " file"
+                + (tests.files() == 1 ? "" : "s")));
+        tests.notes().forEach(n -> state.log.notice("test reports: " + n));
+        tests.failed().stream().limit(10).forEach(f -> state.log.notice("failed test: " + f.qualifiedName()
+                + (f.message().isEmpty() ? "" : ": " + f.message().lines().findFirst().orElse(""))));
+        if (state.verdict != null && state.verdict.status() == CheckStatus.FAILURE && !tests.failed().isEmpty()) {
+            TestSummary.FailedTest first = tests.failed().getFirst();
+            state.verdict = new Verdict(CheckStatus.FAILURE, state.verdict.reason() + "; first failed test: "
+                    + first.qualifiedName());
+        }
+    }
+
+    /** The report files in the run, relative to /work, in name order; capped at {@link #MOST_FILES}. */
+    private static List<String> matched(RunState state, Reports reports, JUnitXml summary) throws ExecutorException {
+        StringBuilder find = new StringBuilder("find " + RunLayout.WORK + " -type f");
+        Set<String> names = reports.junitFileNames();
+        if (!names.isEmpty()) {
+            find.append(" \\(");
+            String or = "";
+            for (String name : names) {
+                find.append(or).append(" -name ").append(ShellPayload.quote(name));
+                or = " -o";
+            }
+            find.append(" \\)");
+        }
+        find.append(" 2>/dev/null; true");
+        String listing = probe(state, "list test reports", find.toString(), LISTING_BYTES);
+        String prefix = RunLayout.WORK + "/";
+        List<String> matched = listing.lines().filter(l -> l.startsWith(prefix)).map(l -> l.substring(prefix.length()))
+                .filter(reports::isJunit).sorted().toList();
+        if (matched.size() > MOST_FILES) {
+            summary.note(matched.size() + " files match; the first " + MOST_FILES + " by name are read");
+            return matched.subList(0, MOST_FILES);
+        }
+        return matched;
+    }
+
+    /** Gathers {@code files} into {@link #GATHERED} in the run (as 1, 2, …), downloads them, and reads each. */
+    private static void read(RunState state, List<String> files, JUnitXml summary) throws ExecutorException, IOException {
+        StringBuilder script = new StringBuilder("d=" + GATHERED + "; rm -rf \"$d\" && mkdir -p \"$d\" || exit 1\n");
+        int gathered = 0;
+        for (String file : files) {
+            String line = "cat -- " + ShellPayload.quote(RunLayout.WORK + "/" + file) + " > \"$d/" + (gathered + 1)
+                    + "\" 2>/dev/null || rm -f \"$d/" + (gathered + 1) + "\"\n";
+            if (script.length() + line.length() > SCRIPT_BYTES) {
+                summary.note((files.size() - gathered) + " more files match; their names were too long to gather them all");
+                break;
+            }
+            script.append(line);
+            gathered++;
+        }
+        probe(state, "gather test reports", script.toString(), 64 << 10);
+        // beside the run's outputs in the state directory, hidden, and gone once read
+        Path dir = Files.createTempDirectory(Files.createDirectories(state.outputDir.getParent()), ".reports-");
+        try {
+            Deadline deadline = state.deadlineIn(state.limits.killGrace().multipliedBy(12));
+            TarExtractor extractor = TarExtractor.into(dir, ArchiveLimits.ofBytesAndEntries(ALL_REPORT_BYTES, MOST_FILES + 2));
+            state.session.download(GATHERED, in -> extractor.readFrom(
+                    Bounded.input(in, ALL_REPORT_BYTES + (1 << 20), deadline, "test reports")), state.runSignal);
+            for (int i = 1; i <= gathered; i++) {
+                String name = files.get(i - 1);
+                Path report = dir.resolve(String.valueOf(i));
+                if (!Files.isRegularFile(report, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    summary.note(dev.knotless.tar.Printable.name(name) + " could not be read in the run");
+                } else if (Files.size(report) > REPORT_BYTES) {
+                    summary.note(dev.knotless.tar.Printable.name(name) + " is over " + (REPORT_BYTES >> 20) + " MiB: not read");
+                } else {
+                    try (InputStream in = Files.newInputStream(report)) {
+                        summary.add(dev.knotless.tar.Printable.name(name), in);
+                    }
+                }
+            }
+        } finally {
+            try (Stream<Path> left = Files.walk(dir)) {
+                for (Path p : (Iterable<Path>) left.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    /** Runs {@code script} as a probe and returns its stdout, at most {@code most} bytes of it. */
+    private static String probe(RunState state, String name, String script, int most) throws ExecutorException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StepOutcome outcome = state.session.run(StepPayload.probe(name, List.of("/bin/sh", "-c", script)),
+                (stream, buffer, offset, length) -> {
+                    if (stream == OutputSink.Stream.STDOUT && out.size() < most) {
+                        out.write(buffer, offset, Math.min(length, most - out.size()));
+                    }
+                }, state.runSignal);
+        return switch (outcome) {
+            case StepOutcome.Exited e when e.exitCode() == 0 -> out.toString(StandardCharsets.UTF_8);
+            case StepOutcome.Exited e -> throw new ExecutorException(dev.knotless.executor.Failure.Kind.INFRASTRUCTURE,
+                    name + " exited with " + e.exitCode());
+            case StepOutcome.Failed f -> throw new ExecutorException(f.failure());
+            default -> throw new ExecutorException(dev.knotless.executor.Failure.Kind.STOPPED, name + " was stopped");
+        };
+    }
+}
