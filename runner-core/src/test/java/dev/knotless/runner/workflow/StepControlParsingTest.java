@@ -1,7 +1,6 @@
 package dev.knotless.runner.workflow;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.util.Map;
 import java.util.Set;
@@ -17,11 +16,7 @@ class StepControlParsingTest {
     }
 
     private static void assertError(String yaml, int line, String field, String problemStart) {
-        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parse(FILE, yaml));
-        assertThat(e).as("an error for:%n%s", yaml).isNotNull();
-        assertThat(e.line()).as(e.getMessage()).isEqualTo(line);
-        assertThat(e.field()).as(e.getMessage()).isEqualTo(field);
-        assertThat(e.problem()).as(e.getMessage()).startsWith(problemStart);
+        ParseErrors.assertError(FILE, yaml, line, field, problemStart);
     }
 
     @Test
