@@ -2,6 +2,8 @@ package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
+import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.workflow.Step;
@@ -48,6 +50,11 @@ record StepCall(RunState state, int number, Step step, Grants.Granted granted, M
                 OutputSink.DISCARD, runSignal, System.nanoTime(), List.of());
     }
 
+    /** Which attempt at the step this is, from 1. */
+    int attempt() {
+        return earlier.size() + 1;
+    }
+
     /**
      * What the session runs. A plain first attempt is {@code /bin/sh -e /steps/N}, as it always
      * was; a working directory or a later attempt puts a {@code sh -c} in front that changes into
@@ -55,24 +62,19 @@ record StepCall(RunState state, int number, Step step, Grants.Granted granted, M
      * are unchanged. The command also tells attempts apart: executors key a detached step by its
      * command ({@link dev.knotless.executor.DetachedStep#key}), and each attempt is a step of its own.
      */
-    /** Which attempt at the step this is, from 1. */
-    int attempt() {
-        return earlier.size() + 1;
-    }
-
     StepPayload payload() {
         int attempt = attempt();
-        String script = dev.knotless.executor.RunLayout.stepScript(number);
+        String script = RunLayout.stepScript(number);
         String dir = step.workingDirectory();
         if (dir == null && attempt == 1) {
             return StepPayload.script(step.name(), number, environment);
         }
         StringBuilder prelude = new StringBuilder();
         if (dir != null) {
-            String quoted = dev.knotless.executor.ShellPayload.quote(dev.knotless.executor.RunLayout.WORK + "/" + dir);
+            String quoted = ShellPayload.quote(RunLayout.WORK + "/" + dir);
             prelude.append("cd -- ").append(quoted).append(" 2>/dev/null || { printf '%s\\n' ")
-                    .append(dev.knotless.executor.ShellPayload.quote("knotless: working-directory " + dir
-                            + " is not a directory in " + dev.knotless.executor.RunLayout.WORK))
+                    .append(ShellPayload.quote("knotless: working-directory " + dir
+                            + " is not a directory in " + RunLayout.WORK))
                     .append(" >&2; exit 1; }; ");
         }
         prelude.append("exec /bin/sh -e ").append(script);
