@@ -9,7 +9,6 @@ import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.DetachedStep;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
-import dev.knotless.executor.StopSignal;
 import dev.knotless.testkit.FakeSession;
 import java.nio.file.Path;
 import java.util.List;
