@@ -26,7 +26,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The JSON endpoints under {@code /api} (docs/reference/api.md); read-only. */
+/**
+ * The JSON endpoints under {@code /api} (docs/reference/api.md): reading, and the two that queue
+ * runs again (admin scope, checked by the server's gate before they are reached).
+ */
 final class RunsApi {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunsApi.class);
@@ -145,6 +148,54 @@ final class RunsApi {
         ctx.status(state && loop ? 200 : 503);
         send(ctx, out);
     }
+
+    /**
+     * {@code POST /api/runs/{id}/rerun}: the run queued again under a new id, like {@code
+     * knotless-run rerun}; with {@code ?failed=true} only if it did not pass (then 200 and no id).
+     */
+    void rerun(Context ctx) throws IOException {
+        RunRecord r = record(ctx.pathParam("id"));
+        boolean onlyFailed = Boolean.parseBoolean(ctx.queryParam("failed"));
+        if (onlyFailed && !FAILED.contains(r.status())) {
+            ctx.status(200);
+            send(ctx, Map.of("queued", List.of(), "reason", "run " + r.id() + " ended " + r.status().wireName()
+                    + ": nothing failed to rerun"));
+            return;
+        }
+        if (!r.status().isFinal()) {
+            throw ApiError.conflict("run " + r.id() + " is " + r.status().wireName() + "; a run is rerun once it has ended");
+        }
+        RunRecord again = sources.state().runs().rerun(r.id(), Map.of());
+        LOG.info("rerun queued by the API run={} again={}", r.id(), again.id());
+        ctx.status(201);
+        send(ctx, Map.of("queued", List.of(RunView.of(again, Optional.empty()))));
+    }
+
+    /** {@code POST /api/commits/{sha}/rerun-failed}: every workflow whose newest run at the commit failed, queued again. */
+    void rerunFailed(Context ctx) throws IOException {
+        String sha = ctx.pathParam("sha");
+        if (!sha.matches("[0-9a-f]{4,40}")) {
+            throw ApiError.badRequest("'" + Printable.name(sha) + "' is not a commit: 4 to 40 hex digits");
+        }
+        List<String> commits = sources.state().runs().commitsStartingWith(sha);
+        if (commits.isEmpty()) {
+            throw ApiError.notFound("runs at a commit " + sha);
+        }
+        if (commits.size() > 1) {
+            throw ApiError.conflict(sha + " names more than one commit; give more of the sha");
+        }
+        List<RunView> queued = new ArrayList<>();
+        for (RunRecord failed : sources.state().runs().failedAt(sha)) {
+            RunRecord again = sources.state().runs().rerun(failed.id(), Map.of());
+            LOG.info("rerun queued by the API run={} again={}", failed.id(), again.id());
+            queued.add(RunView.of(again, Optional.empty()));
+        }
+        ctx.status(queued.isEmpty() ? 200 : 201);
+        send(ctx, Map.of("queued", queued));
+    }
+
+    private static final java.util.Set<CheckStatus> FAILED = java.util.EnumSet.of(CheckStatus.FAILURE, CheckStatus.ERROR,
+            CheckStatus.CANCELLED);
 
     RunRecord record(String id) throws IOException {
         return sources.state().runs().run(id).orElseThrow(() -> ApiError.notFound("run " + id));

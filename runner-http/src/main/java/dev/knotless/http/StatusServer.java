@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -63,6 +64,8 @@ public final class StatusServer implements AutoCloseable {
             config.routes.get("/api/runs/{id}/events", events::handle);
             config.routes.get("/api/runs/{id}/outputs/<name>", api::output);
             config.routes.get("/api/queue", api::queue);
+            config.routes.post("/api/runs/{id}/rerun", api::rerun);
+            config.routes.post("/api/commits/{sha}/rerun-failed", api::rerunFailed);
             config.routes.get("/healthz", api::health);
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(sources.metrics().scrape()));
@@ -142,7 +145,19 @@ public final class StatusServer implements AutoCloseable {
             if (OPEN.contains(ctx.path())) {
                 return;
             }
-            if (access.scopeOf(ctx.header("Authorization"), ctx.cookie(ApiAccess.COOKIE)).isEmpty()) {
+            Optional<ApiToken.Scope> scope = access.scopeOf(ctx.header("Authorization"), ctx.cookie(ApiAccess.COOKIE));
+            if (!ctx.method().name().equals("GET") && !ctx.method().name().equals("HEAD")) {
+                // Changes need a bearer token with the admin scope, whatever reading allows: a page's
+                // cookie and public reading grant read only, and a cross-site form can send neither
+                // an Authorization header nor pass the Host check, so no page can change a thing.
+                if (scope.isEmpty() || !scope.get().allows(ApiToken.Scope.ADMIN)) {
+                    ctx.header("WWW-Authenticate", "Bearer realm=\"knotless-run\"");
+                    throw new ApiError(scope.isEmpty() ? 401 : 403,
+                            "this needs a token with the admin scope (Authorization: Bearer TOKEN; knotless-run api-token NAME --scope admin)");
+                }
+                return;
+            }
+            if (scope.isEmpty()) {
                 ctx.header("WWW-Authenticate", "Bearer realm=\"knotless-run\"");
                 throw new ApiError(401, "this needs a token with the read scope (Authorization: Bearer TOKEN)");
             }
