@@ -147,9 +147,9 @@ public final class StatusServer implements AutoCloseable {
             }
             Optional<ApiToken.Scope> scope = access.scopeOf(ctx.header("Authorization"), ctx.cookie(ApiAccess.COOKIE));
             if (!ctx.method().name().equals("GET") && !ctx.method().name().equals("HEAD")) {
-                // Changes need a bearer token with the admin scope, whatever reading allows: a page's
-                // cookie and public reading grant read only, and a cross-site form can send neither
-                // an Authorization header nor pass the Host check, so no page can change a thing.
+                // Changes need a bearer token with the admin scope, whatever reading allows: a
+                // cross-site form cannot send an Authorization header, and the cookie it can send
+                // (like public reading) grants read only, so no page can change a thing.
                 if (scope.isEmpty() || !scope.get().allows(ApiToken.Scope.ADMIN)) {
                     ctx.header("WWW-Authenticate", "Bearer realm=\"knotless-run\"");
                     throw new ApiError(scope.isEmpty() ? 401 : 403,
