@@ -31,7 +31,9 @@ public record Check(
         List<Output> outputs,
         @Nullable String log,
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-        @Nullable TestSummary tests) {
+        @Nullable TestSummary tests,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        @Nullable ScheduledFor scheduled) {
 
     public Check {
         Objects.requireNonNull(id, "id");
@@ -45,13 +47,19 @@ public record Check(
             ExecutorName executor, CheckStatus status, @Nullable String reason, Instant startedAt, @Nullable Instant finishedAt,
             List<StepResult> steps, List<Output> outputs, @Nullable String log) {
         this(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps, outputs, log,
-                null);
+                null, null);
     }
 
     /** This check with {@code summary} as what its test reports say. */
     public Check withTests(@Nullable TestSummary summary) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, summary);
+                outputs, log, summary, scheduled);
+    }
+
+    /** This check with {@code value} as the cron time its run was due at. */
+    public Check withScheduled(@Nullable ScheduledFor value) {
+        return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
+                outputs, log, tests, value);
     }
 
     /** A run's check while it goes: no steps, outputs or end yet. */
@@ -81,7 +89,7 @@ public record Check(
             throw new IllegalArgumentException(newStatus.wireName() + " is not a final status");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, newStatus, newReason, startedAt,
-                at, endedSteps, collected, log, tests);
+                at, endedSteps, collected, log, tests, scheduled);
     }
 
     /** What this check is about. */

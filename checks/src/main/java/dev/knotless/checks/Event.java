@@ -18,9 +18,11 @@ public enum Event {
     /** The merge queue tests a batch of changes. The branch is the one the batch would land on. */
     BATCH,
     /** Someone asked for a run. The branch is the one asked for. */
-    MANUAL;
+    MANUAL,
+    /** A cron time of the workflow's {@code on.schedule} came. The branch is the one it runs on. */
+    SCHEDULE;
 
-    /** {@code push}, {@code pull}, {@code batch} or {@code manual}. */
+    /** {@code push}, {@code pull}, {@code batch}, {@code manual} or {@code schedule}. */
     @JsonValue
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);
@@ -41,7 +43,7 @@ public enum Event {
         throw new IllegalArgumentException("unknown event '" + wireName + "' (use " + choices() + ")");
     }
 
-    /** {@code push, pull, batch or manual}: for messages. */
+    /** {@code push, pull, batch, manual or schedule}: for messages. */
     public static String choices() {
         String all = Arrays.stream(values()).map(Event::wireName).collect(Collectors.joining(", "));
         int last = all.lastIndexOf(", ");

@@ -31,6 +31,21 @@ class CheckStoreTest {
     }
 
     @Test
+    void aScheduledChecksDueTimeAndLatenessReadBack() throws Exception {
+        CheckStore store = new CheckStore(state);
+        Instant due = Instant.parse("2026-12-03T03:00:00Z");
+        Check check = Check.running(new CheckSubject("r3", "acme/app", "abc", "refs/heads/main", "nightly", Event.SCHEDULE,
+                        "local", ExecutorName.of("docker")), Instant.parse("2026-12-03T05:13:20Z"), null)
+                .withScheduled(ScheduledFor.startedAt(due, Instant.parse("2026-12-03T05:13:20Z")));
+        store.save(check);
+        assertThat(store.load("r3")).contains(check);
+        assertThat(check.scheduled().line()).isEqualTo("scheduled for 2026-12-03T03:00:00Z; started 2h13m late");
+        assertThat(new CheckJson().line(check)).contains("\"event\":\"schedule\"")
+                .contains("\"scheduled\":{\"dueAt\":\"2026-12-03T03:00:00Z\",\"lateSeconds\":8000}");
+        assertThat(ScheduledFor.startedAt(due, due.plusSeconds(59)).line()).isEqualTo("scheduled for 2026-12-03T03:00:00Z");
+    }
+
+    @Test
     void aCheckFileWrittenWithStringEventAndExecutorStillLoads() throws Exception {
         String old = """
                 {"id":"r2","repo":"acme/app","commit":"abc","ref":"refs/heads/main","workflow":"ci","event":"pull",

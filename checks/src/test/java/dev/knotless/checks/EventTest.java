@@ -26,7 +26,7 @@ class EventTest {
     void parseRefusesAnUnknownNameAndListsTheChoices() {
         assertThatThrownBy(() -> Event.parse("pull_request"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("unknown event 'pull_request' (use push, pull, batch or manual)");
+                .hasMessage("unknown event 'pull_request' (use push, pull, batch, manual or schedule)");
         assertThatThrownBy(() -> Event.parse("PUSH")).hasMessageContaining("unknown event 'PUSH'");
     }
 }

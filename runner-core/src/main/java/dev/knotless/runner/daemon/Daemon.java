@@ -5,6 +5,7 @@ import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Executor;
 import dev.knotless.runner.forge.Backoff;
 import dev.knotless.runner.forge.Forge;
+import dev.knotless.runner.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
 import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The long-running runner: polls the forge, queues the runs its events make, runs them, records and
  * publishes their checks. It composes the parts that do so: {@link Recovery} (restart: resume or
- * end), {@link Intake} (polling, queueing, superseding), {@link Workers} (one thread per run) and
+ * end), {@link Intake} (polling, queueing, superseding), {@link Scheduler} ({@code on.schedule}),
+ * {@link Workers} (one thread per run) and
  * {@link LanderLoop} (the merge queue), and owns their threads' lifecycle.
  *
  * <p>Invariants: an event is acknowledged only after the runs it made are durably queued (so a crash
@@ -102,6 +104,7 @@ public final class Daemon implements AutoCloseable {
     private final Recovery recovery;
     private final Intake intake;
     private final LanderLoop lander;
+    private final Scheduler scheduler;
 
     private final LinkedBlockingQueue<Object> wake = new LinkedBlockingQueue<>();
     private volatile boolean stopping;
@@ -114,6 +117,15 @@ public final class Daemon implements AutoCloseable {
      */
     public Daemon(Settings settings, Forge forge, StateStore state, Mirrors mirrors, Run run, Executor executor,
             CheckRecorder checks, DaemonLog log, Clock clock) {
+        this(settings, forge, state, mirrors, run, executor, checks, log, clock, clock);
+    }
+
+    /**
+     * @param scheduleClock the clock {@code on.schedule} is read by; tests give a faster one
+     *     (docs/design/schedules.md)
+     */
+    public Daemon(Settings settings, Forge forge, StateStore state, Mirrors mirrors, Run run, Executor executor,
+            CheckRecorder checks, DaemonLog log, Clock clock, Clock scheduleClock) {
         this.settings = Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(forge, "forge");
         Objects.requireNonNull(state, "state");
@@ -136,6 +148,10 @@ public final class Daemon implements AutoCloseable {
                         new BatchRuns(planner, state.runs(), () -> wake.offer(WAKE), () -> stopping, log), checks,
                         log::line, clock),
                 () -> stopping, log)).orElse(null) : null;
+        this.scheduler = new Scheduler(settings.runnerId(), forge, new Schedules(mirrors), state.runs(),
+                state.scheduleMarks(), Objects.requireNonNull(scheduleClock, "scheduleClock"),
+                repo -> RunnerSelection.watches(repo, settings.runnerId())
+                        && (settings.discover() || settings.repos().contains(repo.name())), log);
         this.intake = new Intake(settings, forge, backoff, planner, state.runs(), state.mergeQueue(), requests, checks,
                 workers, lander != null, () -> {
                     if (lander != null) {
@@ -206,6 +222,12 @@ public final class Daemon implements AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 log.line("could not poll the forge: " + DaemonWords.oneLine(e));
                 LOG.debug("poll failed", e);
+            }
+            try {
+                scheduler.tick();
+            } catch (RuntimeException e) {
+                log.line("could not queue the scheduled runs: " + DaemonWords.oneLine(e));
+                LOG.debug("scheduling failed", e);
             }
             try {
                 workers.dispatch(() -> stopping);

@@ -107,9 +107,19 @@ public final class Planner {
      * repository, workflow, event and commit. Safe as a container, Job and file name.
      */
     public static String runId(String runnerId, String repo, String workflow, Event event, String commit) {
+        return runId(runnerId, repo, workflow, event, commit, List.of());
+    }
+
+    /**
+     * As {@link #runId(String, String, String, Event, String)}, told apart further by {@code more}:
+     * a scheduled run's branch and due time, since one commit can be due many times.
+     */
+    public static String runId(String runnerId, String repo, String workflow, Event event, String commit, List<String> more) {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            for (String part : List.of(runnerId, repo, workflow, event.wireName(), commit)) {
+            List<String> parts = new ArrayList<>(List.of(runnerId, repo, workflow, event.wireName(), commit));
+            parts.addAll(more);
+            for (String part : parts) {
                 digest.update(part.getBytes(StandardCharsets.UTF_8));
                 digest.update((byte) 0);
             }

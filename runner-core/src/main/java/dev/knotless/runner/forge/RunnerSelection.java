@@ -36,6 +36,16 @@ public final class RunnerSelection {
         return repo.runners().stream().findFirst();
     }
 
+    /**
+     * The one runner that queues the scheduled runs of a workflow of {@code repo} pinned to {@code
+     * pins}, so that two runners never both run a due time: the lander when it may run the workflow,
+     * else the first named runner that may.
+     */
+    public static Optional<String> scheduler(Repository repo, List<String> pins) {
+        Optional<String> lander = lander(repo).filter(id -> runs(repo, id, pins));
+        return lander.isPresent() ? lander : repo.runners().stream().filter(id -> runs(repo, id, pins)).findFirst();
+    }
+
     /** Whether runner {@code runnerId} is {@code repo}'s lander. */
     public static boolean lands(Repository repo, String runnerId) {
         return lander(repo).filter(runnerId::equals).isPresent();

@@ -29,7 +29,7 @@ record CachePlan(List<Entry> entries, Save save) {
         Save save;
         if (r.trust() == Trust.UNTRUSTED) {
             save = Save.NONE;
-        } else if (r.event() == Event.PUSH || r.event() == Event.MANUAL) {
+        } else if (r.event() == Event.PUSH || r.event() == Event.MANUAL || r.event() == Event.SCHEDULE) {
             save = r.ref().startsWith("refs/") ? Save.PROMOTE : Save.NONE;
         } else if (r.event() == Event.PULL) {
             save = Save.KEEP;

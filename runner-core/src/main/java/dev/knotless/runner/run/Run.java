@@ -2,6 +2,7 @@ package dev.knotless.runner.run;
 
 import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.Check;
+import dev.knotless.checks.ScheduledFor;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckSubject;
 import dev.knotless.checks.Event;
@@ -174,6 +175,9 @@ public final class Run {
                     environment(request), grants, shown, cancellation, journalQueue, masking);
             List<Phase> phases = phases();
             if (resumed == null) {
+                if (check.scheduled() != null) {
+                    log.notice(check.scheduled().line());
+                }
                 fit.notices().forEach(log::notice); // a resumed log has them already
             } else {
                 state.resumeFrom(resumed, session);
@@ -235,11 +239,11 @@ public final class Run {
     }
 
     /**
-     * Each step's secrets (docs/design/secrets.md): pushes and manual runs get the names a step
-     * asks for and the repository has; pull and batch runs get none.
+     * Each step's secrets (docs/design/secrets.md): pushes, manual and scheduled runs get the names a
+     * step asks for and the repository has; pull and batch runs get none.
      */
     private List<Grants.Granted> grant(RunRequest r) {
-        boolean mayHaveSecrets = r.event() == Event.PUSH || r.event() == Event.MANUAL;
+        boolean mayHaveSecrets = r.event() == Event.PUSH || r.event() == Event.MANUAL || r.event() == Event.SCHEDULE;
         return r.workflow().steps().stream()
                 .map(step -> step.secrets().isEmpty() ? Grants.Granted.NONE
                         : Grants.grant(step.secrets(), r.repo(), secrets, mayHaveSecrets))
@@ -249,7 +253,21 @@ public final class Run {
     private Check newCheck(RunRequest r, Instant started) {
         CheckSubject subject = new CheckSubject(r.runId(), r.repo(), r.commit(), r.ref(), r.workflow().name(), r.event(),
                 r.runnerId(), ExecutorName.of(executor.name()));
-        return Check.running(subject, started, checks.files().logPath(r.runId()).toString());
+        return Check.running(subject, started, checks.files().logPath(r.runId()).toString())
+                .withScheduled(scheduledFor(r, started));
+    }
+
+    /** When a scheduled run was due ({@link #SCHEDULED_FOR}, set by the daemon's scheduler); null for other runs. */
+    private static ScheduledFor scheduledFor(RunRequest r, Instant started) {
+        String due = r.variables().get(SCHEDULED_FOR);
+        if (r.event() != Event.SCHEDULE || due == null) {
+            return null;
+        }
+        try {
+            return ScheduledFor.startedAt(Instant.parse(due), started);
+        } catch (java.time.format.DateTimeParseException e) {
+            return null;
+        }
     }
 
     private Check finish(Check c, RunState state, Verdict verdict) {
@@ -266,6 +284,9 @@ public final class Run {
             throw new UncheckedIOException("cannot record check " + check.id(), e);
         }
     }
+
+    /** The variable a scheduled run's due time (ISO-8601, UTC) reaches its steps by. */
+    public static final String SCHEDULED_FOR = "KNOTLESS_SCHEDULED_FOR";
 
     /** The run environment contract (docs/reference/run-environment.md), then workflow and caller variables. */
     static Map<String, String> environment(RunRequest r) {

@@ -61,7 +61,7 @@ final class RunMasking {
     Check check(Check c) {
         return new Check(c.id(), lineOrNull(c.repo()), c.commit(), lineOrNull(c.ref()), lineOrNull(c.workflow()), c.event(), c.runner(),
                 c.executor(), c.status(), lineOrNull(c.reason()), c.startedAt(), c.finishedAt(), steps(c.steps()),
-                c.outputs().stream().map(this::output).toList(), c.log(), tests(c.tests()));
+                c.outputs().stream().map(this::output).toList(), c.log(), tests(c.tests()), c.scheduled());
     }
 
     /** A test summary's names, messages and notes are the run's output: masked like it. */

@@ -70,6 +70,17 @@ final class Migrations {
                       log_bytes INTEGER NOT NULL,
                       ended_json TEXT NOT NULL,
                       updated_at TEXT NOT NULL
+                    )"""),
+            // v4: the last due time each schedule ran for, so that a restart neither repeats nor storms.
+            List.of(
+                    """
+                    CREATE TABLE schedule_marks (
+                      repo TEXT NOT NULL,
+                      workflow TEXT NOT NULL,
+                      branch TEXT NOT NULL,
+                      schedule TEXT NOT NULL,
+                      due_at TEXT NOT NULL,
+                      PRIMARY KEY (repo, workflow, branch, schedule)
                     )"""));
 
     static int latest() {

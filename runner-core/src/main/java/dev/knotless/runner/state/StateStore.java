@@ -22,6 +22,7 @@ public final class StateStore implements AutoCloseable {
     private final ProgressJournal progress;
     private final MergeQueueRows mergeQueue;
     private final PollCursors cursors;
+    private final ScheduleMarks scheduleMarks;
 
     private StateStore(StateDatabase db) {
         this.db = db;
@@ -29,6 +30,7 @@ public final class StateStore implements AutoCloseable {
         this.progress = new ProgressJournal(db);
         this.mergeQueue = new MergeQueueRows(db);
         this.cursors = new PollCursors(db);
+        this.scheduleMarks = new ScheduleMarks(db);
     }
 
     /** Opens (creating and migrating as needed) {@code <stateDir>/runner.db}. */
@@ -56,6 +58,11 @@ public final class StateStore implements AutoCloseable {
     }
 
     /** How far the forge's poller read each repository. */
+    /** The last due time each schedule ran for. */
+    public ScheduleMarks scheduleMarks() {
+        return scheduleMarks;
+    }
+
     public PollCursors cursors() {
         return cursors;
     }

@@ -18,9 +18,14 @@ import java.util.Set;
  * {@code pull} and {@code batch}, the branch asked for with {@code manual}.
  *
  * @param branches per event, the branch globs; empty for every branch
+ * <p>{@code schedule} is not among {@code branches}: its entries ({@link #schedules}) say when and
+ * on which branches; the daemon runs them, and {@code exec --event schedule} runs a workflow that
+ * has any.
+ *
  * @param inputs what a manual run takes ({@code on.manual.inputs}), by name in the file's order
+ * @param schedules the cron times of {@code on.schedule}, in the file's order
  */
-public record Triggers(Map<Event, List<String>> branches, Map<String, Input> inputs) {
+public record Triggers(Map<Event, List<String>> branches, Map<String, Input> inputs, List<Schedule> schedules) {
 
     /** What a workflow without {@code on} gets: {@code push} and {@code manual}, every branch. */
     public static final Triggers DEFAULT = of(Event.PUSH, Event.MANUAL);
@@ -30,11 +35,15 @@ public record Triggers(Map<Event, List<String>> branches, Map<String, Input> inp
         branches.forEach((event, globs) -> copy.put(Objects.requireNonNull(event), List.copyOf(globs)));
         branches = Collections.unmodifiableMap(copy);
         inputs = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(inputs));
+        schedules = List.copyOf(schedules);
+        if (branches.containsKey(Event.SCHEDULE)) {
+            throw new IllegalArgumentException("schedule is given by its entries, not by branches");
+        }
     }
 
-    /** These events on these branches, with no inputs. */
+    /** These events on these branches, with no inputs and no schedule. */
     public Triggers(Map<Event, List<String>> branches) {
-        this(branches, Map.of());
+        this(branches, Map.of(), List.of());
     }
 
     /** These events, on every branch. */
@@ -47,12 +56,24 @@ public record Triggers(Map<Event, List<String>> branches, Map<String, Input> inp
     }
 
     public Set<Event> events() {
-        return branches.keySet();
+        if (schedules.isEmpty()) {
+            return branches.keySet();
+        }
+        Set<Event> events = java.util.EnumSet.of(Event.SCHEDULE);
+        events.addAll(branches.keySet());
+        return Collections.unmodifiableSet(events);
     }
 
-    /** Whether {@code event} on {@code branch} (its short name) runs the workflow. */
+    /**
+     * Whether {@code event} on {@code branch} (its short name) runs the workflow. For {@code
+     * schedule}: whether it has a schedule at all (by hand, {@code exec --event schedule}, the
+     * branch is whatever revision was asked for; the daemon picks branches itself).
+     */
     public boolean matches(Event event, String branch) {
         Objects.requireNonNull(branch, "branch");
+        if (event == Event.SCHEDULE) {
+            return !schedules.isEmpty();
+        }
         List<String> globs = branches.get(Objects.requireNonNull(event, "event"));
         if (globs == null) {
             return false;

@@ -18,6 +18,9 @@ final class TriggersReader {
     static final List<String> TRIGGER_FIELDS = List.of("branches");
     static final List<String> MANUAL_FIELDS = List.of("branches", "inputs");
     static final List<String> INPUT_FIELDS = List.of("default", "options", "required", "description");
+    static final List<String> SCHEDULE_FIELDS = List.of("cron", "branches", "timezone");
+    /** More would be a runner's whole capacity spent on one workflow's clock. */
+    static final int MAX_SCHEDULES = 16;
 
     private final Fields fields;
 
@@ -28,6 +31,7 @@ final class TriggersReader {
     Triggers read(Node node, String path) throws WorkflowException {
         Map<Event, List<String>> branches = new EnumMap<>(Event.class);
         Map<String, Input> inputs = Map.of();
+        List<Schedule> schedules = List.of();
         switch (node) {
             case YamlTree.Scalar scalar when scalar.kind() != Kind.NULL ->
                     branches.put(event(scalar, path), List.of());
@@ -55,6 +59,10 @@ final class TriggersReader {
                     } catch (IllegalArgumentException e) {
                         throw fields.error(entry.keyAt(), eventPath, e.getMessage());
                     }
+                    if (event == Event.SCHEDULE) {
+                        schedules = schedules(entry.value(), eventPath);
+                        continue;
+                    }
                     branches.put(event, branchFilter(entry.value(), eventPath,
                             event == Event.MANUAL ? MANUAL_FIELDS : TRIGGER_FIELDS));
                     if (event == Event.MANUAL && entry.value() instanceof MapNode manual && manual.entries().containsKey("inputs")) {
@@ -65,16 +73,83 @@ final class TriggersReader {
             default -> throw fields.error(node.at(), path,
                     "expected an event, a list of events or a map of events, got " + node.kind().described);
         }
-        return new Triggers(branches, inputs);
+        return new Triggers(branches, inputs, schedules);
     }
 
     private Event event(Node node, String path) throws WorkflowException {
         String text = fields.string(node, path, "an event");
+        Event event;
         try {
-            return Event.parse(text);
+            event = Event.parse(text);
         } catch (IllegalArgumentException e) {
             throw fields.error(node.at(), path, e.getMessage());
         }
+        if (event == Event.SCHEDULE) {
+            throw fields.error(node.at(), path,
+                    "schedule needs its times: on: {schedule: [{cron: \"0 3 * * 1-5\"}]}");
+        }
+        return event;
+    }
+
+    /** {@code [{cron, branches, timezone}, ...]}. */
+    private List<Schedule> schedules(Node node, String path) throws WorkflowException {
+        if (!(node instanceof ListNode list) || list.items().isEmpty()) {
+            throw fields.error(node.at(), path, "expected a list of times such as [{cron: \"0 3 * * 1-5\"}], got "
+                    + (node instanceof ListNode ? "an empty list" : node.kind().described));
+        }
+        if (list.items().size() > MAX_SCHEDULES) {
+            throw fields.error(list.at(), path, list.items().size() + " schedules; at most " + MAX_SCHEDULES);
+        }
+        List<Schedule> schedules = new java.util.ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < list.items().size(); i++) {
+            String itemPath = path + "[" + i + "]";
+            MapNode map = fields.map(list.items().get(i), itemPath, "a map such as {cron: \"0 3 * * 1-5\", branches: [main]}");
+            fields.onlyKnown(map, itemPath, SCHEDULE_FIELDS);
+            Entry cron = map.entries().get("cron");
+            if (cron == null) {
+                throw fields.error(map.at(), itemPath + ".cron", "is missing: when to run, such as \"0 3 * * 1-5\"");
+            }
+            String expression = fields.string(cron.value(), itemPath + ".cron", "a cron expression");
+            java.time.ZoneId zone = java.time.ZoneOffset.UTC;
+            Entry timezone = map.entries().get("timezone");
+            if (timezone != null) {
+                String id = fields.string(timezone.value(), itemPath + ".timezone", "a time zone such as Europe/Berlin");
+                try {
+                    zone = java.time.ZoneId.of(id);
+                } catch (java.time.DateTimeException e) {
+                    throw fields.error(timezone.value().at(), itemPath + ".timezone",
+                            "'" + id + "' is not a time zone; use a name such as Europe/Berlin or UTC");
+                }
+            }
+            List<String> onBranches = List.of();
+            Entry branchList = map.entries().get("branches");
+            if (branchList != null) {
+                onBranches = fields.distinctStrings(branchList.value(), itemPath + ".branches", "branch");
+                if (onBranches.isEmpty()) {
+                    throw fields.error(branchList.value().at(), itemPath + ".branches",
+                            "is empty; leave 'branches' out to mean the default branch");
+                }
+                for (int b = 0; b < onBranches.size(); b++) {
+                    String branch = onBranches.get(b);
+                    if (branch.chars().anyMatch(c -> c == '*' || c == '?' || c == '[')) {
+                        throw fields.error(branchList.value().at(), itemPath + ".branches[" + b + "]",
+                                "'" + branch + "' is a pattern; a schedule names its branches exactly");
+                    }
+                }
+            }
+            Schedule schedule;
+            try {
+                schedule = new Schedule(expression, zone, onBranches);
+            } catch (IllegalArgumentException e) {
+                throw fields.error(cron.value().at(), itemPath + ".cron", e.getMessage());
+            }
+            if (!seen.add(schedule.key())) {
+                throw fields.error(cron.value().at(), itemPath + ".cron", "'" + expression + "' is listed twice");
+            }
+            schedules.add(schedule);
+        }
+        return List.copyOf(schedules);
     }
 
     /** {@code null}, {@code {}} or {@code {branches: [...]}}. */

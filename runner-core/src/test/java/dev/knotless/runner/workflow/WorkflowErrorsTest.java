@@ -120,7 +120,7 @@ class WorkflowErrorsTest {
                 steps: [{run: a}]
                 """);
         assertThat(e.getMessage()).isEqualTo(FILE + ":3:3: field 'on.pull_request': "
-                + "unknown event 'pull_request' (use push, pull, batch or manual)");
+                + "unknown event 'pull_request' (use push, pull, batch, manual or schedule)");
         assertError("on: [push, tag]\nsteps: [{run: a}]", 1, 12, "on[1]", "unknown event 'tag'");
     }
 

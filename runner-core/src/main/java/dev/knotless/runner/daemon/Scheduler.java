@@ -1,0 +1,146 @@
+package dev.knotless.runner.daemon;
+
+import static dev.knotless.runner.daemon.DaemonWords.oneLine;
+
+import dev.knotless.checkout.CheckoutException;
+import dev.knotless.checkout.Commit;
+import dev.knotless.checks.Event;
+import dev.knotless.executor.Trust;
+import dev.knotless.runner.forge.Forge;
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.run.Run;
+import dev.knotless.runner.state.QueuedRun;
+import dev.knotless.runner.state.RunQueue;
+import dev.knotless.runner.state.ScheduleMarks;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Queues the runs of {@code on.schedule}: once per due time per branch, durably.
+ *
+ * <p>Each schedule has a mark in the state ({@link ScheduleMarks}): the last due time a run was
+ * queued for. A schedule first seen is marked with the time it was seen and runs from its next due
+ * time, never at once. When the clock has passed one or more due times since the mark, only the
+ * latest is queued (a runner that was down for a night runs a nightly job once, not once per missed
+ * time) and the check says how late it started. The run is queued before the mark moves, with an id
+ * derived from the branch and due time, so a crash between the two queues nothing twice. Only the
+ * schedule's one runner ({@link dev.knotless.runner.forge.RunnerSelection#scheduler}) queues it, so
+ * two runners watching a repository do not both run it.
+ *
+ * <p>Looked at once per minute of its clock (cron times are whole minutes), from the daemon's loop
+ * thread only.
+ */
+final class Scheduler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
+
+    private final String runnerId;
+    private final Forge forge;
+    private final Schedules schedules;
+    private final RunQueue queue;
+    private final ScheduleMarks marks;
+    private final Clock clock;
+    private final Predicate<Repository> watched;
+    private final DaemonLog log;
+    private Instant nextLook = Instant.MIN;
+
+    /**
+     * @param clock the schedules' clock: the system's, or a faster one in tests (docs/design/schedules.md)
+     * @param watched the repositories this runner watches
+     */
+    Scheduler(String runnerId, Forge forge, Schedules schedules, RunQueue queue, ScheduleMarks marks, Clock clock,
+            Predicate<Repository> watched, DaemonLog log) {
+        this.runnerId = runnerId;
+        this.forge = forge;
+        this.schedules = schedules;
+        this.queue = queue;
+        this.marks = marks;
+        this.clock = clock;
+        this.watched = watched;
+        this.log = log;
+    }
+
+    /** Queues what has come due since the last look; returns how many runs it queued. */
+    int tick() {
+        Instant now = clock.instant();
+        if (now.isBefore(nextLook)) {
+            return 0;
+        }
+        nextLook = now.truncatedTo(ChronoUnit.MINUTES).plus(1, ChronoUnit.MINUTES);
+        List<Repository> repos;
+        try {
+            repos = forge.repositories().stream().filter(watched).toList();
+        } catch (IOException | RuntimeException e) {
+            log.line("could not list the repositories to schedule: " + oneLine(e));
+            return 0;
+        }
+        int queued = 0;
+        for (Repository repo : repos) {
+            try {
+                queued += tick(repo, now);
+            } catch (IOException | RuntimeException e) {
+                log.line(repo.name() + ": could not read its schedules: " + oneLine(e));
+                LOG.debug("scheduling failed", e);
+            }
+        }
+        return queued;
+    }
+
+    private int tick(Repository repo, Instant now) throws IOException {
+        Schedules.Read read = schedules.read(repo);
+        int queued = 0;
+        for (Schedules.Entry entry : read.entries()) {
+            if (!entry.scheduler().equals(Optional.of(runnerId))) {
+                continue;
+            }
+            ScheduleMarks.Key key = entry.key();
+            Optional<Instant> mark = marks.get(key);
+            if (mark.isEmpty()) {
+                marks.put(key, now.truncatedTo(ChronoUnit.SECONDS));
+                log.line(describe(entry) + ": first seen; next due " + entry.schedule().next(now).map(Instant::toString)
+                        .orElse("never"));
+                continue;
+            }
+            Optional<Instant> due = entry.schedule().latest(now).filter(t -> t.isAfter(mark.get()));
+            if (due.isEmpty()) {
+                continue;
+            }
+            boolean missed = entry.schedule().next(mark.get()).filter(first -> first.isBefore(due.get())).isPresent();
+            Commit commit;
+            try {
+                commit = entry.branch().equals(repo.defaultBranch()) ? read.head()
+                        : read.mirror().resolve("refs/heads/" + entry.branch());
+            } catch (CheckoutException e) {
+                marks.put(key, due.get()); // said once per due time, not once a minute
+                log.line(describe(entry) + ": due " + due.get() + " but branch " + entry.branch() + " is not in the repository");
+                continue;
+            }
+            queue.enqueue(List.of(run(entry, commit, due.get())));
+            marks.put(key, due.get());
+            queued++;
+            log.line(describe(entry) + ": queued for " + due.get() + " at " + DaemonWords.shortSha(commit.sha())
+                    + (missed ? " (earlier due times since " + mark.get() + " were missed; it runs once)" : ""));
+        }
+        return queued;
+    }
+
+    private QueuedRun run(Schedules.Entry entry, Commit commit, Instant due) {
+        String id = Planner.runId(runnerId, entry.repo().name(), entry.workflow(), Event.SCHEDULE, commit.sha(),
+                List.of(entry.branch(), due.toString()));
+        return new QueuedRun(id, entry.repo().name(), commit.sha(), "refs/heads/" + entry.branch(), entry.workflow(),
+                Event.SCHEDULE, Trust.TRUSTED, runnerId, Map.of(Run.SCHEDULED_FOR, due.toString()));
+    }
+
+    private static String describe(Schedules.Entry entry) {
+        return entry.repo().name() + ": " + entry.workflow() + " on " + entry.branch() + " (\"" + entry.schedule().cron()
+                + "\" " + entry.schedule().zone().getId() + ")";
+    }
+}
