@@ -1,47 +1,44 @@
 package dev.knotless.checks;
 
-import java.time.Duration;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
- * When a scheduled run ({@link Event#SCHEDULE}) was due, and how late it started: after the runner
- * was down (a missed time runs once, late) or while every slot was busy.
+ * The cron time a scheduled run ({@link Event#SCHEDULE}) is for, and the due times before it that no
+ * run was queued for because the runner was not running. Those are not run one by one after a
+ * downtime: this one run stands for them, late, and says so.
  *
- * @param dueAt the cron time the run is for
- * @param lateSeconds how long after {@code dueAt} the run started, when that is over {@link #ON_TIME}; else 0
+ * @param dueAt the due time the run is for: the latest that had come when the scheduler looked
+ * @param missed how many earlier due times were missed; 0 when none
+ * @param missedSince the first of them; null when none
  */
-public record ScheduledFor(Instant dueAt, long lateSeconds) {
-
-    /** A run that starts within this of its due time is on time: the daemon looks at the clock once per poll. */
-    public static final Duration ON_TIME = Duration.ofMinutes(1);
+public record ScheduledFor(Instant dueAt, int missed, @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Instant missedSince) {
 
     public ScheduledFor {
         Objects.requireNonNull(dueAt, "dueAt");
-        if (lateSeconds < 0) {
-            throw new IllegalArgumentException("lateSeconds is negative: " + lateSeconds);
+        if (missed < 0 || (missed == 0) != (missedSince == null)) {
+            throw new IllegalArgumentException("missed " + missed + " since " + missedSince);
         }
     }
 
-    /** Due at {@code dueAt}, started at {@code startedAt}. */
-    public static ScheduledFor startedAt(Instant dueAt, Instant startedAt) {
-        Duration late = Duration.between(dueAt, startedAt);
-        return new ScheduledFor(dueAt, late.compareTo(ON_TIME) > 0 ? late.toSeconds() : 0);
+    /** On time: nothing before it was missed. */
+    public static ScheduledFor onTime(Instant dueAt) {
+        return new ScheduledFor(dueAt, 0, null);
     }
 
     public boolean late() {
-        return lateSeconds > 0;
+        return missed > 0;
     }
 
-    /** "scheduled for 2026-12-03T03:00:00Z" and, when late, "; started 2h13m late". */
+    /**
+     * "scheduled for 2026-12-03T08:00:00Z" and, when late, "; late: 4 earlier due times since
+     * 2026-12-03T04:00:00Z were missed while the runner was not running, and this run stands for them".
+     */
     public String line() {
-        return "scheduled for " + dueAt + (late() ? "; started " + words(Duration.ofSeconds(lateSeconds)) + " late" : "");
-    }
-
-    private static String words(Duration d) {
-        long h = d.toHours();
-        long m = d.toMinutesPart();
-        long s = d.toSecondsPart();
-        return (h > 0 ? h + "h" : "") + (h > 0 || m > 0 ? m + "m" : "") + (h == 0 ? s + "s" : "");
+        return "scheduled for " + dueAt + (late() ? "; late: " + missed + " earlier due time" + (missed == 1 ? "" : "s")
+                + " since " + missedSince + (missed == 1 ? " was" : " were")
+                + " missed while the runner was not running, and this run stands for " + (missed == 1 ? "it" : "them") : "");
     }
 }

@@ -36,13 +36,16 @@ class CheckStoreTest {
         Instant due = Instant.parse("2026-12-03T03:00:00Z");
         Check check = Check.running(new CheckSubject("r3", "acme/app", "abc", "refs/heads/main", "nightly", Event.SCHEDULE,
                         "local", ExecutorName.of("docker")), Instant.parse("2026-12-03T05:13:20Z"), null)
-                .withScheduled(ScheduledFor.startedAt(due, Instant.parse("2026-12-03T05:13:20Z")));
+                .withScheduled(new ScheduledFor(due, 4, Instant.parse("2026-12-02T23:00:00Z")));
         store.save(check);
         assertThat(store.load("r3")).contains(check);
-        assertThat(check.scheduled().line()).isEqualTo("scheduled for 2026-12-03T03:00:00Z; started 2h13m late");
-        assertThat(new CheckJson().line(check)).contains("\"event\":\"schedule\"")
-                .contains("\"scheduled\":{\"dueAt\":\"2026-12-03T03:00:00Z\",\"lateSeconds\":8000}");
-        assertThat(ScheduledFor.startedAt(due, due.plusSeconds(59)).line()).isEqualTo("scheduled for 2026-12-03T03:00:00Z");
+        assertThat(check.scheduled().line()).isEqualTo("scheduled for 2026-12-03T03:00:00Z; late: 4 earlier due times since"
+                + " 2026-12-02T23:00:00Z were missed while the runner was not running, and this run stands for them");
+        assertThat(new CheckJson().line(check)).contains("\"event\":\"schedule\"").contains(
+                "\"scheduled\":{\"dueAt\":\"2026-12-03T03:00:00Z\",\"missed\":4,\"missedSince\":\"2026-12-02T23:00:00Z\"}");
+        assertThat(ScheduledFor.onTime(due).line()).isEqualTo("scheduled for 2026-12-03T03:00:00Z");
+        assertThat(new CheckJson().line(check.withScheduled(ScheduledFor.onTime(due)))).contains(
+                "\"scheduled\":{\"dueAt\":\"2026-12-03T03:00:00Z\",\"missed\":0}");
     }
 
     @Test

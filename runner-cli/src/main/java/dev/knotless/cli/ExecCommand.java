@@ -58,7 +58,7 @@ final class ExecCommand implements Callable<Integer> {
     List<String> workflows = new ArrayList<>();
 
     @Option(names = "--event", defaultValue = "push", paramLabel = "EVENT",
-            description = "push, pull, batch or manual (default: ${DEFAULT-VALUE}). pull and batch run untrusted.")
+            description = "push, pull, batch, manual or schedule (default: ${DEFAULT-VALUE}). pull and batch run untrusted.")
     String event;
 
     @Option(names = "--var", paramLabel = "NAME=VALUE",

@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         versionProvider = Version.class,
         description = "Runs a repository's workflows in fresh environments and reports checks.",
         subcommands = {ExecCommand.class, DaemonCommand.class, ChecksCommand.class, SecretsCommand.class, CacheCommand.class, RepoCommand.class,
-            QueueCommand.class, RerunCommand.class, KubernetesCommand.class, NodeCommand.class, ApiTokenCommand.class},
+            QueueCommand.class, RerunCommand.class, SchedulesCommand.class, KubernetesCommand.class, NodeCommand.class, ApiTokenCommand.class},
         commandListHeading = "%nCommands:%n")
 final class KnotlessRunCommand implements Runnable {
 

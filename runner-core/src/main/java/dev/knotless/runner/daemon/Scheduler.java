@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -113,7 +114,7 @@ final class Scheduler {
             if (due.isEmpty()) {
                 continue;
             }
-            boolean missed = entry.schedule().next(mark.get()).filter(first -> first.isBefore(due.get())).isPresent();
+            Missed missed = missed(entry, mark.get(), due.get());
             Commit commit;
             try {
                 commit = entry.branch().equals(repo.defaultBranch()) ? read.head()
@@ -123,20 +124,47 @@ final class Scheduler {
                 log.line(describe(entry) + ": due " + due.get() + " but branch " + entry.branch() + " is not in the repository");
                 continue;
             }
-            queue.enqueue(List.of(run(entry, commit, due.get())));
+            queue.enqueue(List.of(run(entry, commit, due.get(), missed)));
             marks.put(key, due.get());
             queued++;
             log.line(describe(entry) + ": queued for " + due.get() + " at " + DaemonWords.shortSha(commit.sha())
-                    + (missed ? " (earlier due times since " + mark.get() + " were missed; it runs once)" : ""));
+                    + (missed.count() > 0 ? " (" + missed.words() + " since " + missed.since()
+                            + " missed while the runner was not running; this run stands for them)" : ""));
         }
         return queued;
     }
 
-    private QueuedRun run(Schedules.Entry entry, Commit commit, Instant due) {
+    private QueuedRun run(Schedules.Entry entry, Commit commit, Instant due, Missed missed) {
         String id = Planner.runId(runnerId, entry.repo().name(), entry.workflow(), Event.SCHEDULE, commit.sha(),
                 List.of(entry.branch(), due.toString()));
+        Map<String, String> variables = new LinkedHashMap<>();
+        variables.put(Run.SCHEDULED_FOR, due.toString());
+        variables.put(Run.SCHEDULE_MISSED, Integer.toString(missed.count()));
+        if (missed.count() > 0) {
+            variables.put(Run.SCHEDULE_MISSED_SINCE, missed.since().toString());
+        }
         return new QueuedRun(id, entry.repo().name(), commit.sha(), "refs/heads/" + entry.branch(), entry.workflow(),
-                Event.SCHEDULE, Trust.TRUSTED, runnerId, Map.of(Run.SCHEDULED_FOR, due.toString()));
+                Event.SCHEDULE, Trust.TRUSTED, runnerId, variables);
+    }
+
+    /** The due times after the mark and before the one queued: none when the runner kept up. */
+    private record Missed(int count, Instant since) {
+        String words() {
+            return (count >= MAX_COUNTED ? "over " + MAX_COUNTED : Integer.toString(count)) + " earlier due time"
+                    + (count == 1 ? "" : "s");
+        }
+    }
+
+    /** Counting stops here: a minutely schedule after a week down would otherwise walk 10,000 times. */
+    private static final int MAX_COUNTED = 1000;
+
+    private static Missed missed(Schedules.Entry entry, Instant mark, Instant due) {
+        Instant first = entry.schedule().next(mark).orElse(due);
+        int count = 0;
+        for (Instant t = first; t.isBefore(due) && count < MAX_COUNTED; t = entry.schedule().next(t).orElse(due)) {
+            count++;
+        }
+        return new Missed(count, first);
     }
 
     private static String describe(Schedules.Entry entry) {

@@ -254,19 +254,22 @@ public final class Run {
         CheckSubject subject = new CheckSubject(r.runId(), r.repo(), r.commit(), r.ref(), r.workflow().name(), r.event(),
                 r.runnerId(), ExecutorName.of(executor.name()));
         return Check.running(subject, started, checks.files().logPath(r.runId()).toString())
-                .withScheduled(scheduledFor(r, started));
+                .withScheduled(scheduledFor(r));
     }
 
-    /** When a scheduled run was due ({@link #SCHEDULED_FOR}, set by the daemon's scheduler); null for other runs. */
-    private static ScheduledFor scheduledFor(RunRequest r, Instant started) {
+    /** When a scheduled run was due and what it stands for ({@link #SCHEDULED_FOR}, set by the daemon); null for other runs. */
+    private static ScheduledFor scheduledFor(RunRequest r) {
         String due = r.variables().get(SCHEDULED_FOR);
         if (r.event() != Event.SCHEDULE || due == null) {
             return null;
         }
         try {
-            return ScheduledFor.startedAt(Instant.parse(due), started);
-        } catch (java.time.format.DateTimeParseException e) {
-            return null;
+            String since = r.variables().get(SCHEDULE_MISSED_SINCE);
+            int missed = since == null ? 0 : Integer.parseInt(r.variables().getOrDefault(SCHEDULE_MISSED, "0"));
+            return missed > 0 ? new ScheduledFor(Instant.parse(due), missed, Instant.parse(since))
+                    : ScheduledFor.onTime(Instant.parse(due));
+        } catch (RuntimeException e) {
+            return null; // variables a person set by hand (exec --var); the run goes on without the note
         }
     }
 
@@ -287,6 +290,10 @@ public final class Run {
 
     /** The variable a scheduled run's due time (ISO-8601, UTC) reaches its steps by. */
     public static final String SCHEDULED_FOR = "KNOTLESS_SCHEDULED_FOR";
+    /** How many earlier due times a scheduled run stands for (missed while the runner was down). */
+    public static final String SCHEDULE_MISSED = "KNOTLESS_SCHEDULE_MISSED";
+    /** The first of them (ISO-8601, UTC); set only when there are some. */
+    public static final String SCHEDULE_MISSED_SINCE = "KNOTLESS_SCHEDULE_MISSED_SINCE";
 
     /** The run environment contract (docs/reference/run-environment.md), then workflow and caller variables. */
     static Map<String, String> environment(RunRequest r) {

@@ -111,7 +111,7 @@ final class TriggersReader {
                 throw fields.error(map.at(), itemPath + ".cron", "is missing: when to run, such as \"0 3 * * 1-5\"");
             }
             String expression = fields.string(cron.value(), itemPath + ".cron", "a cron expression");
-            java.time.ZoneId zone = java.time.ZoneOffset.UTC;
+            java.time.ZoneId zone = java.time.ZoneId.of("UTC");
             Entry timezone = map.entries().get("timezone");
             if (timezone != null) {
                 String id = fields.string(timezone.value(), itemPath + ".timezone", "a time zone such as Europe/Berlin");

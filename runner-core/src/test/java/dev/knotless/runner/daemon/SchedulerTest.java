@@ -79,7 +79,8 @@ class SchedulerTest {
             assertThat(runs).allSatisfy(r -> {
                 assertThat(r.trust()).isEqualTo(Trust.TRUSTED);
                 assertThat(r.workflow()).isEqualTo("nightly");
-                assertThat(r.variables()).containsEntry(Run.SCHEDULED_FOR, "2026-12-03T03:00:00Z");
+                assertThat(r.variables()).containsEntry(Run.SCHEDULED_FOR, "2026-12-03T03:00:00Z")
+                        .containsEntry(Run.SCHEDULE_MISSED, "0").doesNotContainKey(Run.SCHEDULE_MISSED_SINCE);
             });
             assertThat(runs).filteredOn(r -> r.ref().equals("refs/heads/main")).extracting(RunRecord::commit).containsExactly(main);
             assertThat(runs).filteredOn(r -> r.ref().equals("refs/heads/release")).extracting(RunRecord::commit)
@@ -102,7 +103,10 @@ class SchedulerTest {
             assertThat(scheduled(state)).filteredOn(r -> r.ref().equals("refs/heads/main"))
                     .extracting(r -> r.variables().get(Run.SCHEDULED_FOR))
                     .containsExactlyInAnyOrder("2026-12-03T03:00:00Z", "2026-12-03T08:00:00Z");
-            assertThat(lines).anyMatch(l -> l.contains("were missed; it runs once"));
+            assertThat(scheduled(state)).filteredOn(r -> r.variables().get(Run.SCHEDULED_FOR).equals("2026-12-03T08:00:00Z"))
+                    .allSatisfy(r -> assertThat(r.variables()).containsEntry(Run.SCHEDULE_MISSED, "4")
+                            .containsEntry(Run.SCHEDULE_MISSED_SINCE, "2026-12-03T04:00:00Z"));
+            assertThat(lines).anyMatch(l -> l.contains("4 earlier due times since 2026-12-03T04:00:00Z missed"));
             assertThat(scheduler(state, "a", repo("a")).tick()).as("restarted again in the same minute").isZero();
             assertThat(scheduled(state)).hasSize(4);
         }

@@ -48,7 +48,7 @@ class ScheduleTest {
                 steps: [{run: 'true'}]
                 """);
         assertThat(w.on().schedules()).containsExactly(
-                new Schedule("0 3 * * 1-5", ZoneOffset.UTC, List.of("main", "release")),
+                new Schedule("0 3 * * 1-5", ZoneId.of("UTC"), List.of("main", "release")),
                 new Schedule("*/15 * * * *", ZoneId.of("Europe/Berlin"), List.of()));
         assertThat(w.on().events()).containsExactlyInAnyOrder(Event.PUSH, Event.SCHEDULE);
         assertThat(w.on().matches(Event.SCHEDULE, "anything")).isTrue();
