@@ -11,6 +11,7 @@ import dev.knotless.http.Listen;
 import dev.knotless.http.StatusServer;
 import dev.knotless.runner.Durations;
 import dev.knotless.runner.daemon.Daemon;
+import dev.knotless.runner.daemon.ManualRuns;
 import dev.knotless.runner.daemon.DaemonLog;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
@@ -153,7 +154,8 @@ final class DaemonCommand implements Callable<Integer> {
             shutdown.signal().onStop(why -> stop.countDown());
             Console console = new Console(err, /* colour= */ false);
             try (Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
-                 StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive), log)) {
+                 StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive,
+                         new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs())), log)) {
                 daemon.start();
                 try {
                     stop.await();

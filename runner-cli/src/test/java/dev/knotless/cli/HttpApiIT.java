@@ -189,6 +189,43 @@ class HttpApiIT {
         }
     }
 
+    /** {@code POST /api/runs} with an admin token: a manual run at the branch head, its input read by its step. */
+    @Test
+    void anAdminAsksTheDaemonForAManualRunWithInputs() throws Exception {
+        TestRepo ops = new TestRepo(tmp.resolve("ops")).workflow("deploy.yaml", """
+                image: %s
+                on:
+                  manual:
+                    inputs:
+                      target: {required: true}
+                steps:
+                  - name: deploy
+                    run: echo "deploying to $KNOTLESS_INPUT_TARGET as $KNOTLESS_EVENT"
+                """.formatted(DaemonIT.IMAGE));
+        String sha = ops.commit();
+        Path state = tmp.resolve("state");
+        HttpDaemon.record(state, new Repository("acme/ops", ops.dir.toString(), "main", List.of(runnerId), List.of()));
+        String admin = dev.knotless.http.ApiToken.newToken(new java.security.SecureRandom());
+        Path tokens = tmp.resolve("api-tokens");
+        java.nio.file.Files.writeString(tokens, new dev.knotless.http.ApiToken("ops", dev.knotless.http.ApiToken.Scope.ADMIN,
+                dev.knotless.http.ApiToken.hash(admin)).fileLine() + "\n");
+        try (HttpDaemon d = new HttpDaemon(state, runnerId, "--api-token-file", tokens.toString(), "--public-read")) {
+            d.awaitHealthy();
+            java.net.http.HttpRequest ask = java.net.http.HttpRequest.newBuilder(URI.create(d.base + "/api/runs"))
+                    .header("Authorization", "Bearer " + admin).header("Content-Type", "application/json")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                            "{\"repo\": \"acme/ops\", \"workflow\": \"deploy\", \"inputs\": {\"target\": \"eu-1\"}}"))
+                    .build();
+            java.net.http.HttpResponse<String> queued = d.http.send(ask, java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(queued.statusCode()).as(queued.body()).isEqualTo(201);
+            String id = HttpDaemon.JSON.readTree(queued.body()).get("queued").get(0).get("id").asText();
+            JsonNode ended = d.awaitJson("/api/runs/" + id, "the manual run ends", r -> r.get("status").asText().equals("success"));
+            assertThat(ended.get("event").asText()).isEqualTo("manual");
+            assertThat(ended.get("commit").asText()).isEqualTo(sha);
+            assertThat(d.get("/api/runs/" + id + "/log").body()).contains("deploying to eu-1 as manual");
+        }
+    }
+
     @Test
     void healthIs503WhileStoppingAndABadOrTakenAddressIsOneLine() throws Exception {
         TestRepo slow = repo(tmp.resolve("slow"), "'echo going; sleep 60'");

@@ -18,6 +18,10 @@ final class ApiError extends RuntimeException {
         return new ApiError(400, why);
     }
 
+    static ApiError unprocessable(String why) {
+        return new ApiError(422, why);
+    }
+
     static ApiError conflict(String why) {
         return new ApiError(409, why);
     }

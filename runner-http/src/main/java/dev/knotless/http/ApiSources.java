@@ -2,18 +2,27 @@ package dev.knotless.http;
 
 import dev.knotless.checks.CheckStore;
 import dev.knotless.runner.daemon.LiveRuns;
+import dev.knotless.runner.daemon.ManualRuns;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.state.StateStore;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import java.util.function.BooleanSupplier;
 
 /**
  * What the HTTP server reads; it writes to none of them.
  *
  * @param loopAlive whether the daemon's loop runs ({@code Daemon::alive})
+ * @param manualRuns what queues {@code POST /api/runs}; null where no daemon takes runs (then 503)
  */
 public record ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
-        BooleanSupplier loopAlive) {
+        BooleanSupplier loopAlive, @Nullable ManualRuns manualRuns) {
+
+    /** Without manual runs. */
+    public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
+            BooleanSupplier loopAlive) {
+        this(state, checks, forge, live, metrics, loopAlive, null);
+    }
 
     public ApiSources {
         Objects.requireNonNull(state, "state");

@@ -64,6 +64,7 @@ public final class StatusServer implements AutoCloseable {
             config.routes.get("/api/runs/{id}/events", events::handle);
             config.routes.get("/api/runs/{id}/outputs/<name>", api::output);
             config.routes.get("/api/queue", api::queue);
+            config.routes.post("/api/runs", api::queueManual);
             config.routes.post("/api/runs/{id}/rerun", api::rerun);
             config.routes.post("/api/commits/{sha}/rerun-failed", api::rerunFailed);
             config.routes.get("/healthz", api::health);
