@@ -47,8 +47,8 @@ record CeilingFit(RunRequest request, List<String> notices) {
         if (notices.isEmpty() && cpu == w.resources().milliCpu() && memory == w.resources().memoryBytes()) {
             return new CeilingFit(request, notices);
         }
-        Workflow fitted = new Workflow(w.name(), w.file(), w.on(), w.runners(), w.image(), timeout,
-                new Resources(cpu, memory), w.variables(), w.cache(), steps, w.reports());
+        Workflow fitted = w.with(w.name(), w.file(), w.image(), timeout, new Resources(cpu, memory), w.variables(), w.cache(),
+                steps);
         return new CeilingFit(request.withWorkflow(fitted), notices);
     }
 

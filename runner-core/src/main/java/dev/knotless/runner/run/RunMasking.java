@@ -103,10 +103,9 @@ final class RunMasking {
         Workflow w = r.workflow();
         Map<String, String> variables = new LinkedHashMap<>();
         w.variables().forEach((k, v) -> variables.put(line(k), line(v)));
-        Workflow masked = new Workflow(line(w.name()), line(w.file()), w.on(), w.runners(),
-                w.image() == null ? null : line(w.image()), w.timeout(), w.resources(), variables,
-                w.cache().stream().map(this::line).toList(),
-                w.steps().stream().map(st -> st.withText(line(st.name()), line(st.run()))).toList(), w.reports());
+        Workflow masked = w.with(line(w.name()), line(w.file()), w.image() == null ? null : line(w.image()), w.timeout(),
+                w.resources(), variables, w.cache().stream().map(this::line).toList(),
+                w.steps().stream().map(st -> st.withText(line(st.name()), line(st.run()))).toList());
         Map<String, String> callerVariables = new LinkedHashMap<>();
         r.variables().forEach((k, v) -> callerVariables.put(line(k), line(v)));
         return new RunRequest(r.runId(), r.runnerId(), line(r.repo()), r.commit(), lineOrNull(r.ref()), lineOrNull(r.defaultRef()),

@@ -24,6 +24,11 @@ import org.jspecify.annotations.Nullable;
  * @param cache what the run caches between runs, in the file's order
  * @param steps at least one
  * @param reports the test reports read after the steps; {@link Reports#NONE} when the file names none
+ * @param services containers beside the run, reachable by name, in the file's order
+ * @param needs the workflows (names as written, before matrix expansion) of the same commit and event
+ *     that must succeed before this one starts
+ * @param artifacts paths and globs under /work saved after a successful run, for the workflows that need it
+ * @param cell which combination of its matrix this is; null for a workflow without a matrix
  */
 public record Workflow(
         String name,
@@ -36,7 +41,11 @@ public record Workflow(
         Map<String, String> variables,
         List<String> cache,
         List<Step> steps,
-        Reports reports) {
+        Reports reports,
+        List<Service> services,
+        List<String> needs,
+        List<String> artifacts,
+        @Nullable MatrixCell cell) {
 
     public Workflow {
         Objects.requireNonNull(name, "name");
@@ -48,6 +57,29 @@ public record Workflow(
         cache = List.copyOf(cache);
         steps = List.copyOf(steps);
         Objects.requireNonNull(reports, "reports");
+        services = List.copyOf(services);
+        needs = List.copyOf(needs);
+        artifacts = List.copyOf(artifacts);
+    }
+
+    /** A workflow without services, needs, artifacts or matrix. */
+    public Workflow(String name, String file, Triggers on, List<String> runners, @Nullable String image,
+            @Nullable Duration timeout, Resources resources, Map<String, String> variables, List<String> cache, List<Step> steps,
+            Reports reports) {
+        this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, List.of(), List.of(),
+                List.of(), null);
+    }
+
+    /** What {@code needs} calls it: its name as written, shared by the combinations of its matrix. */
+    public String group() {
+        return cell == null ? name : cell.group();
+    }
+
+    /** This workflow with these parts replaced and the rest (triggers, graph, services) kept. */
+    public Workflow with(String newName, String newFile, @Nullable String newImage, @Nullable Duration newTimeout,
+            Resources newResources, Map<String, String> newVariables, List<String> newCache, List<Step> newSteps) {
+        return new Workflow(newName, newFile, on, runners, newImage, newTimeout, newResources, newVariables, newCache, newSteps,
+                reports, services, needs, artifacts, cell);
     }
 
     /** A workflow that reads no test reports. */

@@ -29,7 +29,8 @@ public final class WorkflowParser {
     public static final String DIRECTORY = ".knotless/workflows";
 
     static final List<String> WORKFLOW_FIELDS =
-            List.of("name", "on", "runners", "image", "timeout", "resources", "variables", "cache", "steps", "reports");
+            List.of("name", "on", "runners", "image", "timeout", "resources", "variables", "cache", "steps", "reports",
+                    "services", "matrix", "needs", "artifacts");
     static final List<String> REPORT_FIELDS = List.of("junit");
 
     private WorkflowParser() {}
@@ -49,7 +50,13 @@ public final class WorkflowParser {
      * @throws WorkflowException for the first problem found, in file order
      */
     public static Workflow parse(String file, String yamlText) throws WorkflowException {
-        return new Reader(file).workflow(YamlTree.read(file, yamlText));
+        return parseExpanded(file, yamlText).getFirst();
+    }
+
+    /** Reads one workflow file into its matrix's combinations (one workflow when it has no matrix). */
+    public static List<Workflow> parseExpanded(String file, String yamlText) throws WorkflowException {
+        Reader reader = new Reader(file);
+        return reader.expanded(reader.workflow(YamlTree.read(file, yamlText)));
     }
 
     /**
@@ -79,6 +86,7 @@ public final class WorkflowParser {
         List<Workflow> workflows = new ArrayList<>();
         List<WorkflowException> errors = new ArrayList<>();
         Map<String, String> fileByName = new HashMap<>();
+        Map<String, Reader> readers = new HashMap<>();
         long left = maxNodesInAll;
         Map<String, String> all = new TreeMap<>(files);
         refused.keySet().forEach(file -> all.putIfAbsent(file, ""));
@@ -110,27 +118,42 @@ public final class WorkflowParser {
                 }
                 left -= read.nodes();
                 Workflow workflow = reader.workflow(read.root());
-                String earlier = fileByName.putIfAbsent(workflow.name(), file);
-                if (earlier != null) {
-                    Position at = reader.nameAt;
-                    throw new WorkflowException(file, at.line(), at.column(), "name",
-                            "workflow name '" + workflow.name() + "' is already used by " + earlier
-                                    + (reader.nameGiven ? "" : " (set 'name' to tell them apart)"));
+                List<Workflow> combinations = reader.expanded(workflow);
+                for (String name : java.util.stream.Stream.concat(java.util.stream.Stream.of(workflow.name()),
+                        combinations.stream().map(Workflow::name)).distinct().toList()) {
+                    String earlier = fileByName.get(name);
+                    if (earlier != null) {
+                        Position at = reader.nameAt;
+                        throw new WorkflowException(file, at.line(), at.column(), "name",
+                                "workflow name '" + name + "' is already used by " + earlier
+                                        + (reader.nameGiven ? "" : " (set 'name' to tell them apart)"));
+                    }
                 }
-                workflows.add(workflow);
+                combinations.forEach(c -> fileByName.put(c.name(), file));
+                fileByName.put(workflow.name(), file);
+                workflows.addAll(combinations);
+                readers.put(workflow.name(), reader);
             } catch (WorkflowException e) {
                 errors.add(e);
             }
         }
-        return new WorkflowSet(workflows, errors);
+        return RunGraph.checked(workflows, errors, readers);
     }
 
     /** Walks one file's tree against the schema. */
-    private static final class Reader {
+    static final class Reader {
         private final String file;
         private final Fields fields;
         Position nameAt = Position.START;
         boolean nameGiven;
+        /** Where each of {@code needs} was written, for the errors only the whole set can find. */
+        final List<Position> needsAt = new ArrayList<>();
+        private Matrix matrix;
+        private Position matrixAt = Position.START;
+        /** Texts that may hold {@code ${matrix.KEY}}: where, which field, what. */
+        private final List<Templated> templated = new ArrayList<>();
+
+        private record Templated(Position at, String path, String text) {}
 
         Reader(String file) {
             this.file = file;
@@ -153,7 +176,11 @@ public final class WorkflowParser {
             Map<String, String> variables = Map.of();
             List<String> cache = List.of();
             Reports reports = Reports.NONE;
+            List<Service> services = List.of();
+            List<String> needs = List.of();
+            List<String> artifacts = List.of();
             List<Step> steps = null;
+            GraphReader graph = new GraphReader(fields);
             for (Entry entry : map.entries().values()) {
                 String path = entry.key();
                 Node value = entry.value();
@@ -162,13 +189,36 @@ public final class WorkflowParser {
                         name = fields.label(value, path);
                         nameAt = value.at();
                         nameGiven = true;
+                        templated.add(new Templated(value.at(), path, name));
                     }
                     case "on" -> on = new TriggersReader(fields).read(value, path);
                     case "runners" -> runners = fields.distinctStrings(value, path, "runner id");
-                    case "image" -> image = image(value, path);
+                    case "image" -> {
+                        image = image(value, path);
+                        templated.add(new Templated(value.at(), path, image));
+                    }
                     case "timeout" -> timeout = fields.duration(value, path);
                     case "resources" -> resources = new ResourcesReader(fields).read(value, path);
-                    case "variables" -> variables = fields.variables(value, path);
+                    case "variables" -> {
+                        variables = fields.variables(value, path);
+                        for (Entry v : ((MapNode) value).entries().values()) {
+                            templated.add(new Templated(v.value().at(), YamlTree.child(path, v.key()), variables.get(v.key())));
+                        }
+                    }
+                    case "services" -> {
+                        services = graph.services(value, path);
+                        for (Entry svc : ((MapNode) value).entries().values()) {
+                            Entry img = ((MapNode) svc.value()).entries().get("image");
+                            templated.add(new Templated(img.value().at(), YamlTree.child(path, svc.key()) + ".image",
+                                    services.stream().filter(x -> x.name().equals(svc.key())).findFirst().orElseThrow().image()));
+                        }
+                    }
+                    case "matrix" -> {
+                        matrix = graph.matrix(value, path);
+                        matrixAt = value.at();
+                    }
+                    case "needs" -> needs = graph.needs(value, path, needsAt);
+                    case "artifacts" -> artifacts = graph.artifacts(value, path);
                     case "cache" -> cache = fields.distinctStrings(value, path, "cache entry");
                     case "steps" -> steps = new StepsReader(fields).read(value, path);
                     case "reports" -> reports = reports(value, path);
@@ -178,7 +228,35 @@ public final class WorkflowParser {
             if (steps == null) {
                 throw fields.error(map.at(), "steps", "required: a workflow needs at least one step");
             }
-            return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports);
+            for (Templated t : templated) {
+                for (String key : Expansion.keys(t.text())) {
+                    if (matrix == null) {
+                        throw fields.error(t.at(), t.path(), "uses ${matrix." + key + "} but the workflow has no matrix");
+                    }
+                    if (!matrix.axes().containsKey(key)) {
+                        throw fields.error(t.at(), t.path(), "uses ${matrix." + key + "}, which is not a key of the matrix ("
+                                + String.join(", ", matrix.axes().keySet()) + ")");
+                    }
+                }
+            }
+            return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
+                    needs, artifacts, null);
+        }
+
+        /** {@code workflow}'s combinations; itself when it has no matrix. */
+        List<Workflow> expanded(Workflow workflow) throws WorkflowException {
+            if (matrix == null) {
+                return List.of(workflow);
+            }
+            List<Workflow> combinations = Expansion.expand(workflow, matrix);
+            if (combinations.stream().map(Workflow::name).distinct().count() != combinations.size()) {
+                throw fields.error(matrixAt, "matrix", "two combinations would have the same name");
+            }
+            return combinations;
+        }
+
+        WorkflowException error(Position at, String path, String problem) {
+            return fields.error(at, path, problem);
         }
 
         /** {@code {junit: [patterns]}}: relative to /work, without '..'. */

@@ -45,7 +45,7 @@ class WorkflowErrorsTest {
                   - run: make
                     tiemout: 5m
                 """, 4, 5, "steps[0].tiemout", "unknown field (did you mean 'timeout'?); expected one of name, run, timeout, secrets");
-        assertError("image: x\nsteps: [{run: a}]\nservices: [db]\n", 3, 1, "services", "unknown field; expected one of");
+        assertError("image: x\nsteps: [{run: a}]\nservice: [db]\n", 3, 1, "service", "unknown field (did you mean 'services'?)");
         assertError("on:\n  push:\n    branch: [main]\nsteps: [{run: a}]\n", 3, 5, "on.push.branch",
                 "unknown field (did you mean 'branches'?)");
         assertError("resources:\n  cpus: 2\nsteps: [{run: a}]\n", 2, 3, "resources.cpus", "unknown field (did you mean 'cpu'?)");
@@ -188,7 +188,7 @@ class WorkflowErrorsTest {
     void controlCharactersInKeysAreEscapedSoTheMessageStaysOneLine() {
         WorkflowException e = error("\"bad\\nkey\": 1\nsteps: [{run: a}]\n");
         assertThat(e.getMessage()).isEqualTo(FILE + ":1:1: field 'bad\\nkey': unknown field; "
-                + "expected one of name, on, runners, image, timeout, resources, variables, cache, steps, reports");
+                + "expected one of name, on, runners, image, timeout, resources, variables, cache, steps, reports, services, matrix, needs, artifacts");
     }
 
     @Test

@@ -306,7 +306,7 @@ class WorkflowParserTest {
         assertThat(set.workflows()).extracting(Workflow::name).containsExactly("b");
         assertThat(set.errors()).extracting(Throwable::getMessage).containsExactly(
                 ".knotless/workflows/a.yaml:1:1: field 'stepz': unknown field (did you mean 'steps'?); "
-                        + "expected one of name, on, runners, image, timeout, resources, variables, cache, steps, reports",
+                        + "expected one of name, on, runners, image, timeout, resources, variables, cache, steps, reports, services, matrix, needs, artifacts",
                 ".knotless/workflows/c.yaml:2:5: field 'steps[0].run': required: the script this step runs");
     }
 
