@@ -9,6 +9,7 @@ import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.forge.RunnerSelection;
 import dev.knotless.runner.state.QueuedRun;
+import dev.knotless.runner.state.RunLinks;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowException;
 import dev.knotless.runner.workflow.WorkflowParser;
@@ -96,7 +97,9 @@ public final class Planner {
         for (Workflow workflow : set.workflows()) {
             if (workflow.on().matches(trigger.event(), trigger.branch())
                     && RunnerSelection.runs(repo, runnerId, workflow.runners())) {
-                runs.add(queued(repo, trigger, workflow.name()));
+                QueuedRun run = queued(repo, trigger, workflow.name());
+                runs.add(new QueuedRun(run.id(), run.repo(), run.commit(), run.ref(), run.workflow(), run.event(), run.trust(),
+                        run.runner(), run.variables(), links(set, workflow)));
             }
         }
         return List.copyOf(runs);
@@ -128,6 +131,15 @@ public final class Planner {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** What the queue waits for and limits {@code w}'s run by; null when it waits for nothing. */
+    static RunLinks links(WorkflowSet set, Workflow w) {
+        if (w.needs().isEmpty() && w.cell() == null) {
+            return null;
+        }
+        return new RunLinks(set.runsNeededBy(w), w.group(), w.cell() == null ? 0 : w.cell().maxParallel(),
+                w.cell() != null && w.cell().failFast());
     }
 
     private QueuedRun queued(Repository repo, Trigger t, String workflow) {

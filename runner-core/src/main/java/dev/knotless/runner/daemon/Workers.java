@@ -4,6 +4,7 @@ import static dev.knotless.runner.daemon.DaemonWords.describe;
 import static dev.knotless.runner.daemon.DaemonWords.oneLine;
 
 import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckStatus;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
@@ -38,6 +39,9 @@ final class Workers {
         Check run(Cancellation cancellation) throws IOException;
     }
 
+    /** Deeper graphs are ended over several dispatches. */
+    private static final int MAX_GRAPH_DEPTH = 32;
+
     private final RunQueue queue;
     private final Run run;
     private final RunRequests requests;
@@ -60,8 +64,23 @@ final class Workers {
         this.ended = ended;
     }
 
-    /** Starts runs from the queue while slots are free. */
+    /** Ends the runs whose needs failed, then starts runs from the queue while slots are free. */
     void dispatch(BooleanSupplier stopping) throws IOException {
+        // each round ends one level of the graph: what needed a cancelled run is blocked in the next
+        for (int level = 0; level < MAX_GRAPH_DEPTH; level++) {
+            List<RunRecord> blocked = queue.blocked();
+            if (blocked.isEmpty()) {
+                break;
+            }
+            for (RunRecord run : blocked) {
+                String reason = RunGraphWords.blockedBy(queue, run);
+                Check check = requests.cancelledCheck(run, reason);
+                // waiting runs are taken on this thread only, so the row is still waiting here
+                if (checks.record(check, c -> queue.finishWaiting(c.id(), c))) {
+                    log.line(describe(run) + " cancelled: " + reason);
+                }
+            }
+        }
         while (!stopping.getAsBoolean()) {
             Optional<RunRecord> next = queue.takeNext(concurrency);
             if (next.isEmpty()) {
@@ -123,6 +142,10 @@ final class Workers {
             }
             log.line(describe(record) + " " + check.status().wireName()
                     + (check.reason() == null ? "" : ": " + check.reason()));
+            if (record.links() != null && record.links().failFast()
+                    && (check.status() == CheckStatus.FAILURE || check.status() == CheckStatus.ERROR)) {
+                failFast(record);
+            }
         } catch (IOException | RuntimeException e) {
             log.line(describe(record) + ": could not record its check: " + oneLine(e));
             LOG.warn("run {} could not be recorded", record.id(), e);
@@ -143,6 +166,25 @@ final class Workers {
                 yield check;
             }
         };
+    }
+
+    /** A matrix combination failed: the others of its group that wait or run are cancelled. */
+    private void failFast(RunRecord failed) {
+        String reason = failed.workflow() + " failed (fail-fast)";
+        try {
+            for (RunRecord other : queue.groupGoing(failed)) {
+                if (other.status() == CheckStatus.PENDING) {
+                    Check check = requests.cancelledCheck(other, reason);
+                    if (checks.record(check, c -> queue.finishWaiting(c.id(), c))) {
+                        log.line(describe(other) + " cancelled: " + reason);
+                    }
+                } else if (cancel(other.id(), reason)) {
+                    log.line(describe(other) + " cancelling: " + reason);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.line(describe(failed) + ": could not cancel the rest of its matrix: " + oneLine(e));
+        }
     }
 
     static void join(Thread thread, Duration atMost) {

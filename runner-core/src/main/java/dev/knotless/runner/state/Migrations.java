@@ -81,7 +81,10 @@ final class Migrations {
                       schedule TEXT NOT NULL,
                       due_at TEXT NOT NULL,
                       PRIMARY KEY (repo, workflow, branch, schedule)
-                    )"""));
+                    )"""),
+            // v5: a run's needs and matrix group, which the queue waits for and limits by.
+            List.of("ALTER TABLE runs ADD COLUMN links_json TEXT",
+                    "CREATE INDEX runs_by_commit ON runs(repo, commit_sha, event, workflow)"));
 
     static int latest() {
         return STEPS.size();

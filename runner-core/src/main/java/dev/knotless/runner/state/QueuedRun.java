@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A run waiting for its turn: one workflow on one commit.
@@ -15,14 +16,21 @@ import java.util.Objects;
  * @param ref the full ref the commit was reached by, or the sha
  * @param runner the id of the runner that will run it
  * @param variables run variables that override the workflow's ({@code rerun --var}); empty for planned runs
+ * @param links its needs and matrix group; null for a run that waits for nothing
  */
 public record QueuedRun(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
-        String runner, Map<String, String> variables) {
+        String runner, Map<String, String> variables, @Nullable RunLinks links) {
+
+    /** A run that waits for nothing. */
+    public QueuedRun(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
+            String runner, Map<String, String> variables) {
+        this(id, repo, commit, ref, workflow, event, trust, runner, variables, null);
+    }
 
     /** A planned run: no extra variables. */
     public QueuedRun(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
             String runner) {
-        this(id, repo, commit, ref, workflow, event, trust, runner, Map.of());
+        this(id, repo, commit, ref, workflow, event, trust, runner, Map.of(), null);
     }
 
     public QueuedRun {

@@ -33,8 +33,8 @@ public final class RunQueue implements CheckRows {
 
     /** The columns and values of a new pending run, after {@code INSERT [OR IGNORE] INTO}; see {@link #bindPendingRun}. */
     private static final String INSERT_PENDING_RUN = """
-            runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at, variables_json)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)""";
+            runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at, variables_json, links_json)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)""";
 
     private final StateDatabase db;
     private final CheckJson checkJson = new CheckJson();
@@ -79,14 +79,13 @@ public final class RunQueue implements CheckRows {
             }
             String id = null;
             try (var next = connection.createStatement();
-                    ResultSet rows = next.executeQuery("""
-                            SELECT r.id FROM runs r
-                            JOIN (SELECT repo, MIN(seq) AS first FROM runs WHERE status = 'pending' GROUP BY repo) w
-                              ON r.seq = w.first
-                            LEFT JOIN (SELECT repo, MAX(take_seq) AS last FROM runs WHERE take_seq IS NOT NULL GROUP BY repo) t
-                              ON t.repo = w.repo
-                            ORDER BY COALESCE(t.last, 0), w.first
-                            LIMIT 1""")) {
+                    ResultSet rows = next.executeQuery("SELECT r.id FROM runs r"
+                            + " JOIN (SELECT c.repo, MIN(c.seq) AS first FROM runs c WHERE " + ready("c") + " GROUP BY c.repo) w"
+                            + "   ON r.seq = w.first"
+                            + " LEFT JOIN (SELECT repo, MAX(take_seq) AS last FROM runs WHERE take_seq IS NOT NULL GROUP BY repo) t"
+                            + "   ON t.repo = w.repo"
+                            + " ORDER BY COALESCE(t.last, 0), w.first"
+                            + " LIMIT 1")) {
                 if (rows.next()) {
                     id = rows.getString(1);
                 }
@@ -104,6 +103,57 @@ public final class RunQueue implements CheckRows {
             }
             return find(connection, id);
         });
+    }
+
+    /**
+     * The condition a waiting run {@code r} may be taken under: each run it needs (same repository,
+     * commit and event, by workflow name) has passed, and fewer than its group's {@code maxParallel}
+     * of its group are running.
+     */
+    private static String ready(String r) {
+        return (r + ".status = 'pending' AND (" + r + ".links_json IS NULL OR (NOT EXISTS ("
+                + "SELECT 1 FROM json_each(" + r + ".links_json, '$.needs') n WHERE NOT EXISTS ("
+                + "SELECT 1 FROM runs s WHERE s.repo = " + r + ".repo AND s.commit_sha = " + r + ".commit_sha"
+                + " AND s.event = " + r + ".event AND s.workflow = n.value AND s.status = 'success'))"
+                + " AND (json_extract(" + r + ".links_json, '$.maxParallel') = 0 OR (SELECT COUNT(*) FROM runs g"
+                + " WHERE g.status = 'running' AND g.repo = " + r + ".repo AND g.commit_sha = " + r + ".commit_sha"
+                + " AND g.event = " + r + ".event AND g.links_json IS NOT NULL"
+                + " AND json_extract(g.links_json, '$.group') = json_extract(" + r + ".links_json, '$.group'))"
+                + " < json_extract(" + r + ".links_json, '$.maxParallel'))))");
+    }
+
+    /**
+     * The waiting runs that can never be taken: a run they need ended without passing (and no
+     * rerun of it waits or runs), or was never queued (it does not run for this event or runner).
+     * The caller ends them {@code cancelled}, saying which need and how it ended ({@link #newest}).
+     */
+    public List<RunRecord> blocked() throws IOException {
+        return db.locked("list blocked runs in", connection -> select(connection, """
+                SELECT * FROM runs r WHERE r.status = 'pending' AND r.links_json IS NOT NULL AND EXISTS (
+                  SELECT 1 FROM json_each(r.links_json, '$.needs') n WHERE NOT EXISTS (
+                    SELECT 1 FROM runs s WHERE s.repo = r.repo AND s.commit_sha = r.commit_sha AND s.event = r.event
+                      AND s.workflow = n.value AND s.status IN ('success', 'pending', 'running')))
+                ORDER BY r.seq""", List.of()));
+    }
+
+    /** The newest run of {@code workflow} beside {@code run} (same repository, commit and event); empty when none was queued. */
+    public Optional<RunRecord> newest(RunRecord run, String workflow) throws IOException {
+        return db.locked("read a run of a commit in", connection -> select(connection, """
+                SELECT * FROM runs WHERE repo = ? AND commit_sha = ? AND event = ? AND workflow = ?
+                ORDER BY seq DESC LIMIT 1""", List.of(run.repo(), run.commit(), run.event().wireName(), workflow))
+                .stream().findFirst());
+    }
+
+    /** The other runs of {@code run}'s matrix group (same repository, commit and event) that wait or run. */
+    public List<RunRecord> groupGoing(RunRecord run) throws IOException {
+        if (run.links() == null) {
+            return List.of();
+        }
+        return db.locked("list a matrix group's runs in", connection -> select(connection, """
+                SELECT * FROM runs WHERE repo = ? AND commit_sha = ? AND event = ? AND id <> ?
+                  AND status IN ('pending', 'running') AND links_json IS NOT NULL
+                  AND json_extract(links_json, '$.group') = ?
+                ORDER BY seq""", List.of(run.repo(), run.commit(), run.event().wireName(), run.id(), run.links().group())));
     }
 
     /** {@link #finish} of the check's own run: the row write of {@link dev.knotless.runner.run.CheckRecorder}. */
@@ -289,7 +339,7 @@ public final class RunQueue implements CheckRows {
                 }
             }
             QueuedRun again = new QueuedRun(id, first.repo(), first.commit(), first.ref(), first.workflow(), first.event(),
-                    first.trust(), first.runner(), merged);
+                    first.trust(), first.runner(), merged, first.links());
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + INSERT_PENDING_RUN)) {
                 bindPendingRun(insert, again, db.now());
                 insert.executeUpdate();
@@ -349,7 +399,8 @@ public final class RunQueue implements CheckRows {
                 StateDatabase.instant(r.getString("started_at")),
                 StateDatabase.instant(r.getString("finished_at")),
                 check == null ? null : checkJson.read(check.getBytes(StandardCharsets.UTF_8)),
-                variables(r.getString("variables_json")));
+                variables(r.getString("variables_json")),
+                r.getString("links_json") == null ? null : json.readValue(r.getString("links_json"), RunLinks.class));
     }
 
     private static void requireFinal(Check check) {
@@ -381,5 +432,6 @@ public final class RunQueue implements CheckRows {
         insert.setString(8, run.runner());
         insert.setString(9, createdAt);
         insert.setString(10, run.variables().isEmpty() ? null : json.writeValueAsString(new TreeMap<>(run.variables())));
+        insert.setString(11, run.links() == null ? null : json.writeValueAsString(run.links()));
     }
 }

@@ -19,10 +19,11 @@ import org.jspecify.annotations.Nullable;
  * @param finishedAt null until final
  * @param check the final check; null until final
  * @param variables run variables that override the workflow's ({@code rerun --var}); usually empty
+ * @param links its needs and matrix group; null for a run that waits for nothing
  */
 public record RunRecord(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
         CheckStatus status, @Nullable String reason, String runner, Instant createdAt, @Nullable Instant startedAt,
-        @Nullable Instant finishedAt, @Nullable Check check, Map<String, String> variables) {
+        @Nullable Instant finishedAt, @Nullable Check check, Map<String, String> variables, @Nullable RunLinks links) {
 
     public RunRecord {
         Objects.requireNonNull(id, "id");
@@ -36,6 +37,6 @@ public record RunRecord(String id, String repo, String commit, String ref, Strin
 
     /** The run as it was queued. */
     public QueuedRun queued() {
-        return new QueuedRun(id, repo, commit, ref, workflow, event, trust, runner, variables);
+        return new QueuedRun(id, repo, commit, ref, workflow, event, trust, runner, variables, links);
     }
 }

@@ -1,0 +1,37 @@
+package dev.knotless.runner.daemon;
+
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.runner.state.RunQueue;
+import dev.knotless.runner.state.RunRecord;
+import java.io.IOException;
+import java.util.Optional;
+
+/** The one line a run that never starts because of its needs is cancelled with. */
+final class RunGraphWords {
+
+    private RunGraphWords() {}
+
+    /** "needs build, which failed": the first need that did not pass, and how it ended. */
+    static String blockedBy(RunQueue queue, RunRecord blocked) throws IOException {
+        for (String need : blocked.links().needs()) {
+            Optional<RunRecord> newest = queue.newest(blocked, need);
+            if (newest.isEmpty()) {
+                return "needs " + need + ", which does not run for this " + blocked.event().wireName() + " on this runner";
+            }
+            CheckStatus status = newest.get().status();
+            if (status != CheckStatus.SUCCESS && status.isFinal()) {
+                return "needs " + need + ", which " + ended(status);
+            }
+        }
+        return "needs runs that did not pass";
+    }
+
+    static String ended(CheckStatus status) {
+        return switch (status) {
+            case FAILURE -> "failed";
+            case ERROR -> "ended in an error";
+            case CANCELLED -> "was cancelled";
+            default -> status.wireName();
+        };
+    }
+}
