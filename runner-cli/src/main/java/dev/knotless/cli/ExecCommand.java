@@ -14,6 +14,8 @@ import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.workflow.Inputs;
+import dev.knotless.runner.run.Needs;
+import dev.knotless.checks.CheckStatus;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowException;
 import dev.knotless.runner.workflow.WorkflowParser;
@@ -54,7 +56,8 @@ final class ExecCommand implements Callable<Integer> {
     String rev;
 
     @Option(names = "--workflow", paramLabel = "NAME",
-            description = "Run only this workflow, whatever its 'on' says (repeatable).")
+            description = "Run only this workflow and what it needs, whatever its 'on' says (repeatable); a matrix"
+                    + " workflow's name runs every combination.")
     List<String> workflows = new ArrayList<>();
 
     @Option(names = "--event", defaultValue = "push", paramLabel = "EVENT",
@@ -119,7 +122,9 @@ final class ExecCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         List<Workflow> all = parsed.workflows();
-        List<Workflow> selected = select(all, ev, commit);
+        // the run graph: what --workflow names brings what it needs; each runs after its needs
+        List<Workflow> selected = parsed.inOrder(workflows.isEmpty() ? select(all, ev, commit)
+                : parsed.withNeeds(select(all, ev, commit)));
         if (selected.isEmpty()) {
             err.println("knotless-run: no workflow in " + repo + " at " + commit.sha().substring(0, 12)
                     + " runs on " + ev.wireName() + (workflows.isEmpty() ? "" : " with the names " + workflows));
@@ -156,11 +161,15 @@ final class ExecCommand implements Callable<Integer> {
                 Run run = RunWiring.oneShot(executor, stateDir, secrets, console, limits, runOptions.cacheBudgetBytes(),
                         Clock.systemUTC());
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
+                Map<String, CheckStatus> ended = new LinkedHashMap<>();
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),
                             commit.sha(), commit.ref(), defaultRef, ev, trust, w, mirror.tree(commit.sha()), runVariables.get(w),
-                            runOptions.image, keep);
-                    Check check = run.execute(request, cancellation);
+                            runOptions.image, keep).withNeededRuns(parsed.runsNeededBy(w));
+                    java.util.Optional<String> blocker = Needs.blocker(parsed, w, ended, ev);
+                    Check check = blocker.isPresent() ? run.cancelledBeforeStart(request, blocker.get())
+                            : run.execute(request, cancellation);
+                    ended.put(w.name(), check.status());
                     checks.add(check);
                     if (json) {
                         out.println(new CheckJson().line(check));
@@ -177,10 +186,16 @@ final class ExecCommand implements Callable<Integer> {
         if (!workflows.isEmpty()) {
             List<Workflow> named = new ArrayList<>();
             for (String name : workflows) {
-                Workflow w = all.stream().filter(x -> x.name().equals(name)).findFirst()
-                        .orElseThrow(() -> new IllegalArgumentException("no workflow named '" + name + "'; there are "
-                                + all.stream().map(Workflow::name).toList()));
-                named.add(w);
+                // a matrix workflow's name as written names all its combinations
+                List<Workflow> matching = all.stream().filter(x -> x.name().equals(name)).toList();
+                if (matching.isEmpty()) {
+                    matching = all.stream().filter(x -> x.group().equals(name)).toList();
+                }
+                if (matching.isEmpty()) {
+                    throw new IllegalArgumentException("no workflow named '" + name + "'; there are "
+                            + all.stream().map(Workflow::name).toList());
+                }
+                matching.stream().filter(w -> !named.contains(w)).forEach(named::add);
             }
             return named;
         }

@@ -108,6 +108,12 @@ class KubernetesExecIT {
         StepControlRun.controlledItsSteps(exec(StepControlRun.repo(tmp.resolve("repo"), ExecIT.IMAGE).dir));
     }
 
+    /** A matrix, needs with artifacts passed on, and a failed need cancelling its dependent (above the seam). */
+    @Test
+    void aRunGraphGivesTheSameChecksAsOnEveryExecutor() throws Exception {
+        RunGraphRun.ranItsGraph(exec(RunGraphRun.repo(tmp.resolve("graph"), ExecIT.IMAGE).dir));
+    }
+
     @Test
     void aRunPastItsWorkflowsTimeoutEndsAtThatDeadlineNotTheRunnersDefault() throws Exception {
         TestRepo repo = DeadlineRun.repo(tmp.resolve("repo"), ExecIT.IMAGE);

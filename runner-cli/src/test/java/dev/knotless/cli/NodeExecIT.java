@@ -116,6 +116,12 @@ class NodeExecIT {
         StepControlRun.controlledItsSteps(exec(StepControlRun.repo(tmp.resolve("repo"), image).dir));
     }
 
+    /** A matrix, needs with artifacts passed on, and a failed need cancelling its dependent (above the seam). */
+    @Test
+    void aRunGraphGivesTheSameChecksAsOnEveryExecutor(@TempDir Path tmp) throws Exception {
+        RunGraphRun.ranItsGraph(exec(RunGraphRun.repo(tmp.resolve("graph"), image).dir));
+    }
+
     @Test
     void aRunPastItsWorkflowsTimeoutEndsAtThatDeadlineNotTheRunnersDefault(@TempDir Path tmp) throws Exception {
         TestRepo repo = DeadlineRun.repo(tmp.resolve("repo"), image);

@@ -1,12 +1,13 @@
 package dev.knotless.runner.daemon;
 
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.runner.run.Needs;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
 import java.io.IOException;
 import java.util.Optional;
 
-/** The one line a run that never starts because of its needs is cancelled with. */
+/** The one line a queued run that never starts because of its needs is cancelled with ({@link Needs}' words). */
 final class RunGraphWords {
 
     private RunGraphWords() {}
@@ -16,22 +17,13 @@ final class RunGraphWords {
         for (String need : blocked.links().needs()) {
             Optional<RunRecord> newest = queue.newest(blocked, need);
             if (newest.isEmpty()) {
-                return "needs " + need + ", which does not run for this " + blocked.event().wireName() + " on this runner";
+                return Needs.notRun(need, blocked.event());
             }
             CheckStatus status = newest.get().status();
             if (status != CheckStatus.SUCCESS && status.isFinal()) {
-                return "needs " + need + ", which " + ended(status);
+                return "needs " + need + ", which " + Needs.ended(status);
             }
         }
         return "needs runs that did not pass";
-    }
-
-    static String ended(CheckStatus status) {
-        return switch (status) {
-            case FAILURE -> "failed";
-            case ERROR -> "ended in an error";
-            case CANCELLED -> "was cancelled";
-            default -> status.wireName();
-        };
     }
 }

@@ -70,7 +70,8 @@ final class RunRequests {
         }
         return new Prepared.Ready(new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(),
                 record.ref(), repo.defaultRef(), record.event(), record.trust(), workflow, mirror.tree(record.commit()),
-                record.variables(), settings.defaultImage(), /* keep= */ false));
+                record.variables(), settings.defaultImage(), /* keep= */ false)
+                .withNeededRuns(record.links() == null ? java.util.List.of() : record.links().needs()));
     }
 
     /** What a check of queued run {@code r} is about. */

@@ -170,7 +170,7 @@ final class Workers {
 
     /** A matrix combination failed: the others of its group that wait or run are cancelled. */
     private void failFast(RunRecord failed) {
-        String reason = failed.workflow() + " failed (fail-fast)";
+        String reason = dev.knotless.runner.run.Needs.failFast(failed.workflow());
         try {
             for (RunRecord other : queue.groupGoing(failed)) {
                 if (other.status() == CheckStatus.PENDING) {

@@ -81,9 +81,11 @@ public final class Run {
                 new StartEnvironment(executor),
                 new UploadCheckout(),
                 new RestoreCaches(caches),
+                new RestoreArtifacts(caches),
                 new UploadSteps(),
                 new RunSteps(),
                 new SaveCaches(caches),
+                new SaveArtifacts(caches),
                 new CollectOutputs(),
                 new CollectReports());
     }
@@ -100,6 +102,19 @@ public final class Run {
 
     public Check execute(RunRequest request, Cancellation cancellation) {
         return go(request, clock.instant(), null, null, cancellation);
+    }
+
+    /**
+     * Records {@code request}'s check as {@code cancelled} with {@code reason} without starting
+     * anything: a run whose needs did not pass ({@code exec}'s run graph). Told to the listener as
+     * any run's end.
+     */
+    public Check cancelledBeforeStart(RunRequest request, String reason) {
+        RunMasking masking = new RunMasking(Masker.of(List.of()));
+        RunListener shown = masking.listener(request, listener);
+        Instant now = clock.instant();
+        Check check = newCheck(request, now).finished(CheckStatus.CANCELLED, reason, now, List.of(), List.of());
+        return ended(masking, shown, request, check, checks.files().reserve(request.runId()));
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.knotless.checks.Event;
 import dev.knotless.executor.TarSource;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.workflow.Workflow;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -17,6 +18,8 @@ import java.util.Objects;
  * @param checkout the commit's tree (with its minimal {@code .git}) as a tar
  * @param variables run variables given by the caller ({@code --var}); they override the workflow's
  * @param defaultImage the image when the workflow names none
+ * @param neededRuns the workflow names (as checks carry them) of the runs this one needs, whose
+ *     artifacts it gets under /artifacts
  */
 public record RunRequest(
         String runId,
@@ -31,7 +34,8 @@ public record RunRequest(
         TarSource checkout,
         Map<String, String> variables,
         String defaultImage,
-        boolean keep) {
+        boolean keep,
+        List<String> neededRuns) {
 
     public RunRequest {
         Objects.requireNonNull(runId, "runId");
@@ -43,12 +47,26 @@ public record RunRequest(
         Objects.requireNonNull(workflow, "workflow");
         Objects.requireNonNull(checkout, "checkout");
         variables = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(variables));
+        neededRuns = List.copyOf(neededRuns);
+    }
+
+    /** A request that needs no other run. */
+    public RunRequest(String runId, String runnerId, String repo, String commit, String ref, String defaultRef, Event event,
+            Trust trust, Workflow workflow, TarSource checkout, Map<String, String> variables, String defaultImage, boolean keep) {
+        this(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, variables, defaultImage, keep,
+                List.of());
+    }
+
+    /** The same request, needing {@code runs}. */
+    public RunRequest withNeededRuns(List<String> runs) {
+        return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, variables,
+                defaultImage, keep, runs);
     }
 
     /** The same request with {@code value} as its workflow. */
     public RunRequest withWorkflow(Workflow value) {
         return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, value, checkout, variables,
-                defaultImage, keep);
+                defaultImage, keep, neededRuns);
     }
 
     public String image() {

@@ -30,6 +30,7 @@ final class GraphReader {
     static final int MAX_AXES = 8;
     /** Host names: what a step types, and what DNS, /etc/hosts and hostAliases all take. */
     private static final Pattern HOST = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+    private static final Pattern ARTIFACT = Pattern.compile("[A-Za-z0-9._*?-][A-Za-z0-9._/*?-]*");
     private static final Pattern KEY = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,31}");
 
     private final Fields fields;
@@ -249,6 +250,11 @@ final class GraphReader {
             if (p.startsWith("/") || java.util.Arrays.asList(p.split("/")).contains("..") || !seen.add(p)) {
                 throw fields.error(((ListNode) node).items().get(i).at(), path + "[" + i + "]",
                         "'" + p + "' must be a path or pattern relative to /work, without '..'");
+            }
+            if (!ARTIFACT.matcher(p).matches() || p.contains("**")) {
+                throw fields.error(((ListNode) node).items().get(i).at(), path + "[" + i + "]", "'" + p
+                        + "': artifact paths hold letters, digits, '.', '_', '-', '/' and the wildcards '*' and '?'"
+                        + " (within one directory; name a directory to save it whole)");
             }
         }
         return patterns;

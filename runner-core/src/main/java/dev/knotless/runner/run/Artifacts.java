@@ -1,0 +1,30 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.cache.CacheKey;
+
+/**
+ * Where a run's artifacts are kept: layers of the runner's cache store (so they count in its budget
+ * and are evicted least recently used first), one per workflow run, under a ref naming the commit,
+ * event and trust. A dependent finds its needs' artifacts by the same three, so an untrusted run's
+ * artifacts never reach a trusted run, and a pull request's never a push's.
+ */
+final class Artifacts {
+
+    /** Where a dependent finds them: {@code /artifacts/<workflow>/}. */
+    static final String ROOT = "/artifacts";
+
+    private Artifacts() {}
+
+    static CacheKey key(String repo, String workflow) {
+        return new CacheKey(repo, "artifacts:" + workflow);
+    }
+
+    static String ref(RunRequest r) {
+        return "artifacts/" + r.commit() + "/" + r.event().wireName() + "/" + r.trust().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** A workflow's name as a directory name: a '/' would nest it. */
+    static String directory(String workflow) {
+        return ROOT + "/" + workflow.replace('/', '_');
+    }
+}

@@ -1,0 +1,52 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.cache.CacheStore;
+import dev.knotless.cache.Layer;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.runner.Durations;
+import dev.knotless.tar.Bounded;
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * Before the steps, puts the artifacts of each run this one needs under {@code
+ * /artifacts/<workflow>/} ({@link Artifacts}). A need that saved none is a line in the log; a
+ * restore that fails is an {@code error}: the steps would run without what they were promised.
+ */
+final class RestoreArtifacts implements Phase {
+
+    private final CacheStore store;
+
+    RestoreArtifacts(CacheStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public void run(RunState state) {
+        for (String need : state.request.neededRuns()) {
+            try {
+                Optional<Layer> layer = store.base(Artifacts.key(state.request.repo(), need), Artifacts.ref(state.request),
+                        Artifacts.ref(state.request));
+                if (layer.isEmpty()) {
+                    continue; // it names no artifacts, or saved none: said in its own log
+                }
+                long started = System.nanoTime();
+                state.session.upload(Artifacts.directory(need), store.restore(layer.get()), state.runSignal);
+                state.log.notice("artifacts of " + need + " in " + Artifacts.directory(need) + " ("
+                        + Bounded.bytes(layer.get().bytes()) + " compressed) in "
+                        + Durations.human((System.nanoTime() - started) / 1_000_000));
+            } catch (ExecutorException e) {
+                if (e.failure().kind() != Failure.Kind.STOPPED) {
+                    state.fail(new Verdict(dev.knotless.checks.CheckStatus.ERROR, "artifacts of " + need + " could not be put in"
+                            + " the run: " + e.failure().reason()));
+                }
+                return;
+            } catch (IOException | RuntimeException e) {
+                state.fail(new Verdict(dev.knotless.checks.CheckStatus.ERROR, "artifacts of " + need + " could not be read: "
+                        + e.getMessage()));
+                return;
+            }
+        }
+    }
+}

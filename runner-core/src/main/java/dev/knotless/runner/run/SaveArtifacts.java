@@ -1,0 +1,98 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.cache.CacheStore;
+import dev.knotless.cache.Promotion;
+import dev.knotless.cache.Upper;
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepPayload;
+import dev.knotless.tar.Bounded;
+import dev.knotless.time.Deadline;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * After a passing run, gathers the paths its workflow's {@code artifacts} name (patterns expanded
+ * by the run's shell, relative to /work) into one directory of the run and streams it into the
+ * artifact store ({@link Artifacts}). A value granted in the run found in them keeps them from being
+ * saved, as for caches. Never fails the run: what cannot be saved is a line in the log, and a
+ * dependent then finds no artifacts of it.
+ */
+final class SaveArtifacts implements Phase {
+
+    static final String GATHERED = "/tmp/.knotless-artifacts";
+
+    private final CacheStore store;
+
+    SaveArtifacts(CacheStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public void run(RunState state) {
+        List<String> patterns = state.request.workflow().artifacts();
+        if (patterns.isEmpty()) {
+            return;
+        }
+        Upper upper = null;
+        try {
+            StringBuilder script = new StringBuilder("d=" + GATHERED + "; rm -rf \"$d\" && mkdir -p \"$d\" && cd "
+                    + RunLayout.WORK + " || exit 1\nn=0\n");
+            for (String pattern : patterns) {
+                // patterns hold only [A-Za-z0-9._/*?-] (the parser's rule), so unquoted they are globs and nothing else
+                script.append("for p in ").append(pattern.endsWith("/") ? pattern.substring(0, pattern.length() - 1) : pattern)
+                        .append("; do [ -e \"$p\" ] || continue; mkdir -p \"$d/$(dirname \"$p\")\" && cp -R \"$p\" \"$d/$p\" && n=$((n+1)); done\n");
+            }
+            script.append("echo \"$n\"\n");
+            StringBuilder out = new StringBuilder();
+            StepOutcome outcome = state.session.run(StepPayload.probe("gather artifacts", List.of("/bin/sh", "-c", script.toString())),
+                    (stream, buffer, offset, length) -> {
+                        if (stream == dev.knotless.executor.OutputSink.Stream.STDOUT && out.length() < 64) {
+                            out.append(new String(buffer, offset, Math.min(length, 64), java.nio.charset.StandardCharsets.UTF_8));
+                        }
+                    }, state.runSignal);
+            if (!(outcome instanceof StepOutcome.Exited e) || e.exitCode() != 0) {
+                state.log.notice("artifacts not saved: gathering them " + describe(outcome));
+                return;
+            }
+            if (out.toString().strip().equals("0")) {
+                state.log.notice("artifacts: nothing in /work matches " + String.join(", ", patterns));
+                return;
+            }
+            upper = store.beginUpper(Artifacts.key(state.request.repo(), state.request.workflow().name()), state.request.runId());
+            Upper u = upper;
+            Deadline deadline = state.transferDeadline();
+            LayerScan scan = new LayerScan(state.masking.masker());
+            state.session.download(GATHERED,
+                    in -> u.sink().readFrom(scan.watch(Bounded.input(in, state.limits.cacheBytes(), deadline, "artifacts"))),
+                    state.runSignal);
+            if (scan.found()) {
+                state.log.notice("artifacts not saved: a value granted in this run is in " + scan.holders("artifacts"));
+                return;
+            }
+            Promotion p = store.keep(upper, Artifacts.ref(state.request));
+            state.log.notice(p.stored() ? "artifacts saved (" + Bounded.bytes(p.bytes()) + " compressed) for the workflows that need "
+                    + state.request.workflow().name() : "artifacts not saved: " + p.describe());
+        } catch (ExecutorException | IOException | RuntimeException e) {
+            String why = e instanceof ExecutorException x ? x.failure().reason() : e.getMessage();
+            state.log.notice("artifacts not saved: " + why);
+        } finally {
+            if (upper != null) {
+                try {
+                    store.drop(upper);
+                } catch (IOException e) {
+                    state.log.notice("artifacts: staging file not removed: " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    private static String describe(StepOutcome outcome) {
+        return switch (outcome) {
+            case StepOutcome.Exited e -> "exited with " + e.exitCode();
+            case StepOutcome.Failed f -> "failed: " + f.failure().reason();
+            default -> "was stopped";
+        };
+    }
+}
