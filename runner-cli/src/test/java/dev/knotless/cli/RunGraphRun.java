@@ -66,8 +66,8 @@ final class RunGraphRun {
         JsonNode deploy = checks.get("deploy");
         assertThat(deploy.get("status").asText()).as(r.err()).isEqualTo("success");
         String log = Files.readString(Path.of(deploy.get("log").asText()));
-        assertThat(log).contains("built-1 built-2 built-3", "build (n=1)\nbuild (n=2)\nbuild (n=3)",
-                "artifacts of build (n=2) in /artifacts/build (n=2)");
+        assertThat(log).contains("built-1 built-2 built-3", "build-n=1\nbuild-n=2\nbuild-n=3",
+                "artifacts of build (n=2) in /artifacts/build-n=2");
         assertThat(Files.readString(Path.of(checks.get("build (n=1)").get("log").asText()))).contains("artifacts saved");
     }
 }

@@ -23,8 +23,12 @@ final class Artifacts {
         return "artifacts/" + r.commit() + "/" + r.event().wireName() + "/" + r.trust().name().toLowerCase(java.util.Locale.ROOT);
     }
 
-    /** A workflow's name as a directory name: a '/' would nest it. */
+    /**
+     * Where a workflow's artifacts go: its name as one plain path segment, which every executor
+     * takes: {@code build (jdk=21, db=postgres)} is {@code /artifacts/build-jdk=21,db=postgres}.
+     */
     static String directory(String workflow) {
-        return ROOT + "/" + workflow.replace('/', '_');
+        String plain = workflow.replace(", ", ",").replaceAll("[^A-Za-z0-9._@+=,-]+", "-").replaceAll("^-+|-+$", "");
+        return ROOT + "/" + (plain.isEmpty() || plain.chars().allMatch(c -> c == '.') ? "_" : plain);
     }
 }
