@@ -177,6 +177,44 @@ class DaemonIT {
                 .doesNotContain("Exception");
     }
 
+    /**
+     * The run graph in the daemon's queue: a matrix whose artifacts a dependent reads, a failed need
+     * cancelling its dependent, and fail-fast with max-parallel 1 cancelling the combinations that wait.
+     */
+    @Test
+    void aPushRunsItsGraphInOrderWithArtifactsAndCancelsWhatAFailureBlocks() throws Exception {
+        TestRepo repo = RunGraphRun.repo(tmp.resolve("graph"), IMAGE);
+        repo.workflow("ff.yaml", """
+                image: %s
+                matrix: {n: ["1", "2", "3"], max-parallel: 1}
+                steps: [{name: try, run: '[ "$KNOTLESS_MATRIX_N" != 1 ] || exit 7'}]
+                """.formatted(IMAGE));
+        repo.commit();
+        Path state = tmp.resolve("state");
+        record(state, new Repository("acme/graph", repo.dir.toString(), "main", List.of(runnerA), List.of()));
+        Running a = daemon(state, runnerA, "--discover", "--concurrency", "4");
+        awaitBaseline(state, a, "acme/graph");
+        String sha = repo.file("go.txt", "1").commit();
+        List<RunRecord> runs = await(state, a, "the graph ran", r -> allFinal(r, 9));
+        java.util.Map<String, RunRecord> byName = new java.util.HashMap<>();
+        runs.forEach(r -> byName.put(r.workflow(), r));
+        assertThat(byName.keySet()).containsExactlyInAnyOrder("build (n=1)", "build (n=2)", "build (n=3)", "deploy", "fails",
+                "after", "ff (n=1)", "ff (n=2)", "ff (n=3)");
+        assertThat(runs).allSatisfy(r -> assertThat(r.commit()).isEqualTo(sha));
+        assertThat(byName.get("deploy").status()).as(a.err().toString()).isEqualTo(CheckStatus.SUCCESS);
+        assertThat(Files.readString(Path.of(byName.get("deploy").check().log()))).contains("built-1 built-2 built-3");
+        assertThat(byName.get("after").status()).isEqualTo(CheckStatus.CANCELLED);
+        assertThat(byName.get("after").reason()).isEqualTo("needs fails, which failed");
+        assertThat(byName.get("ff (n=1)").status()).isEqualTo(CheckStatus.FAILURE);
+        for (String n : List.of("2", "3")) {
+            RunRecord cancelled = byName.get("ff (n=" + n + ")");
+            assertThat(cancelled.status()).isEqualTo(CheckStatus.CANCELLED);
+            assertThat(cancelled.reason()).isEqualTo("ff (n=1) failed (fail-fast)");
+            assertThat(cancelled.check().steps()).as("it never started").isEmpty();
+        }
+        assertThat(byName.get("deploy").startedAt()).isAfterOrEqualTo(byName.get("build (n=3)").finishedAt());
+    }
+
     @Test
     void anUntrustedPullRequestRunsAsAPullWithoutSecrets() throws Exception {
         TestRepo one = repo(tmp.resolve("one"));
