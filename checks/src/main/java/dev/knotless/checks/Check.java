@@ -33,7 +33,9 @@ public record Check(
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
         @Nullable TestSummary tests,
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-        @Nullable ScheduledFor scheduled) {
+        @Nullable ScheduledFor scheduled,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        @Nullable SavedArtifacts artifacts) {
 
     public Check {
         Objects.requireNonNull(id, "id");
@@ -47,19 +49,25 @@ public record Check(
             ExecutorName executor, CheckStatus status, @Nullable String reason, Instant startedAt, @Nullable Instant finishedAt,
             List<StepResult> steps, List<Output> outputs, @Nullable String log) {
         this(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps, outputs, log,
-                null, null);
+                null, null, null);
     }
 
     /** This check with {@code summary} as what its test reports say. */
     public Check withTests(@Nullable TestSummary summary) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, summary, scheduled);
+                outputs, log, summary, scheduled, artifacts);
     }
 
     /** This check with {@code value} as the cron time its run was due at. */
     public Check withScheduled(@Nullable ScheduledFor value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, value);
+                outputs, log, tests, value, artifacts);
+    }
+
+    /** This check with {@code value} as what its run saved for the workflows that need it. */
+    public Check withArtifacts(@Nullable SavedArtifacts value) {
+        return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
+                outputs, log, tests, scheduled, value);
     }
 
     /** A run's check while it goes: no steps, outputs or end yet. */
@@ -89,7 +97,7 @@ public record Check(
             throw new IllegalArgumentException(newStatus.wireName() + " is not a final status");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, newStatus, newReason, startedAt,
-                at, endedSteps, collected, log, tests, scheduled);
+                at, endedSteps, collected, log, tests, scheduled, artifacts);
     }
 
     /** What this check is about. */

@@ -131,6 +131,10 @@ final class Console implements RunListener {
                 println(paint("2", "    … and " + (t.failures() + t.errors() - 5) + " more failed"));
             }
         }
+        if (check.artifacts() != null) {
+            println(paint("2", "  artifacts " + check.artifacts().paths().stream().map(Printable::name)
+                    .collect(java.util.stream.Collectors.joining(", ")) + " (" + check.artifacts().bytes() + " B compressed)"));
+        }
         for (Output o : check.outputs()) {
             println(paint("2", "  output " + Printable.name(o.name()) + " (" + o.mediaType() + ") " + o.path()));
         }

@@ -131,6 +131,12 @@ final class ExecCommand implements Callable<Integer> {
             return workflows.isEmpty() ? ExitCodes.SUCCESS : ExitCodes.USAGE;
         }
 
+        if (selected.stream().anyMatch(w -> !w.needs().isEmpty() || w.cell() != null)) {
+            // the order the graph runs in, and what waits for what: read before the first run's lines
+            human.println("run graph: " + String.join(", ", selected.stream().map(w -> w.name()
+                    + (w.needs().isEmpty() ? "" : " (after " + String.join(", ", w.needs()) + ")")).toList()));
+            human.flush();
+        }
         // Every selected workflow's inputs are checked before anything runs.
         Map<Workflow, Map<String, String>> runVariables = new LinkedHashMap<>();
         for (Workflow w : selected) {

@@ -69,5 +69,11 @@ final class RunGraphRun {
         assertThat(log).contains("built-1 built-2 built-3", "build-n=1\nbuild-n=2\nbuild-n=3",
                 "artifacts of build (n=2) in /artifacts/build-n=2");
         assertThat(Files.readString(Path.of(checks.get("build (n=1)").get("log").asText()))).contains("artifacts saved");
+        JsonNode saved = checks.get("build (n=2)").get("artifacts");
+        assertThat(saved.get("paths").get(0).asText()).isEqualTo("dist");
+        assertThat(saved.get("bytes").asLong()).isPositive();
+        assertThat(deploy.has("artifacts")).as("deploy names none").isFalse();
+        assertThat(r.err()).contains("artifacts dist (").contains("run graph: build (n=1), build (n=2), build (n=3), fails,"
+                + " after (after fails), deploy (after build)");
     }
 }

@@ -291,7 +291,8 @@ public final class Run {
     private Check finish(Check c, RunState state, Verdict verdict) {
         return c.finished(verdict.status(), verdict.reason(), clock.instant(),
                 state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs)
-                .withTests(state == null ? null : state.tests);
+                .withTests(state == null ? null : state.tests)
+                .withArtifacts(state == null ? null : state.artifacts);
     }
 
     private void saveRunning(RunMasking masking, Check unmasked) {

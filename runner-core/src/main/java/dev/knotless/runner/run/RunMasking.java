@@ -61,7 +61,9 @@ final class RunMasking {
     Check check(Check c) {
         return new Check(c.id(), lineOrNull(c.repo()), c.commit(), lineOrNull(c.ref()), lineOrNull(c.workflow()), c.event(), c.runner(),
                 c.executor(), c.status(), lineOrNull(c.reason()), c.startedAt(), c.finishedAt(), steps(c.steps()),
-                c.outputs().stream().map(this::output).toList(), c.log(), tests(c.tests()), c.scheduled());
+                c.outputs().stream().map(this::output).toList(), c.log(), tests(c.tests()), c.scheduled(),
+                c.artifacts() == null ? null : new dev.knotless.checks.SavedArtifacts(
+                        c.artifacts().paths().stream().map(this::line).toList(), c.artifacts().bytes()));
     }
 
     /** A test summary's names, messages and notes are the run's output: masked like it. */

@@ -54,6 +54,8 @@ final class RunState {
     final List<Output> outputs = new ArrayList<>();
     /** What the run's JUnit reports say ({@link CollectReports}); null when it reads none. */
     dev.knotless.checks.@Nullable TestSummary tests;
+    /** What the run saved for the workflows that need it; null when it saved nothing. */
+    dev.knotless.checks.@Nullable SavedArtifacts artifacts;
     @Nullable Verdict verdict;
 
     RunState(RunRequest request, RunLimits limits, RunLog log, Path outputDir, StopSignal runSignal,

@@ -3,6 +3,7 @@ package dev.knotless.runner.run;
 import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Promotion;
 import dev.knotless.cache.Upper;
+import dev.knotless.checks.SavedArtifacts;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.StepOutcome;
@@ -22,6 +23,7 @@ import java.util.List;
 final class SaveArtifacts implements Phase {
 
     static final String GATHERED = "/tmp/.knotless-artifacts";
+    private static final int LISTING_BYTES = 64 << 10;
 
     private final CacheStore store;
 
@@ -42,21 +44,25 @@ final class SaveArtifacts implements Phase {
             for (String pattern : patterns) {
                 // patterns hold only [A-Za-z0-9._/*?-] (the parser's rule), so unquoted they are globs and nothing else
                 script.append("for p in ").append(pattern.endsWith("/") ? pattern.substring(0, pattern.length() - 1) : pattern)
-                        .append("; do [ -e \"$p\" ] || continue; mkdir -p \"$d/$(dirname \"$p\")\" && cp -R \"$p\" \"$d/$p\" && n=$((n+1)); done\n");
+                        .append("; do [ -e \"$p\" ] || continue; mkdir -p \"$d/$(dirname \"$p\")\" && cp -R \"$p\" \"$d/$p\""
+                                + " && n=$((n+1)) && [ \"$n\" -le " + SavedArtifacts.LISTED + " ] && printf 'path %s\\n' \"$p\"; done\n");
             }
-            script.append("echo \"$n\"\n");
-            StringBuilder out = new StringBuilder();
+            script.append("echo \"count $n\"\n");
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
             StepOutcome outcome = state.session.run(StepPayload.probe("gather artifacts", List.of("/bin/sh", "-c", script.toString())),
                     (stream, buffer, offset, length) -> {
-                        if (stream == dev.knotless.executor.OutputSink.Stream.STDOUT && out.length() < 64) {
-                            out.append(new String(buffer, offset, Math.min(length, 64), java.nio.charset.StandardCharsets.UTF_8));
+                        if (stream == dev.knotless.executor.OutputSink.Stream.STDOUT && out.size() < LISTING_BYTES) {
+                            out.write(buffer, offset, Math.min(length, LISTING_BYTES - out.size()));
                         }
                     }, state.runSignal);
             if (!(outcome instanceof StepOutcome.Exited e) || e.exitCode() != 0) {
                 state.log.notice("artifacts not saved: gathering them " + describe(outcome));
                 return;
             }
-            if (out.toString().strip().equals("0")) {
+            List<String> lines = out.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+            List<String> paths = lines.stream().filter(l -> l.startsWith("path ")).map(l -> l.substring(5))
+                    .limit(SavedArtifacts.LISTED).toList();
+            if (lines.contains("count 0")) {
                 state.log.notice("artifacts: nothing in /work matches " + String.join(", ", patterns));
                 return;
             }
@@ -72,8 +78,13 @@ final class SaveArtifacts implements Phase {
                 return;
             }
             Promotion p = store.keep(upper, Artifacts.ref(state.request));
-            state.log.notice(p.stored() ? "artifacts saved (" + Bounded.bytes(p.bytes()) + " compressed) for the workflows that need "
-                    + state.request.workflow().name() : "artifacts not saved: " + p.describe());
+            if (p.stored()) {
+                state.artifacts = new SavedArtifacts(paths, p.bytes());
+                state.log.notice("artifacts saved (" + Bounded.bytes(p.bytes()) + " compressed) for the workflows that need "
+                        + state.request.workflow().name() + ": " + String.join(", ", paths));
+            } else {
+                state.log.notice("artifacts not saved: " + p.describe());
+            }
         } catch (ExecutorException | IOException | RuntimeException e) {
             String why = e instanceof ExecutorException x ? x.failure().reason() : e.getMessage();
             state.log.notice("artifacts not saved: " + why);
