@@ -246,9 +246,10 @@ final class RunsApi {
         }
         switch (manual.queue(repo, workflow, branch, inputs)) {
             case ManualRuns.Outcome.Queued q -> {
-                LOG.info("manual run queued by the API run={} repo={} workflow={}", q.run().id(), repo, workflow);
+                q.runs().forEach(run -> LOG.info("manual run queued by the API run={} repo={} workflow={}", run.id(), repo,
+                        run.workflow()));
                 ctx.status(201);
-                send(ctx, Map.of("queued", List.of(RunView.of(q.run(), Optional.empty()))));
+                send(ctx, Map.of("queued", q.runs().stream().map(run -> RunView.of(run, Optional.empty())).toList()));
             }
             case ManualRuns.Outcome.NotFound n -> throw ApiError.notFound(Printable.name(n.what()));
             case ManualRuns.Outcome.Refused r -> throw ApiError.unprocessable(r.reason());

@@ -54,7 +54,9 @@ class ManualRunApiTest {
                               target: {required: true}
                         steps: [{run: 'true'}]
                         """)
-                .workflow("pulls.yaml", "on: pull\nsteps: [{run: 'true'}]\n");
+                .workflow("pulls.yaml", "on: pull\nsteps: [{run: 'true'}]\n")
+                .workflow("matrix.yaml", "on: manual\nmatrix: {n: [\"1\", \"2\"]}\nneeds: [lint]\nsteps: [{run: 'true'}]\n")
+                .workflow("lint.yaml", "steps: [{run: 'true'}]\n");
         main = source.commit();
         source.git("branch", "dev");
         state = StateStore.open(dir.resolve("state"));
@@ -101,6 +103,20 @@ class ManualRunApiTest {
         assertThat(JSON.readTree(again.body()).get("queued").get(0).get("id").asText()).as("each request is a run of its own")
                 .isNotEqualTo(run.id());
         assertThat(state.runs().waiting()).hasSize(2);
+    }
+
+    @Test
+    void aMatrixWorkflowsNameQueuesEveryCombinationAndWhatItNeeds() throws Exception {
+        HttpResponse<String> r = post("{\"repo\": \"acme/app\", \"workflow\": \"matrix\"}", admin);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+        List<String> names = new java.util.ArrayList<>();
+        JSON.readTree(r.body()).get("queued").forEach(q -> names.add(q.get("workflow").asText()));
+        assertThat(names).containsExactly("lint", "matrix (n=1)", "matrix (n=2)");
+        RunRecord combination = state.runs().waiting().stream().filter(w -> w.workflow().equals("matrix (n=2)")).findFirst()
+                .orElseThrow();
+        assertThat(combination.links().needs()).containsExactly("lint");
+        assertThat(state.runs().takeNext(5)).map(RunRecord::workflow).as("the combinations wait for lint").contains("lint");
+        assertThat(state.runs().takeNext(5)).isEmpty();
     }
 
     @Test

@@ -34,7 +34,8 @@ public final class ManualRuns {
 
     /** What became of a request. */
     public sealed interface Outcome {
-        record Queued(RunRecord run) implements Outcome {}
+        /** @param runs the workflow's runs (each combination of a matrix) and those of what it needs, in graph order */
+        record Queued(List<RunRecord> runs) implements Outcome {}
 
         /** No such repository, branch or workflow. */
         record NotFound(String what) implements Outcome {}
@@ -83,7 +84,9 @@ public final class ManualRuns {
                 return new Outcome.Refused(broken.getMessage());
             }
         }
-        Workflow workflow = set.workflows().stream().filter(w -> w.name().equals(workflowName)).findFirst().orElse(null);
+        // a matrix workflow's name as written names all its combinations
+        Workflow workflow = set.workflows().stream().filter(w -> w.name().equals(workflowName)).findFirst()
+                .or(() -> set.workflows().stream().filter(w -> w.group().equals(workflowName)).findFirst()).orElse(null);
         if (workflow == null) {
             return new Outcome.NotFound("workflow " + workflowName + " at the head of " + onBranch + " ("
                     + DaemonWords.shortSha(head.sha()) + ")");
@@ -102,10 +105,21 @@ public final class ManualRuns {
         } catch (IllegalArgumentException e) {
             return new Outcome.Refused(e.getMessage());
         }
-        String id = Planner.runId(runnerId, repo.name(), workflow.name(), Event.MANUAL, head.sha(),
-                List.of(UUID.randomUUID().toString()));
-        queue.enqueue(new QueuedRun(id, repo.name(), head.sha(), head.ref(), workflow.name(), Event.MANUAL, Trust.TRUSTED,
-                runnerId, variables));
-        return new Outcome.Queued(queue.run(id).orElseThrow());
+        // what it needs comes with it, as with exec --workflow: the same request, so the same nonce
+        String request = UUID.randomUUID().toString();
+        List<Workflow> asked = workflow.cell() == null || workflow.name().equals(workflowName) ? List.of(workflow)
+                : set.workflows().stream().filter(x -> x.group().equals(workflow.group())).toList();
+        List<QueuedRun> runs = new java.util.ArrayList<>();
+        for (Workflow w : set.withNeeds(asked)) {
+            String runId = Planner.runId(runnerId, repo.name(), w.name(), Event.MANUAL, head.sha(), List.of(request));
+            runs.add(new QueuedRun(runId, repo.name(), head.sha(), head.ref(), w.name(), Event.MANUAL, Trust.TRUSTED, runnerId,
+                    asked.contains(w) ? variables : Map.of(), Planner.links(set, w)));
+        }
+        queue.enqueue(runs);
+        List<RunRecord> queued = new java.util.ArrayList<>();
+        for (QueuedRun run : runs) {
+            queued.add(queue.run(run.id()).orElseThrow());
+        }
+        return new Outcome.Queued(queued);
     }
 }
