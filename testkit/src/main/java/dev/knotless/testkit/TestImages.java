@@ -15,13 +15,20 @@ public final class TestImages {
     /** busybox (sh and the usual applets) and git. */
     public static final String BUSYBOX_GIT = "local/knotless-test:1";
 
+    /**
+     * busybox, OpenJDK 17 and Maven, with an offline local repository for {@code examples/junit}.
+     * Not built by {@link #ensureBuilt()}: it takes half a minute and Maven Central, so
+     * {@code scripts/test} builds it before the suite and a test needing it calls {@link #requirePresent}.
+     */
+    public static final String JDK_MAVEN = "local/knotless-jdk:17";
+
     private TestImages() {}
 
-    /** Runs {@code scripts/test-images} from the repository root and returns {@link #BUSYBOX_GIT}. */
+    /** Runs {@code scripts/test-images test} from the repository root and returns {@link #BUSYBOX_GIT}. */
     public static String ensureBuilt() {
         Path script = repositoryRoot().resolve("scripts/test-images");
         try {
-            Process p = new ProcessBuilder("bash", script.toString())
+            Process p = new ProcessBuilder("bash", script.toString(), "test")
                     .redirectErrorStream(true)
                     .start();
             String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -34,6 +41,35 @@ public final class TestImages {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while building test images", e);
+        }
+    }
+
+    /**
+     * Returns {@code image} if the local Docker Engine has it, and otherwise fails with how to
+     * build it: a test whose image is missing fails rather than being skipped, so a suite that
+     * was meant to run it cannot pass without it.
+     */
+    public static String requirePresent(String image) {
+        try {
+            Process p = new ProcessBuilder("docker", "image", "inspect", "--format", "{{.Id}}", image)
+                    .redirectErrorStream(true)
+                    .start();
+            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!p.waitFor(1, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("docker image inspect " + image + " did not answer within a minute");
+            }
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException("image " + image + " is not in the local Docker Engine ("
+                        + output.lines().findFirst().orElse("no output") + "); build it with scripts/test-images"
+                        + " (scripts/test does so before the suite)");
+            }
+            return image;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run docker image inspect: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while looking for image " + image, e);
         }
     }
 
