@@ -149,7 +149,7 @@ final class DaemonCommand implements Callable<Integer> {
             shutdown.signal().onStop(why -> stop.countDown());
             Console console = new Console(err, /* colour= */ false);
             try (Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
-                 StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive), log)) {
+                 StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive, daemon::cancel), log)) {
                 daemon.start();
                 try {
                     stop.await();

@@ -8,12 +8,19 @@ import java.util.Objects;
 import java.util.function.BooleanSupplier;
 
 /**
- * What the HTTP server reads; it writes to none of them.
+ * What the HTTP server reads; it writes to none of them (runs are cancelled through {@code cancel}).
  *
  * @param loopAlive whether the daemon's loop runs ({@code Daemon::alive})
+ * @param cancel how a run is cancelled ({@code Daemon::cancel})
  */
 public record ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
-        BooleanSupplier loopAlive) {
+        BooleanSupplier loopAlive, RunCancel cancel) {
+
+    /** Sources with no daemon to cancel runs through. */
+    public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
+            BooleanSupplier loopAlive) {
+        this(state, checks, forge, live, metrics, loopAlive, RunCancel.NONE);
+    }
 
     public ApiSources {
         Objects.requireNonNull(state, "state");
@@ -22,5 +29,6 @@ public record ApiSources(StateStore state, CheckStore checks, Forge forge, LiveR
         Objects.requireNonNull(live, "live");
         Objects.requireNonNull(metrics, "metrics");
         Objects.requireNonNull(loopAlive, "loopAlive");
+        Objects.requireNonNull(cancel, "cancel");
     }
 }
