@@ -52,6 +52,8 @@ class StatusPageIT {
                       echo "::endgroup::"
                       printf '\\033[1;31mred-bold\\033[0m and \\033[32mgreen\\033[0m and \\033[38;5;208morange\\033[0m\\n'
                       printf 'clear\\033[2Jdone <img src=x onerror=alert(1)><b>not-bold</b>\\n'
+                      for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "::group::nest-$i"; done
+                      echo deepest-line
                   - name: test
                     run: |
                       mkdir -p reports
@@ -143,6 +145,11 @@ class StatusPageIT {
             assertThat(browser.eval("document.querySelector('#step-2 details.group details.group').textContent").asText()).contains("inner-line");
             assertThat(browser.eval("[...document.querySelectorAll('#step-2 > .section-body > .line')].map(l => l.textContent).join('|')").asText())
                     .as("the unbalanced ::endgroup:: is a line of the step").contains("::endgroup::");
+            // Groups nest at most 8 deep; deeper ::group:: lines are lines.
+            assertThat(browser.eval("Math.max(...[...document.querySelectorAll('#step-2 details.group')].map(g => {"
+                    + " let n = 0; for (let e = g; e; e = e.parentElement.closest('details.group')) n++; return n; }))").asInt()).isEqualTo(8);
+            assertThat(browser.eval("[...document.querySelectorAll('#step-2 .line')].some(l => l.textContent.endsWith('::group::nest-9'))").asBoolean())
+                    .isTrue();
             browser.click("#step-2 details.group > summary");
             browser.await("the group opens", "document.querySelector('#step-2 details.group').open", Duration.ofSeconds(5));
 

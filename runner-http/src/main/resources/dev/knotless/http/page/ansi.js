@@ -113,7 +113,8 @@ class LogSection {
     content.className = "text";
     content.append(renderAnsi(cls === "notice" ? "[knotless] " + text : text));
     row.append(number, content);
-    this.top().append(row);
+    // The runner's own notices stand at the step's level: a group a run left open cannot hide them.
+    (cls === "notice" ? this.stack[0] : this.top()).append(row);
   }
 
   top() { return this.stack[this.stack.length - 1]; }

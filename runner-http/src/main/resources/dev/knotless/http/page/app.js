@@ -174,7 +174,7 @@ async function durationChart(repo, workflow, current) {
     .filter(r => runMs(r) != null).reverse();
   const NS = "http://www.w3.org/2000/svg";
   const svg = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); return e; };
-  const W = 640, H = 160, pad = 28, bw = Math.max(6, Math.min(28, (W - pad) / Math.max(runs.length, 1) - 4));
+  const W = 640, H = 160, pad = 28, bw = Math.max(6, Math.min(36, (W - pad) / Math.max(runs.length, 1) - 6));
   const max = Math.max(1000, ...runs.map(runMs));
   const chart = svg("svg", {id: "duration-chart", viewBox: `0 0 ${W} ${H + 20}`, width: W, height: H + 20, role: "img"});
   const label = svg("text", {x: 0, y: 12, class: "axis"}); label.textContent = ms(max); chart.append(label);
@@ -186,6 +186,11 @@ async function durationChart(repo, workflow, current) {
       class: "bar status-" + r.status + (r.id === current ? " current" : ""), "data-run": r.id});
     const title = svg("title", {}); title.textContent = r.id + ": " + r.status + " in " + ms(runMs(r));
     bar.append(title); link.append(bar); chart.append(link);
+    if (runs.length <= 16) {
+      const took = svg("text", {x: pad + 4 + i * (bw + 4) + bw / 2, y: H - h - 4, class: "took", "text-anchor": "middle"});
+      took.textContent = ms(runMs(r));
+      chart.append(took);
+    }
   });
   return el("figure", {class: "chart"}, chart,
     el("figcaption", {}, runs.length + " ended run(s) of " + workflow + " on " + repo + ", oldest left"));
@@ -326,7 +331,11 @@ function follow(run, log, runStatus) {
   stream = new EventSource(run.events);
   stream.addEventListener("line", ev => {
     const d = JSON.parse(ev.data);
-    const section = log.sections.get(d.step > 0 ? d.step : going) || log.sections.get(0);
+    // The runner announces a step before it says it started: the announcement opens the step's section.
+    const announced = d.step === 0 ? /^step (\d+) '/.exec(d.text) : null;
+    const target = d.step > 0 ? d.step : announced && Number(announced[1]) > going && log.sections.has(Number(announced[1]))
+      ? Number(announced[1]) : going;
+    const section = log.sections.get(target) || log.sections.get(0);
     along(() => section.line(d.text, d.stream));
   });
   stream.addEventListener("missed", ev => {
