@@ -174,7 +174,7 @@ async function durationChart(repo, workflow, current) {
     .filter(r => runMs(r) != null).reverse();
   const NS = "http://www.w3.org/2000/svg";
   const svg = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); return e; };
-  const W = 640, H = 160, pad = 28, bw = Math.max(6, Math.min(36, (W - pad) / Math.max(runs.length, 1) - 6));
+  const W = 640, H = 160, pad = 48, bw = Math.max(6, Math.min(36, (W - pad) / Math.max(runs.length, 1) - 6));
   const max = Math.max(1000, ...runs.map(runMs));
   const chart = svg("svg", {id: "duration-chart", viewBox: `0 0 ${W} ${H + 20}`, width: W, height: H + 20, role: "img"});
   const label = svg("text", {x: 0, y: 12, class: "axis"}); label.textContent = ms(max); chart.append(label);
