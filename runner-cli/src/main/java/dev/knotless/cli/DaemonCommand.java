@@ -155,7 +155,7 @@ final class DaemonCommand implements Callable<Integer> {
             Console console = new Console(err, /* colour= */ false);
             try (Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
                  StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive,
-                         new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs())), log)) {
+                         daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs())), log)) {
                 daemon.start();
                 try {
                     stop.await();

@@ -135,6 +135,27 @@ final class Chromium implements AutoCloseable {
         }
     }
 
+    /** Lays the page out at {@code width} by {@code height} CSS pixels, as a window of that size would. */
+    void viewport(int width, int height) throws Exception {
+        call("Emulation.setDeviceMetricsOverride", Map.of("width", width, "height", height, "deviceScaleFactor", 1, "mobile", false));
+    }
+
+    /**
+     * A PNG of the page as shown, {@code width} pixels wide and as tall as the document (at most
+     * 3000), through the DevTools protocol's {@code Page.captureScreenshot}.
+     */
+    byte[] screenshot(int width) throws Exception {
+        int height = Math.min(3000, eval("Math.ceil(document.documentElement.scrollHeight)").asInt());
+        JsonNode shot = call("Page.captureScreenshot", Map.of("format", "png", "captureBeyondViewport", true,
+                "clip", Map.of("x", 0, "y", 0, "width", width, "height", height, "scale", 1)));
+        return java.util.Base64.getDecoder().decode(shot.get("data").asText());
+    }
+
+    /** A PNG of the window as it is scrolled. */
+    byte[] screenshotOfWindow() throws Exception {
+        return java.util.Base64.getDecoder().decode(call("Page.captureScreenshot", Map.of("format", "png")).get("data").asText());
+    }
+
     @Override
     public void close() throws Exception {
         try {

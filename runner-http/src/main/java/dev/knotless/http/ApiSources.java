@@ -10,18 +10,25 @@ import org.jspecify.annotations.Nullable;
 import java.util.function.BooleanSupplier;
 
 /**
- * What the HTTP server reads; it writes to none of them.
+ * What the HTTP server reads; it writes to none of them (runs are cancelled through {@code cancel}).
  *
  * @param loopAlive whether the daemon's loop runs ({@code Daemon::alive})
+ * @param cancel how a run is cancelled ({@code Daemon::cancel})
  * @param manualRuns what queues {@code POST /api/runs}; null where no daemon takes runs (then 503)
  */
 public record ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
-        BooleanSupplier loopAlive, @Nullable ManualRuns manualRuns) {
+        BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns) {
 
-    /** Without manual runs. */
+    /** Sources with no daemon to cancel runs through or queue them. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
             BooleanSupplier loopAlive) {
-        this(state, checks, forge, live, metrics, loopAlive, null);
+        this(state, checks, forge, live, metrics, loopAlive, RunCancel.NONE, null);
+    }
+
+    /** Sources with no daemon to queue runs. */
+    public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
+            BooleanSupplier loopAlive, RunCancel cancel) {
+        this(state, checks, forge, live, metrics, loopAlive, cancel, null);
     }
 
     public ApiSources {
@@ -31,5 +38,6 @@ public record ApiSources(StateStore state, CheckStore checks, Forge forge, LiveR
         Objects.requireNonNull(live, "live");
         Objects.requireNonNull(metrics, "metrics");
         Objects.requireNonNull(loopAlive, "loopAlive");
+        Objects.requireNonNull(cancel, "cancel");
     }
 }

@@ -58,7 +58,8 @@ final class RunsApi {
     }
 
     void runs(Context ctx) throws IOException {
-        Filter filter = new Filter(blankToNull(ctx.queryParam("repo")), status(ctx.queryParam("status")), limit(ctx.queryParam("limit")));
+        Filter filter = new Filter(blankToNull(ctx.queryParam("repo")), status(ctx.queryParam("status")), limit(ctx.queryParam("limit")),
+                blankToNull(ctx.queryParam("workflow")), commit(ctx.queryParam("commit")));
         List<RunView> out = new ArrayList<>();
         for (RunRecord r : sources.state().runs().runs(filter)) {
             out.add(RunView.of(r, sources.live().run(r.id())));
@@ -269,6 +270,38 @@ final class RunsApi {
             throw ApiError.badRequest("'" + field + "' must be a non-empty line of text, at most 255 characters");
         }
         return value.asText();
+    }
+
+    /**
+     * {@code POST /api/runs/{id}/cancel}: a waiting run ends cancelled (200), a running one is told
+     * to stop through the daemon (202; it ends as its steps do); 409 when it has ended or does not
+     * go on this runner.
+     */
+    void cancel(Context ctx) throws IOException {
+        RunRecord r = record(ctx.pathParam("id"));
+        if (r.status().isFinal()) {
+            throw ApiError.conflict("run " + r.id() + " ended " + r.status().wireName() + "; nothing to cancel");
+        }
+        dev.knotless.runner.daemon.CancelOutcome outcome = sources.cancel().cancel(r.id(), "cancelled through the API");
+        RunRecord now = record(r.id());
+        switch (outcome) {
+            case CANCELLED -> ctx.status(200);
+            case CANCELLING -> ctx.status(202);
+            case NOT_GOING -> throw ApiError.conflict("run " + r.id() + " is " + now.status().wireName()
+                    + (now.status().isFinal() ? "; nothing to cancel" : " but does not go on this runner"));
+        }
+        LOG.info("cancel asked through the API run={} outcome={}", r.id(), outcome);
+        send(ctx, Map.of("outcome", outcome.name().toLowerCase(), "run", RunView.of(now, sources.live().run(now.id()))));
+    }
+
+    private static @Nullable String commit(@Nullable String text) {
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        if (!text.matches("[0-9a-f]{4,40}")) {
+            throw ApiError.badRequest("'" + Printable.name(text) + "' is not a commit: 4 to 40 hex digits");
+        }
+        return text;
     }
 
     private static final java.util.Set<CheckStatus> FAILED = java.util.EnumSet.of(CheckStatus.FAILURE, CheckStatus.ERROR,

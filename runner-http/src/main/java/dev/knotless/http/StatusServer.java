@@ -32,6 +32,7 @@ public final class StatusServer implements AutoCloseable {
     private static final Map<String, String> PAGE_FILES = Map.of(
             "index.html", "text/html; charset=utf-8",
             "app.js", "text/javascript; charset=utf-8",
+            "ansi.js", "text/javascript; charset=utf-8",
             "style.css", "text/css; charset=utf-8");
 
     private final Javalin app;
@@ -67,6 +68,7 @@ public final class StatusServer implements AutoCloseable {
             config.routes.post("/api/runs", api::queueManual);
             config.routes.post("/api/runs/{id}/rerun", api::rerun);
             config.routes.post("/api/commits/{sha}/rerun-failed", api::rerunFailed);
+            config.routes.post("/api/runs/{id}/cancel", api::cancel);
             config.routes.get("/healthz", api::health);
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(sources.metrics().scrape()));
@@ -125,7 +127,7 @@ public final class StatusServer implements AutoCloseable {
 
     /** {@link ApiAccess} applied to one request, before any handler. */
     private static final class Gate {
-        private static final Set<String> OPEN = Set.of("/healthz", "/", "/index.html", "/app.js", "/style.css");
+        private static final Set<String> OPEN = Set.of("/healthz", "/", "/index.html", "/app.js", "/ansi.js", "/style.css");
         private final ApiAccess access;
         /** Host names refused so far, each logged once (bounded: a page can try many). */
         private final Set<String> refusedHosts = ConcurrentHashMap.newKeySet();

@@ -65,7 +65,7 @@ class ManualRunApiTest {
         ApiAccess access = new ApiAccess(Set.of(), List.of(new ApiToken("dash", ApiToken.Scope.READ, ApiToken.hash(reader)),
                 new ApiToken("ops", ApiToken.Scope.ADMIN, ApiToken.hash(admin))), false);
         server = new StatusServer(new Listen("127.0.0.1", 0), new ApiSources(state, new CheckStore(dir.resolve("state")), forge,
-                new LiveRuns(), new DaemonMetrics(state).zeroes(), () -> true,
+                new LiveRuns(), new DaemonMetrics(state).zeroes(), () -> true, RunCancel.NONE,
                 new ManualRuns("build-1", forge, new Mirrors(dir.resolve("state")), state.runs())), access).start();
     }
 

@@ -9,12 +9,14 @@ import dev.knotless.runner.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
 import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
+import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.time.Ticker;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -100,6 +102,7 @@ public final class Daemon implements AutoCloseable {
 
     private final Settings settings;
     private final DaemonLog log;
+    private final StateStore state;
     private final Workers workers;
     private final Recovery recovery;
     private final Intake intake;
@@ -128,7 +131,7 @@ public final class Daemon implements AutoCloseable {
             CheckRecorder checks, DaemonLog log, Clock clock, Clock scheduleClock) {
         this.settings = Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(forge, "forge");
-        Objects.requireNonNull(state, "state");
+        this.state = Objects.requireNonNull(state, "state");
         Objects.requireNonNull(mirrors, "mirrors");
         Objects.requireNonNull(run, "run");
         Objects.requireNonNull(executor, "executor");
@@ -203,6 +206,19 @@ public final class Daemon implements AutoCloseable {
     public boolean alive() {
         Thread l = loop;
         return l != null && l.isAlive() && !stopping;
+    }
+
+    /**
+     * Cancels a run someone asked to stop (the API's cancel): a waiting one ends {@code cancelled}
+     * now, one going here is told to stop. {@link CancelOutcome#NOT_GOING} when it is neither
+     * (ended, or running on another process).
+     */
+    public CancelOutcome cancel(String runId, String reason) throws IOException {
+        Optional<RunRecord> record = state.runs().run(runId);
+        if (record.isEmpty()) {
+            return CancelOutcome.NOT_GOING;
+        }
+        return workers.cancelAsked(record.get(), reason);
     }
 
     /** The ids of the runs going now. */

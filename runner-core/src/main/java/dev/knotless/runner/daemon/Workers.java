@@ -52,6 +52,8 @@ final class Workers {
     private final Runnable ended;
     private final Map<String, Cancellation> going = new ConcurrentHashMap<>();
     private final Map<String, Thread> threads = new ConcurrentHashMap<>();
+    /** Held while a run is taken from the queue and started, and while an asked-for cancel looks at one. */
+    private final Object taking = new Object();
 
     Workers(RunQueue queue, Run run, RunRequests requests, CheckRecorder checks, DaemonLog log,
             int concurrency, Runnable ended) {
@@ -82,11 +84,36 @@ final class Workers {
             }
         }
         while (!stopping.getAsBoolean()) {
-            Optional<RunRecord> next = queue.takeNext(concurrency);
-            if (next.isEmpty()) {
-                return;
+            synchronized (taking) {
+                Optional<RunRecord> next = queue.takeNext(concurrency);
+                if (next.isEmpty()) {
+                    return;
+                }
+                start(next.get(), "started", cancellation -> execute(next.get(), cancellation));
             }
-            start(next.get(), "started", cancellation -> execute(next.get(), cancellation));
+        }
+    }
+
+    /**
+     * Cancels run {@code runId} for someone who asked (the API): a waiting run ends {@code
+     * cancelled} now, a run going here is told to stop and ends as its steps do. Holding {@link
+     * #taking} while it looks, no dispatch can take the run between the look and the change.
+     */
+    CancelOutcome cancelAsked(RunRecord record, String reason) throws IOException {
+        synchronized (taking) {
+            if (cancel(record.id(), reason)) {
+                log.line(describe(record) + " cancelling: " + reason);
+                return CancelOutcome.CANCELLING;
+            }
+            Optional<RunRecord> now = queue.run(record.id());
+            if (now.isPresent() && now.get().status() == dev.knotless.checks.CheckStatus.PENDING) {
+                Check check = requests.cancelledCheck(now.get(), reason);
+                if (checks.record(check, c -> queue.finishWaiting(c.id(), c))) {
+                    log.line(describe(record) + " cancelled: " + reason);
+                    return CancelOutcome.CANCELLED;
+                }
+            }
+            return CancelOutcome.NOT_GOING;
         }
     }
 

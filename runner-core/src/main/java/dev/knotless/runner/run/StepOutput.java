@@ -20,11 +20,13 @@ final class StepOutput implements AutoCloseable {
     private final StepCall call;
     private final StopSignal signal;
     private final MaskingSink masked;
+    private final LogControls controls;
 
     private StepOutput(StepCall call, StopSignal signal, MaskingSink masked) {
         this.signal = signal;
         this.masked = masked;
-        this.call = call.withOutput(new Checkpoints(call, masked), signal);
+        this.controls = new LogControls(masked);
+        this.call = call.withOutput(new Checkpoints(call, masked, controls), signal);
     }
 
     static StepOutput open(StepCall call) {
@@ -40,6 +42,7 @@ final class StepOutput implements AutoCloseable {
     @Override
     public void close() {
         try {
+            controls.flush();
             masked.close();
         } finally {
             signal.close();
@@ -47,7 +50,8 @@ final class StepOutput implements AutoCloseable {
     }
 
     /**
-     * The step's sink: its output goes to the masked log, and every {@link #CHECKPOINT_EVERY} the
+     * The step's sink: its output goes, control characters neutralised but colours kept
+     * ({@link LogControls}, byte for byte, so offsets hold), to the masked log, and every {@link #CHECKPOINT_EVERY} the
      * journal learns how far: the step's offsets of the bytes the masker passed on, and the log's
      * length just after them. Both are read right after a write, on the writing thread, so they
      * agree; bytes the masker still holds are not counted and come again after a restart.
@@ -56,15 +60,17 @@ final class StepOutput implements AutoCloseable {
         private final RunState state;
         private final int number;
         private final MaskingSink masked;
+        private final LogControls controls;
         private final long stdoutFrom;
         private final long stderrFrom;
         private final List<StepResult> before;
         private long last = System.nanoTime();
 
-        Checkpoints(StepCall call, MaskingSink masked) {
+        Checkpoints(StepCall call, MaskingSink masked, LogControls controls) {
             this.state = call.state();
             this.number = call.number();
             this.masked = masked;
+            this.controls = controls;
             this.stdoutFrom = call.stdoutFrom();
             this.stderrFrom = call.stderrFrom();
             this.before = call.before();
@@ -72,7 +78,7 @@ final class StepOutput implements AutoCloseable {
 
         @Override
         public void write(Stream stream, byte[] buffer, int offset, int length) {
-            masked.write(stream, buffer, offset, length);
+            controls.write(stream, buffer, offset, length);
             long now = System.nanoTime();
             if (now - last >= CHECKPOINT_EVERY.toNanos()) {
                 last = now;

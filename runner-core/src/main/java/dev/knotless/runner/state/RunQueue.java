@@ -221,6 +221,14 @@ public final class RunQueue implements CheckRows {
             sql.append(" AND status = ?");
             args.add(filter.status().wireName());
         }
+        if (filter.workflow() != null) {
+            sql.append(" AND workflow = ?");
+            args.add(filter.workflow());
+        }
+        if (filter.commit() != null) {
+            sql.append(" AND commit_sha LIKE ?");
+            args.add(filter.commit() + "%");
+        }
         sql.append(" ORDER BY seq DESC LIMIT ?");
         args.add(filter.limit());
         return db.locked("list runs in", connection -> select(connection, sql.toString(), args));

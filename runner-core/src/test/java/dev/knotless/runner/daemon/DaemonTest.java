@@ -272,4 +272,17 @@ class DaemonTest {
                 "acme/fresh: its record named no runner; named a (--default-runner)");
         assertThat(state.cursors().get("acme/theirs")).as("not this runner's").isEmpty();
     }
+
+    @Test
+    void aCancelAskedForEndsAWaitingRunAndLeavesAnEndedOneAlone() throws Exception {
+        String sha = source.git("rev-parse", "HEAD").strip();
+        state.runs().enqueue(new QueuedRun("asked-1", "acme/app", sha, "refs/heads/main", "ci", Event.PUSH, Trust.TRUSTED, "a"));
+        daemon = daemon(); // not started: nothing takes the run meanwhile
+        assertThat(daemon.cancel("asked-1", "cancelled through the API")).isEqualTo(CancelOutcome.CANCELLED);
+        assertThat(state.runs().run("asked-1").orElseThrow().status()).isEqualTo(CheckStatus.CANCELLED);
+        assertThat(state.runs().run("asked-1").orElseThrow().reason()).isEqualTo("cancelled through the API");
+        assertThat(lines).anyMatch(l -> l.contains("cancelled: cancelled through the API"));
+        assertThat(daemon.cancel("asked-1", "again")).as("ended").isEqualTo(CancelOutcome.NOT_GOING);
+        assertThat(daemon.cancel("nope", "unknown")).isEqualTo(CancelOutcome.NOT_GOING);
+    }
 }
