@@ -155,7 +155,9 @@ final class DaemonCommand implements Callable<Integer> {
             Console console = new Console(err, /* colour= */ false);
             try (Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
                  StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive,
-                         daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs())), log)) {
+                         daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs()),
+                         new dev.knotless.cache.CacheStore(stateDir.resolve("cache"), runOptions.cacheBudgetBytes(), Clock.systemUTC())),
+                         log)) {
                 daemon.start();
                 try {
                     stop.await();

@@ -198,9 +198,12 @@ class HttpApiIT {
                   manual:
                     inputs:
                       target: {required: true}
+                artifacts: [out/]
                 steps:
                   - name: deploy
-                    run: echo "deploying to $KNOTLESS_INPUT_TARGET as $KNOTLESS_EVENT"
+                    run: |
+                      echo "deploying to $KNOTLESS_INPUT_TARGET as $KNOTLESS_EVENT"
+                      mkdir -p out && echo "$KNOTLESS_INPUT_TARGET" > out/target.txt
                 """.formatted(DaemonIT.IMAGE));
         String sha = ops.commit();
         Path state = tmp.resolve("state");
@@ -223,6 +226,22 @@ class HttpApiIT {
             assertThat(ended.get("event").asText()).isEqualTo("manual");
             assertThat(ended.get("commit").asText()).isEqualTo(sha);
             assertThat(d.get("/api/runs/" + id + "/log").body()).contains("deploying to eu-1 as manual");
+            assertThat(ended.get("artifacts").get("paths").get(0).asText()).isEqualTo("out");
+            java.net.http.HttpResponse<byte[]> tar = d.http.send(java.net.http.HttpRequest.newBuilder(
+                    URI.create(d.base + "/api/runs/" + id + "/artifacts")).build(), java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(tar.statusCode()).isEqualTo(200);
+            assertThat(tar.headers().firstValue("content-type")).contains("application/x-tar");
+            java.util.Map<String, String> files = new java.util.TreeMap<>();
+            try (var in = new org.apache.commons.compress.archivers.tar.TarArchiveInputStream(
+                    new java.io.ByteArrayInputStream(tar.body()))) {
+                for (var e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
+                    if (e.isFile()) {
+                        files.put(e.getName().replaceFirst("^\\./", ""), new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                }
+            }
+            assertThat(files).containsEntry("out/target.txt", "eu-1\n");
+            assertThat(d.get("/api/runs/nope/artifacts").statusCode()).isEqualTo(404);
         }
     }
 

@@ -15,20 +15,28 @@ import java.util.function.BooleanSupplier;
  * @param loopAlive whether the daemon's loop runs ({@code Daemon::alive})
  * @param cancel how a run is cancelled ({@code Daemon::cancel})
  * @param manualRuns what queues {@code POST /api/runs}; null where no daemon takes runs (then 503)
+ * @param caches the runner's cache store, where runs' artifacts are; null to serve none
  */
 public record ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
-        BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns) {
+        BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns,
+        dev.knotless.cache.@Nullable CacheStore caches) {
+
+    /** Sources with manual runs, without artifacts. */
+    public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
+            BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns) {
+        this(state, checks, forge, live, metrics, loopAlive, cancel, manualRuns, null);
+    }
 
     /** Sources with no daemon to cancel runs through or queue them. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
             BooleanSupplier loopAlive) {
-        this(state, checks, forge, live, metrics, loopAlive, RunCancel.NONE, null);
+        this(state, checks, forge, live, metrics, loopAlive, RunCancel.NONE, null, null);
     }
 
     /** Sources with no daemon to queue runs. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
             BooleanSupplier loopAlive, RunCancel cancel) {
-        this(state, checks, forge, live, metrics, loopAlive, cancel, null);
+        this(state, checks, forge, live, metrics, loopAlive, cancel, null, null);
     }
 
     public ApiSources {

@@ -22,7 +22,14 @@ record RunView(String id, String repo, String commit, String ref, String workflo
         Instant createdAt, @Nullable Instant startedAt, @Nullable Instant finishedAt, List<StepView> steps,
         List<OutputView> outputs, String log, String events,
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-        dev.knotless.checks.@Nullable TestSummary tests) {
+        dev.knotless.checks.@Nullable TestSummary tests,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        dev.knotless.checks.@Nullable ScheduledFor scheduled,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        @Nullable ArtifactsView artifacts) {
+
+    /** What the run saved for the workflows that need it, and where to fetch it as one tar. */
+    record ArtifactsView(List<String> paths, long bytes, String url) {}
 
     /**
      * @param status the step's status, or {@code running} (started, not finished) or {@code pending}
@@ -57,7 +64,9 @@ record RunView(String id, String repo, String commit, String ref, String workflo
         return new RunView(r.id(), r.repo(), r.commit(), r.ref(), r.workflow(), r.event() == null ? null : r.event().wireName(),
                 r.trust() == null ? null : r.trust().name().toLowerCase(), r.status().wireName(), r.reason(), r.runner(),
                 check == null || check.executor() == null ? null : check.executor().value(), r.createdAt(), r.startedAt(), r.finishedAt(), steps, outputs,
-                base + "/log", base + "/events", check == null ? null : check.tests());
+                base + "/log", base + "/events", check == null ? null : check.tests(), check == null ? null : check.scheduled(),
+                check == null || check.artifacts() == null ? null
+                        : new ArtifactsView(check.artifacts().paths(), check.artifacts().bytes(), base + "/artifacts"));
     }
 
     private static StepView step(int number, StepResult s) {

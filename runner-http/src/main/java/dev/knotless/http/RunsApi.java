@@ -273,6 +273,25 @@ final class RunsApi {
     }
 
     /**
+     * {@code GET /api/runs/{id}/artifacts}: what the run saved for the workflows that need it, as
+     * one tar (the paths under /work), streamed from the cache store; 404 when it saved none.
+     */
+    void artifacts(Context ctx) throws IOException {
+        RunRecord r = record(ctx.pathParam("id"));
+        var store = sources.caches();
+        var archive = store == null || r.check() == null ? Optional.<dev.knotless.executor.TarSource>empty()
+                : dev.knotless.runner.run.Artifacts.saved(store, r.check(), r.trust());
+        if (archive.isEmpty()) {
+            throw ApiError.notFound("artifacts of run " + r.id());
+        }
+        ctx.contentType("application/x-tar");
+        ctx.header("Content-Disposition", "attachment; filename=\"" + r.id() + "-artifacts.tar\"");
+        try (var out = ctx.outputStream()) {
+            archive.get().writeTo(out);
+        }
+    }
+
+    /**
      * {@code POST /api/runs/{id}/cancel}: a waiting run ends cancelled (200), a running one is told
      * to stop through the daemon (202; it ends as its steps do); 409 when it has ended or does not
      * go on this runner.

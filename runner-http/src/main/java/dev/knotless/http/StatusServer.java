@@ -62,6 +62,7 @@ public final class StatusServer implements AutoCloseable {
             config.routes.get("/api/runs", api::runs);
             config.routes.get("/api/runs/{id}", api::run);
             config.routes.get("/api/runs/{id}/log", api::log);
+            config.routes.get("/api/runs/{id}/artifacts", api::artifacts);
             config.routes.get("/api/runs/{id}/events", events::handle);
             config.routes.get("/api/runs/{id}/outputs/<name>", api::output);
             config.routes.get("/api/queue", api::queue);

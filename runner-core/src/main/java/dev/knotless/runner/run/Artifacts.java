@@ -8,7 +8,7 @@ import dev.knotless.cache.CacheKey;
  * event and trust. A dependent finds its needs' artifacts by the same three, so an untrusted run's
  * artifacts never reach a trusted run, and a pull request's never a push's.
  */
-final class Artifacts {
+public final class Artifacts {
 
     /** Where a dependent finds them: {@code /artifacts/<workflow>/}. */
     static final String ROOT = "/artifacts";
@@ -20,7 +20,24 @@ final class Artifacts {
     }
 
     static String ref(RunRequest r) {
-        return "artifacts/" + r.commit() + "/" + r.event().wireName() + "/" + r.trust().name().toLowerCase(java.util.Locale.ROOT);
+        return ref(r.commit(), r.event(), r.trust());
+    }
+
+    static String ref(String commit, dev.knotless.checks.Event event, dev.knotless.executor.Trust trust) {
+        return "artifacts/" + commit + "/" + event.wireName() + "/" + trust.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * The archive (a tar) a run with check {@code check} and {@code trust} saved; empty when it saved
+     * none, or it was evicted. A rerun at the same commit replaces it.
+     */
+    public static java.util.Optional<dev.knotless.executor.TarSource> saved(dev.knotless.cache.CacheStore store,
+            dev.knotless.checks.Check check, dev.knotless.executor.Trust trust) throws java.io.IOException {
+        if (check.artifacts() == null) {
+            return java.util.Optional.empty();
+        }
+        String ref = ref(check.commit(), check.event(), trust);
+        return store.base(key(check.repo(), check.workflow()), ref, ref).map(store::restore);
     }
 
     /**
