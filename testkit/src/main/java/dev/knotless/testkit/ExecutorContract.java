@@ -39,7 +39,7 @@ import org.opentest4j.TestAbortedException;
  */
 public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract,
         HostileOutputContract, LimitsContract, ProcessSetContract, RunEnvironmentContract, DeadlineContract,
-        CutStreamContract {
+        CutStreamContract, ServiceContract {
 
     private ContractRun run;
 
