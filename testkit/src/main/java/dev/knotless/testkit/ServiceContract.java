@@ -74,6 +74,44 @@ public interface ServiceContract {
         }
     }
 
+    /** Set to {@code true} to measure what a service adds to a run's start ({@link #whatAServiceAddsToTheStart}). */
+    String MEASURE = "knotless.measure.services";
+
+    /**
+     * Not a check: how long from {@code start} to the end of a first step ({@code true}), five runs
+     * without a service and five with the {@link #web} service, alternating, medians printed
+     * (docs/design/services.md). Runs only when {@value #MEASURE} is {@code true}.
+     */
+    @Test
+    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = MEASURE, matches = "true")
+    default void whatAServiceAddsToTheStart() throws Exception {
+        List<Long> without = new java.util.ArrayList<>();
+        List<Long> with = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            for (boolean service : new boolean[] {false, true}) {
+                RunSpec spec = contract().spec().services(service ? List.of(web(contract().image(), "timed")) : List.of()).build();
+                long started = System.nanoTime();
+                Session s = contract().executor().start(spec, StopSignal.none());
+                try {
+                    assertThat(s.run(ContractSupport.sh("first", "true"), OutputSink.DISCARD, StopSignal.none()))
+                            .isEqualTo(new StepOutcome.Exited(0));
+                    if (i > 0) { // the first pair warms images and caches up
+                        (service ? with : without).add((System.nanoTime() - started) / 1_000_000);
+                    }
+                } finally {
+                    s.close();
+                }
+            }
+        }
+        System.out.printf("%s: start to first step, ms: without a service %s (median %d), with one %s (median %d)%n",
+                contract().executor().name(), without, median(without), with, median(with));
+    }
+
+    private static long median(List<Long> values) {
+        List<Long> sorted = values.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
+    }
+
     @Test
     default void aServiceThatNeverListensEndsTheStartNamingItWithinItsWaitAndLeavesNothing() throws Exception {
         ServiceSpec mute = new ServiceSpec("mute", contract().image(), Map.of(),
