@@ -32,6 +32,12 @@ public record Failure(Kind kind, String reason) {
         LIMIT,
         /** A stop signal ended the operation. */
         STOPPED,
+        /**
+         * A service of the run ({@link ServiceSpec}) could not be had: its image is missing, it
+         * ended, or it did not accept a connection on a port within its wait. The reason names it;
+         * the user changes the workflow, not the runner.
+         */
+        SERVICE,
         /** The engine, cluster or node could not be reached or answered an error. */
         INFRASTRUCTURE
     }

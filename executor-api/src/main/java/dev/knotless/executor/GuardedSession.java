@@ -36,6 +36,15 @@ class GuardedSession implements Session {
     }
 
     @Override
+    public void serviceLog(String service, long maxBytes, OutputSink output, StopSignal signal) throws ExecutorException {
+        if (closed.get()) {
+            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "log of service '" + service + "' failed: the session is closed");
+        }
+        ExecutorException.throwIfStopped(signal, "log of service '" + service + "'");
+        session.serviceLog(service, maxBytes, output, signal);
+    }
+
+    @Override
     public String describe() {
         return session.describe();
     }

@@ -1,8 +1,10 @@
 package dev.knotless.executor;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -19,6 +21,7 @@ import java.util.TreeMap;
  * @param labels extra labels put on everything created, beside the two of {@link Labels}
  * @param keep when true, {@link Session#close()} leaves the environment for inspection
  * @param hardening how the environment is locked down; {@link Hardening#DEFAULT} unless a caller says otherwise
+ * @param services containers started beside the run and ready before {@link Executor#start} returns; names unique
  */
 public record RunSpec(
         String runnerId,
@@ -30,7 +33,8 @@ public record RunSpec(
         Duration killGrace,
         Map<String, String> labels,
         boolean keep,
-        Hardening hardening) {
+        Hardening hardening,
+        List<ServiceSpec> services) {
 
     public RunSpec {
         Objects.requireNonNull(runnerId, "runnerId");
@@ -42,6 +46,15 @@ public record RunSpec(
         Objects.requireNonNull(killGrace, "killGrace");
         labels = Map.copyOf(labels);
         Objects.requireNonNull(hardening, "hardening");
+        services = List.copyOf(services);
+        if (services.stream().map(ServiceSpec::name).distinct().count() != services.size()) {
+            throw new IllegalArgumentException("two services of run " + runId + " have one name");
+        }
+    }
+
+    /** The service named {@code name}. */
+    public Optional<ServiceSpec> service(String name) {
+        return services.stream().filter(s -> s.name().equals(name)).findFirst();
     }
 
     /** How much later than the run's deadline and kill grace an executor's own deadline acts: see {@link #backstop}. */
@@ -83,6 +96,7 @@ public record RunSpec(
         private Map<String, String> labels = Map.of();
         private boolean keep;
         private Hardening hardening = Hardening.DEFAULT;
+        private List<ServiceSpec> services = List.of();
 
         private Builder(String runnerId, String runId, String image) {
             this.runnerId = runnerId;
@@ -97,9 +111,10 @@ public record RunSpec(
         public Builder labels(Map<String, String> value) { this.labels = value; return this; }
         public Builder keep(boolean value) { this.keep = value; return this; }
         public Builder hardening(Hardening value) { this.hardening = value; return this; }
+        public Builder services(List<ServiceSpec> value) { this.services = value; return this; }
 
         public RunSpec build() {
-            return new RunSpec(runnerId, runId, image, resources, trust, timeout, killGrace, labels, keep, hardening);
+            return new RunSpec(runnerId, runId, image, resources, trust, timeout, killGrace, labels, keep, hardening, services);
         }
     }
 }

@@ -30,6 +30,17 @@ public interface Session extends AutoCloseable {
     /** Streams {@code dir} (plain and absolute) out of the run as a tar into {@code sink}. */
     void download(String dir, TarSink sink, StopSignal signal) throws ExecutorException;
 
+    /**
+     * Writes what service {@code service} of the run ({@link RunSpec#services()}) has printed so
+     * far, stdout and stderr, from its start, stopping after {@code maxBytes}; its lines are
+     * prefixed, capped and masked above the seam ({@link ServiceLogSink}). Called after the last
+     * step, and by {@link ServiceReadiness} for a service that did not become ready. By default
+     * nothing: an environment without services.
+     *
+     * @throws ExecutorException when the executor cannot read it (the run goes on: it is a notice)
+     */
+    default void serviceLog(String service, long maxBytes, OutputSink output, StopSignal signal) throws ExecutorException {}
+
     /** What the executor calls this environment (a container id, a Job name), for logs. */
     String describe();
 

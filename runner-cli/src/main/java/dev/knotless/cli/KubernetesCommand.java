@@ -25,7 +25,7 @@ final class KubernetesCommand implements Runnable {
 
     @Command(name = "credentials", mixinStandardHelpOptions = true,
             description = {"With an admin kubeconfig, makes a ServiceAccount, a namespaced Role (Jobs, pods,"
-                    + " pods/exec, events, NetworkPolicies: only the verbs the runner uses; no Secrets) and a binding,"
+                    + " pods/exec, pods/log, events, NetworkPolicies: only the verbs the runner uses; no Secrets) and a binding,"
                     + " and writes a kubeconfig with a token that expires, for the runner's --kubeconfig."})
     static final class Credentials implements Callable<Integer> {
         @Option(names = "--kubeconfig", required = true, paramLabel = "FILE", description = "An admin kubeconfig.")

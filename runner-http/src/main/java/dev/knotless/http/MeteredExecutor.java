@@ -123,6 +123,11 @@ final class MeteredExecutor implements Executor {
         }
 
         @Override
+        public void serviceLog(String service, long maxBytes, OutputSink output, StopSignal signal) throws ExecutorException {
+            session.serviceLog(service, maxBytes, output, signal);
+        }
+
+        @Override
         public String describe() {
             return session.describe();
         }

@@ -25,9 +25,9 @@ import org.opentest4j.TestAbortedException;
  *
  * <p>The scenarios live by subject in {@link TransferContract}, {@link StepContract}, {@link
  * StopContract}, {@link IsolationContract}, {@link HostileOutputContract}, {@link LimitsContract},
- * {@link ProcessSetContract}, {@link RunEnvironmentContract}, {@link DeadlineContract} and {@link
- * CutStreamContract}; this class runs them all. They reach the executor exactly as the runner
- * does, through {@link Guarded#executor}.
+ * {@link ProcessSetContract}, {@link RunEnvironmentContract}, {@link DeadlineContract}, {@link
+ * CutStreamContract} and {@link ServiceContract}; this class runs them all. They reach the
+ * executor exactly as the runner does, through {@link Guarded#executor}.
  *
  * <p>Each test runs under a fresh random runner id, so tests never touch each other's (or anyone
  * else's) runs, and after each test nothing labelled with that runner may remain: sessions the
@@ -39,7 +39,7 @@ import org.opentest4j.TestAbortedException;
  */
 public abstract class ExecutorContract implements TransferContract, StepContract, StopContract, IsolationContract,
         HostileOutputContract, LimitsContract, ProcessSetContract, RunEnvironmentContract, DeadlineContract,
-        CutStreamContract {
+        CutStreamContract, ServiceContract {
 
     private ContractRun run;
 

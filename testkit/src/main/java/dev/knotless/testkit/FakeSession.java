@@ -68,6 +68,7 @@ public final class FakeSession implements ResumedSession {
     private final List<String> downloaded = new CopyOnWriteArrayList<>();
     private final List<Follow> followed = new CopyOnWriteArrayList<>();
     private final CountDownLatch closed = new CountDownLatch(1);
+    private final Map<String, String> serviceLogs = new ConcurrentHashMap<>();
 
     public FakeSession(String description) {
         this.description = description;
@@ -82,6 +83,12 @@ public final class FakeSession implements ResumedSession {
     /** Step {@code name} does what {@code script} does, each time it runs. */
     public FakeSession on(String name, StepScript script) {
         steps.put(name, script);
+        return this;
+    }
+
+    /** Service {@code name} has printed {@code text} ({@link #serviceLog}). */
+    public FakeSession serviceLogs(String name, String text) {
+        serviceLogs.put(name, text);
         return this;
     }
 
@@ -219,6 +226,16 @@ public final class FakeSession implements ResumedSession {
         followed.add(new Follow(step.name(), stdoutFrom, stderrFrom));
         FollowScript script = follows.get(step.name());
         return script == null ? Optional.empty() : script.follow(step, stdoutFrom, stderrFrom, output, signal);
+    }
+
+    @Override
+    public void serviceLog(String service, long maxBytes, OutputSink output, StopSignal signal) throws ExecutorException {
+        stoppedAlready(signal);
+        String text = serviceLogs.get(service);
+        if (text == null) {
+            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "no service " + service);
+        }
+        write(output, OutputSink.Stream.STDOUT, text);
     }
 
     @Override

@@ -34,6 +34,7 @@ public final class RecordingExecutor implements Executor {
     private final Map<String, FakeSession> resumable = new ConcurrentHashMap<>();
     private volatile Supplier<FakeSession> next = FakeSession::new;
     private volatile Failure refusal;
+    private volatile ExecutorException thrown;
     private volatile boolean canResume;
 
     public RecordingExecutor(String name) {
@@ -53,6 +54,12 @@ public final class RecordingExecutor implements Executor {
     /** Every start fails with {@code failure}. */
     public RecordingExecutor refuses(Failure failure) {
         this.refusal = failure;
+        return this;
+    }
+
+    /** Every start throws {@code exception} (a {@code ServiceNotReady}, say). */
+    public RecordingExecutor throwsAtStart(ExecutorException exception) {
+        this.thrown = exception;
         return this;
     }
 
@@ -104,6 +111,9 @@ public final class RecordingExecutor implements Executor {
     @Override
     public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
         started.add(spec);
+        if (thrown != null) {
+            throw thrown;
+        }
         if (refusal != null) {
             throw new ExecutorException(refusal);
         }

@@ -64,6 +64,11 @@ final class ContainerConfig {
         host.put("Privileged", false);
         host.put("PidsLimit", hardening.pidsLimit());
         host.put("NetworkMode", spec.trust() == Trust.UNTRUSTED ? "none" : "default");
+        if (!spec.services().isEmpty()) {
+            // services share this container's network namespace (ServiceContainers): their names are loopback
+            ArrayNode hosts = host.putArray("ExtraHosts");
+            spec.services().forEach(s -> hosts.add(s.name() + ":127.0.0.1"));
+        }
         if (spec.resources().milliCpu() > 0) {
             host.put("NanoCpus", spec.resources().milliCpu() * 1_000_000L);
         }

@@ -9,6 +9,8 @@ import dev.knotless.executor.Labels;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.ServiceReadiness;
+import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
@@ -103,7 +105,8 @@ public final class DockerExecutor implements Executor, Resumption {
         // With a pool, the next container of this shape is made when this run's is gone: made
         // while this run starts, it would slow this run down on the same engine.
         Runnable refill = () -> {};
-        if (warm.isPresent() && !spec.keep()) {
+        // a warm container has no host entries for services, which are set at create
+        if (warm.isPresent() && !spec.keep() && spec.services().isEmpty()) {
             WarmPool.Shape shape = WarmPool.Shape.of(spec);
             refill = () -> warm.get().refill(shape, spec);
             Optional<WarmPool.Warm> ready = warm.get().take(shape, signal);
@@ -141,6 +144,10 @@ public final class DockerExecutor implements Executor, Resumption {
             engine.startContainer(id);
             session.createLayout();
             ExecutorException.throwIfStopped(signal, what);
+            if (!spec.services().isEmpty()) {
+                session.services().start(signal, this::ensureServiceImage);
+                new ServiceReadiness().await(session, spec, session.services(), signal);
+            }
             return session;
         } catch (ExecutorException e) {
             session.close();
@@ -149,6 +156,18 @@ public final class DockerExecutor implements Executor, Resumption {
             session.close();
             throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE,
                     "cannot start the run's container " + name + ": " + e.getMessage()), e);
+        }
+    }
+
+    /** A service's image as {@link #ensureImage} has it, its failure named after the service. */
+    private void ensureServiceImage(ServiceSpec service, StopSignal signal) throws ExecutorException {
+        try {
+            ensureImage(service.image(), signal);
+        } catch (ExecutorException e) {
+            if (e.failure().kind() == Failure.Kind.STOPPED) {
+                throw e;
+            }
+            throw new ExecutorException(new Failure(Failure.Kind.SERVICE, "service '" + service.name() + "': " + e.getMessage()), e);
         }
     }
 

@@ -30,6 +30,7 @@ final class DockerSession implements ResumedSession {
     private final RunContainer container;
     private final DockerSteps steps;
     private final DockerTransfers transfers;
+    private final ServiceContainers services;
     private final Runnable afterClose;
 
     /** @param afterClose runs once the container is gone (the warm pool makes the next one then) */
@@ -37,6 +38,7 @@ final class DockerSession implements ResumedSession {
         this.container = new RunContainer(engine, spec, id, name);
         this.steps = new DockerSteps(container);
         this.transfers = new DockerTransfers(container);
+        this.services = new ServiceContainers(engine, spec, id);
         this.afterClose = afterClose;
     }
 
@@ -73,6 +75,15 @@ final class DockerSession implements ResumedSession {
         transfers.download(dir, sink, signal);
     }
 
+    @Override
+    public void serviceLog(String service, long maxBytes, OutputSink output, StopSignal signal) throws ExecutorException {
+        services.log(service, maxBytes, output, signal);
+    }
+
+    ServiceContainers services() {
+        return services;
+    }
+
     void layoutMade() {
         transfers.layoutMade();
     }
@@ -89,6 +100,7 @@ final class DockerSession implements ResumedSession {
             log.info("container kept id={} name={} run={}", container.id(), container.name(), spec.runId());
             return;
         }
+        services.remove(); // first: they live in the run container's network namespace
         try {
             // An engine restarting under the run comes back within seconds; the container must not stay behind.
             boolean removed = EngineOutage.retrying(() -> container.engine().removeContainer(container.id()));

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.executor.Hardening;
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.ServiceSpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -52,5 +53,30 @@ class ContainerConfigTest {
         assertThat(host.path("MemorySwap").asLong()).isEqualTo(256L << 20);
         assertThat(ContainerConfig.of(RunSpec.builder("runner", "run", "image").build(), json).path("HostConfig").has("Memory"))
                 .as("no resources: the engine's default").isFalse();
+    }
+
+    @Test
+    void aRunWithServicesHasTheirNamesAsLoopbackAndEachServiceItsHardeningInTheRunsNamespace() {
+        ServiceSpec db = new ServiceSpec("db", "postgres:16", java.util.Map.of("POSTGRES_PASSWORD", "test"),
+                List.of("postgres", "-c", "fsync=off"), List.of(5432), java.time.Duration.ofSeconds(60));
+        RunSpec spec = RunSpec.builder("runner", "run", "image").resources(new Resources(0, 256L << 20))
+                .services(List.of(db)).build();
+        assertThat(ContainerConfig.of(spec, json).path("HostConfig").path("ExtraHosts").toString()).isEqualTo("[\"db:127.0.0.1\"]");
+
+        JsonNode service = ServiceContainers.config(spec, db, "c0ffee", json);
+        assertThat(service.path("Image").asText()).isEqualTo("postgres:16");
+        assertThat(service.path("Cmd").toString()).isEqualTo("[\"postgres\",\"-c\",\"fsync=off\"]");
+        assertThat(service.has("Entrypoint")).as("the image's entrypoint stays").isFalse();
+        assertThat(service.path("Env").toString()).isEqualTo("[\"POSTGRES_PASSWORD=test\"]");
+        assertThat(service.path("Labels").path("dev.knotless.run").asText()).isEqualTo("run");
+        assertThat(service.path("Labels").path("dev.knotless.service").asText()).isEqualTo("db");
+        JsonNode host = service.path("HostConfig");
+        assertThat(host.path("NetworkMode").asText()).isEqualTo("container:c0ffee");
+        assertThat(host.path("SecurityOpt").toString()).isEqualTo("[\"no-new-privileges\"]");
+        assertThat(host.path("CapDrop").toString()).isEqualTo("[\"ALL\"]");
+        assertThat(host.path("CapAdd").toString())
+                .isEqualTo("[\"CHOWN\",\"DAC_OVERRIDE\",\"FOWNER\",\"FSETID\",\"SETUID\",\"SETGID\",\"KILL\"]");
+        assertThat(host.path("PidsLimit").asLong()).isEqualTo(256);
+        assertThat(host.path("Memory").asLong()).isEqualTo(256L << 20);
     }
 }

@@ -5,10 +5,13 @@ import dev.knotless.executor.Labels;
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.Trust;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.HostAliasBuilder;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -26,7 +29,9 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -42,6 +47,8 @@ final class JobShape {
 
     /** The run container's name. */
     static final String CONTAINER = "run";
+    /** A service's container is this and its name ({@link #serviceContainerName}). */
+    static final String SERVICE_PREFIX = "svc-";
     /** Pods of untrusted runs carry this label with value {@link #UNTRUSTED}; they repel each other per node. */
     static final String ISOLATION = "dev.knotless.isolation";
     static final String UNTRUSTED = "untrusted";
@@ -146,6 +153,9 @@ final class JobShape {
     }
 
     private static PodSpec podSpec(RunSpec spec, KubernetesOptions options) {
+        List<Container> containers = new ArrayList<>();
+        containers.add(container(spec, options));
+        spec.services().forEach(s -> containers.add(serviceContainer(spec, s)));
         PodSpecBuilder pod = new PodSpecBuilder()
                 .withRestartPolicy("Never")
                 .withAutomountServiceAccountToken(false)
@@ -153,11 +163,16 @@ final class JobShape {
                 .withTerminationGracePeriodSeconds(TERMINATION_GRACE)
                 .withServiceAccountName(options.serviceAccount())
                 .withNodeSelector(options.nodeSelector().isEmpty() ? null : options.nodeSelector())
-                .withContainers(container(spec, options))
+                .withContainers(containers)
                 .withVolumes(
                         new VolumeBuilder().withName("work").withNewEmptyDir().endEmptyDir().build(),
                         new VolumeBuilder().withName("steps").withNewEmptyDir().endEmptyDir().build(),
                         new VolumeBuilder().withName("outputs").withNewEmptyDir().endEmptyDir().build());
+        if (!spec.services().isEmpty()) {
+            // the services are this pod's containers: their names are loopback, as on every executor
+            pod.withHostAliases(new HostAliasBuilder().withIp("127.0.0.1")
+                    .withHostnames(spec.services().stream().map(ServiceSpec::name).toList()).build());
+        }
         if (spec.trust() == Trust.UNTRUSTED) {
             pod.withAffinity(new AffinityBuilder()
                     .withNewPodAntiAffinity()
@@ -208,6 +223,34 @@ final class JobShape {
                 .withResources(requests.isEmpty() && limits.isEmpty() ? null
                         : new ResourceRequirementsBuilder().withRequests(requests).withLimits(limits).build())
                 .withSecurityContext(securityContext(spec.hardening()))
+                .build();
+    }
+
+    /** The container of service {@code name}: {@code svc-<name>}, or a hash where that would pass 63 characters. */
+    static String serviceContainerName(String name) {
+        return name.length() <= 59 ? SERVICE_PREFIX + name : SERVICE_PREFIX + hash(name);
+    }
+
+    /** The service named by container {@code container}, if it is a service's. */
+    static Optional<ServiceSpec> serviceOf(RunSpec spec, String container) {
+        return spec.services().stream().filter(s -> serviceContainerName(s.name()).equals(container)).findFirst();
+    }
+
+    /**
+     * A service as a container of the run's pod: its image's entrypoint with its command as
+     * {@code args} (as {@code docker run IMAGE cmd…}), its variables, the run's hardening under its
+     * image's user. No requests or limits of its own: the pod is scheduled for the run's, and a
+     * service's would add to them (docs/design/services.md).
+     */
+    private static Container serviceContainer(RunSpec spec, ServiceSpec service) {
+        return new ContainerBuilder()
+                .withName(serviceContainerName(service.name()))
+                .withImage(service.image())
+                .withImagePullPolicy("IfNotPresent")
+                .withArgs(service.command().isEmpty() ? null : service.command())
+                .withEnv(service.variables().entrySet().stream()
+                        .map(e -> new EnvVarBuilder().withName(e.getKey()).withValue(e.getValue()).build()).toList())
+                .withSecurityContext(securityContext(spec.hardening().withUser(Hardening.User.IMAGE_DEFAULT)))
                 .build();
     }
 

@@ -7,6 +7,7 @@ import dev.knotless.executor.Labels;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.ServiceReadiness;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
@@ -143,7 +144,17 @@ public final class KubernetesExecutor implements Executor, Resumption {
             throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, "cannot follow the run's pod: " + message(e)), e);
         }
         log.info("pod ready job={} pod={} run={} millis={}", jobName, pod, spec.runId(), (System.nanoTime() - started) / 1_000_000);
-        return new KubernetesSession(runPod(spec, jobName, pod), deletion, options.reattachWindow());
+        KubernetesSession session = new KubernetesSession(runPod(spec, jobName, pod), deletion, options.reattachWindow());
+        if (!spec.services().isEmpty()) {
+            try {
+                new ServiceReadiness().await(session, spec, session.services(), signal);
+                log.info("services ready job={} run={} millis={}", jobName, spec.runId(), (System.nanoTime() - started) / 1_000_000);
+            } catch (ExecutorException e) {
+                session.close();
+                throw e;
+            }
+        }
+        return session;
     }
 
     /**
@@ -203,7 +214,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
                     if (PodReadiness.isReady(last)) {
                         return last.getMetadata().getName();
                     }
-                    Optional<ExecutorException> failed = PodReadiness.failure(last, spec.image());
+                    Optional<ExecutorException> failed = PodReadiness.failure(last, spec);
                     if (failed.isPresent()) {
                         throw failed.get();
                     }

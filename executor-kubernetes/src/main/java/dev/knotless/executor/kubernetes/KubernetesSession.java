@@ -30,12 +30,23 @@ final class KubernetesSession implements ResumedSession {
     private final JobDeletion deletion;
     private final PodSteps steps;
     private final PodTransfers transfers;
+    private final PodServices services;
 
     KubernetesSession(RunPod pod, JobDeletion deletion, Duration reattachWindow) {
         this.pod = pod;
         this.deletion = deletion;
         this.steps = new PodSteps(pod, reattachWindow);
         this.transfers = new PodTransfers(pod);
+        this.services = new PodServices(pod);
+    }
+
+    PodServices services() {
+        return services;
+    }
+
+    @Override
+    public void serviceLog(String service, long maxBytes, OutputSink output, StopSignal signal) throws ExecutorException {
+        services.log(service, maxBytes, output, signal);
     }
 
     @Override

@@ -2,6 +2,8 @@ package dev.knotless.executor.kubernetes;
 
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.ServiceSpec;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStateWaiting;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -32,22 +34,26 @@ final class PodReadiness {
                 && condition(pod, "Ready").map(c -> "True".equals(c.getStatus())).orElse(false);
     }
 
-    /** The failure that will not go away by waiting, if the pod shows one. */
-    static Optional<ExecutorException> failure(Pod pod, String image) {
+    /** The failure that will not go away by waiting, if the pod shows one; a service's names the service. */
+    static Optional<ExecutorException> failure(Pod pod, RunSpec spec) {
         String name = pod.getMetadata().getName();
         for (ContainerStatus cs : containerStatuses(pod)) {
+            Optional<ServiceSpec> service = JobShape.serviceOf(spec, cs.getName());
+            String image = service.map(ServiceSpec::image).orElse(spec.image());
+            String whose = service.map(s -> "service '" + s.name() + "': ").orElse("");
+            Failure.Kind kind = service.isPresent() ? Failure.Kind.SERVICE : Failure.Kind.INFRASTRUCTURE;
             ContainerStateWaiting waiting = cs.getState() == null ? null : cs.getState().getWaiting();
             if (waiting != null && IMAGE_REASONS.contains(waiting.getReason())) {
-                return Optional.of(new ExecutorException(Failure.Kind.IMAGE, "image '" + image + "' cannot be pulled: "
-                        + waiting.getReason() + (waiting.getMessage() == null ? "" : ": " + waiting.getMessage())));
+                return Optional.of(new ExecutorException(service.isPresent() ? kind : Failure.Kind.IMAGE, whose + "image '" + image
+                        + "' cannot be pulled: " + waiting.getReason() + (waiting.getMessage() == null ? "" : ": " + waiting.getMessage())));
             }
             if (waiting != null && BROKEN_REASONS.contains(waiting.getReason())) {
-                return Optional.of(new ExecutorException(Failure.Kind.INFRASTRUCTURE, "pod " + name + " cannot start its container: "
+                return Optional.of(new ExecutorException(kind, whose + "pod " + name + " cannot start its container: "
                         + waiting.getReason() + (waiting.getMessage() == null ? "" : ": " + waiting.getMessage())));
             }
             ContainerStateTerminated terminated = cs.getState() == null ? null : cs.getState().getTerminated();
             if (terminated != null) {
-                return Optional.of(new ExecutorException(Failure.Kind.INFRASTRUCTURE, "pod " + name + "'s container ended before the run started: "
+                return Optional.of(new ExecutorException(kind, whose + "pod " + name + "'s container ended before the run started: "
                         + terminated.getReason() + ", exit code " + terminated.getExitCode()
                         + (terminated.getMessage() == null ? "" : ": " + terminated.getMessage())));
             }
@@ -60,6 +66,18 @@ final class PodReadiness {
         }
         if (pod.getMetadata().getDeletionTimestamp() != null) {
             return Optional.of(new ExecutorException(Failure.Kind.INFRASTRUCTURE, "pod " + name + " was deleted before it was ready"));
+        }
+        return Optional.empty();
+    }
+
+    /** Why {@code service}'s container can no longer become ready (it ended), if it cannot. */
+    static Optional<String> serviceEnded(Pod pod, ServiceSpec service) {
+        String container = JobShape.serviceContainerName(service.name());
+        for (ContainerStatus cs : containerStatuses(pod)) {
+            ContainerStateTerminated t = cs.getState() == null ? null : cs.getState().getTerminated();
+            if (container.equals(cs.getName()) && t != null) {
+                return Optional.of("it exited with " + t.getExitCode() + (t.getReason() == null ? "" : " (" + t.getReason() + ")"));
+            }
         }
         return Optional.empty();
     }

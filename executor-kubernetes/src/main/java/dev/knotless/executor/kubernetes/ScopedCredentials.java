@@ -42,6 +42,7 @@ public final class ScopedCredentials {
             // watch: before every exec, fabric8 waits until the pod is Ready with an informer on it (list, then watch).
             rule("", "pods", "get", "list", "watch", "delete"),
             rule("", "pods/exec", "create", "get"),
+            rule("", "pods/log", "get"),
             rule("", "events", "list"),
             rule("networking.k8s.io", "networkpolicies", "create"));
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knotless.executor.Hardening;
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.Trust;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -24,6 +25,35 @@ class JobShapeTest {
         assertThat(JobShape.activeDeadlineSeconds(spec.timeout(java.time.Duration.ofMinutes(7)).build())).isEqualTo(427L);
         assertThat(JobShape.activeDeadlineSeconds(spec.timeout(java.time.Duration.ofMillis(1)).killGrace(java.time.Duration.ZERO)
                 .build())).isEqualTo(6L);
+    }
+
+    @Test
+    void servicesAreContainersOfTheRunsPodWithTheirNamesAsLoopbackAndTheRunsHardening() {
+        ServiceSpec db = new ServiceSpec("db", "postgres:16", Map.of("POSTGRES_PASSWORD", "test"),
+                List.of("postgres", "-c", "fsync=off"), List.of(5432), java.time.Duration.ofSeconds(60));
+        ServiceSpec run = new ServiceSpec("run", "redis:7", Map.of(), List.of(), List.of(6379), java.time.Duration.ofSeconds(60));
+        RunSpec spec = RunSpec.builder("runner", "run", "image").hardening(Hardening.DEFAULT.withUser(new Hardening.User.Ids(1000, 1000)))
+                .services(List.of(db, run)).build();
+        io.fabric8.kubernetes.api.model.PodSpec pod = JobShape.job(spec, KubernetesOptions.defaults()).getSpec().getTemplate().getSpec();
+        assertThat(pod.getContainers()).extracting(Container::getName).containsExactly("run", "svc-db", "svc-run");
+        assertThat(pod.getHostAliases()).singleElement().satisfies(alias -> {
+            assertThat(alias.getIp()).isEqualTo("127.0.0.1");
+            assertThat(alias.getHostnames()).containsExactly("db", "run");
+        });
+        Container service = pod.getContainers().get(1);
+        assertThat(service.getImage()).isEqualTo("postgres:16");
+        assertThat(service.getCommand()).as("the image's entrypoint stays").isEmpty();
+        assertThat(service.getArgs()).containsExactly("postgres", "-c", "fsync=off");
+        assertThat(service.getEnv()).singleElement().satisfies(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("POSTGRES_PASSWORD=test"));
+        assertThat(service.getVolumeMounts()).as("no run layout").isEmpty();
+        SecurityContext context = service.getSecurityContext();
+        assertThat(context.getAllowPrivilegeEscalation()).isFalse();
+        assertThat(context.getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(context.getCapabilities().getAdd()).isEqualTo(Hardening.PACKAGE_INSTALL_CAPABILITIES);
+        assertThat(context.getRunAsUser()).as("its image's user, not the run's").isNull();
+        assertThat(JobShape.serviceOf(spec, "svc-db")).contains(db);
+        assertThat(JobShape.serviceOf(spec, "run")).isEmpty();
+        assertThat(JobShape.serviceContainerName("x".repeat(63))).hasSizeLessThanOrEqualTo(63);
     }
 
     @Test

@@ -84,6 +84,7 @@ public final class Run {
                 new RestoreArtifacts(caches),
                 new UploadSteps(),
                 new RunSteps(),
+                new ServiceLogs(),
                 new SaveCaches(caches),
                 new SaveArtifacts(caches),
                 new CollectOutputs(),

@@ -66,6 +66,20 @@ final class RunLog implements AutoCloseable {
         return masker.newStream(fanout);
     }
 
+    /** A sink for the services' output ({@link ServiceLogs}): masked into the log file; close it after each service. */
+    MaskingSink serviceOutput() {
+        OutputSink toFile = (stream, buffer, offset, length) -> {
+            synchronized (this) {
+                try {
+                    file.write(buffer, offset, length);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        };
+        return masker.newStream(toFile);
+    }
+
     private void write(byte[] bytes) {
         try {
             file.write(bytes, 0, bytes.length);

@@ -5,6 +5,10 @@ import dev.knotless.executor.Executor;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.ServiceLogSink;
+import dev.knotless.executor.ServiceNotReady;
+import dev.knotless.executor.ServiceSpec;
+import java.util.List;
 import java.util.Map;
 
 /** Asks the executor for the run's environment. */
@@ -29,7 +33,18 @@ final class StartEnvironment implements Phase {
                 .killGrace(limits.killGrace())
                 .labels(Map.of("dev.knotless.workflow", r.workflow().name()))
                 .keep(r.keep())
+                .services(services(r))
                 .build();
+    }
+
+    /**
+     * The workflow's services as the executor gets them: their own variables and nothing else, so
+     * no run variable, input or granted secret reaches a service.
+     */
+    static List<ServiceSpec> services(RunRequest r) {
+        return r.workflow().services().stream()
+                .map(s -> new ServiceSpec(s.name(), s.image(), s.variables(), s.command(), s.ports(), s.readyWithin()))
+                .toList();
     }
 
     @Override
@@ -41,11 +56,16 @@ final class StartEnvironment implements Phase {
                         ? " (untrusted: " + executor.untrustedNetwork().description() + ")" : ""));
         try {
             state.session = executor.start(spec, state.runSignal);
-            state.log.notice("environment " + state.session.describe() + " is ready");
+            state.log.notice("environment " + state.session.describe() + " is ready"
+                    + (spec.services().isEmpty() ? "" : ", with " + ServiceLogs.names(spec.services())));
         } catch (ExecutorException e) {
             Failure f = e.failure();
             if (f.kind() == Failure.Kind.STOPPED) {
                 return; // the run's cancellation or deadline speaks for itself
+            }
+            if (e instanceof ServiceNotReady notReady && notReady.log().length > 0) {
+                state.log.notice("service '" + notReady.service() + "' printed:");
+                ServiceLogs.write(state, notReady.service(), notReady.log());
             }
             state.fail(new Verdict(CheckStatus.ERROR, DefaultedImage.reason(r, f)));
         }

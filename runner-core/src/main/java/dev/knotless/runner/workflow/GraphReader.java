@@ -72,8 +72,8 @@ final class GraphReader {
                             String other = portOwner.putIfAbsent(ports.get(i), name);
                             if (other != null) {
                                 throw fields.error(((ListNode) f.value()).items().get(i).at(), fieldPath + "[" + i + "]",
-                                        "port " + ports.get(i) + " is also service '" + other + "''s: on kubernetes the"
-                                                + " services share the run's pod, where two cannot listen on one port");
+                                        "port " + ports.get(i) + " is also service '" + other + "''s: on every executor the"
+                                                + " services share the run's network namespace, where two cannot listen on one port");
                             }
                         }
                     }

@@ -45,8 +45,8 @@ class RunPhasesTest {
     @Test
     void thePhasesAreInTheirOrder() {
         assertThat(fixture.run(executor).phases()).extracting(p -> p.getClass().getSimpleName()).containsExactly(
-                "StartEnvironment", "UploadCheckout", "RestoreCaches", "RestoreArtifacts", "UploadSteps", "RunSteps", "SaveCaches",
-                "SaveArtifacts", "CollectOutputs", "CollectReports");
+                "StartEnvironment", "UploadCheckout", "RestoreCaches", "RestoreArtifacts", "UploadSteps", "RunSteps",
+                "ServiceLogs", "SaveCaches", "SaveArtifacts", "CollectOutputs", "CollectReports");
     }
 
     @Test

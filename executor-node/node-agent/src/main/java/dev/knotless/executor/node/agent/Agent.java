@@ -170,6 +170,7 @@ public final class Agent {
             case Action.DeleteAllocation a -> runtime.deleteAllocation(a);
             case Action.AttachNetwork a -> runtime.attachNetwork(a);
             case Action.ListAllocations a -> runtime.listAllocations(a);
+            case Action.ReadServiceLog a -> runtime.readServiceLog(a);
         };
     }
 

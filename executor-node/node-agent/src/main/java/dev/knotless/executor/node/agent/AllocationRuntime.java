@@ -38,6 +38,8 @@ public interface AllocationRuntime {
 
     Result.AllocationList listAllocations(Action.ListAllocations action) throws RuntimeFailure;
 
+    Result.ServiceLog readServiceLog(Action.ReadServiceLog action) throws RuntimeFailure;
+
     /** An operation could not be done (no such allocation, image pull failed, …); nothing is recorded. */
     final class RuntimeFailure extends Exception {
         public RuntimeFailure(String message) {

@@ -1,7 +1,9 @@
 package dev.knotless.executor.node.allocation;
 
 import dev.knotless.executor.node.protocol.ProcessHardening;
+import dev.knotless.executor.node.protocol.ServiceContainer;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -16,10 +18,26 @@ import java.util.TreeMap;
  *     none, as a record written before the deadline existed reads
  */
 public record AllocationRecord(String allocation, String image, long cpuMillis, long memoryBytes, Map<String, String> labels,
-        ProcessHardening hardening, long endsAtMs) {
+        ProcessHardening hardening, long endsAtMs, List<ServiceContainer> services) {
     public AllocationRecord {
         labels = Collections.unmodifiableMap(new TreeMap<>(labels));
         hardening = hardening == null ? ProcessHardening.DEFAULT : hardening;
+        services = services == null ? List.of() : List.copyOf(services); // a record written before services: none
+    }
+
+    public AllocationRecord(String allocation, String image, long cpuMillis, long memoryBytes, Map<String, String> labels,
+            ProcessHardening hardening, long endsAtMs) {
+        this(allocation, image, cpuMillis, memoryBytes, labels, hardening, endsAtMs, List.of());
+    }
+
+    /** The runc id of its {@code index}th service (from 1): {@code <allocation>-s<index>}, short enough for any allocation id runc takes. */
+    public String serviceId(int index) {
+        return allocation + "-s" + index;
+    }
+
+    /** The runc ids of its services, in order. */
+    public List<String> serviceIds() {
+        return java.util.stream.IntStream.rangeClosed(1, services.size()).mapToObj(this::serviceId).toList();
     }
 
     public AllocationRecord(String allocation, String image, long cpuMillis, long memoryBytes, Map<String, String> labels) {

@@ -1,5 +1,8 @@
 package dev.knotless.executor.node.allocation;
 
+import dev.knotless.executor.node.protocol.ServiceContainer;
+import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import dev.knotless.executor.node.agent.AllocationRuntime.RuntimeFailure;
 import dev.knotless.executor.node.image.ImageException;
 import dev.knotless.executor.node.image.ImagePuller;
@@ -59,6 +62,41 @@ final class Bundles {
                     new BundleSpec.Resources(r.memoryBytes(), Math.max(10, r.cpuMillis())), runAs, image.config().env(),
                     Optional.empty(), annotations, options, h);
         });
+    }
+
+    /**
+     * Service {@code index} (from 1) of allocation {@code r}: its image's rootfs under {@code
+     * services/s<index>/}, its entrypoint with the service's command (or the image's), the image's
+     * environment with the service's over it, the allocation's limits and hardening under the
+     * image's user, in the allocation's network namespace {@code netns}.
+     */
+    BundleSpec service(AllocationRecord r, int index, ImagePuller.PulledImage image, Path netns) {
+        ServiceContainer service = r.services().get(index - 1);
+        Path dir = serviceDir(r.allocation(), index);
+        Path rootfs = dir.resolve("rootfs");
+        RunAs user = ImageUser.resolve(image.config().user(), rootfs);
+        List<String> args = new ArrayList<>(image.config().entrypoint());
+        args.addAll(service.command().isEmpty() ? image.config().cmd() : service.command());
+        Map<String, String> env = new LinkedHashMap<>();
+        for (String e : image.config().env()) {
+            env.put(e.substring(0, Math.max(0, e.indexOf('='))), e);
+        }
+        for (String e : service.env()) {
+            env.put(e.substring(0, e.indexOf('=')), e);
+        }
+        Map<String, String> annotations = new TreeMap<>();
+        r.labels().forEach((k, v) -> annotations.put("dev.knotless.label." + k, v));
+        annotations.put("dev.knotless.image", service.image());
+        annotations.put("dev.knotless.service", service.name());
+        return new BundleSpec(r.serviceId(index), rootfs, BundleSpec.AllocationDirs.under(store.dir(r.allocation())),
+                new BundleSpec.Resources(r.memoryBytes(), Math.max(10, r.cpuMillis())), user, List.copyOf(env.values()),
+                Optional.of(netns), annotations, options, r.hardening(),
+                Optional.of(new BundleSpec.ServiceProcess(args, image.config().workingDir())));
+    }
+
+    /** Where service {@code index} of the allocation keeps its root filesystem and bundle. */
+    Path serviceDir(String allocation, int index) {
+        return store.dir(allocation).resolve("services").resolve("s" + index);
     }
 
     /** The allocation's {@code config.json}. */

@@ -6,6 +6,7 @@ import dev.knotless.executor.node.agent.Attachment;
 import dev.knotless.executor.node.image.ImagePuller;
 import dev.knotless.executor.node.protocol.Action;
 import dev.knotless.executor.node.protocol.Result;
+import dev.knotless.executor.node.protocol.ServiceContainer;
 import dev.knotless.executor.node.runc.BundleSpec;
 import dev.knotless.executor.node.runc.ContainerState;
 import dev.knotless.executor.node.runc.HostsFile;
@@ -108,7 +109,7 @@ public final class RuncRuntime implements AllocationRuntime {
         long endsAt = existing.map(AllocationRecord::endsAtMs)
                 .orElse(a.lifetimeMs() == 0 ? 0 : clock.millis() + a.lifetimeMs());
         AllocationRecord wanted = new AllocationRecord(id, a.image(), a.cpuMillis(), a.memoryBytes(), a.labels(), a.hardening(),
-                endsAt);
+                endsAt, a.services());
         if (existing.isPresent() && !existing.get().equals(wanted)) {
             throw new RuntimeFailure("allocation " + id + " exists with another image, limits, labels or hardening; refused");
         }
@@ -127,11 +128,12 @@ public final class RuncRuntime implements AllocationRuntime {
                 giveTo(d, options.runAs().orElse(spec.user()));
             }
             if (!Files.exists(spec.dirs().hosts())) {
-                HostsFile.write(spec.dirs().hosts(), id, Optional.empty());
+                HostsFile.write(spec.dirs().hosts(), id, Optional.empty(), serviceNames(wanted));
             }
             Path bundle = Files.createDirectories(dir.resolve("bundle"));
             AllocationStore.writeAtomically(bundle.resolve("config.json"), bundles.configJson(spec));
             runc.create(id, bundle);
+            createServices(wanted);
             return new Result.Done();
         } catch (RuncException e) {
             throw new RuntimeFailure(e.getMessage());
@@ -140,11 +142,49 @@ public final class RuncRuntime implements AllocationRuntime {
         }
     }
 
+    /**
+     * The allocation's services, created in its container's network namespace (that of its PID 1,
+     * which runc made at create): they share its loopback and, once attached, its address, as a
+     * pod's containers do. A failure names the service.
+     */
+    private void createServices(AllocationRecord r) throws RuntimeFailure, RuncException, IOException {
+        if (r.services().isEmpty()) {
+            return;
+        }
+        ContainerState run = runc.state(r.allocation()).filter(st -> st.pid() > 0)
+                .orElseThrow(() -> new RuntimeFailure("allocation " + r.allocation() + " has no process whose network its services could share"));
+        for (int i = 1; i <= r.services().size(); i++) {
+            ServiceContainer service = r.services().get(i - 1);
+            try {
+                ImagePuller.PulledImage image = bundles.pull(service.image());
+                Path dir = Files.createDirectories(bundles.serviceDir(r.allocation(), i));
+                rootfs.prepare(image.rootfs(), dir);
+                BundleSpec spec = bundles.service(r, i, image, netns(run));
+                Path bundle = Files.createDirectories(dir.resolve("bundle"));
+                AllocationStore.writeAtomically(bundle.resolve("config.json"), bundles.configJson(spec));
+                runc.create(spec.id(), bundle);
+            } catch (RuntimeFailure | RuncException | IllegalArgumentException e) {
+                throw new RuntimeFailure("service '" + service.name() + "': " + e.getMessage());
+            }
+        }
+    }
+
+    private static List<String> serviceNames(AllocationRecord r) {
+        return r.services().stream().map(ServiceContainer::name).toList();
+    }
+
     @Override
     public Result.AllocationRunning startAllocation(Action.StartAllocation a) throws RuntimeFailure {
         try {
-            store.require(a.allocation());
+            AllocationRecord r = store.require(a.allocation());
             runc.start(a.allocation());
+            for (int i = 1; i <= r.services().size(); i++) {
+                try {
+                    runc.start(r.serviceId(i));
+                } catch (RuncException e) {
+                    throw new RuntimeFailure("service '" + r.services().get(i - 1).name() + "': " + e.getMessage());
+                }
+            }
             return new Result.AllocationRunning(a.allocation());
         } catch (RuncException e) {
             throw new RuntimeFailure(e.getMessage());
@@ -163,7 +203,8 @@ public final class RuncRuntime implements AllocationRuntime {
             ContainerState state = runc.state(a.allocation()).filter(s -> s.pid() > 0 && s.status() != ContainerState.Status.STOPPED)
                     .orElseThrow(() -> new RuntimeFailure("allocation " + a.allocation() + " has no live container to attach"));
             String address = net.attach(a.allocation(), netns(state));
-            HostsFile.write(store.dir(a.allocation()).resolve("hosts"), a.allocation(), Optional.of(address));
+            HostsFile.write(store.dir(a.allocation()).resolve("hosts"), a.allocation(), Optional.of(address),
+                    serviceNames(store.require(a.allocation())));
             LOG.info("allocation={} network={} address={}", a.allocation(), net.name(), address);
             return new Result.Done();
         } catch (RuntimeFailure e) {
@@ -194,6 +235,9 @@ public final class RuncRuntime implements AllocationRuntime {
             if (a.stepsOnly()) {
                 steps.stop(a.allocation(), Duration.ofMillis(a.graceMs()));
             } else {
+                for (String service : store.find(a.allocation()).map(AllocationRecord::serviceIds).orElse(List.of())) {
+                    stopContainer(service, Duration.ofMillis(a.graceMs()));
+                }
                 stopContainer(a.allocation(), Duration.ofMillis(a.graceMs()));
             }
             return new Result.Done();
@@ -220,6 +264,14 @@ public final class RuncRuntime implements AllocationRuntime {
 
     private void delete(String id) throws RuntimeFailure {
         try {
+            Optional<AllocationRecord> record = store.find(id);
+            if (record.isPresent()) {
+                // first: they live in the allocation's network namespace
+                for (int i = 1; i <= record.get().services().size(); i++) {
+                    runc.delete(record.get().serviceId(i));
+                    rootfs.release(bundles.serviceDir(id, i));
+                }
+            }
             Optional<ContainerState> state = runc.state(id);
             if (network.isPresent()) {
                 network.get().detach(id, state.filter(s -> s.pid() > 0 && s.status() != ContainerState.Status.STOPPED)
@@ -266,6 +318,26 @@ public final class RuncRuntime implements AllocationRuntime {
         }
     }
 
+    @Override
+    public Result.ServiceLog readServiceLog(Action.ReadServiceLog a) throws RuntimeFailure {
+        try {
+            AllocationRecord r = store.require(a.allocation());
+            int index = serviceNames(r).indexOf(a.service()) + 1;
+            if (index == 0) {
+                throw new RuntimeFailure("allocation " + a.allocation() + " has no service '" + a.service() + "'");
+            }
+            Path log = runc.initLog(r.serviceId(index));
+            if (!Files.exists(log)) {
+                return new Result.ServiceLog(a.allocation(), a.service(), new byte[0]);
+            }
+            try (InputStream in = Files.newInputStream(log)) {
+                return new Result.ServiceLog(a.allocation(), a.service(), in.readNBytes(a.maxBytes()));
+            }
+        } catch (IOException e) {
+            throw new RuntimeFailure("log of service '" + a.service() + "': " + e.getMessage(), e);
+        }
+    }
+
     /**
      * What the node holds that no allocation record accounts for: containers under its runc root
      * and network addresses with no record (a crash between making them and recording, or a state
@@ -274,6 +346,9 @@ public final class RuncRuntime implements AllocationRuntime {
      */
     public List<String> orphans() throws Exception {
         Set<String> recorded = new HashSet<>(store.ids());
+        for (String id : store.ids()) {
+            store.find(id).ifPresent(r -> recorded.addAll(r.serviceIds()));
+        }
         Set<String> found = new TreeSet<>();
         for (ContainerState s : runc.list()) {
             if (!recorded.contains(s.id())) {

@@ -22,10 +22,30 @@ import java.util.TreeMap;
  * @param annotations labels of the container (the config digest is added by {@link OciConfig})
  * @param node        the node's hardening options
  * @param hardening   what the runner asked: capabilities, no-new-privileges, PID limit, read-only paths
+ * @param service     set for a service's container: what its PID 1 runs, where; it then has no run
+ *                    layout ({@code /work}, {@code /steps}, {@code /outputs}), only the allocation's hosts file
  */
 public record BundleSpec(String id, Path rootfs, AllocationDirs dirs, Resources resources, RunAs user,
         List<String> env, Optional<Path> netns, Map<String, String> annotations, NodeOptions node,
-        ProcessHardening hardening) {
+        ProcessHardening hardening, Optional<ServiceProcess> service) {
+
+    /** A service container's PID 1: its image's entrypoint and command (or the service's), in its image's directory. */
+    public record ServiceProcess(List<String> args, String cwd) {
+        public ServiceProcess {
+            args = List.copyOf(args);
+            if (args.isEmpty()) {
+                throw new IllegalArgumentException("a service needs a command: its image has none and none was given");
+            }
+            cwd = cwd == null || cwd.isEmpty() ? "/" : cwd;
+        }
+    }
+
+    /** An allocation's own container. */
+    public BundleSpec(String id, Path rootfs, AllocationDirs dirs, Resources resources, RunAs user,
+            List<String> env, Optional<Path> netns, Map<String, String> annotations, NodeOptions node,
+            ProcessHardening hardening) {
+        this(id, rootfs, dirs, resources, user, env, netns, annotations, node, hardening, Optional.empty());
+    }
 
     /** With the default hardening. */
     public BundleSpec(String id, Path rootfs, AllocationDirs dirs, Resources resources, RunAs user,
@@ -51,6 +71,7 @@ public record BundleSpec(String id, Path rootfs, AllocationDirs dirs, Resources 
         });
         Objects.requireNonNull(node, "node");
         Objects.requireNonNull(hardening, "hardening");
+        Objects.requireNonNull(service, "service");
     }
 
     static Path requireAbsolute(Path path, String what) {

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -16,9 +17,15 @@ public final class HostsFile {
     private HostsFile() {}
 
     public static String content(String hostname, Optional<String> address) {
+        return content(hostname, address, List.of());
+    }
+
+    /** With the allocation's services' names at 127.0.0.1: they share its network namespace. */
+    public static String content(String hostname, Optional<String> address, List<String> services) {
         return "127.0.0.1\tlocalhost\n"
                 + "::1\tlocalhost ip6-localhost ip6-loopback\n"
-                + address.map(a -> a.replaceFirst("/.*", "")).orElse("127.0.1.1") + "\t" + hostname + "\n";
+                + address.map(a -> a.replaceFirst("/.*", "")).orElse("127.0.1.1") + "\t" + hostname + "\n"
+                + (services.isEmpty() ? "" : "127.0.0.1\t" + String.join(" ", services) + "\n");
     }
 
     /**
@@ -26,7 +33,11 @@ public final class HostsFile {
      * which a rename would leave behind.
      */
     public static void write(Path file, String hostname, Optional<String> address) throws IOException {
-        Files.writeString(file, content(hostname, address), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+        write(file, hostname, address, List.of());
+    }
+
+    public static void write(Path file, String hostname, Optional<String> address, List<String> services) throws IOException {
+        Files.writeString(file, content(hostname, address, services), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
     }
 }

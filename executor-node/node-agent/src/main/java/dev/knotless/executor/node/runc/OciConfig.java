@@ -90,7 +90,9 @@ public final class OciConfig {
     ObjectNode config(BundleSpec spec) {
         ObjectNode c = F.objectNode();
         c.put("ociVersion", "1.0.2");
-        c.set("process", process(spec, IDLE_INIT, spec.env(), "/"));
+        c.set("process", spec.service().isPresent()
+                ? process(spec, spec.service().get().args(), spec.env(), spec.service().get().cwd())
+                : process(spec, IDLE_INIT, spec.env(), "/"));
         ObjectNode root = c.putObject("root");
         root.put("path", spec.rootfs().toString());
         root.put("readonly", spec.node().readOnlyRoot());
@@ -164,6 +166,11 @@ public final class OciConfig {
         mount(m, "/sys/fs/cgroup", "cgroup", "cgroup", List.of("nosuid", "noexec", "nodev", "relatime", "ro"));
         if (spec.node().readOnlyRoot()) {
             mount(m, "/tmp", "tmpfs", "tmpfs", List.of("nosuid", "nodev", "mode=1777", "size=262144k"));
+        }
+        if (spec.service().isPresent()) {
+            // a service sees the allocation's host names, not its files
+            mount(m, "/etc/hosts", "bind", spec.dirs().hosts().toString(), List.of("rbind", "nosuid", "nodev", "ro"));
+            return m;
         }
         mount(m, "/work", "bind", spec.dirs().work().toString(), List.of("rbind", "nosuid", "nodev", "rw"));
         mount(m, "/steps", "bind", spec.dirs().steps().toString(), List.of("rbind", "nosuid", "nodev", "ro"));

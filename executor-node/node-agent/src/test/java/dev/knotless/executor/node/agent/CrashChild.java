@@ -119,6 +119,11 @@ public final class CrashChild {
             throw unused();
         }
 
+        @Override
+        public Result.ServiceLog readServiceLog(Action.ReadServiceLog action) throws RuntimeFailure {
+            throw unused();
+        }
+
         private static RuntimeFailure unused() {
             return new RuntimeFailure("not used by the crash test");
         }

@@ -76,6 +76,12 @@ class RecordingRuntime implements AllocationRuntime {
         return new Result.AllocationList(List.of());
     }
 
+    @Override
+    public synchronized Result.ServiceLog readServiceLog(Action.ReadServiceLog action) throws RuntimeFailure {
+        record(action);
+        return new Result.ServiceLog(action.allocation(), action.service(), new byte[0]);
+    }
+
     private void record(Action action) throws RuntimeFailure {
         calls.add(action);
         if (failNext != null) {

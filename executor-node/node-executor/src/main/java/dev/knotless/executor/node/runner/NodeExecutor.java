@@ -8,6 +8,8 @@ import dev.knotless.executor.Labels;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.ServiceReadiness;
+import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
@@ -18,6 +20,7 @@ import dev.knotless.executor.node.protocol.Action;
 import dev.knotless.executor.node.protocol.Names;
 import dev.knotless.executor.node.protocol.ProcessHardening;
 import dev.knotless.executor.node.protocol.Result;
+import dev.knotless.executor.node.protocol.ServiceContainer;
 import dev.knotless.executor.node.protocol.Signer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -97,6 +100,10 @@ public final class NodeExecutor implements Executor, Resumption {
     @Override
     public Session start(RunSpec spec, StopSignal signal) throws ExecutorException {
         String image = pinned(spec.image());
+        List<ServiceContainer> services = new ArrayList<>();
+        for (ServiceSpec service : spec.services()) {
+            services.add(serviceContainer(service));
+        }
         String allocation = allocationId(spec.runnerId(), spec.runId());
         boolean untrusted = spec.trust() == Trust.UNTRUSTED;
         Placement placement = place(allocation, untrusted, signal);
@@ -105,19 +112,27 @@ public final class NodeExecutor implements Executor, Resumption {
         try {
             call(node, new Action.PullImage(node, image), Result.Done.class, Failure.Kind.IMAGE,
                     "image '" + spec.image() + "' cannot be pulled on node " + node + ": ");
+            for (ServiceContainer service : services) {
+                call(node, new Action.PullImage(node, service.image()), Result.Done.class, Failure.Kind.SERVICE,
+                        "service '" + service.name() + "': image '" + service.image() + "' cannot be pulled on node " + node + ": ");
+            }
             long cpu = spec.resources().milliCpu() > 0 ? spec.resources().milliCpu() : DEFAULT_MILLI_CPU;
             long memory = spec.resources().memoryBytes() > 0 ? spec.resources().memoryBytes() : DEFAULT_MEMORY;
             created = true;
             call(node, new Action.CreateAllocation(node, allocation, image, cpu, Math.max(memory, 4L << 20), labels(spec),
-                            hardening(spec.hardening()), lifetimeMs(spec)),
+                            hardening(spec.hardening()), lifetimeMs(spec), services),
                     Result.Done.class, Failure.Kind.INFRASTRUCTURE, "");
             if (!untrusted && options.network().isPresent()) {
                 call(node, new Action.AttachNetwork(node, allocation, options.network().get()), Result.Done.class,
                         Failure.Kind.INFRASTRUCTURE, "");
             }
             call(node, new Action.StartAllocation(node, allocation), Result.AllocationRunning.class, Failure.Kind.INFRASTRUCTURE, "");
-            LOG.info("allocation started node={} allocation={} run={} trust={}", node, allocation, spec.runId(), spec.trust());
-            return new NodeSession(this, spec, node, allocation, List.of());
+            LOG.info("allocation started node={} allocation={} run={} trust={} services={}", node, allocation, spec.runId(),
+                    spec.trust(), services.size());
+            NodeSession session = new NodeSession(this, spec, node, allocation, List.of());
+            // the node sees a service's port from the run's own namespace, through the same probe as every executor
+            new ServiceReadiness().await(session, spec, ServiceReadiness.Watch.NOTHING, signal);
+            return session;
         } catch (ExecutorException e) {
             if (created) {
                 delete(node, allocation);
@@ -125,6 +140,22 @@ public final class NodeExecutor implements Executor, Resumption {
                 placements.remove(allocation);
             }
             throw e;
+        }
+    }
+
+    /** A service as the node takes it: its image pinned, its variables as {@code NAME=value}, in order. */
+    private static ServiceContainer serviceContainer(ServiceSpec service) throws ExecutorException {
+        String image;
+        try {
+            image = pinned(service.image());
+        } catch (ExecutorException e) {
+            throw new ExecutorException(Failure.Kind.SERVICE, "service '" + service.name() + "': " + e.getMessage());
+        }
+        List<String> env = service.variables().entrySet().stream().map(v -> v.getKey() + "=" + v.getValue()).toList();
+        try {
+            return new ServiceContainer(service.name(), image, env, service.command());
+        } catch (IllegalArgumentException e) {
+            throw new ExecutorException(Failure.Kind.SERVICE, "service '" + service.name() + "': " + e.getMessage());
         }
     }
 
@@ -308,7 +339,9 @@ public final class NodeExecutor implements Executor, Resumption {
         } catch (NodeCalls.WrongAnswer e) {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
         } catch (NodeCalls.Refused e) {
-            throw new ExecutorException(kind, prefix + e.getMessage());
+            // the node names a service whose container it could not make or start (RuncRuntime)
+            throw new ExecutorException(prefix.isEmpty() && e.getMessage().startsWith("service '") ? Failure.Kind.SERVICE : kind,
+                    prefix + e.getMessage());
         } catch (NodeCalls.LinkLost e) {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
         } catch (TransferLimitException e) {

@@ -72,6 +72,19 @@ final class NodeSession implements ResumedSession {
         return "allocation " + allocation + " on node " + node;
     }
 
+    // ---- services ------------------------------------------------------------------------------
+
+    @Override
+    public void serviceLog(String service, long maxBytes, OutputSink output, StopSignal signal) throws ExecutorException {
+        Result.ServiceLog log = transfer(new Action.ReadServiceLog(node, allocation, service,
+                        (int) Math.min(maxBytes, Action.MAX_SERVICE_LOG)), Result.ServiceLog.class, null, NodeCalls.ChunkHandler.NONE,
+                signal, "log of service '" + service + "'");
+        byte[] bytes = log.log();
+        if (bytes.length > 0) {
+            output.write(OutputSink.Stream.STDOUT, bytes, 0, bytes.length);
+        }
+    }
+
     // ---- upload --------------------------------------------------------------------------------
 
     @Override

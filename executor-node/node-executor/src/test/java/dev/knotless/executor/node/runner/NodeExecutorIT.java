@@ -67,9 +67,15 @@ class NodeExecutorIT extends ExecutorContract {
         };
     }
 
+    /**
+     * The runner's allocations, and any service container on the node: the class's tests run one
+     * at a time, each closing what it opened, so one there after a test was left behind.
+     */
     @Override
     protected List<String> leftovers(String runnerId) throws Exception {
-        return node.allocationsOf(runnerId);
+        List<String> left = new java.util.ArrayList<>(node.allocationsOf(runnerId));
+        left.addAll(node.serviceContainers());
+        return left;
     }
 
     /**

@@ -200,6 +200,16 @@ public final class NodeFixture implements AutoCloseable {
         return left;
     }
 
+    /**
+     * The runc containers of allocations' services on this node ({@code <allocation>-s<n>}),
+     * whatever runner they are for: an allocation lists none of them, so what its delete left is
+     * found here.
+     */
+    public List<String> serviceContainers() throws Exception {
+        return command("runc", "--root", dir.resolve("state/runc").toString(), "list", "-q").lines()
+                .filter(id -> id.matches("kn-[0-9a-f]{24}-s[0-9]+")).map(id -> "runc service container " + id).toList();
+    }
+
     /** The step shims running on this host for {@code allocation} (each runs {@code runc exec ... ALLOCATION}). */
     public static List<ProcessHandle> shimsOf(String allocation) {
         return ProcessHandle.allProcesses().filter(p -> p.info().command().orElse("").endsWith("/perl")

@@ -2,6 +2,7 @@ package dev.knotless.executor.node.protocol;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,6 +24,7 @@ import java.util.Map;
     @JsonSubTypes.Type(value = Action.DeleteAllocation.class, name = "delete_allocation"),
     @JsonSubTypes.Type(value = Action.AttachNetwork.class, name = "attach_network"),
     @JsonSubTypes.Type(value = Action.ListAllocations.class, name = "list_allocations"),
+    @JsonSubTypes.Type(value = Action.ReadServiceLog.class, name = "read_service_log"),
 })
 public sealed interface Action {
 
@@ -55,10 +57,19 @@ public sealed interface Action {
      * @param lifetimeMs how long after its first create the node itself ends and removes the
      *     allocation, whether or not a runner is connected then: the run's deadline, kept by the
      *     node (0: no deadline, for allocations made before it existed)
+     * @param services containers made with it in its network namespace, started with it, removed with it
      */
     record CreateAllocation(String node, String allocation, String image, long cpuMillis, long memoryBytes,
-            Map<String, String> labels, ProcessHardening hardening, long lifetimeMs) implements Action {
+            Map<String, String> labels, ProcessHardening hardening, long lifetimeMs, List<ServiceContainer> services)
+            implements Action {
         public CreateAllocation {
+            services = services == null ? List.of() : List.copyOf(services);
+            if (services.size() > ServiceContainer.MAX_SERVICES) {
+                throw new IllegalArgumentException("at most " + ServiceContainer.MAX_SERVICES + " services, got " + services.size());
+            }
+            if (services.stream().map(ServiceContainer::name).distinct().count() != services.size()) {
+                throw new IllegalArgumentException("two services have one name");
+            }
             if (lifetimeMs < 0 || lifetimeMs > MAX_LIFETIME_MS) {
                 throw new IllegalArgumentException("lifetimeMs must be 0.." + MAX_LIFETIME_MS + ", was " + lifetimeMs);
             }
@@ -73,6 +84,12 @@ public sealed interface Action {
             if (memoryBytes < 4L * 1024 * 1024 || memoryBytes > 1024L * 1024 * 1024 * 1024) {
                 throw new IllegalArgumentException("memoryBytes must be 4 MiB..1 TiB, was " + memoryBytes);
             }
+        }
+
+        /** Without services. */
+        public CreateAllocation(String node, String allocation, String image, long cpuMillis, long memoryBytes,
+                Map<String, String> labels, ProcessHardening hardening, long lifetimeMs) {
+            this(node, allocation, image, cpuMillis, memoryBytes, labels, hardening, lifetimeMs, List.of());
         }
 
         /** With no deadline of the node's own. */
@@ -185,6 +202,24 @@ public sealed interface Action {
     record ListAllocations(String node) implements Action {
         public ListAllocations {
             Names.node(node);
+        }
+    }
+
+    /** The most of a service's output one {@link ReadServiceLog} returns inline. */
+    int MAX_SERVICE_LOG = 1024 * 1024;
+
+    /**
+     * What service {@code service} of the allocation has printed (stdout and stderr, as its PID 1
+     * wrote them), from its start, at most {@code maxBytes}: the runner shows it in the run's log.
+     */
+    record ReadServiceLog(String node, String allocation, String service, int maxBytes) implements Action {
+        public ReadServiceLog {
+            Names.node(node);
+            Names.allocation(allocation);
+            ServiceContainer.requireName(service);
+            if (maxBytes < 1 || maxBytes > MAX_SERVICE_LOG) {
+                throw new IllegalArgumentException("maxBytes must be 1.." + MAX_SERVICE_LOG + ", was " + maxBytes);
+            }
         }
     }
 

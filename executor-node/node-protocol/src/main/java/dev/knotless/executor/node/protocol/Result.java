@@ -15,6 +15,7 @@ import java.util.Map;
     @JsonSubTypes.Type(value = Result.Received.class, name = "received"),
     @JsonSubTypes.Type(value = Result.Downloaded.class, name = "downloaded"),
     @JsonSubTypes.Type(value = Result.AllocationList.class, name = "allocation_list"),
+    @JsonSubTypes.Type(value = Result.ServiceLog.class, name = "service_log"),
 })
 public sealed interface Result {
 
@@ -65,6 +66,22 @@ public sealed interface Result {
         }
         if (sha256 == null || !sha256.matches("[0-9a-f]{64}")) {
             throw new IllegalArgumentException("sha256 must be 64 lower-case hex digits");
+        }
+    }
+
+    /** What a service printed ({@link Action.ReadServiceLog}), at most what was asked. */
+    record ServiceLog(String allocation, String service, byte[] log) implements Result {
+        public ServiceLog {
+            Names.allocation(allocation);
+            if (log == null || log.length > Action.MAX_SERVICE_LOG) {
+                throw new IllegalArgumentException("a service log is missing or over " + Action.MAX_SERVICE_LOG + " bytes");
+            }
+            log = log.clone();
+        }
+
+        @Override
+        public byte[] log() {
+            return log.clone();
         }
     }
 
