@@ -108,6 +108,13 @@ class KubernetesExecIT {
         StepControlRun.controlledItsSteps(exec(StepControlRun.repo(tmp.resolve("repo"), ExecIT.IMAGE).dir));
     }
 
+    /** A real PostgreSQL service reached by its host name: a table written and read back. */
+    @Test
+    void aStepUsesARealDatabaseServiceByItsName() throws Exception {
+        dev.knotless.testkit.TestImages.requirePresent(DatabaseServiceRun.IMAGE);
+        DatabaseServiceRun.usedTheDatabase(exec(DatabaseServiceRun.repo(tmp.resolve("db")).dir));
+    }
+
     /** A matrix, needs with artifacts passed on, and a failed need cancelling its dependent (above the seam). */
     @Test
     void aRunGraphGivesTheSameChecksAsOnEveryExecutor() throws Exception {
