@@ -37,7 +37,9 @@ final class RunGraphRun {
                         needs: [build]
                         steps:
                           - name: gather
-                            run: cat /artifacts/*/dist/out-*.txt | sort | tr '\\n' ' '; echo; ls /artifacts
+                            run: |
+                              cat /artifacts/*/dist/out-*.txt | sort | tr '\\n' ' '; echo; ls /artifacts
+                              ls -ld /artifacts/build-n=1/dist | cut -c1-10
                         """.formatted(image))
                 .workflow("fails.yaml", "image: %s\nsteps: [{name: boom, run: exit 5}]\n".formatted(image))
                 .workflow("after.yaml", "image: %s\nneeds: [fails]\nsteps: [{name: never, run: echo never printed}]\n"
@@ -66,7 +68,7 @@ final class RunGraphRun {
         JsonNode deploy = checks.get("deploy");
         assertThat(deploy.get("status").asText()).as(r.err()).isEqualTo("success");
         String log = Files.readString(Path.of(deploy.get("log").asText()));
-        assertThat(log).contains("built-1 built-2 built-3", "build-n=1\nbuild-n=2\nbuild-n=3",
+        assertThat(log).contains("dr-xr-xr-x").contains("built-1 built-2 built-3", "build-n=1\nbuild-n=2\nbuild-n=3",
                 "artifacts of build (n=2) in /artifacts/build-n=2");
         assertThat(Files.readString(Path.of(checks.get("build (n=1)").get("log").asText()))).contains("artifacts saved");
         JsonNode saved = checks.get("build (n=2)").get("artifacts");

@@ -7,6 +7,9 @@ import dev.knotless.executor.Failure;
 import dev.knotless.runner.Durations;
 import dev.knotless.tar.Bounded;
 import java.io.IOException;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.StepPayload;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -24,6 +27,7 @@ final class RestoreArtifacts implements Phase {
 
     @Override
     public void run(RunState state) {
+        boolean restored = false;
         for (String need : state.request.neededRuns()) {
             try {
                 Optional<Layer> layer = store.base(Artifacts.key(state.request.repo(), need), Artifacts.ref(state.request),
@@ -33,6 +37,7 @@ final class RestoreArtifacts implements Phase {
                 }
                 long started = System.nanoTime();
                 state.session.upload(Artifacts.directory(need), store.restore(layer.get()), state.runSignal);
+                restored = true;
                 state.log.notice("artifacts of " + need + " in " + Artifacts.directory(need) + " ("
                         + Bounded.bytes(layer.get().bytes()) + " compressed) in "
                         + Durations.human((System.nanoTime() - started) / 1_000_000));
@@ -47,6 +52,21 @@ final class RestoreArtifacts implements Phase {
                         + e.getMessage()));
                 return;
             }
+        }
+        if (restored) {
+            readOnly(state);
+        }
+    }
+
+    /**
+     * What a need made is read, not changed: write permission is taken away (a step that must change
+     * a file copies it). Root in the run can still write; this keeps honest steps honest.
+     */
+    private static void readOnly(RunState state) {
+        StepOutcome outcome = state.session.run(StepPayload.probe("artifacts read-only",
+                List.of("/bin/sh", "-c", "chmod -R a-w " + Artifacts.ROOT)), (stream, buffer, offset, length) -> {}, state.runSignal);
+        if (!(outcome instanceof StepOutcome.Exited e) || e.exitCode() != 0) {
+            state.log.notice("artifacts: could not make " + Artifacts.ROOT + " read-only");
         }
     }
 }
