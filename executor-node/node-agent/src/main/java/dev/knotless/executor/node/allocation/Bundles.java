@@ -1,18 +1,18 @@
 package dev.knotless.executor.node.allocation;
 
-import dev.knotless.executor.node.protocol.ServiceContainer;
-import java.util.LinkedHashMap;
-import java.util.ArrayList;
 import dev.knotless.executor.node.agent.AllocationRuntime.RuntimeFailure;
 import dev.knotless.executor.node.image.ImageException;
 import dev.knotless.executor.node.image.ImagePuller;
 import dev.knotless.executor.node.protocol.ProcessHardening;
+import dev.knotless.executor.node.protocol.ServiceContainer;
 import dev.knotless.executor.node.runc.BundleSpec;
 import dev.knotless.executor.node.runc.ImageUser;
 import dev.knotless.executor.node.runc.NodeOptions;
 import dev.knotless.executor.node.runc.OciConfig;
 import dev.knotless.executor.node.runc.RunAs;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -111,7 +111,7 @@ public final class RuncRuntime implements AllocationRuntime {
         AllocationRecord wanted = new AllocationRecord(id, a.image(), a.cpuMillis(), a.memoryBytes(), a.labels(), a.hardening(),
                 endsAt, a.services());
         if (existing.isPresent() && !existing.get().equals(wanted)) {
-            throw new RuntimeFailure("allocation " + id + " exists with another image, limits, labels or hardening; refused");
+            throw new RuntimeFailure("allocation " + id + " exists with another image, limits, labels, hardening or services; refused");
         }
         if (wanted.overdue(clock.millis())) {
             throw new RuntimeFailure("allocation " + id + " is past its deadline; refused");

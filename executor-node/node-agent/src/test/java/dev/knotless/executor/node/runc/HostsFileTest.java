@@ -22,4 +22,11 @@ class HostsFileTest {
         assertThat(Files.readAttributes(hosts, "unix:ino").get("ino")).as("the same inode: the container's bind mount sees it")
                 .isEqualTo(inode);
     }
+
+    @Test
+    void servicesAreLoopbackNamesBesideTheAllocationsOwn(@TempDir Path dir) throws Exception {
+        Path hosts = dir.resolve("hosts");
+        HostsFile.write(hosts, "alloc-1", Optional.of("10.88.0.7/24"), java.util.List.of("db", "web"));
+        assertThat(Files.readString(hosts)).endsWith("10.88.0.7\talloc-1\n127.0.0.1\tdb web\n");
+    }
 }

@@ -137,6 +137,26 @@ class OciConfigTest {
     }
 
     @Test
+    void aServiceRunsItsOwnCommandInTheAllocationsNamespaceWithItsHostsAndNoRunLayout() throws Exception {
+        BundleSpec s = spec(NodeOptions.DEFAULT);
+        BundleSpec service = new BundleSpec("alloc-1-s1", s.rootfs(), s.dirs(), s.resources(), new RunAs(70, 70),
+                List.of("PATH=/bin", "POSTGRES_PASSWORD=test"), Optional.of(Path.of("/proc/4242/ns/net")), s.annotations(),
+                s.node(), ProcessHardening.DEFAULT,
+                Optional.of(new BundleSpec.ServiceProcess(List.of("docker-entrypoint.sh", "postgres"), "/var/lib/postgresql")));
+        JsonNode c = JSON.readTree(new OciConfig().configJson(service));
+        assertThat(c.at("/process/args").toString()).isEqualTo("[\"docker-entrypoint.sh\",\"postgres\"]");
+        assertThat(c.at("/process/cwd").asText()).isEqualTo("/var/lib/postgresql");
+        assertThat(c.at("/process/user/uid").asLong()).isEqualTo(70);
+        assertThat(c.at("/process/noNewPrivileges").asBoolean()).isTrue();
+        assertThat(c.at("/linux/namespaces/5/path").asText()).isEqualTo("/proc/4242/ns/net");
+        assertThat(c.get("mounts").findValuesAsText("destination")).contains("/etc/hosts", "/proc")
+                .doesNotContain("/work", "/steps", "/outputs");
+        assertThat(c.at("/linux/resources/pids/limit").asLong()).isEqualTo(ProcessHardening.DEFAULT.pidsLimit());
+        assertThatThrownBy(() -> new BundleSpec.ServiceProcess(List.of(), "/"))
+                .hasMessageContaining("a service needs a command");
+    }
+
+    @Test
     void execProcessCarriesTheSameHardening() throws Exception {
         JsonNode p = JSON.readTree(new OciConfig().execProcessJson(spec(NodeOptions.DEFAULT), List.of("sh", "-c", "true"),
                 List.of(), "/work"));
