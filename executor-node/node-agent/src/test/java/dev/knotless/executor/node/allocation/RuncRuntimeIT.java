@@ -116,7 +116,7 @@ class RuncRuntimeIT {
         Action.CreateAllocation conflicting = new Action.CreateAllocation(NODE, id, image.reference(), 1000, 256L << 20,
                 Map.of("dev.knotless.runner", "rt"));
         assertThatThrownBy(() -> again.createAllocation(conflicting))
-                .isInstanceOf(AllocationRuntime.RuntimeFailure.class).hasMessageContaining("exists with another image, limits, labels or hardening");
+                .isInstanceOf(AllocationRuntime.RuntimeFailure.class).hasMessageContaining("exists with another image, limits, labels, hardening or services");
 
         again.deleteAllocation(new Action.DeleteAllocation(NODE, id));
         again.deleteAllocation(new Action.DeleteAllocation(NODE, id));
