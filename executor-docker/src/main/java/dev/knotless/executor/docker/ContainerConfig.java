@@ -52,17 +52,7 @@ final class ContainerConfig {
 
         ObjectNode host = config.putObject("HostConfig");
         Hardening hardening = spec.hardening();
-        ArrayNode securityOpt = host.putArray("SecurityOpt");
-        if (hardening.noNewPrivileges()) {
-            securityOpt.add("no-new-privileges");
-        }
-        host.putArray("CapDrop").add("ALL");
-        ArrayNode capAdd = host.putArray("CapAdd");
-        hardening.capabilities().forEach(capAdd::add);
-        ArrayNode readOnly = host.putArray("ReadonlyPaths");
-        hardening.readOnlyPaths().forEach(readOnly::add);
-        host.put("Privileged", false);
-        host.put("PidsLimit", hardening.pidsLimit());
+        harden(host, hardening);
         host.put("NetworkMode", spec.trust() == Trust.UNTRUSTED ? "none" : "default");
         if (!spec.services().isEmpty()) {
             // services share this container's network namespace (ServiceContainers): their names are loopback
@@ -88,5 +78,20 @@ final class ContainerConfig {
             name.append(ok ? c : '-');
         }
         return name.toString();
+    }
+
+    /** The run's hardening in a container's {@code HostConfig}: the run container's and its services' alike. */
+    static void harden(ObjectNode host, Hardening hardening) {
+        ArrayNode securityOpt = host.putArray("SecurityOpt");
+        if (hardening.noNewPrivileges()) {
+            securityOpt.add("no-new-privileges");
+        }
+        host.putArray("CapDrop").add("ALL");
+        ArrayNode capAdd = host.putArray("CapAdd");
+        hardening.capabilities().forEach(capAdd::add);
+        ArrayNode readOnly = host.putArray("ReadonlyPaths");
+        hardening.readOnlyPaths().forEach(readOnly::add);
+        host.put("Privileged", false);
+        host.put("PidsLimit", hardening.pidsLimit());
     }
 }

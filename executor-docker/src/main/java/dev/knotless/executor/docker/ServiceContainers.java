@@ -148,17 +148,7 @@ final class ServiceContainers implements ServiceReadiness.Watch {
         ObjectNode host = config.putObject("HostConfig");
         host.put("NetworkMode", "container:" + runContainer);
         Hardening hardening = spec.hardening();
-        ArrayNode securityOpt = host.putArray("SecurityOpt");
-        if (hardening.noNewPrivileges()) {
-            securityOpt.add("no-new-privileges");
-        }
-        host.putArray("CapDrop").add("ALL");
-        ArrayNode capAdd = host.putArray("CapAdd");
-        hardening.capabilities().forEach(capAdd::add);
-        ArrayNode readOnly = host.putArray("ReadonlyPaths");
-        hardening.readOnlyPaths().forEach(readOnly::add);
-        host.put("Privileged", false);
-        host.put("PidsLimit", hardening.pidsLimit());
+        ContainerConfig.harden(host, hardening);
         if (spec.resources().memoryBytes() > 0) {
             host.put("Memory", spec.resources().memoryBytes());
             host.put("MemorySwap", spec.resources().memoryBytes());
