@@ -66,7 +66,8 @@ class ScopedCredentialsIT {
             assertThat(allowed(scoped, NAMESPACE, "", "pods", "exec", "get")).as("the WebSocket upgrade is a GET").isTrue();
             assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "delete")).isTrue();
             assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "deletecollection")).as("pods are deleted by name").isFalse();
-            assertThat(allowed(scoped, NAMESPACE, "", "pods", "log", "get")).as("the runner reads no pod logs").isFalse();
+            assertThat(allowed(scoped, NAMESPACE, "", "pods", "log", "get")).as("service logs are read from the pod").isTrue();
+            assertThat(allowed(scoped, "default", "", "pods", "log", "get")).as("only in its namespace").isFalse();
             assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "create")).as("pods come from Jobs").isFalse();
             assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "list")).isTrue();
             assertThat(allowed(scoped, NAMESPACE, "", "pods", null, "watch")).as("fabric8's exec waits with an informer").isTrue();
