@@ -275,6 +275,8 @@ async function runPage(gen, id) {
   });
   const tests = r.tests ? testReport(r.tests) : "";
   const gallery = outputs(r);
+  // An ended run's log is filled in before the page is shown, so it never shows empty steps.
+  if (ended) fillFromStoredLog(await (await fetch(r.log)).text(), r, log);
   show(gen,
     el("div", {class: "run-head"},
       el("h1", {}, badge(r.status), " ", r.workflow, el("span", {class: "muted"}, " on " + r.repo)), actions),
@@ -288,11 +290,7 @@ async function runPage(gen, id) {
     el("h2", {}, "Outputs"), gallery,
     el("h2", {}, "Duration of the last runs of " + r.workflow), el("div", {id: "chart-slot"}));
   durationChart(r.repo, r.workflow, r.id).then(c => document.getElementById("chart-slot")?.replaceChildren(c)).catch(() => {});
-  if (!ended) {
-    follow(r, log, runStatus);
-  } else {
-    fillFromStoredLog(await (await fetch(r.log)).text(), r, log);
-  }
+  if (!ended) follow(r, log, runStatus);
 }
 
 function testReport(t) {
