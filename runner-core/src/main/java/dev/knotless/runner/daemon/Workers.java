@@ -7,12 +7,14 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.Needs;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.time.Deadline;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,6 +68,15 @@ final class Workers {
         this.ended = ended;
     }
 
+    /** "needs build, which failed": the first need of a blocked run that did not pass, and how it ended. */
+    private String blockedBy(RunRecord run) throws IOException {
+        Map<String, Optional<CheckStatus>> newest = new HashMap<>();
+        for (String need : run.links().needs()) {
+            newest.put(need, queue.newest(run, need).map(RunRecord::status));
+        }
+        return Needs.unpassed(run.links().needs(), newest::get, run.event()).orElse("needs runs that did not pass");
+    }
+
     /** Ends the runs whose needs failed, then starts runs from the queue while slots are free. */
     void dispatch(BooleanSupplier stopping) throws IOException {
         // each round ends one level of the graph: what needed a cancelled run is blocked in the next
@@ -75,7 +86,7 @@ final class Workers {
                 break;
             }
             for (RunRecord run : blocked) {
-                String reason = RunGraphWords.blockedBy(queue, run);
+                String reason = blockedBy(run);
                 Check check = requests.cancelledCheck(run, reason);
                 // waiting runs are taken on this thread only, so the row is still waiting here
                 if (checks.record(check, c -> queue.finishWaiting(c.id(), c))) {
@@ -197,7 +208,7 @@ final class Workers {
 
     /** A matrix combination failed: the others of its group that wait or run are cancelled. */
     private void failFast(RunRecord failed) {
-        String reason = dev.knotless.runner.run.Needs.failFast(failed.workflow());
+        String reason = Needs.failFast(failed.workflow());
         try {
             for (RunRecord other : queue.groupGoing(failed)) {
                 if (other.status() == CheckStatus.PENDING) {

@@ -6,6 +6,7 @@ import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Whether a workflow of a run graph may start, given how the runs before it ended: every run it
@@ -22,14 +23,9 @@ public final class Needs {
      * @param ended the final status of each run so far, by workflow name (as checks carry it)
      */
     public static Optional<String> blocker(WorkflowSet set, Workflow w, Map<String, CheckStatus> ended, Event event) {
-        for (String need : set.runsNeededBy(w)) {
-            CheckStatus status = ended.get(need);
-            if (status == null) {
-                return Optional.of(notRun(need, event));
-            }
-            if (status != CheckStatus.SUCCESS) {
-                return Optional.of("needs " + need + ", which " + ended(status));
-            }
+        Optional<String> need = unpassed(set.runsNeededBy(w), name -> Optional.ofNullable(ended.get(name)), event);
+        if (need.isPresent()) {
+            return need;
         }
         if (w.cell() != null && w.cell().failFast()) {
             for (Workflow other : set.workflows()) {
@@ -38,6 +34,25 @@ public final class Needs {
                         && (status == CheckStatus.FAILURE || status == CheckStatus.ERROR)) {
                     return Optional.of(failFast(other.name()));
                 }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * "needs build, which failed": the first need that does not run or ended without passing;
+     * empty while every need passed or is still going.
+     *
+     * @param newest the status of the newest run of a need, empty when it has none
+     */
+    public static Optional<String> unpassed(Iterable<String> needs, Function<String, Optional<CheckStatus>> newest, Event event) {
+        for (String need : needs) {
+            Optional<CheckStatus> status = newest.apply(need);
+            if (status.isEmpty()) {
+                return Optional.of(notRun(need, event));
+            }
+            if (status.get() != CheckStatus.SUCCESS && status.get().isFinal()) {
+                return Optional.of("needs " + need + ", which " + ended(status.get()));
             }
         }
         return Optional.empty();
