@@ -166,7 +166,7 @@ class HttpApiIT {
                     "knotless_step_duration_seconds_bucket{status=\"success\",le=",
                     "knotless_queue_depth 0.0", "knotless_runs_running 0.0",
                     "knotless_executor_sweeps_total{result=\"ok\"} 1.0",
-                    "knotless_executor_cleanups_total{result=\"ok\"} 1.0");
+                    "knotless_executor_cleanups_total{result=\"ok\"} 1.0", "knotless_forge_poll_seconds_count ");
 
             HttpResponse<String> page = d.get("/");
             assertThat(page.statusCode()).isEqualTo(200);

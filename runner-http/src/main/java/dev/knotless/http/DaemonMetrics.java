@@ -45,7 +45,13 @@ public final class DaemonMetrics {
         return registry.scrape();
     }
 
-    /** A forge whose publisher counts each final check by status. */
+    /** One repository polled in {@code nanos}: what a poll round costs is their sum over the watched repositories. */
+    void polled(long nanos) {
+        Timer.builder("knotless.forge.poll").description("How long polling one repository took")
+                .register(registry).record(Duration.ofNanos(nanos));
+    }
+
+    /** A forge whose publisher counts each final check by status and whose polls are timed. */
     public Forge forge(Forge forge) {
         return new MeteredForge(forge, this);
     }

@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A forge whose publisher counts every final check the daemon publishes; otherwise the forge itself.
+ * A forge whose publisher counts every final check the daemon publishes and whose polls are timed;
+ * otherwise the forge itself.
  * It passes on every method, defaults too ({@code MeteredForgeTest} checks none is missed).
  */
 final class MeteredForge implements Forge {
@@ -31,7 +32,12 @@ final class MeteredForge implements Forge {
 
     @Override
     public List<ForgeEvent> poll(Repository repo) throws IOException {
-        return forge.poll(repo);
+        long start = System.nanoTime();
+        try {
+            return forge.poll(repo);
+        } finally {
+            metrics.polled(System.nanoTime() - start);
+        }
     }
 
     @Override

@@ -2,14 +2,23 @@ package dev.knotless.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Session;
+import dev.knotless.runner.forge.CheckPublisher;
 import dev.knotless.runner.forge.Forge;
+import dev.knotless.runner.forge.ForgeEvent;
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.state.StateStore;
+import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.List;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The metering decorators must pass on every method of what they wrap: a default method they do not
@@ -28,6 +37,41 @@ class MeteredForgeTest {
         assertThat(missing(Executor.class, MeteredExecutor.class)).isEmpty();
         Class<?> session = Class.forName(MeteredExecutor.class.getName() + "$MeteredSession");
         assertThat(missing(Session.class, session)).isEmpty();
+    }
+
+    @Test
+    void everyPollIsTimedAFailedOneToo(@TempDir Path dir) throws Exception {
+        Repository up = new Repository("acme/up", "/srv/up", "main", List.of("r1"), List.of());
+        Forge forge = new Forge() {
+            @Override
+            public List<Repository> repositories() {
+                return List.of(up);
+            }
+
+            @Override
+            public List<ForgeEvent> poll(Repository repo) throws IOException {
+                if (repo != up) {
+                    throw new IOException("gone");
+                }
+                return List.of();
+            }
+
+            @Override
+            public void acknowledge(Repository repo, ForgeEvent event) {}
+
+            @Override
+            public CheckPublisher publisher() {
+                return null;
+            }
+        };
+        try (StateStore state = StateStore.open(dir)) {
+            DaemonMetrics metrics = new DaemonMetrics(state);
+            Forge metered = metrics.forge(forge);
+            metered.poll(up);
+            assertThatThrownBy(() -> metered.poll(new Repository("acme/gone", "/srv/gone", "main", List.of("r1"), List.of())))
+                    .hasMessage("gone");
+            assertThat(metrics.scrape()).contains("knotless_forge_poll_seconds_count 2");
+        }
     }
 
     private static List<String> missing(Class<?> api, Class<?> decorator) {
