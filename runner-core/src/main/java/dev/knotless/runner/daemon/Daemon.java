@@ -110,8 +110,10 @@ public final class Daemon implements AutoCloseable {
     private final Scheduler scheduler;
 
     private final LinkedBlockingQueue<Object> wake = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<Object> wakeScheduler = new LinkedBlockingQueue<>();
     private volatile boolean stopping;
     private Thread landing;
+    private Thread scheduling;
     private volatile Thread loop;
 
     /**
@@ -160,7 +162,7 @@ public final class Daemon implements AutoCloseable {
                     if (lander != null) {
                         lander.wake();
                     }
-                }, () -> stopping, log);
+                }, scheduler::changed, () -> stopping, log);
     }
 
     /** Recovers from a previous process, then starts polling and running. */
@@ -170,6 +172,7 @@ public final class Daemon implements AutoCloseable {
         }
         recovery.recover();
         loop = Thread.ofPlatform().name("knotless-daemon-" + settings.runnerId()).start(this::loop);
+        scheduling = Thread.ofPlatform().name("knotless-scheduler-" + settings.runnerId()).start(this::schedule);
         if (lander != null) {
             landing = Thread.ofPlatform().name("knotless-lander-" + settings.runnerId()).start(lander::run);
         } else if (settings.queue()) {
@@ -193,6 +196,10 @@ public final class Daemon implements AutoCloseable {
         if (landing != null) {
             lander.wake();
             Workers.join(landing, Duration.ofMinutes(1));
+        }
+        if (scheduling != null) {
+            wakeScheduler.offer(WAKE);
+            Workers.join(scheduling, Duration.ofMinutes(1));
         }
         workers.stop(grace);
     }
@@ -240,12 +247,6 @@ public final class Daemon implements AutoCloseable {
                 LOG.debug("poll failed", e);
             }
             try {
-                scheduler.tick();
-            } catch (RuntimeException e) {
-                log.line("could not queue the scheduled runs: " + DaemonWords.oneLine(e));
-                LOG.debug("scheduling failed", e);
-            }
-            try {
                 workers.dispatch(() -> stopping);
             } catch (IOException | RuntimeException e) {
                 log.line("could not take a run from the queue: " + DaemonWords.oneLine(e));
@@ -255,6 +256,29 @@ public final class Daemon implements AutoCloseable {
                 // Woken early when a run finishes (a slot is free) or when stopping.
                 wake.poll(settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
                 wake.clear();
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * The scheduler's own thread: its first look at a thousand repositories reads a thousand
+     * mirrors, which must not hold up polling. It looks every second; the scheduler acts once a
+     * minute of its clock, and wakes the loop when it queued runs.
+     */
+    private void schedule() {
+        while (!stopping) {
+            try {
+                if (scheduler.tick(() -> stopping) > 0) {
+                    wake.offer(WAKE);
+                }
+            } catch (RuntimeException e) {
+                log.line("could not queue the scheduled runs: " + DaemonWords.oneLine(e));
+                LOG.debug("scheduling failed", e);
+            }
+            try {
+                wakeScheduler.poll(1, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 return;
             }

@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,12 +53,14 @@ final class Intake {
     private final boolean landing;
     /** Tells the lander a round queued entries. */
     private final Runnable wakeLander;
+    /** Told the repository of each push seen, before it is planned. */
+    private final Consumer<String> pushed;
     private final BooleanSupplier stopping;
     private final DaemonLog log;
 
     Intake(Daemon.Settings settings, Forge forge, Backoff backoff, Planner planner, RunQueue queue,
             MergeQueueRows mergeQueue, RunRequests requests, CheckRecorder checks, Workers workers, boolean landing,
-            Runnable wakeLander, BooleanSupplier stopping, DaemonLog log) {
+            Runnable wakeLander, Consumer<String> pushed, BooleanSupplier stopping, DaemonLog log) {
         this.settings = settings;
         this.forge = forge;
         this.backoff = backoff;
@@ -70,6 +73,7 @@ final class Intake {
         this.workers = workers;
         this.landing = landing;
         this.wakeLander = wakeLander;
+        this.pushed = pushed;
         this.stopping = stopping;
         this.log = log;
     }
@@ -90,6 +94,9 @@ final class Intake {
             Optional<Repository> repo = round.polled().stream().filter(r -> r.name().equals(event.repo())).findFirst();
             if (repo.isEmpty()) {
                 continue;
+            }
+            if (event instanceof ForgeEvent.Push) {
+                pushed.accept(event.repo());
             }
             if (event instanceof ForgeEvent.QueueEntry entry) {
                 if (landing && RunnerSelection.lands(repo.get(), settings.runnerId())) {

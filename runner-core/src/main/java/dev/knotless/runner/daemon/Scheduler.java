@@ -14,12 +14,17 @@ import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.ScheduleMarks;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +41,11 @@ import org.slf4j.LoggerFactory;
  * schedule's one runner ({@link dev.knotless.runner.forge.RunnerSelection#scheduler}) queues it, so
  * two runners watching a repository do not both run it.
  *
- * <p>Looked at once per minute of its clock (cron times are whole minutes), from the daemon's loop
- * thread only.
+ * <p>Looked at once per minute of its clock (cron times are whole minutes), from the daemon's
+ * scheduler thread only. A repository's schedules are read (its mirror fetched) when first looked at, after a
+ * push the poller saw ({@link #changed}), when one of them is due (so the run gets the branch's
+ * head of that moment) and at least hourly; otherwise the last reading serves, so a thousand
+ * watched repositories cost no git process a minute (docs/design/schedules.md).
  */
 final class Scheduler {
 
@@ -52,6 +60,14 @@ final class Scheduler {
     private final Predicate<Repository> watched;
     private final DaemonLog log;
     private Instant nextLook = Instant.MIN;
+    private final Map<String, Known> known = new HashMap<>();
+    private final Set<String> changed = ConcurrentHashMap.newKeySet();
+
+    /** A repository's schedules as last read, and when (by the schedules' clock). */
+    private record Known(Repository repo, Schedules.Read read, Instant readAt) {}
+
+    /** Schedules read longer ago than this are read again even without a push. */
+    static final Duration REREAD_AFTER = Duration.ofHours(1);
 
     /**
      * @param clock the schedules' clock: the system's, or a faster one in tests (docs/design/schedules.md)
@@ -69,8 +85,18 @@ final class Scheduler {
         this.log = log;
     }
 
+    /** A push moved a branch of {@code repo}: its schedules are read again at the next look. */
+    void changed(String repo) {
+        changed.add(repo);
+    }
+
     /** Queues what has come due since the last look; returns how many runs it queued. */
     int tick() {
+        return tick(() -> false);
+    }
+
+    /** As {@link #tick()}, giving up between repositories once {@code stopping}. */
+    int tick(BooleanSupplier stopping) {
         Instant now = clock.instant();
         if (now.isBefore(nextLook)) {
             return 0;
@@ -83,8 +109,12 @@ final class Scheduler {
             log.line("could not list the repositories to schedule: " + oneLine(e));
             return 0;
         }
+        known.keySet().retainAll(repos.stream().map(Repository::name).toList());
         int queued = 0;
         for (Repository repo : repos) {
+            if (stopping.getAsBoolean()) {
+                break;
+            }
             try {
                 queued += tick(repo, now);
             } catch (IOException | RuntimeException e) {
@@ -96,7 +126,14 @@ final class Scheduler {
     }
 
     private int tick(Repository repo, Instant now) throws IOException {
-        Schedules.Read read = schedules.read(repo);
+        Known last = known.get(repo.name());
+        boolean stale = last == null || changed.remove(repo.name()) || !last.repo().equals(repo)
+                || !now.isBefore(last.readAt().plus(REREAD_AFTER));
+        if (stale || anyDue(last.read(), now)) {
+            last = new Known(repo, schedules.read(repo), now);
+            known.put(repo.name(), last);
+        }
+        Schedules.Read read = last.read();
         int queued = 0;
         for (Schedules.Entry entry : read.entries()) {
             if (!entry.scheduler().equals(Optional.of(runnerId))) {
@@ -132,6 +169,19 @@ final class Scheduler {
                             + " missed while the runner was not running; this run stands for them)" : ""));
         }
         return queued;
+    }
+
+    /** Whether a schedule this runner queues has a due time after its mark (one first seen is not due). */
+    private boolean anyDue(Schedules.Read read, Instant now) throws IOException {
+        for (Schedules.Entry entry : read.entries()) {
+            if (entry.scheduler().equals(Optional.of(runnerId))) {
+                Optional<Instant> mark = marks.get(entry.key());
+                if (mark.isPresent() && entry.schedule().latest(now).filter(t -> t.isAfter(mark.get())).isPresent()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private QueuedRun run(Schedules.Entry entry, Commit commit, Instant due, Missed missed) {

@@ -25,6 +25,7 @@ public interface Forge {
 
     /**
      * The events in {@code repo} not yet acknowledged, oldest first where the forge knows the order.
+     * Called for several repositories at once ({@link Poller#PARALLELISM}), never twice at once for one.
      *
      * @throws ForgeException with a one-line message when the repository cannot be read
      */

@@ -128,6 +128,39 @@ class SchedulerTest {
     }
 
     @Test
+    void schedulesAreReadAgainAfterAPushWhenDueAndHourlyButNotEveryMinute() throws Exception {
+        TestRepo daily = new TestRepo(temp.resolve("daily")).workflow("daily.yaml", cron("0 5 * * *"));
+        daily.commit();
+        Repository repo = new Repository("acme/daily", daily.dir.toString(), "main", List.of("a"), List.of());
+        try (StateStore state = StateStore.open(temp.resolve("state"), clock)) {
+            Scheduler s = scheduler(state, "a", repo);
+            s.tick();
+            assertThat(lines).anyMatch(l -> l.startsWith("acme/daily: daily on main") && l.contains("first seen"));
+
+            daily.workflow("often.yaml", cron("30 4 * * *")).commit();
+            clock.advance(Duration.ofMinutes(1));
+            s.tick();
+            assertThat(lines).as("no push seen, nothing due: the last reading serves").noneMatch(l -> l.contains("often on main"));
+            s.changed("acme/daily");
+            clock.advance(Duration.ofMinutes(1));
+            s.tick();
+            assertThat(lines).anyMatch(l -> l.startsWith("acme/daily: often on main") && l.contains("first seen"));
+
+            daily.workflow("early.yaml", cron("45 4 * * *")).commit();
+            clock.advance(Duration.ofMinutes(30));
+            s.tick();
+            assertThat(lines).noneMatch(l -> l.contains("early on main"));
+            clock.advance(Scheduler.REREAD_AFTER.minusMinutes(29));
+            s.tick();
+            assertThat(lines).as("read again within the hour without a push").anyMatch(l -> l.startsWith("acme/daily: early on main"));
+        }
+    }
+
+    private static String cron(String cron) {
+        return "on:\n  schedule:\n    - cron: \"" + cron + "\"\nsteps: [{run: 'true'}]\n";
+    }
+
+    @Test
     void aBranchThatIsGoneIsSaidOncePerDueTime() throws Exception {
         source.git("branch", "-D", "release");
         try (StateStore state = StateStore.open(temp.resolve("state"), clock)) {
