@@ -6,6 +6,7 @@ import dev.knotless.executor.node.protocol.EnrolmentToken;
 import dev.knotless.executor.node.protocol.KeyFiles;
 import dev.knotless.executor.node.protocol.Names;
 import dev.knotless.executor.node.runner.EnrolmentTokens;
+import dev.knotless.executor.node.runner.NodeDrains;
 import dev.knotless.executor.node.service.Enroller;
 import java.security.PrivateKey;
 import dev.knotless.executor.node.runc.NodeOptions;
@@ -32,7 +33,8 @@ import picocli.CommandLine.Spec;
                 + " signed, typed actions from it, and runs their runs in runc containers.",
                 "Without --node-id, prints this help. 'node enroll' joins this machine to a runner with a token"
                         + " from 'node token'; 'node keygen' makes keys for joining by hand."},
-        subcommands = {NodeCommand.Keygen.class, NodeCommand.Token.class, NodeCommand.Enroll.class})
+        subcommands = {NodeCommand.Keygen.class, NodeCommand.Token.class, NodeCommand.Enroll.class, NodeCommand.Drain.class,
+                NodeCommand.Undrain.class})
 final class NodeCommand implements Callable<Integer> {
 
     /** Where {@code node enroll} puts the node's key pair and its runner keyset, in the state directory. */
@@ -282,6 +284,47 @@ final class NodeCommand implements Callable<Integer> {
                     yield ExitCodes.SUCCESS;
                 }
             };
+        }
+    }
+
+    @Command(name = "drain", mixinStandardHelpOptions = true,
+            description = {"On the runner host: the daemon places no new run on the node; runs already on it finish.",
+                    "Kept in STATE_DIR/" + NodeDrains.FILE_NAME + " (durable; the daemon sees it within a placement);"
+                    + " 'node undrain' gives the node runs again."})
+    static final class Drain implements Callable<Integer> {
+        @picocli.CommandLine.Parameters(paramLabel = "NODE_ID", description = "The node, as the nodes file names it.")
+        String node;
+
+        @Mixin
+        StateDirOption state;
+
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            boolean changed = new NodeDrains(state.stateDir()).drain(node);
+            spec.commandLine().getOut().println(node + (changed ? " drained" : " was drained already")
+                    + ": no new run is placed on it; runs on it finish");
+            return ExitCodes.SUCCESS;
+        }
+    }
+
+    @Command(name = "undrain", mixinStandardHelpOptions = true,
+            description = "On the runner host: the daemon places new runs on the node again.")
+    static final class Undrain implements Callable<Integer> {
+        @picocli.CommandLine.Parameters(paramLabel = "NODE_ID", description = "The node, as the nodes file names it.")
+        String node;
+
+        @Mixin
+        StateDirOption state;
+
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            boolean changed = new NodeDrains(state.stateDir()).undrain(node);
+            spec.commandLine().getOut().println(node + (changed ? " undrained" : " was not drained") + ": new runs may be placed on it");
+            return ExitCodes.SUCCESS;
         }
     }
 }

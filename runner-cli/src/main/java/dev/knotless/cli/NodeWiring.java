@@ -7,6 +7,7 @@ import dev.knotless.executor.node.protocol.KeyFiles;
 import dev.knotless.executor.node.protocol.ProtocolJson;
 import dev.knotless.executor.node.protocol.Signer;
 import dev.knotless.executor.node.runner.EnrolmentTokens;
+import dev.knotless.executor.node.runner.NodeDrains;
 import dev.knotless.executor.node.runner.NodeEnrolment;
 import dev.knotless.executor.node.runner.NodeExecutor;
 import dev.knotless.executor.node.runner.NodeHub;
@@ -28,7 +29,7 @@ final class NodeWiring {
 
     /**
      * @param stateDir the runner's state directory: its enrolment tokens ({@code node token}) are
-     *     redeemed there, and enrolled nodes are added to {@code --nodes}
+     *     redeemed there, and enrolled nodes are added to {@code --nodes}; drained nodes are listed there
      */
     static NodeExecutor executor(RunnerOptions.NodeFlags flags, Path stateDir) {
         if (flags.nodes == null || flags.key == null) {
@@ -43,8 +44,9 @@ final class NodeWiring {
             NodeHub hub = new NodeHub(address(flags.listen), TlsIdentity.of(key, publicKey), NodesFile.readOrEmpty(flags.nodes), json,
                     Clock.systemUTC(), ChannelOptions.DEFAULTS, Optional.of(enrolment));
             Optional<String> network = flags.network.equals("none") ? Optional.empty() : Optional.of(flags.network);
+            NodeDrains drains = new NodeDrains(stateDir);
             return new NodeExecutor(hub, new Signer(keyId, key, json), Clock.systemUTC(), new NodeExecutor.Options(network,
-                    flags.placementWait, NodeExecutor.Options.DEFAULT.reattachWindow()));
+                    flags.placementWait, NodeExecutor.Options.DEFAULT.reattachWindow()), drains::drained);
         } catch (IOException e) {
             throw new UncheckedIOException("--executor node: " + e.getMessage(), e);
         }

@@ -85,4 +85,20 @@ class NodeEnrollCommandTest {
         assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
         assertThat(r.err()).contains("or a --state-dir that 'node enroll' has written them to");
     }
+
+    @Test
+    void drainAndUndrainAreKeptInTheStateDirectory() throws Exception {
+        Path state = dir.resolve("runner");
+        NodeCommandTest.Result drained = NodeCommandTest.run("node", "drain", "node-a", "--state-dir", state.toString());
+        NodeCommandTest.Result again = NodeCommandTest.run("node", "drain", "node-a", "--state-dir", state.toString());
+
+        assertThat(drained.out().strip()).isEqualTo("node-a drained: no new run is placed on it; runs on it finish");
+        assertThat(again.out()).startsWith("node-a was drained already");
+        assertThat(new dev.knotless.executor.node.runner.NodeDrains(state).drained()).containsExactly("node-a");
+
+        NodeCommandTest.Result undrained = NodeCommandTest.run("node", "undrain", "node-a", "--state-dir", state.toString());
+        assertThat(undrained.out().strip()).isEqualTo("node-a undrained: new runs may be placed on it");
+        assertThat(new dev.knotless.executor.node.runner.NodeDrains(state).drained()).isEmpty();
+        assertThat(NodeCommandTest.run("node", "drain", "Not/A/Node", "--state-dir", state.toString()).code()).isNotZero();
+    }
 }

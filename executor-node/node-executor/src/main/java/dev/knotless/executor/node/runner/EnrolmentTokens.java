@@ -3,14 +3,10 @@ package dev.knotless.executor.node.runner;
 import dev.knotless.executor.node.protocol.AtomicFiles;
 import dev.knotless.executor.node.protocol.EnrolmentToken;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.PublicKey;
 import java.security.SecureRandom;
@@ -163,38 +159,7 @@ public final class EnrolmentTokens {
         AtomicFiles.write(file, text.toString().getBytes(StandardCharsets.UTF_8), AtomicFiles.ownerMode());
     }
 
-    private interface Locked<T> {
-        T run() throws IOException;
-    }
-
-    private <T> T locked(Locked<T> body) throws IOException {
-        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-            FileLock lock = acquire(channel);
-            try {
-                return body.run();
-            } finally {
-                lock.release();
-            }
-        }
-    }
-
-    /** A second store over the same file in this process holds the lock as an overlap: wait for it. */
-    private static FileLock acquire(FileChannel channel) throws IOException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            try {
-                return channel.lock();
-            } catch (OverlappingFileLockException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new IOException("the enrolment token store stayed locked for 30 s");
-                }
-                try {
-                    Thread.sleep(10);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while waiting for the enrolment token store");
-                }
-            }
-        }
+    private <T> T locked(StateFileLock.Body<T> body) throws IOException {
+        return StateFileLock.locked(lockFile, body);
     }
 }
