@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
                 "Without --node-id, prints this help. 'node enroll' joins this machine to a runner with a token"
                         + " from 'node token'; 'node keygen' makes keys for joining by hand."},
         subcommands = {NodeCommand.Keygen.class, NodeCommand.Token.class, NodeCommand.Enroll.class, NodeCommand.Drain.class,
-                NodeCommand.Undrain.class})
+                NodeCommand.Undrain.class, NodeListCommand.class})
 final class NodeCommand implements Callable<Integer> {
 
     /** Where {@code node enroll} puts the node's key pair and its runner keyset, in the state directory. */

@@ -7,6 +7,7 @@ import dev.knotless.executor.node.protocol.KeyFiles;
 import dev.knotless.executor.node.protocol.ProtocolJson;
 import dev.knotless.executor.node.protocol.Signer;
 import dev.knotless.executor.node.runner.EnrolmentTokens;
+import dev.knotless.executor.node.runner.FleetSnapshot;
 import dev.knotless.executor.node.runner.NodeDrains;
 import dev.knotless.executor.node.runner.NodeEnrolment;
 import dev.knotless.executor.node.runner.NodeExecutor;
@@ -45,8 +46,11 @@ final class NodeWiring {
                     Clock.systemUTC(), ChannelOptions.DEFAULTS, Optional.of(enrolment));
             Optional<String> network = flags.network.equals("none") ? Optional.empty() : Optional.of(flags.network);
             NodeDrains drains = new NodeDrains(stateDir);
-            return new NodeExecutor(hub, new Signer(keyId, key, json), Clock.systemUTC(), new NodeExecutor.Options(network,
+            NodeExecutor executor = new NodeExecutor(hub, new Signer(keyId, key, json), Clock.systemUTC(), new NodeExecutor.Options(network,
                     flags.placementWait, NodeExecutor.Options.DEFAULT.reattachWindow()), drains::drained);
+            // 'node list' is another process: it reads what this one knows from the state directory.
+            FleetSnapshot.keepWriting(executor, stateDir, Clock.systemUTC());
+            return executor;
         } catch (IOException e) {
             throw new UncheckedIOException("--executor node: " + e.getMessage(), e);
         }

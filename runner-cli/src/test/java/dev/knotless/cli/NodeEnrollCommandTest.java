@@ -10,13 +10,18 @@ import dev.knotless.executor.node.protocol.KeyFiles;
 import dev.knotless.executor.node.protocol.Keyset;
 import dev.knotless.executor.node.protocol.ProtocolJson;
 import dev.knotless.executor.node.runner.EnrolmentTokens;
+import dev.knotless.executor.node.runner.FleetSnapshot;
+import dev.knotless.executor.node.runner.NodeDrains;
 import dev.knotless.executor.node.runner.NodeEnrolment;
 import dev.knotless.executor.node.runner.NodeHub;
 import dev.knotless.executor.node.runner.NodesFile;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPair;
 import java.security.PrivateKey;
+import java.time.Instant;
+import java.util.List;
 import java.time.Clock;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -100,5 +105,39 @@ class NodeEnrollCommandTest {
         assertThat(undrained.out().strip()).isEqualTo("node-a undrained: new runs may be placed on it");
         assertThat(new dev.knotless.executor.node.runner.NodeDrains(state).drained()).isEmpty();
         assertThat(NodeCommandTest.run("node", "drain", "Not/A/Node", "--state-dir", state.toString()).code()).isNotZero();
+    }
+
+    @Test
+    void nodeListJoinsTheNodesFileTheDrainedSetAndTheDaemonsSnapshot() throws Exception {
+        Path state = Files.createDirectories(dir.resolve("runner"));
+        KeyPair a = Ed25519Keys.generate();
+        KeyPair b = Ed25519Keys.generate();
+        Path nodesFile = state.resolve("nodes.txt");
+        NodesFile.add(nodesFile, "node-a", a.getPublic());
+        NodesFile.add(nodesFile, "node-b", b.getPublic());
+        new NodeDrains(state).drain("node-b");
+        String keyA = Ed25519Keys.keyIdOf(Ed25519Keys.raw(a.getPublic()));
+
+        NodeCommandTest.Result noDaemon = NodeCommandTest.run("node", "list", "--nodes", nodesFile.toString(), "--state-dir", state.toString());
+        assertThat(noDaemon.code()).isZero();
+        assertThat(noDaemon.err()).contains("connected and allocations are unknown");
+        assertThat(noDaemon.out().lines()).hasSize(3).anySatisfy(l -> assertThat(l).startsWith("node-b").contains(" ? ").contains("yes"));
+
+        Instant seen = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        FleetSnapshot.write(state, Instant.now(), List.of(
+                new FleetSnapshot.Node("node-a", keyA, true, false, Optional.of(seen), 3),
+                new FleetSnapshot.Node("node-c", "ed25519-0011223344556677", false, false, Optional.empty(), 0)));
+        NodeCommandTest.Result live = NodeCommandTest.run("node", "list", "--json", "--nodes", nodesFile.toString(),
+                "--state-dir", state.toString());
+
+        assertThat(live.err()).isEmpty();
+        com.fasterxml.jackson.databind.JsonNode rows = new com.fasterxml.jackson.databind.ObjectMapper().readTree(live.out());
+        assertThat(rows).hasSize(3);
+        assertThat(rows.get(0).toString()).isEqualTo("{\"node\":\"node-a\",\"keyId\":\"" + keyA + "\",\"inNodesFile\":true,"
+                + "\"connected\":true,\"drained\":false,\"lastSeen\":\"" + seen + "\",\"allocations\":3}");
+        assertThat(rows.get(1).get("drained").asBoolean()).isTrue();
+        assertThat(rows.get(1).get("connected").isNull()).isFalse();
+        assertThat(rows.get(2).get("node").asText()).isEqualTo("node-c");
+        assertThat(rows.get(2).get("inNodesFile").asBoolean()).isFalse();
     }
 }

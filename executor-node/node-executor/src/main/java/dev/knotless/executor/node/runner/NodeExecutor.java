@@ -87,6 +87,18 @@ public final class NodeExecutor implements Executor, Resumption {
         hub.onConnect((node, orphans) -> sweepLateNode(node));
     }
 
+    /** What this runner knows of each node now, for the fleet view ({@link FleetSnapshot}). */
+    public List<FleetSnapshot.Node> fleet() {
+        Map<String, Integer> load = new java.util.TreeMap<>();
+        placements.values().forEach(p -> load.merge(p.node(), 1, Integer::sum));
+        Set<String> connected = hub.connected();
+        Set<String> off = drained.get();
+        Set<String> ids = new java.util.TreeSet<>(hub.known());
+        ids.addAll(load.keySet());
+        return ids.stream().map(n -> new FleetSnapshot.Node(n, hub.keyIdOf(n).orElse("-"), connected.contains(n),
+                off.contains(n), hub.lastSeen(n), load.getOrDefault(n, 0))).toList();
+    }
+
     /** The last sweep asked for: a node that connects later gets it too (see {@link #sweepLateNode}). */
     private record SweepRequest(String runnerId, Set<String> goingRuns) {}
 

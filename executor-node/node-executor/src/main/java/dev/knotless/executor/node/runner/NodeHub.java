@@ -46,6 +46,10 @@ public final class NodeHub implements AutoCloseable {
     private final Clock clock;
     private final ConcurrentHashMap<String, Connection> links = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, List<String>> orphans = new ConcurrentHashMap<>();
+    /** When each node was last connected (since this hub started): set on connect and on disconnect. */
+    private final ConcurrentHashMap<String, java.time.Instant> lastSeen = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, String> keyIds = new ConcurrentHashMap<>();
+    private volatile boolean closed;
     private final ProtocolJson json;
     private final Object changed = new Object();
     private final java.util.List<java.util.function.BiConsumer<String, List<String>>> connectListeners =
@@ -75,7 +79,9 @@ public final class NodeHub implements AutoCloseable {
      * Enrolment calls it after the node is in the nodes file.
      */
     public void admit(String node, PublicKey key) {
-        verifiers.put(node, new ObservationVerifier(node, Keyset.single(Ed25519Keys.keyIdOf(Ed25519Keys.raw(key)), key), json, clock));
+        String keyId = Ed25519Keys.keyIdOf(Ed25519Keys.raw(key));
+        keyIds.put(node, keyId);
+        verifiers.put(node, new ObservationVerifier(node, Keyset.single(keyId, key), json, clock));
         pins.pin(key, node);
         signalChange();
     }
@@ -167,8 +173,23 @@ public final class NodeHub implements AutoCloseable {
         orphans.computeIfPresent(node, (n, list) -> list.stream().filter(a -> !deleted.contains(a)).toList());
     }
 
+    /** When the node was last connected: now while it is; empty if not since this hub started. */
+    public Optional<java.time.Instant> lastSeen(String node) {
+        return link(node).isPresent() ? Optional.of(clock.instant()) : Optional.ofNullable(lastSeen.get(node));
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** The key a node is pinned to, by its id: what its verifier trusts. */
+    public Optional<String> keyIdOf(String node) {
+        return Optional.ofNullable(keyIds.get(node));
+    }
+
     private void connected(Connection c) {
         String node = c.peer();
+        lastSeen.put(node, clock.instant());
         Connection old = links.put(node, c);
         if (old != null && old != c) {
             old.close();
@@ -177,6 +198,7 @@ public final class NodeHub implements AutoCloseable {
         c.onStream(stream -> report(node, stream));
         c.onClose(() -> {
             links.remove(node, c);
+            lastSeen.put(node, clock.instant());
             LOG.info("node disconnected node={} reason={}", node, c.closeReason().orElse("closed"));
             signalChange();
         });
@@ -213,6 +235,7 @@ public final class NodeHub implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         server.close();
         links.values().forEach(Connection::close);
     }
