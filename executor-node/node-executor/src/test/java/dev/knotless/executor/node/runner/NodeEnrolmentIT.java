@@ -1,6 +1,7 @@
 package dev.knotless.executor.node.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
@@ -39,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * A node joins by token, not by copied keys: a real hub with enrolment and an empty nodes file, the
  * node's {@link Enroller} over real TLS, then a real agent process with the key and keyset that
  * enrolment wrote connects (no hub restart) and runs a step in the project's test image. A reused
- * and an expired token are refused on both sides. Needs what {@link NodeFixture} needs.
+ * and an expired token are refused on both sides; once the node is drained, its run goes on and a
+ * new run finds no node. Needs what {@link NodeFixture} needs.
  */
 class NodeEnrolmentIT {
 
@@ -59,8 +61,9 @@ class NodeEnrolmentIT {
         NodeHub hub = new NodeHub(new InetSocketAddress("127.0.0.1", 0), TlsIdentity.of(runnerKeys), NodesFile.readOrEmpty(nodesFile),
                 json, Clock.systemUTC(), new ChannelOptions(Duration.ofSeconds(5), Duration.ofSeconds(10)),
                 Optional.of(new NodeEnrolment(tokens, nodesFile, "runner-" + tag, runnerKeys.getPublic())));
+        NodeDrains drains = new NodeDrains(dir.resolve("runner"));
         NodeExecutor executor = new NodeExecutor(hub, new Signer("runner-" + tag, runnerKeys.getPrivate(), json), Clock.systemUTC(),
-                new NodeExecutor.Options(Optional.empty(), Duration.ofSeconds(30), Duration.ofMinutes(1)));
+                new NodeExecutor.Options(Optional.empty(), Duration.ofSeconds(5), Duration.ofMinutes(1)), drains::drained);
         Process agent = null;
         try {
             Path nodeState = Files.createDirectories(dir.resolve("node"));
@@ -93,6 +96,20 @@ class NodeEnrolmentIT {
                         Map.of()), out, StopSignal.none());
                 assertThat(outcome).isEqualTo(new StepOutcome.Exited(0));
                 assertThat(out.stdout()).startsWith("hello from");
+
+                // Drained: the run already on the node goes on; a new one finds no node.
+                drains.drain(node);
+                assertThat(session.run(new StepPayload("again", List.of("/bin/sh", "-c", "exit 3"), Map.of()), new RecordingOutput(),
+                        StopSignal.none())).isEqualTo(new StepOutcome.Exited(3));
+                RunSpec next = RunSpec.builder("enrol-" + tag, "run-" + UUID.randomUUID().toString().substring(0, 8), image.reference())
+                        .build();
+                assertThatThrownBy(() -> executor.start(next, StopSignal.none()).close())
+                        .hasMessageContaining("every connected node (1) is drained");
+                assertThat(executor.fleet()).singleElement().satisfies(n -> {
+                    assertThat(n.drained()).isTrue();
+                    assertThat(n.connected()).isTrue();
+                    assertThat(n.allocations()).isEqualTo(1);
+                });
             }
         } finally {
             if (agent != null) {
