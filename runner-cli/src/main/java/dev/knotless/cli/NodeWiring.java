@@ -41,6 +41,7 @@ final class NodeWiring {
             PublicKey publicKey = Ed25519Keys.publicKeyOf(key);
             String keyId = flags.keyId != null ? flags.keyId : Ed25519Keys.keyIdOf(Ed25519Keys.raw(publicKey));
             ProtocolJson json = new ProtocolJson();
+            showEnrolments();
             NodeEnrolment enrolment = new NodeEnrolment(tokens(stateDir), flags.nodes, keyId, publicKey);
             NodeHub hub = new NodeHub(address(flags.listen), TlsIdentity.of(key, publicKey), NodesFile.readOrEmpty(flags.nodes), json,
                     Clock.systemUTC(), ChannelOptions.DEFAULTS, Optional.of(enrolment));
@@ -53,6 +54,17 @@ final class NodeWiring {
             return executor;
         } catch (IOException e) {
             throw new UncheckedIOException("--executor node: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * An enrolment changes whom the runner trusts, and is rare: its line is shown at info, as a
+     * refusal is at warn, unless KNOTLESS_LOG asks for another level.
+     */
+    private static void showEnrolments() {
+        if (System.getenv("KNOTLESS_LOG") == null
+                && org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
+            context.getLogger(NodeEnrolment.class).setLevel(ch.qos.logback.classic.Level.INFO);
         }
     }
 

@@ -24,13 +24,16 @@ import java.util.List;
  * operation re-reads the file under an exclusive lock on a lock file beside it and replaces the
  * file atomically and durably.
  *
- * <p>Line format: {@code ID SHA256_HEX EXPIRES_EPOCH_SECONDS open|used}. Entries past their expiry
- * are dropped on every write; a used token stays until then so that reuse is named as such.
+ * <p>Line format: {@code ID SHA256_HEX EXPIRES_EPOCH_SECONDS open|used}. Entries are dropped on a
+ * write a day after their expiry, not before, so that a late or reused token is refused as such
+ * rather than as unknown.
  */
 public final class EnrolmentTokens {
 
     public static final String FILE_NAME = "node-enrolment-tokens";
     public static final Duration MAX_TTL = Duration.ofDays(7);
+    /** How long an expired or used entry is kept, so that its refusal names why. */
+    static final Duration KEPT_AFTER_EXPIRY = Duration.ofDays(1);
 
     private final Path file;
     private final Path lockFile;
@@ -111,13 +114,13 @@ public final class EnrolmentTokens {
                 write(live(entries));
                 return new Redemption.Redeemed();
             }
-            // Expired tokens are dropped from the file: an unknown token may be one of them.
+            // Entries go a day after they expire: an unknown token may be one of them.
             return new Redemption.Refused("the enrolment token is not valid (unknown to this runner, or expired)");
         });
     }
 
     private List<Entry> live(List<Entry> entries) {
-        long now = clock.instant().getEpochSecond();
+        long now = clock.instant().minus(KEPT_AFTER_EXPIRY).getEpochSecond();
         List<Entry> kept = new ArrayList<>();
         for (Entry e : entries) {
             if (e.expires() > now) {

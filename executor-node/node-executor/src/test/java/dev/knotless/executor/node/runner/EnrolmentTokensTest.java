@@ -45,13 +45,15 @@ class EnrolmentTokensTest {
     }
 
     @Test
-    void anExpiredTokenIsRefusedAndThenForgotten() throws Exception {
+    void anExpiredTokenIsRefusedAsExpiredForADayAndThenForgotten() throws Exception {
         EnrolmentToken token = tokens().issue(Duration.ofMinutes(10), runner);
         clock.advance(Duration.ofMinutes(10));
+        tokens().issue(Duration.ofMinutes(10), runner); // a write keeps the entry for a day
 
         assertThat(tokens().redeem(token.id(), token.secret(), admit))
-                .isInstanceOfSatisfying(EnrolmentTokens.Redemption.Refused.class, r -> assertThat(r.reason()).contains("expired"));
-        tokens().issue(Duration.ofMinutes(10), runner); // a write drops expired entries
+                .isInstanceOfSatisfying(EnrolmentTokens.Redemption.Refused.class, r -> assertThat(r.reason()).contains("expired at"));
+        clock.advance(EnrolmentTokens.KEPT_AFTER_EXPIRY);
+        tokens().issue(Duration.ofMinutes(10), runner); // now the write drops it
         assertThat(Files.readString(state.resolve(EnrolmentTokens.FILE_NAME))).doesNotContain(token.id());
         assertThat(tokens().redeem(token.id(), token.secret(), admit))
                 .isInstanceOfSatisfying(EnrolmentTokens.Redemption.Refused.class, r -> assertThat(r.reason()).contains("not valid"));
