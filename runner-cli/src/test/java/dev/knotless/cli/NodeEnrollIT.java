@@ -51,8 +51,11 @@ class NodeEnrollIT {
                 String token = token(r, runnerState, "10m");
                 String expiring = token(r, runnerState, "1s");
 
+                long started = System.nanoTime();
                 Launched enrolled = launch("node", "enroll", "--server", server, "--token", token, "--node-id", "node-a",
                         "--state-dir", r.nodeState().toString());
+                System.out.println("node enroll as a process (JVM start, key, TLS, token, both files): "
+                        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
                 assertThat(enrolled.exit()).as(enrolled.err()).isZero();
                 assertThat(enrolled.out()).startsWith("enrolled node-a with the runner at " + server);
 
