@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -57,7 +58,7 @@ public final class Enroller {
                 Enrolment.Request.of(config.nodeId(), config.token()), PeerPins.of(runner, "runner"), config.timeout());
         return switch (answer) {
             case Enrolment.Refused r -> new Outcome.Refused("the runner refused the enrolment: " + r.reason());
-            case Enrolment.Accepted a when !a.publicKey().equals(runner) ->
+            case Enrolment.Accepted a when !Arrays.equals(Ed25519Keys.raw(a.publicKey()), config.token().runnerKey()) ->
                     new Outcome.Refused("the runner answered with another key than the token names; nothing written");
             case Enrolment.Accepted a -> {
                 addToKeyset(a.runnerKeyId(), runner);
@@ -73,7 +74,7 @@ public final class Enroller {
         if (!text.isBlank()) {
             Map<String, PublicKey> keys = Keyset.read(file).keys();
             PublicKey known = keys.get(keyId);
-            if (runner.equals(known)) {
+            if (known != null && Arrays.equals(Ed25519Keys.raw(known), Ed25519Keys.raw(runner))) {
                 return;
             }
             if (known != null) {

@@ -44,13 +44,13 @@ public record NodesFile(Map<String, PublicKey> nodes) {
         NodesFile current = parse(text, file.toString());
         PublicKey listed = current.nodes().get(node);
         if (listed != null) {
-            if (listed.equals(key)) {
+            if (sameKey(listed, key)) {
                 return false;
             }
             throw new IllegalArgumentException("node " + node + " is already in the nodes file with another key");
         }
         for (Map.Entry<String, PublicKey> e : current.nodes().entrySet()) {
-            if (e.getValue().equals(key)) {
+            if (sameKey(e.getValue(), key)) {
                 throw new IllegalArgumentException("this key is already in the nodes file as node " + e.getKey());
             }
         }
@@ -58,6 +58,11 @@ public record NodesFile(Map<String, PublicKey> nodes) {
         String next = text.isEmpty() || text.endsWith("\n") ? text + line : text + "\n" + line;
         AtomicFiles.write(file, next.getBytes(StandardCharsets.UTF_8), AtomicFiles.publicMode());
         return true;
+    }
+
+    /** By raw bytes: a key from a certificate and one from a file may be different classes. */
+    private static boolean sameKey(PublicKey a, PublicKey b) {
+        return java.util.Arrays.equals(Ed25519Keys.raw(a), Ed25519Keys.raw(b));
     }
 
     public static NodesFile parse(String text, String source) {

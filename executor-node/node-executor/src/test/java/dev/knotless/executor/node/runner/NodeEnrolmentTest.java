@@ -120,4 +120,17 @@ class NodeEnrolmentTest {
                 "the runner refused the enrolment: node node-a is already in the nodes file with another key"));
         assertThat(enrol("node-b", second)).isInstanceOf(Enroller.Outcome.Enrolled.class);
     }
+
+    /** The runner accepted but its answer was lost: the same node, with the same key, enrols with a new token. */
+    @Test
+    void theSameNodeWithTheSameKeyEnrolsAgainWithANewToken() throws Exception {
+        assertThat(enrol("node-a", tokens.issue(Duration.ofHours(1), runner.getPublic()))).isInstanceOf(Enroller.Outcome.Enrolled.class);
+        Files.delete(dir.resolve("node-a/runner-keys"));
+
+        Enroller.Outcome again = enrol("node-a", tokens.issue(Duration.ofHours(1), runner.getPublic()));
+
+        assertThat(again).isInstanceOfSatisfying(Enroller.Outcome.Enrolled.class, e -> assertThat(e.madeKey()).isFalse());
+        assertThat(Files.readString(nodesFile).lines().filter(l -> l.startsWith("node-a "))).hasSize(1);
+        assertThat(Keyset.read(dir.resolve("node-a/runner-keys")).keys()).containsOnlyKeys("runner-1");
+    }
 }
