@@ -18,7 +18,7 @@ final class ExecutorWiring {
         return Guarded.executor(switch (name) {
             case "docker" -> new DockerExecutor(options.dockerSocket, options.warmContainers);
             case "kubernetes" -> new KubernetesExecutor(kubernetes(options.kubernetes));
-            case "node" -> NodeWiring.executor(options.node);
+            case "node" -> NodeWiring.executor(options.node, options.stateDir());
             default -> throw new IllegalArgumentException(
                     "--executor " + name + ": unknown executor; choose one of " + String.join(", ", new Names()));
         });

@@ -2,13 +2,20 @@ package dev.knotless.cli;
 
 import dev.knotless.executor.node.channel.ChannelOptions;
 import dev.knotless.executor.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.protocol.EnrolmentToken;
 import dev.knotless.executor.node.protocol.KeyFiles;
+import dev.knotless.executor.node.protocol.Names;
+import dev.knotless.executor.node.runner.EnrolmentTokens;
+import dev.knotless.executor.node.runner.NodeDrains;
+import dev.knotless.executor.node.service.Enroller;
+import java.security.PrivateKey;
 import dev.knotless.executor.node.runc.NodeOptions;
 import dev.knotless.executor.node.runc.RunAs;
 import dev.knotless.executor.node.runc.UserNamespace;
 import dev.knotless.executor.node.service.CniAllocationNetwork;
 import dev.knotless.executor.node.service.NodeService;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -16,6 +23,7 @@ import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -23,9 +31,15 @@ import picocli.CommandLine.Spec;
 @Command(name = "node", mixinStandardHelpOptions = true,
         description = {"Runs this machine as a node of a runner: dials the runner (the node opens no port), takes only"
                 + " signed, typed actions from it, and runs their runs in runc containers.",
-                "Without --node-id, prints this help. 'node keygen' makes the keys."},
-        subcommands = {NodeCommand.Keygen.class})
+                "Without --node-id, prints this help. 'node enroll' joins this machine to a runner with a token"
+                        + " from 'node token'; 'node keygen' makes keys for joining by hand."},
+        subcommands = {NodeCommand.Keygen.class, NodeCommand.Token.class, NodeCommand.Enroll.class, NodeCommand.Drain.class,
+                NodeCommand.Undrain.class, NodeListCommand.class})
 final class NodeCommand implements Callable<Integer> {
+
+    /** Where {@code node enroll} puts the node's key pair and its runner keyset, in the state directory. */
+    static final String ENROLLED_KEY = "node";
+    static final String ENROLLED_KEYSET = "runner-keys";
 
     @Option(names = "--node-id", paramLabel = "ID", description = "This node's id, as the runner's nodes file names it.")
     @Nullable String nodeId;
@@ -34,7 +48,8 @@ final class NodeCommand implements Callable<Integer> {
     @Nullable String server;
 
     @Option(names = "--identity-key", paramLabel = "FILE",
-            description = "This node's Ed25519 private key: signs every observation, and is its TLS identity.")
+            description = "This node's Ed25519 private key: signs every observation, and is its TLS identity"
+                    + " (default: STATE_DIR/node.key, where 'node enroll' makes it).")
     @Nullable Path identityKey;
 
     @ArgGroup(exclusive = true, heading = "%nThe runner keys this node obeys (one of):%n")
@@ -113,9 +128,18 @@ final class NodeCommand implements Callable<Integer> {
             spec.commandLine().usage(spec.commandLine().getOut());
             return ExitCodes.SUCCESS;
         }
+        // After 'node enroll', the key and the keyset are where it put them in the state directory.
+        if (identityKey == null && Files.exists(stateDir.resolve(ENROLLED_KEY + ".key"))) {
+            identityKey = stateDir.resolve(ENROLLED_KEY + ".key");
+        }
+        if (trust == null && Files.exists(stateDir.resolve(ENROLLED_KEYSET))) {
+            trust = new Trust();
+            trust.keyset = stateDir.resolve(ENROLLED_KEYSET);
+        }
         if (server == null || identityKey == null || trust == null) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                    "node --node-id needs --server, --identity-key and --keyset (or --key-id with --public-key)");
+                    "node --node-id needs --server, --identity-key and --keyset (or --key-id with --public-key),"
+                            + " or a --state-dir that 'node enroll' has written them to");
         }
         if ((cniBin == null) != (subnet == null)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--cni-bin and --subnet go together");
@@ -175,6 +199,131 @@ final class NodeCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
             spec.commandLine().getErr().println("wrote " + written.privateKey().toAbsolutePath() + " (mode 0600), "
                     + written.publicKey().toAbsolutePath() + " and " + written.keyIdFile().toAbsolutePath());
+            return ExitCodes.SUCCESS;
+        }
+    }
+
+    @Command(name = "token", mixinStandardHelpOptions = true,
+            description = {"On the runner host: prints a one-time enrolment token for 'node enroll' on a new node.",
+                    "The token carries this runner's public key (the node pins it before it sends anything) and a"
+                    + " secret; only the secret's SHA-256 is kept, in STATE_DIR/" + EnrolmentTokens.FILE_NAME + ". It works"
+                    + " once, until it expires, with a daemon started with --executor node and this --state-dir."})
+    static final class Token implements Callable<Integer> {
+        @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "1h", converter = DurationConverter.class,
+                description = "How long the token is valid (at most 7 days; default: ${DEFAULT-VALUE}).")
+        Duration ttl;
+
+        @Option(names = "--node-key", required = true, paramLabel = "FILE",
+                description = "The runner's Ed25519 private key, as the daemon's --node-key.")
+        Path nodeKey;
+
+        @Mixin
+        StateDirOption state;
+
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            PrivateKey key = KeyFiles.readPrivateKey(nodeKey);
+            EnrolmentToken token = NodeWiring.tokens(state.stateDir()).issue(ttl, Ed25519Keys.publicKeyOf(key));
+            spec.commandLine().getOut().println(token.format());
+            spec.commandLine().getOut().flush();
+            spec.commandLine().getErr().println("token " + token.id() + " for runner key " + token.runnerKeyId()
+                    + ", valid until " + java.time.Instant.now().plus(ttl).truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                    + ", once");
+            return ExitCodes.SUCCESS;
+        }
+    }
+
+    @Command(name = "enroll", mixinStandardHelpOptions = true,
+            description = {"On a new node: joins it to the runner with a token from 'node token'.",
+                    "Makes the node's key (STATE_DIR/node.key, .pub, .id) if it has none, connects to the runner pinned"
+                    + " to the key the token carries, proves the token, and writes the runner's key to"
+                    + " STATE_DIR/runner-keys. The runner adds the node to its nodes file. Then start the node with"
+                    + " 'node --node-id ID --server HOST:PORT --state-dir DIR'."})
+    static final class Enroll implements Callable<Integer> {
+        @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "The runner's --node-listen address.")
+        String server;
+
+        @Option(names = "--token", required = true, paramLabel = "TOKEN",
+                description = "The token 'node token' printed (or @FILE to read it from a file).")
+        String token;
+
+        @Option(names = "--node-id", required = true, paramLabel = "ID", description = "This node's id in the runner's nodes file.")
+        String nodeId;
+
+        @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/var/lib/knotless-node",
+                description = "The node's state directory, where its key and keyset go (default: ${DEFAULT-VALUE}).")
+        Path stateDir;
+
+        @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
+                description = "How long to wait for the runner (default: ${DEFAULT-VALUE}).")
+        Duration timeout;
+
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            Names.node(nodeId);
+            EnrolmentToken parsed = EnrolmentToken.parse(token.startsWith("@")
+                    ? Files.readString(Path.of(token.substring(1))) : token);
+            InetSocketAddress address = NodeWiring.address(server);
+            Files.createDirectories(stateDir);
+            Enroller.Outcome outcome = new Enroller(new Enroller.Config(nodeId, address.getHostString(), address.getPort(), parsed,
+                    stateDir.resolve(ENROLLED_KEY), stateDir.resolve(ENROLLED_KEYSET), timeout)).enrol();
+            return switch (outcome) {
+                case Enroller.Outcome.Refused r -> {
+                    spec.commandLine().getErr().println("node enroll: " + r.reason());
+                    yield ExitCodes.FAILURE;
+                }
+                case Enroller.Outcome.Enrolled e -> {
+                    spec.commandLine().getOut().println("enrolled " + nodeId + " with the runner at " + server
+                            + "; it obeys runner key " + e.runnerKeyId());
+                    spec.commandLine().getErr().println((e.madeKey() ? "made " : "kept ") + e.identityKey().toAbsolutePath()
+                            + "; trusted runner keys in " + e.keyset().toAbsolutePath());
+                    yield ExitCodes.SUCCESS;
+                }
+            };
+        }
+    }
+
+    @Command(name = "drain", mixinStandardHelpOptions = true,
+            description = {"On the runner host: the daemon places no new run on the node; runs already on it finish.",
+                    "Kept in STATE_DIR/" + NodeDrains.FILE_NAME + " (durable; the daemon sees it within a placement);"
+                    + " 'node undrain' gives the node runs again."})
+    static final class Drain implements Callable<Integer> {
+        @picocli.CommandLine.Parameters(paramLabel = "NODE_ID", description = "The node, as the nodes file names it.")
+        String node;
+
+        @Mixin
+        StateDirOption state;
+
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            boolean changed = new NodeDrains(state.stateDir()).drain(node);
+            spec.commandLine().getOut().println(node + (changed ? " drained" : " was drained already")
+                    + ": no new run is placed on it; runs on it finish");
+            return ExitCodes.SUCCESS;
+        }
+    }
+
+    @Command(name = "undrain", mixinStandardHelpOptions = true,
+            description = "On the runner host: the daemon places new runs on the node again.")
+    static final class Undrain implements Callable<Integer> {
+        @picocli.CommandLine.Parameters(paramLabel = "NODE_ID", description = "The node, as the nodes file names it.")
+        String node;
+
+        @Mixin
+        StateDirOption state;
+
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            boolean changed = new NodeDrains(state.stateDir()).undrain(node);
+            spec.commandLine().getOut().println(node + (changed ? " undrained" : " was not drained") + ": new runs may be placed on it");
             return ExitCodes.SUCCESS;
         }
     }

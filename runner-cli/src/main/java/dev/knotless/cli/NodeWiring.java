@@ -6,13 +6,19 @@ import dev.knotless.executor.node.protocol.Ed25519Keys;
 import dev.knotless.executor.node.protocol.KeyFiles;
 import dev.knotless.executor.node.protocol.ProtocolJson;
 import dev.knotless.executor.node.protocol.Signer;
+import dev.knotless.executor.node.runner.EnrolmentTokens;
+import dev.knotless.executor.node.runner.FleetSnapshot;
+import dev.knotless.executor.node.runner.NodeDrains;
+import dev.knotless.executor.node.runner.NodeEnrolment;
 import dev.knotless.executor.node.runner.NodeExecutor;
 import dev.knotless.executor.node.runner.NodeHub;
 import dev.knotless.executor.node.runner.NodesFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.security.PrivateKey;
+import java.security.SecureRandom;
 import java.security.PublicKey;
 import java.time.Clock;
 import java.util.Optional;
@@ -22,7 +28,11 @@ final class NodeWiring {
 
     private NodeWiring() {}
 
-    static NodeExecutor executor(RunnerOptions.NodeFlags flags) {
+    /**
+     * @param stateDir the runner's state directory: its enrolment tokens ({@code node token}) are
+     *     redeemed there, and enrolled nodes are added to {@code --nodes}; drained nodes are listed there
+     */
+    static NodeExecutor executor(RunnerOptions.NodeFlags flags, Path stateDir) {
         if (flags.nodes == null || flags.key == null) {
             throw new IllegalArgumentException("--executor node needs --nodes FILE and --node-key FILE");
         }
@@ -31,14 +41,35 @@ final class NodeWiring {
             PublicKey publicKey = Ed25519Keys.publicKeyOf(key);
             String keyId = flags.keyId != null ? flags.keyId : Ed25519Keys.keyIdOf(Ed25519Keys.raw(publicKey));
             ProtocolJson json = new ProtocolJson();
-            NodeHub hub = new NodeHub(address(flags.listen), TlsIdentity.of(key, publicKey), NodesFile.read(flags.nodes), json,
-                    Clock.systemUTC(), ChannelOptions.DEFAULTS);
+            showEnrolments();
+            NodeEnrolment enrolment = new NodeEnrolment(tokens(stateDir), flags.nodes, keyId, publicKey);
+            NodeHub hub = new NodeHub(address(flags.listen), TlsIdentity.of(key, publicKey), NodesFile.readOrEmpty(flags.nodes), json,
+                    Clock.systemUTC(), ChannelOptions.DEFAULTS, Optional.of(enrolment));
             Optional<String> network = flags.network.equals("none") ? Optional.empty() : Optional.of(flags.network);
-            return new NodeExecutor(hub, new Signer(keyId, key, json), Clock.systemUTC(), new NodeExecutor.Options(network,
-                    flags.placementWait, NodeExecutor.Options.DEFAULT.reattachWindow()));
+            NodeDrains drains = new NodeDrains(stateDir);
+            NodeExecutor executor = new NodeExecutor(hub, new Signer(keyId, key, json), Clock.systemUTC(), new NodeExecutor.Options(network,
+                    flags.placementWait, NodeExecutor.Options.DEFAULT.reattachWindow()), drains::drained);
+            // 'node list' is another process: it reads what this one knows from the state directory.
+            FleetSnapshot.keepWriting(executor, stateDir, Clock.systemUTC());
+            return executor;
         } catch (IOException e) {
             throw new UncheckedIOException("--executor node: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * An enrolment changes whom the runner trusts, and is rare: its line is shown at info, as a
+     * refusal is at warn, unless KNOTLESS_LOG asks for another level.
+     */
+    private static void showEnrolments() {
+        if (System.getenv("KNOTLESS_LOG") == null
+                && org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
+            context.getLogger(NodeEnrolment.class).setLevel(ch.qos.logback.classic.Level.INFO);
+        }
+    }
+
+    static EnrolmentTokens tokens(Path stateDir) {
+        return new EnrolmentTokens(stateDir, Clock.systemUTC(), new SecureRandom());
     }
 
     static InetSocketAddress address(String hostPort) {

@@ -132,6 +132,11 @@ final class RunnerOptions {
         return ExecutorWiring.create(executor, this);
     }
 
+    /** The node fleet the API shows ({@code /api/nodes}), with {@code --executor node}; else null. */
+    dev.knotless.http.@org.jspecify.annotations.Nullable NodeFleet nodeFleet() {
+        return executor.equals("node") ? new NodeFleetFiles(stateDir(), node.nodes, java.time.Clock.systemUTC()) : null;
+    }
+
     private static String hostname() {
         try {
             return InetAddress.getLocalHost().getHostName();

@@ -42,6 +42,10 @@ final class NodeRig implements AutoCloseable {
     private final Process node;
 
     NodeRig(Path dir) throws Exception {
+        this(dir, Join.BY_HAND);
+    }
+
+    NodeRig(Path dir, Join join) throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "skipped: the node agent needs root");
         for (String binary : List.of("/usr/bin/docker-registry", "/usr/sbin/runc", "/usr/lib/cni/bridge")) {
             assumeTrue(Files.isExecutable(Path.of(binary)), () -> "skipped: " + binary + " is missing (scripts/test installs it)");
@@ -64,19 +68,54 @@ final class NodeRig implements AutoCloseable {
         image = tag.substring(0, tag.lastIndexOf(':')) + "@" + digest.group(1);
 
         String runnerKeyId = cli("node", "keygen", "--out", dir.resolve("runner").toString()).strip();
-        cli("node", "keygen", "--out", dir.resolve("node-a").toString());
         runnerKey = dir.resolve("runner.key");
-        nodes = Files.writeString(dir.resolve("nodes.txt"), "node-a " + Files.readString(dir.resolve("node-a.pub")).strip() + "\n");
-        Path keyset = Files.writeString(dir.resolve("keyset"),
-                runnerKeyId + " " + Files.readString(dir.resolve("runner.pub")).strip() + "\n");
+        nodes = dir.resolve("nodes.txt");
         listen = freePort();
+        List<String> trust;
+        if (join == Join.BY_HAND) {
+            cli("node", "keygen", "--out", dir.resolve("node-a").toString());
+            Files.writeString(nodes, "node-a " + Files.readString(dir.resolve("node-a.pub")).strip() + "\n");
+            Path keyset = Files.writeString(dir.resolve("keyset"),
+                    runnerKeyId + " " + Files.readString(dir.resolve("runner.pub")).strip() + "\n");
+            trust = List.of("--identity-key", dir.resolve("node-a.key").toString(), "--keyset", keyset.toString());
+        } else {
+            join.enrol(this);
+            trust = List.of(); // the agent finds what enrolment wrote in its --state-dir
+        }
         String subnet = "10." + ThreadLocalRandom.current().nextInt(213, 251) + "." + ThreadLocalRandom.current().nextInt(0, 256) + ".0/24";
         bridge = "kncli" + HexFormat.of().formatHex(random(2));
-        node = new ProcessBuilder(DaemonProcess.checkout().resolve("bin/knotless-run").toString(), "node", "--node-id", "node-a",
-                "--server", "127.0.0.1:" + listen, "--identity-key", dir.resolve("node-a.key").toString(),
-                "--keyset", keyset.toString(), "--state-dir", dir.resolve("node-state").toString(),
-                "--cni-bin", "/usr/lib/cni", "--subnet", subnet, "--bridge", bridge)
-                .redirectErrorStream(true).redirectOutput(dir.resolve("node.log").toFile()).start();
+        List<String> command = new ArrayList<>(List.of(DaemonProcess.checkout().resolve("bin/knotless-run").toString(), "node",
+                "--node-id", "node-a", "--server", "127.0.0.1:" + listen));
+        command.addAll(trust);
+        command.addAll(List.of("--state-dir", dir.resolve("node-state").toString(),
+                "--cni-bin", "/usr/lib/cni", "--subnet", subnet, "--bridge", bridge));
+        node = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("node.log").toFile()).start();
+        join.started(this);
+    }
+
+    /**
+     * How the node joins the runner: keys copied by hand (the nodes file and a keyset written by the
+     * rig), or a one-time token whose {@code enrol} runs {@code node enroll} against a runner of its
+     * own before the agent starts, and whose {@code started} may check the agent once it runs.
+     */
+    interface Join {
+        Join BY_HAND = new Join() {};
+
+        default void enrol(NodeRig rig) throws Exception {}
+
+        default void started(NodeRig rig) throws Exception {}
+    }
+
+    Path runnerKey() {
+        return runnerKey;
+    }
+
+    Path nodesFile() {
+        return nodes;
+    }
+
+    Path nodeState() {
+        return dir.resolve("node-state");
     }
 
     /** The runner's flags that reach this node. */

@@ -16,10 +16,18 @@ import java.util.function.BooleanSupplier;
  * @param cancel how a run is cancelled ({@code Daemon::cancel})
  * @param manualRuns what queues {@code POST /api/runs}; null where no daemon takes runs (then 503)
  * @param caches the runner's cache store, where runs' artifacts are; null to serve none
+ * @param nodes the node fleet ({@code /api/nodes}); null where the daemon runs no node executor (then 404)
  */
 public record ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
         BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns,
-        dev.knotless.cache.@Nullable CacheStore caches) {
+        dev.knotless.cache.@Nullable CacheStore caches, @Nullable NodeFleet nodes) {
+
+    /** Sources with manual runs and artifacts, without nodes. */
+    public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
+            BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns,
+            dev.knotless.cache.@Nullable CacheStore caches) {
+        this(state, checks, forge, live, metrics, loopAlive, cancel, manualRuns, caches, null);
+    }
 
     /** Sources with manual runs, without artifacts. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,

@@ -50,6 +50,7 @@ public final class StatusServer implements AutoCloseable {
         ObjectMapper json = JsonMapper.builder().addModule(new JavaTimeModule())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
         RunsApi api = new RunsApi(sources, json);
+        NodesApi nodes = new NodesApi(sources, json);
         this.events = new RunEvents(sources, api, json);
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
@@ -70,6 +71,9 @@ public final class StatusServer implements AutoCloseable {
             config.routes.post("/api/runs/{id}/rerun", api::rerun);
             config.routes.post("/api/commits/{sha}/rerun-failed", api::rerunFailed);
             config.routes.post("/api/runs/{id}/cancel", api::cancel);
+            config.routes.get("/api/nodes", nodes::list);
+            config.routes.post("/api/nodes/{id}/drain", nodes::drain);
+            config.routes.post("/api/nodes/{id}/undrain", nodes::undrain);
             config.routes.get("/healthz", api::health);
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(sources.metrics().scrape()));

@@ -35,6 +35,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,12 +72,31 @@ public final class NodeExecutor implements Executor, Resumption {
     private final Options options;
     private final ConcurrentHashMap<String, Placement> placements = new ConcurrentHashMap<>();
     private final Object placing = new Object();
+    private final Supplier<Set<String>> drained;
 
     public NodeExecutor(NodeHub hub, Signer signer, Clock clock, Options options) {
+        this(hub, signer, clock, options, Set::of);
+    }
+
+    /** @param drained the nodes placement skips for new runs ({@link NodeDrains}); runs on them finish */
+    public NodeExecutor(NodeHub hub, Signer signer, Clock clock, Options options, Supplier<Set<String>> drained) {
         this.hub = hub;
         this.calls = new NodeCalls(hub, signer, clock);
         this.options = options;
+        this.drained = drained;
         hub.onConnect((node, orphans) -> sweepLateNode(node));
+    }
+
+    /** What this runner knows of each node now, for the fleet view ({@link FleetSnapshot}). */
+    public List<FleetSnapshot.Node> fleet() {
+        Map<String, Integer> load = new java.util.TreeMap<>();
+        placements.values().forEach(p -> load.merge(p.node(), 1, Integer::sum));
+        Set<String> connected = hub.connected();
+        Set<String> off = drained.get();
+        Set<String> ids = new java.util.TreeSet<>(hub.known());
+        ids.addAll(load.keySet());
+        return ids.stream().map(n -> new FleetSnapshot.Node(n, hub.keyIdOf(n).orElse("-"), connected.contains(n),
+                off.contains(n), hub.lastSeen(n), load.getOrDefault(n, 0))).toList();
     }
 
     /** The last sweep asked for: a node that connects later gets it too (see {@link #sweepLateNode}). */
@@ -365,11 +385,16 @@ public final class NodeExecutor implements Executor, Resumption {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     Set<String> connected = hub.connected();
+                    Set<String> off = drained.get();
+                    long drainedConnected = connected.stream().filter(off::contains).count();
                     throw new ExecutorException(Failure.Kind.UNSCHEDULABLE, connected.isEmpty()
                             ? "no node is connected to this runner (waited " + options.placementWait().toSeconds() + " s)"
-                            : "no node can take the run: " + connected.size() + " connected, "
-                                    + (untrusted ? "none free for an untrusted run, which needs a node of its own"
-                                            : "all held by untrusted runs"));
+                            : drainedConnected == connected.size()
+                                    ? "no node can take the run: every connected node (" + connected.size() + ") is drained"
+                                    : "no node can take the run: " + connected.size() + " connected"
+                                            + (drainedConnected > 0 ? " (" + drainedConnected + " drained)" : "") + ", "
+                                            + (untrusted ? "none free for an untrusted run, which needs a node of its own"
+                                                    : "all held by untrusted runs"));
                 }
                 try {
                     placing.wait(Math.max(1, Math.min(200, left / 1_000_000)));
@@ -390,7 +415,9 @@ public final class NodeExecutor implements Executor, Resumption {
                 exclusive.add(p.node());
             }
         }
+        Set<String> off = drained.get();
         return hub.connected().stream()
+                .filter(n -> !off.contains(n))
                 .filter(n -> !exclusive.contains(n))
                 .filter(n -> !untrusted || load.getOrDefault(n, 0) == 0)
                 .min((a, b) -> Integer.compare(load.getOrDefault(a, 0), load.getOrDefault(b, 0)));

@@ -4,6 +4,7 @@ import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.node.channel.ChannelOptions;
 import dev.knotless.executor.node.channel.ChannelServer;
 import dev.knotless.executor.node.channel.Connection;
+import dev.knotless.executor.node.channel.Enrolment;
 import dev.knotless.executor.node.channel.PeerPins;
 import dev.knotless.executor.node.channel.Stream;
 import dev.knotless.executor.node.channel.TlsIdentity;
@@ -17,7 +18,6 @@ import java.net.InetSocketAddress;
 import java.security.PublicKey;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,9 +41,15 @@ public final class NodeHub implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NodeHub.class);
 
     private final ChannelServer server;
-    private final Map<String, ObservationVerifier> verifiers = new HashMap<>();
+    private final Map<String, ObservationVerifier> verifiers = new ConcurrentHashMap<>();
+    private final PeerPins pins;
+    private final Clock clock;
     private final ConcurrentHashMap<String, Connection> links = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, List<String>> orphans = new ConcurrentHashMap<>();
+    /** When each node was last connected (since this hub started): set on connect and on disconnect. */
+    private final ConcurrentHashMap<String, java.time.Instant> lastSeen = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, String> keyIds = new ConcurrentHashMap<>();
+    private volatile boolean closed;
     private final ProtocolJson json;
     private final Object changed = new Object();
     private final java.util.List<java.util.function.BiConsumer<String, List<String>>> connectListeners =
@@ -51,13 +57,38 @@ public final class NodeHub implements AutoCloseable {
 
     public NodeHub(InetSocketAddress listen, TlsIdentity runner, NodesFile nodes, ProtocolJson json, Clock clock,
             ChannelOptions options) throws IOException {
+        this(listen, runner, nodes, json, clock, options, Optional.empty());
+    }
+
+    /**
+     * With {@code enrolment}, nodes may also enrol on the same port with a one-time token
+     * (docs/design/node-enrolment.md); an enrolled node is accepted at once, without a restart.
+     */
+    public NodeHub(InetSocketAddress listen, TlsIdentity runner, NodesFile nodes, ProtocolJson json, Clock clock,
+            ChannelOptions options, Optional<NodeEnrolment> enrolment) throws IOException {
         this.json = json;
-        Map<PublicKey, String> pins = new HashMap<>();
-        nodes.nodes().forEach((node, key) -> {
-            pins.put(key, node);
-            verifiers.put(node, new ObservationVerifier(node, Keyset.single(Ed25519Keys.keyIdOf(Ed25519Keys.raw(key)), key), json, clock));
-        });
-        this.server = new ChannelServer(listen, runner, PeerPins.of(pins), this::connected, options);
+        this.clock = clock;
+        this.pins = new PeerPins();
+        nodes.nodes().forEach(this::admit);
+        this.server = new ChannelServer(listen, runner, pins, this::connected, options,
+                enrolment.<Enrolment.Desk>map(desk -> (request, key, from) -> desk.enrol(request, key, from, this::admit)).orElse(null));
+    }
+
+    /**
+     * Accepts {@code node} under {@code key} from the next handshake on: its pin and its verifier.
+     * Enrolment calls it after the node is in the nodes file.
+     */
+    public void admit(String node, PublicKey key) {
+        String keyId = Ed25519Keys.keyIdOf(Ed25519Keys.raw(key));
+        keyIds.put(node, keyId);
+        verifiers.put(node, new ObservationVerifier(node, Keyset.single(keyId, key), json, clock));
+        pins.pin(key, node);
+        signalChange();
+    }
+
+    /** The node ids this hub accepts (the nodes file's, and those enrolled since it started). */
+    public Set<String> known() {
+        return new TreeSet<>(verifiers.keySet());
     }
 
     public InetSocketAddress address() {
@@ -142,8 +173,23 @@ public final class NodeHub implements AutoCloseable {
         orphans.computeIfPresent(node, (n, list) -> list.stream().filter(a -> !deleted.contains(a)).toList());
     }
 
+    /** When the node was last connected: now while it is; empty if not since this hub started. */
+    public Optional<java.time.Instant> lastSeen(String node) {
+        return link(node).isPresent() ? Optional.of(clock.instant()) : Optional.ofNullable(lastSeen.get(node));
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** The key a node is pinned to, by its id: what its verifier trusts. */
+    public Optional<String> keyIdOf(String node) {
+        return Optional.ofNullable(keyIds.get(node));
+    }
+
     private void connected(Connection c) {
         String node = c.peer();
+        lastSeen.put(node, clock.instant());
         Connection old = links.put(node, c);
         if (old != null && old != c) {
             old.close();
@@ -152,6 +198,7 @@ public final class NodeHub implements AutoCloseable {
         c.onStream(stream -> report(node, stream));
         c.onClose(() -> {
             links.remove(node, c);
+            lastSeen.put(node, clock.instant());
             LOG.info("node disconnected node={} reason={}", node, c.closeReason().orElse("closed"));
             signalChange();
         });
@@ -188,6 +235,7 @@ public final class NodeHub implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         server.close();
         links.values().forEach(Connection::close);
     }

@@ -1,5 +1,6 @@
 package dev.knotless.executor.node.runner;
 
+import dev.knotless.executor.node.protocol.AtomicFiles;
 import dev.knotless.executor.node.protocol.Ed25519Keys;
 import dev.knotless.executor.node.protocol.Names;
 import java.io.IOException;
@@ -25,6 +26,43 @@ public record NodesFile(Map<String, PublicKey> nodes) {
 
     public static NodesFile read(Path file) throws IOException {
         return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+    }
+
+    /** As {@link #read}; a file that does not exist yet is an empty fleet (nodes join by enrolment). */
+    public static NodesFile readOrEmpty(Path file) throws IOException {
+        return Files.exists(file) ? read(file) : new NodesFile(Map.of());
+    }
+
+    /**
+     * Adds {@code node} with {@code key} to the file, keeping every other line as it is, by an atomic,
+     * durable replace. Returns false when the node is there with this key already (an enrolment
+     * retried); refuses a node id listed with another key, or a key another node has.
+     */
+    public static boolean add(Path file, String node, PublicKey key) throws IOException {
+        Names.node(node);
+        String text = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+        NodesFile current = parse(text, file.toString());
+        PublicKey listed = current.nodes().get(node);
+        if (listed != null) {
+            if (sameKey(listed, key)) {
+                return false;
+            }
+            throw new IllegalArgumentException("node " + node + " is already in the nodes file with another key");
+        }
+        for (Map.Entry<String, PublicKey> e : current.nodes().entrySet()) {
+            if (sameKey(e.getValue(), key)) {
+                throw new IllegalArgumentException("this key is already in the nodes file as node " + e.getKey());
+            }
+        }
+        String line = node + " " + Ed25519Keys.encodeBase64Key(Ed25519Keys.raw(key)) + "\n";
+        String next = text.isEmpty() || text.endsWith("\n") ? text + line : text + "\n" + line;
+        AtomicFiles.write(file, next.getBytes(StandardCharsets.UTF_8), AtomicFiles.publicMode());
+        return true;
+    }
+
+    /** By raw bytes: a key from a certificate and one from a file may be different classes. */
+    private static boolean sameKey(PublicKey a, PublicKey b) {
+        return java.util.Arrays.equals(Ed25519Keys.raw(a), Ed25519Keys.raw(b));
     }
 
     public static NodesFile parse(String text, String source) {

@@ -1,5 +1,6 @@
 package dev.knotless.executor.node.channel;
 
+import dev.knotless.executor.node.protocol.ProtocolJson;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -70,6 +71,39 @@ public final class ChannelClient {
             }
             String stage = socket.isConnected() ? " failed during the TLS handshake: " : " failed: ";
             throw new IOException("channel to " + where + stage + e.getMessage());
+        }
+    }
+
+    /**
+     * Enrols this node's key with the runner that issued {@code token}: dials with {@link
+     * Enrolment#ALPN}, pinned to the runner key the token carries, sends the request and returns the
+     * runner's answer. Fails with one line (never naming the token) when no answer comes.
+     */
+    public static Enrolment.Answer enrol(String host, int port, TlsIdentity me, Enrolment.Request request,
+            PeerPins runner, Duration timeout) throws IOException {
+        String where = host + ":" + port;
+        int millis = Math.toIntExact(Math.max(1, timeout.toMillis()));
+        Socket socket = new Socket();
+        try (socket) {
+            socket.setTcpNoDelay(true);
+            socket.connect(new InetSocketAddress(host, port), millis);
+            socket.setSoTimeout(millis);
+            SSLSocket tls = (SSLSocket) me.sslContext(runner).getSocketFactory().createSocket(socket, host, port, true);
+            TlsIdentity.restrict(tls, false, new String[] {Enrolment.ALPN});
+            tls.startHandshake();
+            new PinningTrustManager(runner, Clock.systemUTC()).check(ChannelServer.peerChain(tls));
+            if (!Enrolment.ALPN.equals(tls.getApplicationProtocol())) {
+                throw new IOException("the runner at " + where + " takes no enrolments on this port");
+            }
+            ProtocolJson json = new ProtocolJson();
+            Enrolment.write(tls.getOutputStream(), request, json);
+            return Enrolment.read(tls.getInputStream(), Enrolment.Answer.class, json);
+        } catch (SocketTimeoutException e) {
+            throw new IOException("enrolment at " + where + ": no answer within " + timeout.toMillis() + " ms");
+        } catch (SSLException | CertificateException e) {
+            throw new IOException("enrolment at " + where + " refused: " + e.getMessage());
+        } catch (ConnectException e) {
+            throw new NotListening("enrolment at " + where + " failed: " + e.getMessage());
         }
     }
 

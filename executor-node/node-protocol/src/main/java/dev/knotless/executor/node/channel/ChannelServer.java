@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import dev.knotless.executor.node.protocol.ProtocolJson;
+import java.security.PublicKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
@@ -11,9 +13,11 @@ import java.time.Clock;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,12 +33,17 @@ public final class ChannelServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelServer.class);
 
     private static final int REFUSAL_LINGER_MILLIS = 1000;
+    /** Enrolment connections come from keys nobody pinned: only this many are served at once. */
+    private static final int MAX_CONCURRENT_ENROLMENTS = 4;
 
     private final ServerSocket listener;
     private final SSLContext context;
     private final PinningTrustManager pins;
     private final Consumer<Connection> onConnect;
     private final ChannelOptions options;
+    private final Enrolment.@Nullable Desk enrolment;
+    private final Semaphore enrolling = new Semaphore(MAX_CONCURRENT_ENROLMENTS);
+    private final ProtocolJson json = new ProtocolJson();
     private final Set<Connection> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean closed;
@@ -46,10 +55,20 @@ public final class ChannelServer implements AutoCloseable {
 
     public ChannelServer(InetSocketAddress listen, TlsIdentity me, PeerPins nodes, Consumer<Connection> onConnect,
             ChannelOptions options) throws IOException {
-        this.context = me.sslContext(nodes);
+        this(listen, me, nodes, onConnect, options, null);
+    }
+
+    /**
+     * With {@code enrolment}, the same port also serves enrolments ({@link Enrolment}): a client that
+     * asks for {@link Enrolment#ALPN} is handed to the desk with the key it proved, and to nothing else.
+     */
+    public ChannelServer(InetSocketAddress listen, TlsIdentity me, PeerPins nodes, Consumer<Connection> onConnect,
+            ChannelOptions options, Enrolment.@Nullable Desk enrolment) throws IOException {
+        this.context = me.sslContext(nodes, Clock.systemUTC(), enrolment != null);
         this.pins = new PinningTrustManager(nodes, Clock.systemUTC());
         this.onConnect = onConnect;
         this.options = options;
+        this.enrolment = enrolment;
         this.listener = new ServerSocket();
         listener.setReuseAddress(true);
         listener.bind(listen, 128);
@@ -101,8 +120,12 @@ public final class ChannelServer implements AutoCloseable {
             socket.setSoTimeout(Math.toIntExact(options.handshakeTimeout().toMillis()));
             // Not autoClose: on a refusal the plain socket must outlive the TLS one (see refuse).
             SSLSocket tls = (SSLSocket) context.getSocketFactory().createSocket(socket, null, false);
-            TlsIdentity.restrict(tls, true);
+            TlsIdentity.restrict(tls, true, enrolment != null ? new String[] {Enrolment.ALPN} : new String[0]);
             tls.startHandshake();
+            if (enrolment != null && Enrolment.ALPN.equals(tls.getApplicationProtocol())) {
+                serveEnrolment(enrolment, socket, tls, from);
+                return;
+            }
             // The trust manager already checked the pin; asking again names the peer and sees a key
             // unpinned since the handshake began.
             String node = pins.check(x509(tls.getSession().getPeerCertificates()));
@@ -128,6 +151,50 @@ public final class ChannelServer implements AutoCloseable {
             LOG.warn("the connection handler for {} failed", connection.peer(), e);
             connection.close();
         }
+    }
+
+    /**
+     * One request, one answer, closed: the client's key was checked for form but not pinned, so
+     * nothing but the desk's decision is reachable from here.
+     */
+    private void serveEnrolment(Enrolment.Desk desk, Socket socket, SSLSocket tls, String from) throws IOException {
+        try {
+            Enrolment.Answer answer;
+            if (!enrolling.tryAcquire()) {
+                answer = new Enrolment.Refused("the runner is busy with other enrolments; try again");
+            } else {
+                try {
+                    answer = decide(desk, tls, from);
+                } finally {
+                    enrolling.release();
+                }
+            }
+            Enrolment.write(tls.getOutputStream(), answer, json);
+        } catch (IOException | RuntimeException e) {
+            LOG.info("node enrolment from {} failed: {}", from, e.getMessage());
+        } finally {
+            closeQuietly(tls);
+            closeQuietly(socket);
+        }
+    }
+
+    private Enrolment.Answer decide(Enrolment.Desk desk, SSLSocket tls, String from) throws IOException {
+        PublicKey key;
+        try {
+            key = x509(tls.getSession().getPeerCertificates())[0].getPublicKey();
+        } catch (CertificateException e) {
+            return new Enrolment.Refused(e.getMessage());
+        }
+        Enrolment.Request request;
+        try {
+            request = Enrolment.read(tls.getInputStream(), Enrolment.Request.class, json);
+        } catch (java.io.EOFException | java.net.SocketTimeoutException e) {
+            throw e;
+        } catch (IOException e) {
+            LOG.info("node enrolment refused from={} reason={}", from, e.getMessage());
+            return new Enrolment.Refused(e.getMessage());
+        }
+        return desk.enrol(request, key, from);
     }
 
     private static X509Certificate[] x509(Certificate[] chain) throws CertificateException {
@@ -161,7 +228,7 @@ public final class ChannelServer implements AutoCloseable {
         closeQuietly(socket);
     }
 
-    private static void closeQuietly(Socket socket) {
+    private static void closeQuietly(java.io.Closeable socket) {
         try {
             socket.close();
         } catch (IOException e) {

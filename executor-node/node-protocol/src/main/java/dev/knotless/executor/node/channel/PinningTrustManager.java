@@ -8,6 +8,7 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.Date;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
@@ -19,16 +20,40 @@ final class PinningTrustManager extends X509ExtendedTrustManager {
 
     private static final X509Certificate[] NO_ISSUERS = new X509Certificate[0];
 
+    /** The name a connection gets while its key is checked for enrolment only (never a node id). */
+    static final String ENROLLING = "(enrolling)";
+
     private final PeerPins pins;
     private final Clock clock;
+    private final boolean enrolment;
 
     PinningTrustManager(PeerPins pins, Clock clock) {
+        this(pins, clock, false);
+    }
+
+    /**
+     * With {@code enrolment}, a client that asked for {@link Enrolment#ALPN} may present an unpinned
+     * key (still exactly one valid self-signed Ed25519 certificate): what it may then do is the
+     * enrolment exchange alone, which {@link ChannelServer} enforces.
+     */
+    PinningTrustManager(PeerPins pins, Clock clock, boolean enrolment) {
         this.pins = pins;
         this.clock = clock;
+        this.enrolment = enrolment;
     }
 
     /** Returns the pinned name of the peer that presented {@code chain}, or explains the refusal. */
     String check(X509Certificate[] chain) throws CertificateException {
+        return check(chain, true);
+    }
+
+    private String checkClient(X509Certificate[] chain, Socket socket) throws CertificateException {
+        boolean enrolling = enrolment && socket instanceof SSLSocket tls
+                && Enrolment.ALPN.equals(tls.getHandshakeApplicationProtocol());
+        return check(chain, !enrolling);
+    }
+
+    private String check(X509Certificate[] chain, boolean pinned) throws CertificateException {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("the peer presented no certificate");
         }
@@ -44,8 +69,8 @@ final class PinningTrustManager extends X509ExtendedTrustManager {
             throw new CertificateException("the peer's certificate holds a " + cert.getPublicKey().getAlgorithm()
                     + " key; only pinned Ed25519 keys are accepted");
         }
-        String name = pins.nameOf(raw).orElseThrow(() -> new CertificateException(
-                "the peer's key " + Ed25519Keys.keyIdOf(raw) + " is not pinned"));
+        String name = pinned ? pins.nameOf(raw).orElseThrow(() -> new CertificateException(
+                "the peer's key " + Ed25519Keys.keyIdOf(raw) + " is not pinned")) : ENROLLING;
         try {
             cert.verify(cert.getPublicKey());
         } catch (GeneralSecurityException e) {
@@ -72,7 +97,7 @@ final class PinningTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-        check(chain);
+        checkClient(chain, socket);
     }
 
     @Override

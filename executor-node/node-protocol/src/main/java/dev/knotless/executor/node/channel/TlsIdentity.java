@@ -101,10 +101,15 @@ public final class TlsIdentity {
     }
 
     SSLContext sslContext(PeerPins peers, Clock clock) {
+        return sslContext(peers, clock, false);
+    }
+
+    /** With {@code enrolment}: a server's context that also admits unpinned clients under {@link Enrolment#ALPN}. */
+    SSLContext sslContext(PeerPins peers, Clock clock, boolean enrolment) {
         try {
             SSLContext context = SSLContext.getInstance(PROTOCOL);
             context.init(new KeyManager[] {new IdentityKeyManager(certificate, privateKey)},
-                    new TrustManager[] {new PinningTrustManager(peers, clock)}, new SecureRandom());
+                    new TrustManager[] {new PinningTrustManager(peers, clock, enrolment)}, new SecureRandom());
             return context;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JDK has no " + PROTOCOL + ": " + e.getMessage(), e);
@@ -113,6 +118,11 @@ public final class TlsIdentity {
 
     /** Restricts a socket of this channel to TLS 1.3 and, on the server, requires the client's certificate. */
     static void restrict(SSLSocket socket, boolean server) {
+        restrict(socket, server, new String[0]);
+    }
+
+    /** As {@link #restrict(SSLSocket, boolean)}, offering (client) or accepting (server) these ALPN protocols. */
+    static void restrict(SSLSocket socket, boolean server, String[] applicationProtocols) {
         // Mode first: switching it resets protocols that are still the defaults.
         socket.setUseClientMode(!server);
         SSLParameters params = socket.getSSLParameters();
@@ -121,6 +131,9 @@ public final class TlsIdentity {
         params.setEndpointIdentificationAlgorithm(null);
         if (server) {
             params.setNeedClientAuth(true);
+        }
+        if (applicationProtocols.length > 0) {
+            params.setApplicationProtocols(applicationProtocols);
         }
         socket.setSSLParameters(params);
     }

@@ -1,0 +1,76 @@
+package dev.knotless.executor.node.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.node.channel.ChannelClient;
+import dev.knotless.executor.node.channel.ChannelOptions;
+import dev.knotless.executor.node.channel.Connection;
+import dev.knotless.executor.node.channel.PeerPins;
+import dev.knotless.executor.node.channel.TlsIdentity;
+import dev.knotless.executor.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.protocol.ProtocolJson;
+import dev.knotless.executor.node.protocol.Signer;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FleetSnapshotTest {
+
+    @TempDir
+    Path state;
+
+    @Test
+    void aSnapshotRoundTripsAndAgesOut() throws Exception {
+        Instant now = Instant.parse("2026-03-01T10:00:00Z");
+        List<FleetSnapshot.Node> nodes = List.of(
+                new FleetSnapshot.Node("node-a", "ed25519-0011223344556677", true, false, Optional.of(now), 2),
+                new FleetSnapshot.Node("node-b", "ed25519-8899aabbccddeeff", false, true, Optional.empty(), 0));
+
+        FleetSnapshot.write(state, now, nodes);
+        FleetSnapshot.Read read = FleetSnapshot.read(state).orElseThrow();
+
+        assertThat(read.nodes()).isEqualTo(nodes);
+        assertThat(read.freshAt(now.plus(FleetSnapshot.FRESH))).isTrue();
+        assertThat(read.freshAt(now.plus(FleetSnapshot.FRESH).plusSeconds(1))).isFalse();
+        assertThat(FleetSnapshot.read(state.resolve("nowhere"))).isEmpty();
+    }
+
+    @Test
+    void theExecutorsViewNamesConnectedAndDrainedNodesWithTheirKeysAndLastSeen() throws Exception {
+        KeyPair runner = Ed25519Keys.generate();
+        KeyPair a = Ed25519Keys.generate();
+        KeyPair b = Ed25519Keys.generate();
+        NodeDrains drains = new NodeDrains(state);
+        drains.drain("node-b");
+        ProtocolJson json = new ProtocolJson();
+        try (NodeHub hub = new NodeHub(new InetSocketAddress("127.0.0.1", 0), TlsIdentity.of(runner),
+                new NodesFile(Map.of("node-a", a.getPublic(), "node-b", b.getPublic())), json, Clock.systemUTC(), ChannelOptions.DEFAULTS)) {
+            NodeExecutor executor = new NodeExecutor(hub, new Signer("runner", runner.getPrivate(), json), Clock.systemUTC(),
+                    NodeExecutor.Options.DEFAULT, drains::drained);
+            try (Connection link = ChannelClient.connect("127.0.0.1", hub.address().getPort(), TlsIdentity.of(a),
+                    PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(10))) {
+                assertThat(hub.awaitLink("node-a", Duration.ofSeconds(10), StopSignal.none())).isPresent();
+
+                List<FleetSnapshot.Node> fleet = executor.fleet();
+
+                assertThat(fleet).extracting(FleetSnapshot.Node::node).containsExactly("node-a", "node-b");
+                assertThat(fleet.get(0).connected()).isTrue();
+                assertThat(fleet.get(0).keyId()).isEqualTo(Ed25519Keys.keyIdOf(Ed25519Keys.raw(a.getPublic())));
+                assertThat(fleet.get(0).lastSeen()).isPresent();
+                assertThat(fleet.get(1)).isEqualTo(new FleetSnapshot.Node("node-b", Ed25519Keys.keyIdOf(Ed25519Keys.raw(b.getPublic())),
+                        false, true, Optional.empty(), 0));
+            }
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !executor.fleet().get(0).connected());
+            assertThat(executor.fleet().get(0).lastSeen()).as("last seen when it went away").isPresent();
+        }
+    }
+}

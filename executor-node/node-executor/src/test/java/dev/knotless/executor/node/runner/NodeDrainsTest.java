@@ -1,0 +1,84 @@
+package dev.knotless.executor.node.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.node.channel.ChannelClient;
+import dev.knotless.executor.node.channel.ChannelOptions;
+import dev.knotless.executor.node.channel.Connection;
+import dev.knotless.executor.node.channel.PeerPins;
+import dev.knotless.executor.node.channel.TlsIdentity;
+import dev.knotless.executor.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.protocol.ProtocolJson;
+import dev.knotless.executor.node.protocol.Signer;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NodeDrainsTest {
+
+    @TempDir
+    Path state;
+
+    @Test
+    void drainsAreDurableAndSeenByAnotherInstanceWhenTheFileChanges() throws Exception {
+        NodeDrains daemon = new NodeDrains(state);
+        NodeDrains cli = new NodeDrains(state);
+        assertThat(daemon.drained()).isEmpty();
+
+        assertThat(cli.drain("node-a")).isTrue();
+        assertThat(cli.drain("node-a")).isFalse();
+        assertThat(cli.drain("node-b")).isTrue();
+        assertThat(daemon.drained()).containsExactly("node-a", "node-b");
+        assertThat(Files.readString(state.resolve(NodeDrains.FILE_NAME))).isEqualTo("node-a\nnode-b\n");
+
+        assertThat(cli.undrain("node-a")).isTrue();
+        assertThat(cli.undrain("node-a")).isFalse();
+        assertThat(daemon.drained()).containsExactly("node-b");
+        assertThatThrownBy(() -> cli.drain("Bad/Id")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void anUnreadableFileKeepsTheLastGoodSet() throws Exception {
+        NodeDrains drains = new NodeDrains(state);
+        drains.drain("node-a");
+        assertThat(drains.drained()).containsExactly("node-a");
+
+        Files.writeString(state.resolve(NodeDrains.FILE_NAME), "not a node id!\n");
+
+        assertThat(drains.drained()).containsExactly("node-a");
+    }
+
+    @Test
+    void placementGivesADrainedNodeNoNewRun() throws Exception {
+        KeyPair runner = Ed25519Keys.generate();
+        KeyPair node = Ed25519Keys.generate();
+        NodeDrains drains = new NodeDrains(state);
+        drains.drain("node-a");
+        ProtocolJson json = new ProtocolJson();
+        try (NodeHub hub = new NodeHub(new InetSocketAddress("127.0.0.1", 0), TlsIdentity.of(runner),
+                new NodesFile(Map.of("node-a", node.getPublic())), json, Clock.systemUTC(), ChannelOptions.DEFAULTS);
+                Connection link = ChannelClient.connect("127.0.0.1", hub.address().getPort(), TlsIdentity.of(node),
+                        PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(10))) {
+            assertThat(hub.awaitLink("node-a", Duration.ofSeconds(10), StopSignal.none())).isPresent();
+            NodeExecutor executor = new NodeExecutor(hub, new Signer("runner", runner.getPrivate(), json), Clock.systemUTC(),
+                    new NodeExecutor.Options(Optional.empty(), Duration.ofMillis(300), Duration.ofSeconds(1)), drains::drained);
+            RunSpec spec = RunSpec.builder("drain-test", "run-1", "registry.example/i@sha256:" + "0".repeat(64)).build();
+
+            assertThatThrownBy(() -> executor.start(spec, StopSignal.none()))
+                    .isInstanceOfSatisfying(ExecutorException.class, e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.UNSCHEDULABLE))
+                    .hasMessageContaining("every connected node (1) is drained");
+        }
+    }
+}

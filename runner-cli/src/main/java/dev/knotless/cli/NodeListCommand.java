@@ -1,0 +1,74 @@
+package dev.knotless.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.executor.node.runner.FleetSnapshot;
+import dev.knotless.http.NodeFleet;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "list", mixinStandardHelpOptions = true,
+        description = {"On the runner host: the nodes of this runner — from the nodes file, the drained set and, where a"
+                + " daemon with this --state-dir is running, what it knows: connected, last seen, allocations.",
+                "The daemon writes what it knows to STATE_DIR/" + FleetSnapshot.FILE_NAME + " every few seconds; without"
+                + " a recent one, connected and allocations are unknown ('?', null in JSON)."})
+final class NodeListCommand implements Callable<Integer> {
+
+    @Option(names = "--nodes", paramLabel = "FILE", description = "The daemon's --nodes file (optional: enrolled and connected nodes show without it).")
+    @Nullable Path nodes;
+
+    @Option(names = "--json", description = "One JSON array instead of a table.")
+    boolean json;
+
+    @Mixin
+    StateDirOption state;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        NodeFleet.View view = new NodeFleetFiles(state.stateDir(), nodes, Clock.systemUTC()).view();
+        if (!view.live()) {
+            spec.commandLine().getErr().println(view.reported().map(t -> "no daemon with this state directory has reported since "
+                    + t.truncatedTo(ChronoUnit.SECONDS) + "; connected and allocations are unknown")
+                    .orElse("no daemon with this state directory has reported; connected and allocations are unknown"));
+        }
+        if (json) {
+            ArrayNode array = new ObjectMapper().createArrayNode();
+            for (NodeFleet.Node r : view.nodes()) {
+                ObjectNode o = array.addObject();
+                o.put("node", r.node());
+                o.put("keyId", r.keyId());
+                o.put("inNodesFile", r.inNodesFile());
+                o.put("connected", r.connected());
+                o.put("drained", r.drained());
+                o.put("lastSeen", r.lastSeen() == null ? null : r.lastSeen().toString());
+                o.put("allocations", r.allocations());
+            }
+            out.println(array.toPrettyString());
+        } else {
+            String format = "%-24s %-25s %-9s %-7s %-20s %s%n";
+            out.printf(format, "NODE", "KEY ID", "CONNECTED", "DRAINED", "LAST SEEN", "ALLOCATIONS");
+            for (NodeFleet.Node r : view.nodes()) {
+                out.printf(format, r.node(), r.keyId() == null ? "-" : r.keyId(),
+                        r.connected() == null ? "?" : r.connected() ? "yes" : "no", r.drained() ? "yes" : "no",
+                        r.lastSeen() == null ? "-" : r.lastSeen().truncatedTo(ChronoUnit.SECONDS).toString(),
+                        r.allocations() == null ? "?" : r.allocations().toString());
+            }
+        }
+        out.flush();
+        return ExitCodes.SUCCESS;
+    }
+}

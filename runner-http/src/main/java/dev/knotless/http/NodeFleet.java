@@ -1,0 +1,36 @@
+package dev.knotless.http;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The runner's own nodes, as the API shows and changes them ({@code /api/nodes}): the seam to the
+ * node executor, which this module does not know. Draining is the one change it makes.
+ */
+public interface NodeFleet {
+
+    /**
+     * One node. A null field is unknown: {@code connected} and {@code allocations} when no daemon
+     * has reported recently, {@code inNodesFile} when the nodes file was not read.
+     */
+    record Node(String node, @Nullable String keyId, @Nullable Boolean inNodesFile, @Nullable Boolean connected,
+            boolean drained, @Nullable Instant lastSeen, @Nullable Integer allocations) {}
+
+    /** The nodes, and when the daemon last reported what it knows of them (empty: never). */
+    record View(List<Node> nodes, boolean live, Optional<Instant> reported) {
+        public View {
+            nodes = List.copyOf(nodes);
+        }
+    }
+
+    /** Whether a drain or undrain changed anything. */
+    enum Change { CHANGED, UNCHANGED }
+
+    View view() throws IOException;
+
+    /** Drains ({@code drained}) or undrains {@code node}; an id that is not a node id is an IllegalArgumentException. */
+    Change setDrained(String node, boolean drained) throws IOException;
+}
