@@ -156,7 +156,8 @@ final class DaemonCommand implements Callable<Integer> {
             try (Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
                  StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive,
                          daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs()),
-                         new dev.knotless.cache.CacheStore(stateDir.resolve("cache"), runOptions.cacheBudgetBytes(), Clock.systemUTC())),
+                         new dev.knotless.cache.CacheStore(stateDir.resolve("cache"), runOptions.cacheBudgetBytes(), Clock.systemUTC()),
+                         daemon::pollSoon),
                          log)) {
                 daemon.start();
                 try {

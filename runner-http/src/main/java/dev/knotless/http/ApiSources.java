@@ -16,27 +16,36 @@ import java.util.function.BooleanSupplier;
  * @param cancel how a run is cancelled ({@code Daemon::cancel})
  * @param manualRuns what queues {@code POST /api/runs}; null where no daemon takes runs (then 503)
  * @param caches the runner's cache store, where runs' artifacts are; null to serve none
+ * @param pushHook what {@code POST /hooks/git} asks ({@code Daemon::pollSoon}); null where no
+ *     daemon polls (then 503)
  */
 public record ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
         BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns,
-        dev.knotless.cache.@Nullable CacheStore caches) {
+        dev.knotless.cache.@Nullable CacheStore caches, @Nullable PushHook pushHook) {
+
+    /** Sources with manual runs and artifacts, without push hooks. */
+    public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
+            BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns,
+            dev.knotless.cache.@Nullable CacheStore caches) {
+        this(state, checks, forge, live, metrics, loopAlive, cancel, manualRuns, caches, null);
+    }
 
     /** Sources with manual runs, without artifacts. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
             BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns) {
-        this(state, checks, forge, live, metrics, loopAlive, cancel, manualRuns, null);
+        this(state, checks, forge, live, metrics, loopAlive, cancel, manualRuns, null, null);
     }
 
     /** Sources with no daemon to cancel runs through or queue them. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
             BooleanSupplier loopAlive) {
-        this(state, checks, forge, live, metrics, loopAlive, RunCancel.NONE, null, null);
+        this(state, checks, forge, live, metrics, loopAlive, RunCancel.NONE, null, null, null);
     }
 
     /** Sources with no daemon to queue runs. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
             BooleanSupplier loopAlive, RunCancel cancel) {
-        this(state, checks, forge, live, metrics, loopAlive, cancel, null, null);
+        this(state, checks, forge, live, metrics, loopAlive, cancel, null, null, null);
     }
 
     public ApiSources {

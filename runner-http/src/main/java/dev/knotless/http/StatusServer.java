@@ -70,6 +70,7 @@ public final class StatusServer implements AutoCloseable {
             config.routes.post("/api/runs/{id}/rerun", api::rerun);
             config.routes.post("/api/commits/{sha}/rerun-failed", api::rerunFailed);
             config.routes.post("/api/runs/{id}/cancel", api::cancel);
+            config.routes.post("/hooks/git", api::pushHook);
             config.routes.get("/healthz", api::health);
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(sources.metrics().scrape()));

@@ -54,10 +54,11 @@ final class Intake {
     private final Runnable wakeLander;
     private final BooleanSupplier stopping;
     private final DaemonLog log;
+    private final PollNow pollNow;
 
     Intake(Daemon.Settings settings, Forge forge, Backoff backoff, Planner planner, RunQueue queue,
             MergeQueueRows mergeQueue, RunRequests requests, CheckRecorder checks, Workers workers, boolean landing,
-            Runnable wakeLander, BooleanSupplier stopping, DaemonLog log) {
+            Runnable wakeLander, BooleanSupplier stopping, DaemonLog log, PollNow pollNow) {
         this.settings = settings;
         this.forge = forge;
         this.backoff = backoff;
@@ -72,6 +73,7 @@ final class Intake {
         this.wakeLander = wakeLander;
         this.stopping = stopping;
         this.log = log;
+        this.pollNow = pollNow;
     }
 
     /** Polls the due repositories and queues what their events make; one line per failure. */
@@ -79,8 +81,8 @@ final class Intake {
         if (settings.defaultRunner() != null) {
             nameDefaultRunner();
         }
-        Poller.Round round = poller.pollDue(repo -> RunnerSelection.watches(repo, settings.runnerId())
-                && (settings.discover() || settings.repos().contains(repo.name())));
+        pollNow.applyTo(backoff);
+        Poller.Round round = poller.pollDue(settings::watches);
         round.errors().forEach(log::line);
         boolean queued = false;
         for (ForgeEvent event : round.events()) {
