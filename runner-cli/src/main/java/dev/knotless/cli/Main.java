@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine;
 
 /** The {@code knotless-run} command. */
@@ -12,17 +13,19 @@ public final class Main {
         // this class path lacks, so the lookup opens every jar on it (a fifth of a bare --help).
         System.setProperty("picocli.disable.closures", "true");
         CommandLine cli = commandLineFor(args);
-        boolean[] worked = {false};
+        // Whether a command ran, rather than help, a version or a usage error being printed.
+        AtomicBoolean ran = new AtomicBoolean();
         cli.setExecutionStrategy(parsed -> {
             Integer help = CommandLine.executeHelpRequest(parsed);
             if (help != null) {
                 return help;
             }
-            worked[0] = !(parsed.asCommandLineList().getLast().getCommand() instanceof KnotlessRunCommand);
+            // The root's own run() prints its usage.
+            ran.set(!(parsed.asCommandLineList().getLast().getCommand() instanceof KnotlessRunCommand));
             return new CommandLine.RunLast().execute(parsed);
         });
         int code = cli.execute(args);
-        if (!worked[0]) {
+        if (!ran.get()) {
             // Help, version and usage errors only printed. System.exit would ask the System.Logger
             // "java.lang.Runtime" whether to log the exit, and through slf4j-jdk-platform-logging that
             // starts logback: about 400 ms, for a process that logged nothing and registered no hooks.
