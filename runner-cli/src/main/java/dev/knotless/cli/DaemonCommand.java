@@ -157,7 +157,7 @@ final class DaemonCommand implements Callable<Integer> {
                  StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive,
                          daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs()),
                          new dev.knotless.cache.CacheStore(stateDir.resolve("cache"), runOptions.cacheBudgetBytes(), Clock.systemUTC()),
-                         runner.nodeFleet()),
+                         runner.nodeFleet(), daemon::pollSoon),
                          log)) {
                 daemon.start();
                 try {

@@ -189,6 +189,51 @@ class HttpApiIT {
         }
     }
 
+    /**
+     * {@code POST /hooks/git} on a daemon that polls hourly: the push runs within seconds of the
+     * hook, where without it nothing would look at the repository for an hour.
+     */
+    @Test
+    void aPushHookRunsThePushNowUnderAnHourlyPoll() throws Exception {
+        TestRepo web = repo(tmp.resolve("web"), "'echo hooked'");
+        Path state = tmp.resolve("state");
+        HttpDaemon.record(state, new Repository("acme/web", web.dir.toString(), "main", List.of(runnerId), List.of()));
+        String admin = dev.knotless.http.ApiToken.newToken(new java.security.SecureRandom());
+        Path tokens = tmp.resolve("api-tokens");
+        java.nio.file.Files.writeString(tokens, new dev.knotless.http.ApiToken("post-receive", dev.knotless.http.ApiToken.Scope.ADMIN,
+                dev.knotless.http.ApiToken.hash(admin)).fileLine() + "\n");
+        try (HttpDaemon d = new HttpDaemon(state, runnerId, "--poll-interval", "1h", "--api-token-file", tokens.toString(),
+                "--public-read")) {
+            d.awaitHealthy();
+            d.awaitBaseline("acme/web");
+            String sha = web.file("a.txt", "hooked").commit();
+            Thread.sleep(1500);
+            assertThat(d.json("/api/runs")).as("an hourly poll has not looked again").isEmpty();
+
+            java.time.Instant hooked = java.time.Instant.now();
+            java.net.http.HttpResponse<String> r = d.http.send(java.net.http.HttpRequest.newBuilder(URI.create(d.base + "/hooks/git"))
+                    .header("Authorization", "Bearer " + admin).header("Content-Type", "application/json")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"repo\": \"" + web.dir + "\"}")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+            assertThat(HttpDaemon.JSON.readTree(r.body()).get("repo").asText()).isEqualTo("acme/web");
+
+            JsonNode run = d.awaitJson("/api/runs", "the hooked push runs", runs -> runs.size() == 1
+                    && !runs.get(0).get("status").asText().equals("pending")).get(0);
+            java.time.Duration took = java.time.Duration.between(hooked, java.time.Instant.now());
+            assertThat(run.get("commit").asText()).isEqualTo(sha);
+            assertThat(took).as("hook -> running").isLessThan(java.time.Duration.ofSeconds(10));
+            d.awaitJson("/api/runs/" + run.get("id").asText(), "the run passes", x -> x.get("status").asText().equals("success"));
+
+            java.net.http.HttpResponse<String> unknown = d.http.send(java.net.http.HttpRequest.newBuilder(URI.create(d.base + "/hooks/git"))
+                    .header("Authorization", "Bearer " + admin)
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"repo\": \"acme/nope\"}")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(unknown.statusCode()).isEqualTo(404);
+            assertThat(d.err.toString()).contains("acme/web: push hook; polling now");
+        }
+    }
+
     /** {@code POST /api/runs} with an admin token: a manual run at the branch head, its input read by its step. */
     @Test
     void anAdminAsksTheDaemonForAManualRunWithInputs() throws Exception {

@@ -45,8 +45,10 @@ final class HttpDaemon implements AutoCloseable {
         this.state = state;
         this.runnerId = runnerId;
         List<String> args = new ArrayList<>(List.of("--state-dir", state.toString(), "--runner-id", runnerId,
-                "--poll-interval", "200ms", "--kill-grace", "2s", "--stop-grace", "10s", "--image", DaemonIT.IMAGE,
-                "--discover", "--listen", "127.0.0.1:0"));
+                "--kill-grace", "2s", "--stop-grace", "10s", "--image", DaemonIT.IMAGE, "--discover", "--listen", "127.0.0.1:0"));
+        if (!List.of(extra).contains("--poll-interval")) {
+            args.addAll(List.of("--poll-interval", "200ms"));
+        }
         if (!List.of(extra).contains("--api-token-file")) {
             args.add("--public-read");
         }

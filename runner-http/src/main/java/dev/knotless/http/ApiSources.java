@@ -17,34 +17,36 @@ import java.util.function.BooleanSupplier;
  * @param manualRuns what queues {@code POST /api/runs}; null where no daemon takes runs (then 503)
  * @param caches the runner's cache store, where runs' artifacts are; null to serve none
  * @param nodes the node fleet ({@code /api/nodes}); null where the daemon runs no node executor (then 404)
+ * @param pushHook what {@code POST /hooks/git} asks ({@code Daemon::pollSoon}); null where no
+ *     daemon polls (then 503)
  */
 public record ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
         BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns,
-        dev.knotless.cache.@Nullable CacheStore caches, @Nullable NodeFleet nodes) {
+        dev.knotless.cache.@Nullable CacheStore caches, @Nullable NodeFleet nodes, @Nullable PushHook pushHook) {
 
-    /** Sources with manual runs and artifacts, without nodes. */
+    /** Sources with manual runs and artifacts, without nodes or push hooks. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
             BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns,
             dev.knotless.cache.@Nullable CacheStore caches) {
-        this(state, checks, forge, live, metrics, loopAlive, cancel, manualRuns, caches, null);
+        this(state, checks, forge, live, metrics, loopAlive, cancel, manualRuns, caches, null, null);
     }
 
     /** Sources with manual runs, without artifacts. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
             BooleanSupplier loopAlive, RunCancel cancel, @Nullable ManualRuns manualRuns) {
-        this(state, checks, forge, live, metrics, loopAlive, cancel, manualRuns, null);
+        this(state, checks, forge, live, metrics, loopAlive, cancel, manualRuns, null, null, null);
     }
 
     /** Sources with no daemon to cancel runs through or queue them. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
             BooleanSupplier loopAlive) {
-        this(state, checks, forge, live, metrics, loopAlive, RunCancel.NONE, null, null);
+        this(state, checks, forge, live, metrics, loopAlive, RunCancel.NONE, null, null, null, null);
     }
 
     /** Sources with no daemon to queue runs. */
     public ApiSources(StateStore state, CheckStore checks, Forge forge, LiveRuns live, DaemonMetrics metrics,
             BooleanSupplier loopAlive, RunCancel cancel) {
-        this(state, checks, forge, live, metrics, loopAlive, cancel, null, null);
+        this(state, checks, forge, live, metrics, loopAlive, cancel, null, null, null, null);
     }
 
     public ApiSources {

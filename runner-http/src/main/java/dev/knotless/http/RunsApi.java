@@ -257,6 +257,44 @@ final class RunsApi {
         }
     }
 
+    /** A hook's body is one name, URL or path. */
+    static final int MAX_HOOK_BYTES = 4 * 1024;
+
+    /**
+     * {@code POST /hooks/git}: {@code {"repo": NAME_URL_OR_PATH}} has the daemon poll that watched
+     * repository now instead of at its next interval (a git {@code post-receive} hook calls it);
+     * 202 and the repository's name, 404 when the daemon watches no such repository. Repeated hooks
+     * before the daemon looks are one poll: the answer is the same, nothing queues up.
+     */
+    void pushHook(Context ctx) throws IOException {
+        PushHook hook = sources.pushHook();
+        if (hook == null) {
+            throw new ApiError(503, "this server polls no repositories");
+        }
+        byte[] body = ctx.bodyInputStream().readNBytes(MAX_HOOK_BYTES + 1);
+        if (body.length > MAX_HOOK_BYTES) {
+            throw new ApiError(413, "a hook's body is at most " + MAX_HOOK_BYTES + " bytes");
+        }
+        com.fasterxml.jackson.databind.JsonNode request;
+        try {
+            request = json.readTree(body);
+        } catch (IOException e) {
+            request = null;
+        }
+        if (request == null || !request.isObject() || request.size() != 1 || !request.has("repo")) {
+            throw ApiError.badRequest("the body must be {\"repo\": \"owner/name\"} (or the repository's clone URL or path)");
+        }
+        com.fasterxml.jackson.databind.JsonNode value = request.get("repo");
+        String repo = value.isTextual() ? value.asText() : "";
+        if (repo.isBlank() || repo.length() > 1024 || repo.chars().anyMatch(Character::isISOControl)) {
+            throw ApiError.badRequest("'repo' must be a non-empty line of text, at most 1024 characters");
+        }
+        String name = hook.pollSoon(repo)
+                .orElseThrow(() -> ApiError.notFound("watched repository '" + Printable.name(repo) + "'"));
+        ctx.status(202);
+        send(ctx, Map.of("repo", name, "polling", "now"));
+    }
+
     private static @Nullable String text(com.fasterxml.jackson.databind.JsonNode request, String field, boolean required) {
         com.fasterxml.jackson.databind.JsonNode value = request.get(field);
         if (value == null || value.isNull()) {

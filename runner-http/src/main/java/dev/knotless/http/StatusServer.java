@@ -74,6 +74,7 @@ public final class StatusServer implements AutoCloseable {
             config.routes.get("/api/nodes", nodes::list);
             config.routes.post("/api/nodes/{id}/drain", nodes::drain);
             config.routes.post("/api/nodes/{id}/undrain", nodes::undrain);
+            config.routes.post("/hooks/git", api::pushHook);
             config.routes.get("/healthz", api::health);
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(sources.metrics().scrape()));

@@ -60,7 +60,7 @@ class NodesApiTest {
         ApiAccess access = new ApiAccess(Set.of(), List.of(new ApiToken("dash", ApiToken.Scope.READ, ApiToken.hash(reader)),
                 new ApiToken("ops", ApiToken.Scope.ADMIN, ApiToken.hash(admin))), false);
         server = new StatusServer(new Listen("127.0.0.1", 0), new ApiSources(state, new CheckStore(dir), forge, new LiveRuns(),
-                new DaemonMetrics(state).zeroes(), () -> true, RunCancel.NONE, null, null, nodes), access).start();
+                new DaemonMetrics(state).zeroes(), () -> true, RunCancel.NONE, null, null, nodes, null), access).start();
     }
 
     @AfterEach

@@ -5,6 +5,7 @@ import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Executor;
 import dev.knotless.runner.forge.Backoff;
 import dev.knotless.runner.forge.Forge;
+import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
 import dev.knotless.runner.run.CheckRecorder;
@@ -78,6 +79,11 @@ public final class Daemon implements AutoCloseable {
             this(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, false, null);
         }
 
+        /** Whether this daemon watches {@code repo}: its record names this runner, and --discover or --repo. */
+        public boolean watches(Repository repo) {
+            return RunnerSelection.watches(repo, runnerId) && (discover || repos.contains(repo.name()));
+        }
+
         public Settings withQueue(boolean value) {
             return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, value, defaultRunner);
         }
@@ -109,8 +115,11 @@ public final class Daemon implements AutoCloseable {
     private final LanderLoop lander;
     private final Scheduler scheduler;
 
-    private final LinkedBlockingQueue<Object> wake = new LinkedBlockingQueue<>();
-    private final LinkedBlockingQueue<Object> wakeScheduler = new LinkedBlockingQueue<>();
+    private final Forge forge;
+    private final PollNow pollNow = new PollNow();
+    // One pending wake is as good as many: bounded, so no burst of run ends or hooks queues work.
+    private final LinkedBlockingQueue<Object> wake = new LinkedBlockingQueue<>(1);
+    private final LinkedBlockingQueue<Object> wakeScheduler = new LinkedBlockingQueue<>(1);
     private volatile boolean stopping;
     private Thread landing;
     private Thread scheduling;
@@ -132,7 +141,7 @@ public final class Daemon implements AutoCloseable {
     public Daemon(Settings settings, Forge forge, StateStore state, Mirrors mirrors, Run run, Executor executor,
             CheckRecorder checks, DaemonLog log, Clock clock, Clock scheduleClock) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        Objects.requireNonNull(forge, "forge");
+        this.forge = Objects.requireNonNull(forge, "forge");
         this.state = Objects.requireNonNull(state, "state");
         Objects.requireNonNull(mirrors, "mirrors");
         Objects.requireNonNull(run, "run");
@@ -155,14 +164,13 @@ public final class Daemon implements AutoCloseable {
                 () -> stopping, log)).orElse(null) : null;
         this.scheduler = new Scheduler(settings.runnerId(), forge, new Schedules(mirrors), state.runs(),
                 state.scheduleMarks(), Objects.requireNonNull(scheduleClock, "scheduleClock"),
-                repo -> RunnerSelection.watches(repo, settings.runnerId())
-                        && (settings.discover() || settings.repos().contains(repo.name())), log);
+                settings::watches, log);
         this.intake = new Intake(settings, forge, backoff, planner, state.runs(), state.mergeQueue(), requests, checks,
                 workers, lander != null, () -> {
                     if (lander != null) {
                         lander.wake();
                     }
-                }, scheduler::changed, () -> stopping, log);
+                }, scheduler::changed, () -> stopping, log, pollNow);
     }
 
     /** Recovers from a previous process, then starts polling and running. */
@@ -231,6 +239,27 @@ public final class Daemon implements AutoCloseable {
     /** The ids of the runs going now. */
     public Set<String> going() {
         return workers.going();
+    }
+
+    /**
+     * Has the loop poll a watched repository now rather than at its next interval: what a push hook
+     * asks ({@code POST /hooks/git}). Repeated asks before the loop looks are one poll.
+     *
+     * @param repo the repository's name, its clone URL as recorded, or its path
+     * @return the repository's name; empty when this daemon watches no such repository
+     * @throws IOException when the forge's records cannot be read
+     */
+    public Optional<String> pollSoon(String repo) throws IOException {
+        for (Repository r : forge.repositories()) {
+            if (settings.watches(r) && PollNow.names(r, repo)) {
+                if (pollNow.add(r.name())) {
+                    log.line(r.name() + ": push hook; polling now");
+                }
+                wake.offer(WAKE);
+                return Optional.of(r.name());
+            }
+        }
+        return Optional.empty();
     }
 
     /** Polls the due repositories and queues what their events make; one line per failure. */

@@ -57,10 +57,11 @@ final class Intake {
     private final Consumer<String> pushed;
     private final BooleanSupplier stopping;
     private final DaemonLog log;
+    private final PollNow pollNow;
 
     Intake(Daemon.Settings settings, Forge forge, Backoff backoff, Planner planner, RunQueue queue,
             MergeQueueRows mergeQueue, RunRequests requests, CheckRecorder checks, Workers workers, boolean landing,
-            Runnable wakeLander, Consumer<String> pushed, BooleanSupplier stopping, DaemonLog log) {
+            Runnable wakeLander, Consumer<String> pushed, BooleanSupplier stopping, DaemonLog log, PollNow pollNow) {
         this.settings = settings;
         this.forge = forge;
         this.backoff = backoff;
@@ -76,6 +77,7 @@ final class Intake {
         this.pushed = pushed;
         this.stopping = stopping;
         this.log = log;
+        this.pollNow = pollNow;
     }
 
     /** Polls the due repositories and queues what their events make; one line per failure. */
@@ -83,8 +85,8 @@ final class Intake {
         if (settings.defaultRunner() != null) {
             nameDefaultRunner();
         }
-        Poller.Round round = poller.pollDue(repo -> RunnerSelection.watches(repo, settings.runnerId())
-                && (settings.discover() || settings.repos().contains(repo.name())));
+        pollNow.applyTo(backoff);
+        Poller.Round round = poller.pollDue(settings::watches);
         round.errors().forEach(log::line);
         boolean queued = false;
         for (ForgeEvent event : round.events()) {

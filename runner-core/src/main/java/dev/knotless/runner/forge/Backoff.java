@@ -48,6 +48,14 @@ public final class Backoff {
         due.put(key, Deadline.in(interval, ticker));
     }
 
+    /**
+     * Makes {@code key} due now (a push hook said it changed), keeping its count of failures: the
+     * next failure still backs off from where it was.
+     */
+    public synchronized void dueNow(String key) {
+        due.remove(key);
+    }
+
     /** Records a failed poll; returns how long until the next try. */
     public synchronized Duration failed(String key) {
         int n = failures.merge(key, 1, Integer::sum);

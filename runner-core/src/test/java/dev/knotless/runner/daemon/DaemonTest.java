@@ -169,6 +169,30 @@ class DaemonTest {
     }
 
     @Test
+    void aPushHookHasTheRepositoryPolledNowAndRepeatedHooksAreOnePoll() throws Exception {
+        Path dir = temp.resolve("state");
+        Run run = new Run(executor, recorder(dir), SecretStore.inMemory(),
+                new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
+                RunJournal.NONE, Clock.systemUTC());
+        forge.add(new Repository("acme/other", source.dir.toString() + "-elsewhere", "main", List.of("a"), List.of()));
+        daemon = new Daemon(new Daemon.Settings("a", true, Set.of(), false, 1, Duration.ofHours(1), "debian:bookworm-slim"),
+                forge, state, new Mirrors(dir), run, executor, recorder(dir), lines::add, Clock.systemUTC());
+        daemon.start();
+        await("the first poll took the baseline", this::baselined);
+        String sha = source.commit(); // a push the hour's poll would find late
+
+        assertThat(daemon.pollSoon("acme/nope")).isEmpty();
+        assertThat(daemon.pollSoon(source.dir.toString() + "/")).as("by path").contains("acme/app");
+        for (int i = 0; i < 50; i++) {
+            assertThat(daemon.pollSoon("acme/app")).contains("acme/app");
+        }
+        await("the push is queued", () -> runs().stream().anyMatch(r -> r.commit().equals(sha)));
+        assertThat(lines.stream().filter(l -> l.contains("acme/app: push hook; polling now")).count())
+                .as("51 hooks in a burst coalesce into a few rounds").isBetween(1L, 10L);
+        assertThat(lines).noneMatch(l -> l.contains("acme/other: push hook"));
+    }
+
+    @Test
     void aWorkflowFileOverTheMirrorsSizeCapIsAnErrorNamingItAndTheOtherWorkflowsStillRun() throws Exception {
         daemon = daemon();
         daemon.start();
