@@ -21,10 +21,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,8 +41,9 @@ class CancelApiTest {
     @TempDir Path dir;
     StateStore state;
     StatusServer server;
-    final String reader = ApiToken.newToken(new SecureRandom());
-    final String admin = ApiToken.newToken(new SecureRandom());
+    final ApiCaller api = new ApiCaller();
+    final String reader = api.reader;
+    final String admin = api.admin;
     final HttpClient http = HttpClient.newHttpClient();
     /** What the daemon was asked, "id: reason". */
     final List<String> asked = new CopyOnWriteArrayList<>();
@@ -53,8 +52,7 @@ class CancelApiTest {
     void start() throws Exception {
         state = StateStore.open(dir);
         EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
-        ApiAccess access = new ApiAccess(Set.of(), List.of(new ApiToken("dash", ApiToken.Scope.READ, ApiToken.hash(reader)),
-                new ApiToken("ops", ApiToken.Scope.ADMIN, ApiToken.hash(admin))), true);
+        ApiAccess access = api.access(true);
         // Like the daemon: a waiting run's record ends cancelled, a going one is only told to stop.
         RunCancel daemon = (id, reason) -> {
             asked.add(id + ": " + reason);
@@ -85,12 +83,7 @@ class CancelApiTest {
     }
 
     private HttpResponse<String> post(String path, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-                .POST(HttpRequest.BodyPublishers.noBody());
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return api.send(server, "POST", path, null, token);
     }
 
     @Test

@@ -15,14 +15,10 @@ import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.testkit.TestRepo;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,8 +33,9 @@ class ManualRunApiTest {
     StateStore state;
     StatusServer server;
     String main;
-    final String reader = ApiToken.newToken(new SecureRandom());
-    final String admin = ApiToken.newToken(new SecureRandom());
+    final ApiCaller api = new ApiCaller();
+    final String reader = api.reader;
+    final String admin = api.admin;
     final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeEach
@@ -62,8 +59,7 @@ class ManualRunApiTest {
         state = StateStore.open(dir.resolve("state"));
         EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
         forge.add(new Repository("acme/app", source.dir.toString(), "main", List.of("build-1"), List.of()));
-        ApiAccess access = new ApiAccess(Set.of(), List.of(new ApiToken("dash", ApiToken.Scope.READ, ApiToken.hash(reader)),
-                new ApiToken("ops", ApiToken.Scope.ADMIN, ApiToken.hash(admin))), false);
+        ApiAccess access = api.access(false);
         server = new StatusServer(new Listen("127.0.0.1", 0), new ApiSources(state, new CheckStore(dir.resolve("state")), forge,
                 new LiveRuns(), new DaemonMetrics(state).zeroes(), () -> true, RunCancel.NONE,
                 new ManualRuns("build-1", forge, new Mirrors(dir.resolve("state")), state.runs())), access).start();
@@ -76,12 +72,7 @@ class ManualRunApiTest {
     }
 
     HttpResponse<String> post(String body, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/api/runs"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return api.send(server, "POST", "/api/runs", body, token);
     }
 
     @Test

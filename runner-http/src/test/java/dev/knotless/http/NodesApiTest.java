@@ -8,12 +8,9 @@ import dev.knotless.checks.CheckStore;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.state.StateStore;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -33,8 +30,9 @@ class NodesApiTest {
     @TempDir Path dir;
     StateStore state;
     StatusServer server;
-    final String reader = ApiToken.newToken(new SecureRandom());
-    final String admin = ApiToken.newToken(new SecureRandom());
+    final ApiCaller api = new ApiCaller();
+    final String reader = api.reader;
+    final String admin = api.admin;
     final HttpClient http = HttpClient.newHttpClient();
     final Set<String> drained = new TreeSet<>();
 
@@ -57,8 +55,7 @@ class NodesApiTest {
     void start(@Nullable NodeFleet nodes) throws Exception {
         state = StateStore.open(dir);
         EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
-        ApiAccess access = new ApiAccess(Set.of(), List.of(new ApiToken("dash", ApiToken.Scope.READ, ApiToken.hash(reader)),
-                new ApiToken("ops", ApiToken.Scope.ADMIN, ApiToken.hash(admin))), false);
+        ApiAccess access = api.access(false);
         server = new StatusServer(new Listen("127.0.0.1", 0), new ApiSources(state, new CheckStore(dir), forge, new LiveRuns(),
                 new DaemonMetrics(state).zeroes(), () -> true, RunCancel.NONE, null, null, nodes, null), access).start();
     }
@@ -74,12 +71,7 @@ class NodesApiTest {
     }
 
     private HttpResponse<String> send(String method, String path, @Nullable String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-                .method(method, HttpRequest.BodyPublishers.noBody());
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return api.send(server, method, path, null, token);
     }
 
     @Test

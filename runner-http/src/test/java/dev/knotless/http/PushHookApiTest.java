@@ -7,15 +7,11 @@ import dev.knotless.checks.CheckStore;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.state.StateStore;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,14 +27,14 @@ class PushHookApiTest {
     StateStore state;
     StatusServer server;
     final List<String> asked = new CopyOnWriteArrayList<>();
-    final String reader = ApiToken.newToken(new SecureRandom());
-    final String admin = ApiToken.newToken(new SecureRandom());
+    final ApiCaller api = new ApiCaller();
+    final String reader = api.reader;
+    final String admin = api.admin;
     final HttpClient http = HttpClient.newHttpClient();
 
     StatusServer serve(PushHook hook) throws Exception {
         EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
-        ApiAccess access = new ApiAccess(Set.of(), List.of(new ApiToken("dash", ApiToken.Scope.READ, ApiToken.hash(reader)),
-                new ApiToken("hook", ApiToken.Scope.ADMIN, ApiToken.hash(admin))), false);
+        ApiAccess access = api.access(false);
         return new StatusServer(new Listen("127.0.0.1", 0), new ApiSources(state, new CheckStore(dir), forge, new LiveRuns(),
                 new DaemonMetrics(state).zeroes(), () -> true, RunCancel.NONE, null, null, null, hook), access).start();
     }
@@ -60,12 +56,7 @@ class PushHookApiTest {
     }
 
     HttpResponse<String> post(String body, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/hooks/git"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return api.send(server, "POST", "/hooks/git", body, token);
     }
 
     @Test
