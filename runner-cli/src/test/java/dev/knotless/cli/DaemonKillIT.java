@@ -64,9 +64,8 @@ class DaemonKillIT {
     }
 
     DaemonProcess daemon(Path state, String logName, String concurrency) throws IOException {
-        DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), List.of(
-                "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--concurrency", concurrency,
-                "--poll-interval", "200ms", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE));
+        DaemonProcess d = DaemonProcess.runner(tmp.resolve(logName), state, runnerId, "--concurrency", concurrency,
+                "--stop-grace", "5s");
         daemons.add(d);
         return d;
     }

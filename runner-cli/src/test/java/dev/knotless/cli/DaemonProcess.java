@@ -38,6 +38,17 @@ final class DaemonProcess implements AutoCloseable {
         return new DaemonProcess(p, log);
     }
 
+    /**
+     * This checkout's daemon on the Docker executor as the daemon ITs run it: every repository that
+     * names {@code runnerId}, polled every 200 ms, the test image, a 2 s kill grace, and {@code extra}.
+     */
+    static DaemonProcess runner(Path log, Path state, String runnerId, String... extra) throws IOException {
+        List<String> args = new ArrayList<>(List.of("--state-dir", state.toString(), "--runner-id", runnerId, "--discover",
+                "--poll-interval", "200ms", "--kill-grace", "2s", "--image", ExecIT.IMAGE));
+        args.addAll(List.of(extra));
+        return start(checkout(), log, args);
+    }
+
     /** The checkout this class was compiled in: the directory holding {@code docs/reference}. */
     static Path checkout() {
         return CliReferenceTest.reference().getParent().getParent().getParent();

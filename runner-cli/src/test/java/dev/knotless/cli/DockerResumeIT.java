@@ -42,9 +42,7 @@ class DockerResumeIT {
     }
 
     DaemonProcess daemon(Path state, String logName) throws Exception {
-        DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), List.of(
-                "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--concurrency", "2",
-                "--poll-interval", "200ms", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE));
+        DaemonProcess d = DaemonProcess.runner(tmp.resolve(logName), state, runnerId, "--concurrency", "2", "--stop-grace", "5s");
         daemons.add(d);
         return d;
     }

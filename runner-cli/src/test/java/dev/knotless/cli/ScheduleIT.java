@@ -45,9 +45,8 @@ class ScheduleIT {
     }
 
     DaemonProcess daemon(Path state, String logName, String clock) throws IOException {
-        DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), List.of(
-                "--state-dir", state.toString(), "--runner-id", runnerId, "--discover", "--concurrency", "2",
-                "--poll-interval", "200ms", "--stop-grace", "10s", "--image", ExecIT.IMAGE, "--schedule-clock", clock));
+        DaemonProcess d = DaemonProcess.runner(tmp.resolve(logName), state, runnerId, "--concurrency", "2", "--stop-grace", "10s",
+                "--schedule-clock", clock);
         daemons.add(d);
         return d;
     }
