@@ -32,6 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -41,7 +43,8 @@ import org.junit.jupiter.api.Test;
  * Placement by capacity across two real node agent processes on this machine, each declaring
  * less memory than the machine has (as {@code node --memory-capacity} does): node A offers 3 GiB,
  * node B 6 GiB. A run asking for 4 GiB goes to B; with it there, a 2 GiB run goes to B too (best
- * fit: it leaves nothing over there, 1 GiB on A); a 64 GiB run is refused at once, naming B.
+ * fit: it leaves nothing over there, 1 GiB on A); with B full, another goes to A; a 4 GiB run
+ * then waits until B's first run ends and goes there; a 64 GiB run is refused at once, naming B.
  * Needs what {@link NodeFixture} needs.
  */
 class NodeCapacityIT {
@@ -82,22 +85,48 @@ class NodeCapacityIT {
             assertThat(health.skew().abs()).as("same machine, same clock").isLessThan(Duration.ofSeconds(5));
             System.out.println("node status " + nodeB + ": " + health);
 
-            try (Session big = executor.start(spec(tag, image.reference(), 500, 4 * GIB), StopSignal.none())) {
+            // Sessions are closed as the test goes (one to make room), the rest at the end, each once.
+            List<Session> open = new ArrayList<>();
+            try {
+                Session big = executor.start(spec(tag, image.reference(), 500, 4 * GIB), StopSignal.none());
+                open.add(big);
                 assertThat(big.describe()).endsWith("on node " + nodeB);
                 RecordingOutput out = new RecordingOutput();
                 assertThat(big.run(new StepPayload("step", List.of("/bin/sh", "-c", "echo placed"), Map.of()), out, StopSignal.none()))
                         .isEqualTo(new StepOutcome.Exited(0));
                 assertThat(out.stdout()).isEqualTo("placed\n");
-                try (Session snug = executor.start(spec(tag, image.reference(), 500, 2 * GIB), StopSignal.none())) {
-                    assertThat(snug.describe()).as("best fit: nothing left over on B, 1 GiB on A").endsWith("on node " + nodeB);
-                    assertThat(executor.fleet()).filteredOn(n -> n.node().equals(nodeB)).singleElement().satisfies(n -> {
-                        assertThat(n.allocations()).isEqualTo(2);
-                        assertThat(n.allocatedMemory()).isEqualTo(6 * GIB);
-                        assertThat(n.allocatedMilliCpu()).isEqualTo(1000);
-                    });
-                    try (Session rest = executor.start(spec(tag, image.reference(), 500, 2 * GIB), StopSignal.none())) {
-                        assertThat(rest.describe()).as("B is full: A takes it").endsWith("on node " + nodeA);
+
+                Session snug = executor.start(spec(tag, image.reference(), 500, 2 * GIB), StopSignal.none());
+                open.add(snug);
+                assertThat(snug.describe()).as("best fit: nothing left over on B, 1 GiB on A").endsWith("on node " + nodeB);
+                assertThat(executor.fleet()).filteredOn(n -> n.node().equals(nodeB)).singleElement().satisfies(n -> {
+                    assertThat(n.allocations()).isEqualTo(2);
+                    assertThat(n.allocatedMemory()).isEqualTo(6 * GIB);
+                    assertThat(n.allocatedMilliCpu()).isEqualTo(1000);
+                });
+
+                Session rest = executor.start(spec(tag, image.reference(), 500, 2 * GIB), StopSignal.none());
+                open.add(rest);
+                assertThat(rest.describe()).as("B is full: A takes it").endsWith("on node " + nodeA);
+
+                // 4 GiB fits no node now (1 GiB left on A, none on B) but B when its runs end: the start waits.
+                CompletableFuture<Session> waiting = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return executor.start(spec(tag, image.reference(), 500, 4 * GIB), StopSignal.none());
+                    } catch (ExecutorException e) {
+                        throw new CompletionException(e);
                     }
+                });
+                Thread.sleep(1500);
+                assertThat(waiting).as("waiting for room").isNotDone();
+                open.remove(big);
+                big.close();
+                Session placed = waiting.get(20, TimeUnit.SECONDS);
+                open.add(placed);
+                assertThat(placed.describe()).as("placed when B's 4 GiB run ended").endsWith("on node " + nodeB);
+            } finally {
+                for (Session s : open) {
+                    s.close();
                 }
             }
 
