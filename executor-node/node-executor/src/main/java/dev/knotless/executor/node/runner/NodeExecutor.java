@@ -377,6 +377,12 @@ public final class NodeExecutor implements Executor, Resumption {
     }
 
     private static final NodePlacement.Request NONE = new NodePlacement.Request(0, 0);
+    /**
+     * How long after a node connects placement waits for its status before taking its capacity as
+     * unknown (an agent older than the status report never sends one). Without it, runs queued at a
+     * daemon's start went to the first node to dial back, whatever their size.
+     */
+    static final Duration STATUS_GRACE = Duration.ofSeconds(2);
 
     /**
      * What the run holds on its node for placement: what it asked for (after the runner's ceilings
@@ -451,7 +457,8 @@ public final class NodeExecutor implements Executor, Resumption {
         Set<String> off = drained.get();
         return hub.connected().stream().map(n -> {
             int allocations = load.getOrDefault(n, 0);
-            boolean open = !off.contains(n) && !exclusive.contains(n) && (!untrusted || allocations == 0);
+            boolean open = !off.contains(n) && !exclusive.contains(n) && (!untrusted || allocations == 0)
+                    && !hub.statusPending(n, STATUS_GRACE);
             NodePlacement.Request h = held.getOrDefault(n, NONE);
             return new NodePlacement.Candidate(n, open, hub.status(n).map(s -> s.status().capacity()), h.milliCpu(),
                     h.memoryBytes(), allocations);

@@ -51,6 +51,7 @@ public final class NodeHub implements AutoCloseable {
     private final ConcurrentHashMap<String, java.time.Instant> lastSeen = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> keyIds = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Status> statuses = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, java.time.Instant> connectedAt = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final ProtocolJson json;
     private final Object changed = new Object();
@@ -114,6 +115,21 @@ public final class NodeHub implements AutoCloseable {
     /** The node's last status; empty if it sent none since this hub started (an older agent never does). */
     public Optional<Status> status(String node) {
         return Optional.ofNullable(statuses.get(node));
+    }
+
+    /**
+     * Whether the node connected less than {@code grace} ago and has not sent its status on this
+     * connection yet: a current agent sends it within milliseconds of connecting, so placement
+     * waits for it rather than take the node's capacity as unknown.
+     */
+    public boolean statusPending(String node, Duration grace) {
+        java.time.Instant since = connectedAt.get(node);
+        if (since == null || link(node).isEmpty()) {
+            return false;
+        }
+        Status last = statuses.get(node);
+        boolean toldSince = last != null && !last.received().isBefore(since);
+        return !toldSince && clock.instant().isBefore(since.plus(grace));
     }
 
     /** The node's connection, if it is connected now. */
@@ -203,6 +219,7 @@ public final class NodeHub implements AutoCloseable {
     private void connected(Connection c) {
         String node = c.peer();
         lastSeen.put(node, clock.instant());
+        connectedAt.put(node, clock.instant());
         Connection old = links.put(node, c);
         if (old != null && old != c) {
             old.close();
