@@ -149,6 +149,8 @@ public final class AgentLink implements AutoCloseable {
             try (Stream s = c.open(agent.sign(now))) {
                 s.out().close();
             }
+            LOG.info("status reported milliCpu={} memoryBytes={} freeDiskBytes={} runc={} cniPlugins={}", now.capacity().milliCpu(),
+                    now.capacity().memoryBytes(), now.capacity().freeDiskBytes(), now.health().runc(), now.health().cniPlugins());
             return now;
         } catch (Exception e) {
             LOG.warn("status report not sent reason={}", e.getMessage());

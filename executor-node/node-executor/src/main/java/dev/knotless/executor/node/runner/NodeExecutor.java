@@ -143,9 +143,9 @@ public final class NodeExecutor implements Executor, Resumption {
                 call(node, new Action.PullImage(node, service.image()), Result.Done.class, Failure.Kind.SERVICE,
                         "service '" + service.name() + "': image '" + service.image() + "' cannot be pulled on node " + node + ": ");
             }
-            created = true;
             long cpu = spec.resources().milliCpu() > 0 ? spec.resources().milliCpu() : DEFAULT_MILLI_CPU;
             long memory = spec.resources().memoryBytes() > 0 ? spec.resources().memoryBytes() : DEFAULT_MEMORY;
+            created = true;
             call(node, new Action.CreateAllocation(node, allocation, image, cpu, Math.max(memory, 4L << 20), labels(spec),
                             hardening(spec.hardening()), lifetimeMs(spec), services),
                     Result.Done.class, Failure.Kind.INFRASTRUCTURE, "");
