@@ -55,7 +55,8 @@ class NodeUnitFileTest {
         String unit = Files.readString(root().resolve("dist/systemd/knotless-node.service"), StandardCharsets.UTF_8);
         Map<String, Map<String, String>> sections = parse(unit);
 
-        assertThat(sections.get("Service")).containsEntry("KillMode", "process").containsEntry("Restart", "on-failure");
+        assertThat(sections.get("Service")).containsEntry("KillMode", "process").containsEntry("Restart", "on-failure")
+                .containsEntry("SuccessExitStatus", "143");
         assertThat(sections.get("Unit")).containsKeys("StartLimitIntervalSec", "StartLimitBurst");
         assertThat(sections.get("Install")).containsEntry("WantedBy", "multi-user.target");
 
