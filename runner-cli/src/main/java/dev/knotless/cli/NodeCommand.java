@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.executor.Resources;
 import dev.knotless.executor.node.channel.ChannelOptions;
 import dev.knotless.executor.node.protocol.Ed25519Keys;
 import dev.knotless.executor.node.protocol.EnrolmentToken;
@@ -19,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
@@ -111,6 +113,14 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--apparmor", paramLabel = "PROFILE", description = "AppArmor profile for every run process (must be loaded).")
     @Nullable String apparmor;
 
+    @Option(names = "--cpu-capacity", paramLabel = "CPU",
+            description = "CPU this node offers runs (2, 500m; default: all the machine's). Declare less to keep room for the host.")
+    @Nullable String cpuCapacity;
+
+    @Option(names = "--memory-capacity", paramLabel = "SIZE",
+            description = "Memory this node offers runs (12Gi, 512Mi; default: all the machine's). Declare less to keep room for the host.")
+    @Nullable String memoryCapacity;
+
     @Option(names = "--keepalive", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
             description = "Ping interval on the runner connection; silent for three is a broken connection (default: ${DEFAULT-VALUE}).")
     Duration keepalive;
@@ -156,12 +166,22 @@ final class NodeCommand implements Callable<Integer> {
         Duration every = keepalive;
         NodeService.Config config = new NodeService.Config(nodeId, address.getHostString(), address.getPort(), identityKey,
                 trusted, ledger != null ? ledger : stateDir.resolve("ledger"), stateDir, runc, options, network,
-                ChannelOptions.DEFAULTS.withKeepalive(every));
+                ChannelOptions.DEFAULTS.withKeepalive(every), declaredCapacity());
         NodeService service = new NodeService(config, CniAllocationNetwork::new);
         Thread hook = new Thread(service::close, "node-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         service.run();
         return ExitCodes.SUCCESS;
+    }
+
+    private NodeService.DeclaredCapacity declaredCapacity() {
+        try {
+            return new NodeService.DeclaredCapacity(
+                    cpuCapacity == null ? OptionalLong.empty() : OptionalLong.of(Resources.parseMilliCpu(cpuCapacity)),
+                    memoryCapacity == null ? OptionalLong.empty() : OptionalLong.of(Resources.parseMemory(memoryCapacity)));
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--cpu-capacity/--memory-capacity: " + e.getMessage());
+        }
     }
 
     /**

@@ -47,17 +47,24 @@ final class NodeFleetFiles implements NodeFleet {
         for (FleetSnapshot.Node n : snapshot.map(FleetSnapshot.Read::nodes).orElse(List.of())) {
             Node before = rows.get(n.node());
             String keyId = before != null ? before.keyId() : n.keyId().equals("-") ? null : n.keyId();
+            // A node's last status is worth showing even from a daemon that is gone: it is dated by lastSeen.
+            Capacity capacity = n.reported().map(r -> new Capacity(r.capacity().milliCpu(), r.capacity().memoryBytes(),
+                    r.capacity().freeDiskBytes())).orElse(null);
+            Health health = n.reported().map(r -> new Health(r.runc(), r.cniPlugins(), r.skew().toMillis())).orElse(null);
             rows.put(n.node(), new Node(n.node(), keyId, before != null ? before.inNodesFile() : listedElsewhere,
-                    live ? n.connected() : null, false, n.lastSeen().orElse(null), live ? n.allocations() : null));
+                    live ? n.connected() : null, false, n.lastSeen().orElse(null), live ? n.allocations() : null, capacity,
+                    live ? new Allocated(n.allocatedMilliCpu(), n.allocatedMemory()) : null, health));
         }
         for (String id : drains.drained()) {
             Node r = rows.getOrDefault(id, new Node(id, null, listedElsewhere, null, false, null, null));
-            rows.put(id, new Node(id, r.keyId(), r.inNodesFile(), r.connected(), true, r.lastSeen(), r.allocations()));
+            rows.put(id, new Node(id, r.keyId(), r.inNodesFile(), r.connected(), true, r.lastSeen(), r.allocations(), r.capacity(),
+                    r.allocated(), r.health()));
         }
         if (live) {
             // The running daemon did not name these: it does not know them, so nothing of them is connected.
             rows.replaceAll((id, r) -> r.connected() != null ? r
-                    : new Node(id, r.keyId(), r.inNodesFile(), false, r.drained(), r.lastSeen(), 0));
+                    : new Node(id, r.keyId(), r.inNodesFile(), false, r.drained(), r.lastSeen(), 0, r.capacity(),
+                            new Allocated(0, 0), r.health()));
         }
         return new View(List.copyOf(rows.values()), live, snapshot.map(FleetSnapshot.Read::written));
     }

@@ -56,19 +56,50 @@ final class NodeListCommand implements Callable<Integer> {
                 o.put("drained", r.drained());
                 o.put("lastSeen", r.lastSeen() == null ? null : r.lastSeen().toString());
                 o.put("allocations", r.allocations());
+                o.set("capacity", r.capacity() == null ? null : new ObjectMapper().valueToTree(r.capacity()));
+                o.set("allocated", r.allocated() == null ? null : new ObjectMapper().valueToTree(r.allocated()));
+                o.set("health", r.health() == null ? null : new ObjectMapper().valueToTree(r.health()));
             }
             out.println(array.toPrettyString());
         } else {
-            String format = "%-24s %-25s %-9s %-7s %-20s %s%n";
-            out.printf(format, "NODE", "KEY ID", "CONNECTED", "DRAINED", "LAST SEEN", "ALLOCATIONS");
+            String format = "%-24s %-25s %-9s %-7s %-20s %-11s %-9s %-17s %-9s %-8s %s%n";
+            out.printf(format, "NODE", "KEY ID", "CONNECTED", "DRAINED", "LAST SEEN", "ALLOCATIONS", "CPUS", "MEMORY", "FREE DISK",
+                    "SKEW", "RUNC");
             for (NodeFleet.Node r : view.nodes()) {
                 out.printf(format, r.node(), r.keyId() == null ? "-" : r.keyId(),
                         r.connected() == null ? "?" : r.connected() ? "yes" : "no", r.drained() ? "yes" : "no",
                         r.lastSeen() == null ? "-" : r.lastSeen().truncatedTo(ChronoUnit.SECONDS).toString(),
-                        r.allocations() == null ? "?" : r.allocations().toString());
+                        r.allocations() == null ? "?" : r.allocations().toString(),
+                        r.capacity() == null ? "?" : used(r, true) + "/" + cpus(r.capacity().milliCpu()),
+                        r.capacity() == null ? "?" : used(r, false) + "/" + gib(r.capacity().memoryBytes()) + " GiB",
+                        r.capacity() == null ? "?" : gib(r.capacity().freeDiskBytes()) + " GiB",
+                        r.health() == null ? "?" : skew(r.health().clockSkewMillis()),
+                        r.health() == null ? "?" : r.health().runc());
             }
         }
         out.flush();
         return ExitCodes.SUCCESS;
+    }
+
+    /** What this runner holds there, as the column's unit; {@code ?} when no daemon reported it. */
+    private static String used(NodeFleet.Node r, boolean cpu) {
+        if (r.allocated() == null) {
+            return "?";
+        }
+        return cpu ? cpus(r.allocated().milliCpu()) : gib(r.allocated().memoryBytes());
+    }
+
+    private static String cpus(long milliCpu) {
+        return new java.math.BigDecimal(milliCpu).movePointLeft(3).stripTrailingZeros().toPlainString();
+    }
+
+    private static String gib(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%.1f", bytes / (double) (1L << 30));
+    }
+
+    /** The node's clock against the runner's, to the second: {@code +0s}, {@code -3s}. */
+    private static String skew(long millis) {
+        long seconds = Math.round(millis / 1000.0);
+        return (seconds >= 0 ? "+" : "") + seconds + "s";
     }
 }

@@ -9,6 +9,7 @@ import dev.knotless.executor.node.channel.PeerPins;
 import dev.knotless.executor.node.channel.Stream;
 import dev.knotless.executor.node.channel.TlsIdentity;
 import dev.knotless.executor.node.protocol.Chunks;
+import dev.knotless.executor.node.protocol.NodeStatus;
 import dev.knotless.executor.node.protocol.Report;
 import dev.knotless.executor.node.protocol.TrustedKeys;
 import dev.knotless.tar.BlockOutputStream;
@@ -20,6 +21,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -31,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * connection ends. Work in progress on the node (a running step) is not tied to the connection.
  *
  * <p>On every connection it first sends a signed report of its orphans, so the runner's sweep
- * can send the {@code delete_allocation}s that remove them.
+ * can send the {@code delete_allocation}s that remove them, then its status ({@link NodeStatus}:
+ * capacity and health), and the status again whenever it changes materially ({@link
+ * HostStatus#material}), looked at every {@link #STATUS_CHECKS}.
  */
 public final class AgentLink implements AutoCloseable {
 
@@ -39,6 +44,7 @@ public final class AgentLink implements AutoCloseable {
 
     private final Agent agent;
     private final Callable<List<String>> orphans;
+    private final Supplier<NodeStatus> status;
     private final String host;
     private final int port;
     private final TlsIdentity identity;
@@ -47,10 +53,13 @@ public final class AgentLink implements AutoCloseable {
     private volatile boolean closed;
     private volatile @Nullable Connection current;
 
-    public AgentLink(Agent agent, Callable<List<String>> orphans, String host, int port, TlsIdentity identity,
+    static final Duration STATUS_CHECKS = Duration.ofSeconds(30);
+
+    public AgentLink(Agent agent, Callable<List<String>> orphans, Supplier<NodeStatus> status, String host, int port, TlsIdentity identity,
             TrustedKeys runnerKeys, ChannelOptions options) {
         this.agent = agent;
         this.orphans = orphans;
+        this.status = status;
         this.host = host;
         this.port = port;
         this.identity = identity;
@@ -91,7 +100,10 @@ public final class AgentLink implements AutoCloseable {
             c.onStream(this::serve);
             LOG.info("connected to the runner server={}:{} protocol={}", host, port, c.tlsProtocol());
             reportOrphans(c);
-            ended.await();
+            NodeStatus told = reportStatus(c, null);
+            while (!ended.await(STATUS_CHECKS.toMillis(), TimeUnit.MILLISECONDS)) {
+                told = reportStatus(c, told);
+            }
             // Routine between one-shot runs; the reason says whether it was anything more.
             LOG.info("runner connection ended reason={}", c.closeReason().orElse("closed"));
         }
@@ -124,6 +136,25 @@ public final class AgentLink implements AutoCloseable {
             }
         } catch (Exception e) {
             LOG.warn("orphan report not sent reason={}", e.getMessage());
+        }
+    }
+
+    /** Sends the status if nothing was told yet on this connection or it changed materially; returns what the runner knows. */
+    private @Nullable NodeStatus reportStatus(Connection c, @Nullable NodeStatus told) {
+        try {
+            NodeStatus now = status.get();
+            if (told != null && !HostStatus.material(told, now)) {
+                return told;
+            }
+            try (Stream s = c.open(agent.sign(now))) {
+                s.out().close();
+            }
+            LOG.info("status reported milliCpu={} memoryBytes={} freeDiskBytes={} runc={} cniPlugins={}", now.capacity().milliCpu(),
+                    now.capacity().memoryBytes(), now.capacity().freeDiskBytes(), now.health().runc(), now.health().cniPlugins());
+            return now;
+        } catch (Exception e) {
+            LOG.warn("status report not sent reason={}", e.getMessage());
+            return told;
         }
     }
 

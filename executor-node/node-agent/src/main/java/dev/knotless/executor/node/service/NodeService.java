@@ -29,6 +29,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -48,11 +49,34 @@ public final class NodeService implements AutoCloseable {
      * @param network       the CNI network for trusted allocations, if the node has one
      */
     public record Config(String nodeId, String serverHost, int serverPort, Path identityKey, Trusted trusted, Path ledger,
-            Path stateDir, String runcBinary, NodeOptions nodeOptions, Optional<NetworkConfig> network, ChannelOptions channel) {
+            Path stateDir, String runcBinary, NodeOptions nodeOptions, Optional<NetworkConfig> network, ChannelOptions channel,
+            DeclaredCapacity capacity) {
         public Config {
             Objects.requireNonNull(nodeId, "nodeId");
             Objects.requireNonNull(serverHost, "serverHost");
             Objects.requireNonNull(network, "network");
+            Objects.requireNonNull(capacity, "capacity");
+        }
+
+        /** The machine's own CPU and memory are what the node offers. */
+        public Config(String nodeId, String serverHost, int serverPort, Path identityKey, Trusted trusted, Path ledger,
+                Path stateDir, String runcBinary, NodeOptions nodeOptions, Optional<NetworkConfig> network, ChannelOptions channel) {
+            this(nodeId, serverHost, serverPort, identityKey, trusted, ledger, stateDir, runcBinary, nodeOptions, network, channel,
+                    DeclaredCapacity.MACHINE);
+        }
+    }
+
+    /**
+     * What the operator declares the node offers runs, each less than the machine has to keep room
+     * for the host ({@code --cpu-capacity}, {@code --memory-capacity}); empty: the machine's.
+     */
+    public record DeclaredCapacity(OptionalLong milliCpu, OptionalLong memoryBytes) {
+        public static final DeclaredCapacity MACHINE = new DeclaredCapacity(OptionalLong.empty(), OptionalLong.empty());
+
+        public DeclaredCapacity {
+            if (milliCpu.isPresent() && milliCpu.getAsLong() <= 0 || memoryBytes.isPresent() && memoryBytes.getAsLong() <= 0) {
+                throw new IllegalArgumentException("a declared capacity must be positive");
+            }
         }
     }
 
@@ -110,7 +134,9 @@ public final class NodeService implements AutoCloseable {
                         + " until it can, since each runs in a Perl shim that outlives the agent");
             }
             Agent agent = new Agent(config.nodeId(), trusted, ledger, runtime, new Signer(keyId, key, json), json, Clock.systemUTC());
-            link = new AgentLink(agent, runtime::orphans, config.serverHost(), config.serverPort(),
+            HostStatus status = new HostStatus(state, config.capacity(), config.runcBinary(),
+                    config.network().map(NetworkConfig::pluginDir));
+            link = new AgentLink(agent, runtime::orphans, status::measure, config.serverHost(), config.serverPort(),
                     TlsIdentity.of(key, publicKey), trusted, config.channel());
             link.run();
         }

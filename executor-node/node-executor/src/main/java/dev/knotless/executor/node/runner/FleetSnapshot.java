@@ -2,6 +2,7 @@ package dev.knotless.executor.node.runner;
 
 import dev.knotless.executor.node.protocol.AtomicFiles;
 import dev.knotless.executor.node.protocol.Names;
+import dev.knotless.executor.node.protocol.NodeStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * #FRESH} is from a daemon that is gone.
  *
  * <p>Format: a first line {@code written EPOCH_MILLIS}, then {@code NODE KEY_ID connected|away
- * drained|- LAST_SEEN_EPOCH_MILLIS|- ALLOCATIONS} per node.
+ * drained|- LAST_SEEN_EPOCH_MILLIS|- ALLOCATIONS ALLOCATED_MILLICPU ALLOCATED_MEMORY} per node,
+ * and, when the node reported its status, {@code MILLICPU MEMORY FREE_DISK SKEW_MILLIS RUNC
+ * CNI_PLUGINS|-} (plugins comma-separated). A line of six fields (a daemon from before capacities)
+ * reads as nothing allocated and nothing reported.
  */
 public final class FleetSnapshot {
 
@@ -33,8 +37,29 @@ public final class FleetSnapshot {
 
     private static final Logger LOG = LoggerFactory.getLogger(FleetSnapshot.class);
 
-    /** One node as the daemon sees it. */
-    public record Node(String node, String keyId, boolean connected, boolean drained, Optional<Instant> lastSeen, int allocations) {}
+    /**
+     * One node as the daemon sees it: with what this runner allocated there, and what the node last
+     * reported of itself (empty: it never did, as an older agent does not).
+     */
+    public record Node(String node, String keyId, boolean connected, boolean drained, Optional<Instant> lastSeen, int allocations,
+            long allocatedMilliCpu, long allocatedMemory, Optional<Reported> reported) {
+
+        /** A node with nothing allocated and nothing reported. */
+        public Node(String node, String keyId, boolean connected, boolean drained, Optional<Instant> lastSeen, int allocations) {
+            this(node, keyId, connected, drained, lastSeen, allocations, 0, 0, Optional.empty());
+        }
+    }
+
+    /** A node's last status: capacity, runc's version, its CNI plugins, and its clock's skew from the runner's. */
+    public record Reported(NodeStatus.Capacity capacity, String runc, List<String> cniPlugins, Duration skew) {
+        public Reported {
+            cniPlugins = List.copyOf(cniPlugins);
+        }
+
+        static Reported of(NodeHub.Status s) {
+            return new Reported(s.status().capacity(), s.status().health().runc(), s.status().health().cniPlugins(), s.skew());
+        }
+    }
 
     /** A snapshot read back: when it was written, and its nodes. */
     public record Read(Instant written, List<Node> nodes) {
@@ -51,7 +76,11 @@ public final class FleetSnapshot {
             text.append(n.node()).append(' ').append(n.keyId()).append(' ').append(n.connected() ? "connected" : "away")
                     .append(' ').append(n.drained() ? "drained" : "-").append(' ')
                     .append(n.lastSeen().map(i -> Long.toString(i.toEpochMilli())).orElse("-")).append(' ')
-                    .append(n.allocations()).append('\n');
+                    .append(n.allocations()).append(' ').append(n.allocatedMilliCpu()).append(' ').append(n.allocatedMemory());
+            n.reported().ifPresent(r -> text.append(' ').append(r.capacity().milliCpu()).append(' ').append(r.capacity().memoryBytes())
+                    .append(' ').append(r.capacity().freeDiskBytes()).append(' ').append(r.skew().toMillis()).append(' ')
+                    .append(r.runc()).append(' ').append(r.cniPlugins().isEmpty() ? "-" : String.join(",", r.cniPlugins())));
+            text.append('\n');
         }
         AtomicFiles.write(stateDir.resolve(FILE_NAME), text.toString().getBytes(StandardCharsets.UTF_8), AtomicFiles.ownerMode());
     }
@@ -73,12 +102,16 @@ public final class FleetSnapshot {
             List<Node> nodes = new ArrayList<>();
             for (int i = 1; i < lines.size(); i++) {
                 String[] f = lines.get(i).split(" ");
-                if (f.length != 6) {
-                    throw new IllegalArgumentException("line " + (i + 1) + ": expected 6 fields");
+                if (f.length != 6 && f.length != 8 && f.length != 14) {
+                    throw new IllegalArgumentException("line " + (i + 1) + ": expected 6, 8 or 14 fields");
                 }
+                Optional<Reported> reported = f.length < 14 ? Optional.empty() : Optional.of(new Reported(
+                        new NodeStatus.Capacity(Long.parseLong(f[8]), Long.parseLong(f[9]), Long.parseLong(f[10])), f[12],
+                        f[13].equals("-") ? List.of() : List.of(f[13].split(",")), Duration.ofMillis(Long.parseLong(f[11]))));
                 nodes.add(new Node(Names.node(f[0]), f[1], f[2].equals("connected"), f[3].equals("drained"),
                         f[4].equals("-") ? Optional.empty() : Optional.of(Instant.ofEpochMilli(Long.parseLong(f[4]))),
-                        Integer.parseInt(f[5])));
+                        Integer.parseInt(f[5]), f.length > 6 ? Long.parseLong(f[6]) : 0, f.length > 6 ? Long.parseLong(f[7]) : 0,
+                        reported));
             }
             return Optional.of(new Read(written, nodes));
         } catch (IllegalArgumentException e) {

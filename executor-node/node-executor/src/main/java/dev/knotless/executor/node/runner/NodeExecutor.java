@@ -44,10 +44,12 @@ import org.slf4j.LoggerFactory;
  * Runs each run in an allocation on one of the runner's nodes, driving the node agent with signed
  * actions over the channel the node dialled ({@link NodeHub}).
  *
- * <p>Placement: a trusted run goes to the connected node with the fewest allocations of this
- * runner that no untrusted run holds; an untrusted run gets a node of its own (one with no
+ * <p>Placement ({@link NodePlacement}): a trusted run goes to a connected node that no untrusted
+ * run holds and where its CPU and memory fit (the node's reported capacity less what this runner
+ * allocated there), the best fit first; an untrusted run gets a node of its own (one with no
  * allocation at all), holds it until it ends, and is never attached to a network. With no such node
- * the start waits up to {@link Options#placementWait()}, then fails as unschedulable.
+ * the start waits up to {@link Options#placementWait()}, then fails as unschedulable; a run larger
+ * than every connected node fails at once.
  */
 public final class NodeExecutor implements Executor, Resumption {
 
@@ -64,8 +66,8 @@ public final class NodeExecutor implements Executor, Resumption {
         public static final Options DEFAULT = new Options(Optional.of("default"), Duration.ofSeconds(30), Duration.ofMinutes(2));
     }
 
-    /** What a node holds for this runner: the allocation and whether an untrusted run owns the node. */
-    record Placement(String node, String allocation, boolean exclusive) {}
+    /** What a node holds for this runner: the allocation, what it asked for, and whether an untrusted run owns the node. */
+    record Placement(String node, String allocation, boolean exclusive, NodePlacement.Request request) {}
 
     private final NodeHub hub;
     private final NodeCalls calls;
@@ -90,13 +92,18 @@ public final class NodeExecutor implements Executor, Resumption {
     /** What this runner knows of each node now, for the fleet view ({@link FleetSnapshot}). */
     public List<FleetSnapshot.Node> fleet() {
         Map<String, Integer> load = new java.util.TreeMap<>();
-        placements.values().forEach(p -> load.merge(p.node(), 1, Integer::sum));
+        Map<String, NodePlacement.Request> held = new java.util.TreeMap<>();
+        placements.values().forEach(p -> {
+            load.merge(p.node(), 1, Integer::sum);
+            held.merge(p.node(), p.request(), NodeExecutor::plus);
+        });
         Set<String> connected = hub.connected();
         Set<String> off = drained.get();
         Set<String> ids = new java.util.TreeSet<>(hub.known());
         ids.addAll(load.keySet());
         return ids.stream().map(n -> new FleetSnapshot.Node(n, hub.keyIdOf(n).orElse("-"), connected.contains(n),
-                off.contains(n), hub.lastSeen(n), load.getOrDefault(n, 0))).toList();
+                off.contains(n), hub.lastSeen(n), load.getOrDefault(n, 0), held.getOrDefault(n, NONE).milliCpu(),
+                held.getOrDefault(n, NONE).memoryBytes(), hub.status(n).map(FleetSnapshot.Reported::of))).toList();
     }
 
     /** The last sweep asked for: a node that connects later gets it too (see {@link #sweepLateNode}). */
@@ -126,7 +133,7 @@ public final class NodeExecutor implements Executor, Resumption {
         }
         String allocation = allocationId(spec.runnerId(), spec.runId());
         boolean untrusted = spec.trust() == Trust.UNTRUSTED;
-        Placement placement = place(allocation, untrusted, signal);
+        Placement placement = place(allocation, untrusted, request(spec), signal);
         String node = placement.node();
         boolean created = false;
         try {
@@ -216,7 +223,7 @@ public final class NodeExecutor implements Executor, Resumption {
                     LOG.info("resume refused node={} allocation={} run={} state={}", node, allocation, spec.runId(), a.state());
                     return Optional.empty();
                 }
-                placements.put(allocation, new Placement(node, allocation, spec.trust() == Trust.UNTRUSTED));
+                placements.put(allocation, new Placement(node, allocation, spec.trust() == Trust.UNTRUSTED, request(spec)));
                 LOG.info("allocation resumed node={} allocation={} run={} steps={}", node, allocation, spec.runId(), a.steps());
                 return Optional.of(new NodeSession(this, spec, node, allocation, a.steps()));
             }
@@ -369,15 +376,42 @@ public final class NodeExecutor implements Executor, Resumption {
         }
     }
 
-    private Placement place(String allocation, boolean untrusted, StopSignal signal) throws ExecutorException {
+    private static final NodePlacement.Request NONE = new NodePlacement.Request(0, 0);
+    /**
+     * How long after a node connects placement waits for its status before taking its capacity as
+     * unknown (an agent older than the status report never sends one). Without it, runs queued at a
+     * daemon's start went to the first node to dial back, whatever their size.
+     */
+    static final Duration STATUS_GRACE = Duration.ofSeconds(2);
+
+    /**
+     * What the run holds on its node for placement: what it asked for (after the runner's ceilings
+     * and defaults), zero where it asked for nothing. The executor's own defaults are limits on the
+     * allocation, not a reservation: counting them would let a 2-CPU node take two runs that never
+     * said what they need, where before it took any number.
+     */
+    static NodePlacement.Request request(RunSpec spec) {
+        return new NodePlacement.Request(spec.resources().milliCpu(), spec.resources().memoryBytes());
+    }
+
+    private static NodePlacement.Request plus(NodePlacement.Request a, NodePlacement.Request b) {
+        return new NodePlacement.Request(a.milliCpu() + b.milliCpu(), a.memoryBytes() + b.memoryBytes());
+    }
+
+    private Placement place(String allocation, boolean untrusted, NodePlacement.Request request, StopSignal signal)
+            throws ExecutorException {
         long deadline = System.nanoTime() + options.placementWait().toNanos();
         synchronized (placing) {
             while (true) {
-                Optional<String> node = choose(untrusted);
-                if (node.isPresent()) {
-                    Placement p = new Placement(node.get(), allocation, untrusted);
+                NodePlacement.Decision decision = NodePlacement.decide(request, candidates(untrusted));
+                if (decision instanceof NodePlacement.Decision.Place(String node)) {
+                    Placement p = new Placement(node, allocation, untrusted, request);
                     placements.put(allocation, p);
                     return p;
+                }
+                if (decision instanceof NodePlacement.Decision.Refuse(String reason)) {
+                    LOG.info("run refused by placement allocation={} reason={}", allocation, reason);
+                    throw new ExecutorException(Failure.Kind.UNSCHEDULABLE, reason);
                 }
                 if (signal.isStopped()) {
                     throw new ExecutorException(Failure.Kind.STOPPED, "stopped while waiting for a node");
@@ -394,7 +428,9 @@ public final class NodeExecutor implements Executor, Resumption {
                                     : "no node can take the run: " + connected.size() + " connected"
                                             + (drainedConnected > 0 ? " (" + drainedConnected + " drained)" : "") + ", "
                                             + (untrusted ? "none free for an untrusted run, which needs a node of its own"
-                                                    : "all held by untrusted runs"));
+                                                    : anyFree() ? ((NodePlacement.Decision.Wait) decision).reason()
+                                                            + " (waited " + options.placementWait().toSeconds() + " s)"
+                                                            : "all held by untrusted runs"));
                 }
                 try {
                     placing.wait(Math.max(1, Math.min(200, left / 1_000_000)));
@@ -406,21 +442,32 @@ public final class NodeExecutor implements Executor, Resumption {
         }
     }
 
-    private Optional<String> choose(boolean untrusted) {
-        Map<String, Integer> load = new ConcurrentHashMap<>();
-        Set<String> exclusive = ConcurrentHashMap.newKeySet();
+    /** The connected nodes as placement sees them for this run: open or not, their capacity and what this runner holds there. */
+    private List<NodePlacement.Candidate> candidates(boolean untrusted) {
+        Map<String, Integer> load = new java.util.HashMap<>();
+        Map<String, NodePlacement.Request> held = new java.util.HashMap<>();
+        Set<String> exclusive = new java.util.HashSet<>();
         for (Placement p : placements.values()) {
             load.merge(p.node(), 1, Integer::sum);
+            held.merge(p.node(), p.request(), NodeExecutor::plus);
             if (p.exclusive()) {
                 exclusive.add(p.node());
             }
         }
         Set<String> off = drained.get();
-        return hub.connected().stream()
-                .filter(n -> !off.contains(n))
-                .filter(n -> !exclusive.contains(n))
-                .filter(n -> !untrusted || load.getOrDefault(n, 0) == 0)
-                .min((a, b) -> Integer.compare(load.getOrDefault(a, 0), load.getOrDefault(b, 0)));
+        return hub.connected().stream().map(n -> {
+            int allocations = load.getOrDefault(n, 0);
+            boolean open = !off.contains(n) && !exclusive.contains(n) && (!untrusted || allocations == 0)
+                    && !hub.statusPending(n, STATUS_GRACE);
+            NodePlacement.Request h = held.getOrDefault(n, NONE);
+            return new NodePlacement.Candidate(n, open, hub.status(n).map(s -> s.status().capacity()), h.milliCpu(),
+                    h.memoryBytes(), allocations);
+        }).toList();
+    }
+
+    /** Whether some connected node is neither drained nor held by an untrusted run: then capacity is what is short. */
+    private boolean anyFree() {
+        return candidates(false).stream().anyMatch(NodePlacement.Candidate::open);
     }
 
     /** The seam's hardening as the signed action carries it: the node applies exactly this. */

@@ -10,6 +10,7 @@ import dev.knotless.executor.node.channel.Stream;
 import dev.knotless.executor.node.channel.TlsIdentity;
 import dev.knotless.executor.node.protocol.Ed25519Keys;
 import dev.knotless.executor.node.protocol.Keyset;
+import dev.knotless.executor.node.protocol.NodeStatus;
 import dev.knotless.executor.node.protocol.ObservationVerifier;
 import dev.knotless.executor.node.protocol.ProtocolJson;
 import dev.knotless.executor.node.protocol.Report;
@@ -49,6 +50,8 @@ public final class NodeHub implements AutoCloseable {
     /** When each node was last connected (since this hub started): set on connect and on disconnect. */
     private final ConcurrentHashMap<String, java.time.Instant> lastSeen = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> keyIds = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Status> statuses = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, java.time.Instant> connectedAt = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final ProtocolJson json;
     private final Object changed = new Object();
@@ -101,6 +104,32 @@ public final class NodeHub implements AutoCloseable {
      */
     public void onConnect(java.util.function.BiConsumer<String, List<String>> listener) {
         connectListeners.add(listener);
+    }
+
+    /**
+     * A node's last status (signed, verified): its capacity and health, and how far its clock was
+     * from this runner's when it arrived (positive: the node is ahead; the channel's own delay is in it).
+     */
+    public record Status(NodeStatus status, java.time.Instant received, Duration skew) {}
+
+    /** The node's last status; empty if it sent none since this hub started (an older agent never does). */
+    public Optional<Status> status(String node) {
+        return Optional.ofNullable(statuses.get(node));
+    }
+
+    /**
+     * Whether the node connected less than {@code grace} ago and has not sent its status on this
+     * connection yet: a current agent sends it within milliseconds of connecting, so placement
+     * waits for it rather than take the node's capacity as unknown.
+     */
+    public boolean statusPending(String node, Duration grace) {
+        java.time.Instant since = connectedAt.get(node);
+        if (since == null || link(node).isEmpty()) {
+            return false;
+        }
+        Status last = statuses.get(node);
+        boolean toldSince = last != null && !last.received().isBefore(since);
+        return !toldSince && clock.instant().isBefore(since.plus(grace));
     }
 
     /** The node's connection, if it is connected now. */
@@ -190,6 +219,7 @@ public final class NodeHub implements AutoCloseable {
     private void connected(Connection c) {
         String node = c.peer();
         lastSeen.put(node, clock.instant());
+        connectedAt.put(node, clock.instant());
         Connection old = links.put(node, c);
         if (old != null && old != c) {
             old.close();
@@ -217,6 +247,15 @@ public final class NodeHub implements AutoCloseable {
                     }
                     // The node's first word on every connection: now it is known, with its orphans.
                     connectListeners.forEach(listener -> listener.accept(node, found.allocations()));
+                }
+                case ObservationVerifier.Verification.Believed b when b.observation().report() instanceof NodeStatus status -> {
+                    java.time.Instant now = clock.instant();
+                    Duration skew = Duration.ofMillis(b.observation().observedAt() - now.toEpochMilli());
+                    statuses.put(node, new Status(status, now, skew));
+                    LOG.info("node status node={} milliCpu={} memoryBytes={} freeDiskBytes={} runc={} cniPlugins={} skewMs={}", node,
+                            status.capacity().milliCpu(), status.capacity().memoryBytes(), status.capacity().freeDiskBytes(),
+                            status.health().runc(), status.health().cniPlugins().size(), skew.toMillis());
+                    signalChange();
                 }
                 case ObservationVerifier.Verification.Believed b ->
                         LOG.warn("node sent an unexpected report node={} type={}", node, b.observation().report().getClass().getSimpleName());

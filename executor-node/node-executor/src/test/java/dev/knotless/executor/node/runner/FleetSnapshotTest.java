@@ -9,6 +9,7 @@ import dev.knotless.executor.node.channel.Connection;
 import dev.knotless.executor.node.channel.PeerPins;
 import dev.knotless.executor.node.channel.TlsIdentity;
 import dev.knotless.executor.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.protocol.NodeStatus;
 import dev.knotless.executor.node.protocol.ProtocolJson;
 import dev.knotless.executor.node.protocol.Signer;
 import java.net.InetSocketAddress;
@@ -33,7 +34,13 @@ class FleetSnapshotTest {
         Instant now = Instant.parse("2026-03-01T10:00:00Z");
         List<FleetSnapshot.Node> nodes = List.of(
                 new FleetSnapshot.Node("node-a", "ed25519-0011223344556677", true, false, Optional.of(now), 2),
-                new FleetSnapshot.Node("node-b", "ed25519-8899aabbccddeeff", false, true, Optional.empty(), 0));
+                new FleetSnapshot.Node("node-b", "ed25519-8899aabbccddeeff", false, true, Optional.empty(), 0),
+                new FleetSnapshot.Node("node-c", "ed25519-0123456789abcdef", true, false, Optional.of(now), 1, 1500, 3L << 30,
+                        Optional.of(new FleetSnapshot.Reported(new NodeStatus.Capacity(4000, 8L << 30, 50L << 30), "1.1.12",
+                                List.of("bridge", "host-local"), Duration.ofMillis(-120)))),
+                new FleetSnapshot.Node("node-d", "ed25519-0123456789abcdee", true, false, Optional.of(now), 0, 0, 0,
+                        Optional.of(new FleetSnapshot.Reported(new NodeStatus.Capacity(1000, 1L << 30, 0), "none", List.of(),
+                                Duration.ZERO))));
 
         FleetSnapshot.write(state, now, nodes);
         FleetSnapshot.Read read = FleetSnapshot.read(state).orElseThrow();
@@ -42,6 +49,14 @@ class FleetSnapshotTest {
         assertThat(read.freshAt(now.plus(FleetSnapshot.FRESH))).isTrue();
         assertThat(read.freshAt(now.plus(FleetSnapshot.FRESH).plusSeconds(1))).isFalse();
         assertThat(FleetSnapshot.read(state.resolve("nowhere"))).isEmpty();
+    }
+
+    @Test
+    void aSnapshotFromADaemonBeforeCapacitiesStillReads() throws Exception {
+        java.nio.file.Files.writeString(state.resolve(FleetSnapshot.FILE_NAME),
+                "written 1000\nnode-a ed25519-0011223344556677 connected - 900 2\n");
+        assertThat(FleetSnapshot.read(state).orElseThrow().nodes()).containsExactly(
+                new FleetSnapshot.Node("node-a", "ed25519-0011223344556677", true, false, Optional.of(Instant.ofEpochMilli(900)), 2));
     }
 
     @Test

@@ -7,24 +7,33 @@ import dev.knotless.executor.node.service.NodeService;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * A node agent process for the node executor's integration tests: the same {@link NodeService}
  * that {@code knotless-run node} runs, in its own JVM, dialling the test's runner over loopback.
  *
  * <p>Arguments: node id, server host, server port, identity key file, keyset file, ledger file,
- * state directory, then either {@code none} or the CNI plugin directory, bridge and subnet.
+ * state directory, then either {@code none} or the CNI plugin directory, bridge and subnet. The
+ * system properties {@code node.milliCpu} and {@code node.memoryBytes}, when set, are the
+ * capacity it declares ({@code --cpu-capacity}, {@code --memory-capacity}).
  */
 public final class NodeChild {
 
     public static void main(String[] args) throws Exception {
         Optional<NodeService.NetworkConfig> network = args[7].equals("none") ? Optional.empty()
                 : Optional.of(new NodeService.NetworkConfig("default", Path.of(args[7]), args[8], args[9], Path.of(args[6]).resolve("cni")));
+        NodeService.DeclaredCapacity capacity = new NodeService.DeclaredCapacity(declared("node.milliCpu"), declared("node.memoryBytes"));
         NodeService.Config config = new NodeService.Config(args[0], args[1], Integer.parseInt(args[2]), Path.of(args[3]),
                 new NodeService.Trusted.File(Path.of(args[4])), Path.of(args[5]), Path.of(args[6]), "runc",
-                NodeOptions.DEFAULT, network, new ChannelOptions(Duration.ofSeconds(5), Duration.ofSeconds(10)));
+                NodeOptions.DEFAULT, network, new ChannelOptions(Duration.ofSeconds(5), Duration.ofSeconds(10)), capacity);
         try (NodeService service = new NodeService(config, CniAllocationNetwork::new)) {
             service.run();
         }
+    }
+
+    private static OptionalLong declared(String property) {
+        String value = System.getProperty(property);
+        return value == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(value));
     }
 }

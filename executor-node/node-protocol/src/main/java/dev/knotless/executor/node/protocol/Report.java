@@ -12,8 +12,9 @@ import java.util.List;
     @JsonSubTypes.Type(value = Outcome.Rejected.class, name = "rejected"),
     @JsonSubTypes.Type(value = Outcome.Failed.class, name = "failed"),
     @JsonSubTypes.Type(value = Report.OrphansFound.class, name = "orphans_found"),
+    @JsonSubTypes.Type(value = NodeStatus.class, name = "node_status"),
 })
-public sealed interface Report permits Outcome, Report.OrphansFound {
+public sealed interface Report permits Outcome, Report.OrphansFound, NodeStatus {
 
     /** Allocations the node holds that no runner asked for, found by its own sweep. */
     record OrphansFound(List<String> allocations) implements Report {
