@@ -29,18 +29,26 @@ public record NodeStatus(Capacity capacity, Health health) implements Report {
         }
     }
 
-    /** The runtime pieces the node found: runc's version ({@code none} if not found) and its CNI plugins. */
-    public record Health(String runc, List<String> cniPlugins) {
+    /**
+     * The agent's own version ({@code dev} when built outside a release), and the runtime pieces it
+     * found: runc's version ({@code none} if not found) and its CNI plugins.
+     */
+    public record Health(String agent, String runc, List<String> cniPlugins) {
 
         public static final int MAX_PLUGINS = 64;
 
         public Health {
-            if (runc == null || runc.isBlank() || runc.length() > 100 || !runc.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
-                throw new IllegalArgumentException("runc must be 1-100 printable ASCII characters");
-            }
+            printable("agent", agent);
+            printable("runc", runc);
             cniPlugins = List.copyOf(cniPlugins);
             if (cniPlugins.size() > MAX_PLUGINS || !cniPlugins.stream().allMatch(p -> p.matches("[A-Za-z0-9._-]{1,64}"))) {
                 throw new IllegalArgumentException("cniPlugins must be at most " + MAX_PLUGINS + " plugin file names");
+            }
+        }
+
+        private static void printable(String field, String value) {
+            if (value == null || value.isBlank() || value.length() > 100 || !value.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
+                throw new IllegalArgumentException(field + " must be 1-100 printable ASCII characters");
             }
         }
     }

@@ -19,7 +19,7 @@ class NodeStatusTest {
     final ObservationVerifier verifier = new ObservationVerifier("node-a", Keyset.single("node-a-id", keys.getPublic()), json, clock);
 
     final NodeStatus status = new NodeStatus(new NodeStatus.Capacity(4000, 8L << 30, 100L << 30),
-            new NodeStatus.Health("1.1.12", List.of("bridge", "host-local", "loopback")));
+            new NodeStatus.Health("0.9.0", "1.1.12", List.of("bridge", "host-local", "loopback")));
 
     @Test
     void theHelloRoundTripsSignedAndVerified() {
@@ -30,7 +30,7 @@ class NodeStatusTest {
         });
         assertThat(new String(json.write(status), StandardCharsets.UTF_8)).isEqualTo("{\"type\":\"node_status\","
                 + "\"capacity\":{\"freeDiskBytes\":107374182400,\"memoryBytes\":8589934592,\"milliCpu\":4000},"
-                + "\"health\":{\"cniPlugins\":[\"bridge\",\"host-local\",\"loopback\"],\"runc\":\"1.1.12\"}}");
+                + "\"health\":{\"agent\":\"0.9.0\",\"cniPlugins\":[\"bridge\",\"host-local\",\"loopback\"],\"runc\":\"1.1.12\"}}");
     }
 
     /** What an agent from before the status report sends on connecting: still believed, as it always was. */
@@ -48,7 +48,8 @@ class NodeStatusTest {
         assertThatThrownBy(() -> json.read("{\"type\":\"node_status\",\"capacity\":{\"freeDiskBytes\":1,\"memoryBytes\":1,\"milliCpu\":1}}"
                 .getBytes(StandardCharsets.UTF_8), Report.class)).isInstanceOf(ProtocolJson.PayloadException.class);
         assertThatThrownBy(() -> new NodeStatus.Capacity(0, 1, 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new NodeStatus.Health("1.1\n", List.of())).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new NodeStatus.Health("1.1", List.of("../x"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new NodeStatus.Health("0.9.0", "1.1\n", List.of())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new NodeStatus.Health("0.9.0", "1.1", List.of("../x"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new NodeStatus.Health("0.9\u001b[2J", "1.1", List.of())).hasMessage("agent must be 1-100 printable ASCII characters");
     }
 }
