@@ -19,6 +19,8 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -46,8 +48,10 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--node-id", paramLabel = "ID", description = "This node's id, as the runner's nodes file names it.")
     @Nullable String nodeId;
 
-    @Option(names = "--server", paramLabel = "HOST:PORT", description = "The runner's --node-listen address.")
-    @Nullable String server;
+    @Option(names = "--server", paramLabel = "HOST:PORT",
+            description = "The runner's --node-listen address; repeat it to serve several runners (at most 8), which then"
+                    + " see each other's allocations on this node.")
+    List<String> servers = new ArrayList<>();
 
     @Option(names = "--identity-key", paramLabel = "FILE",
             description = "This node's Ed25519 private key: signs every observation, and is its TLS identity"
@@ -146,7 +150,7 @@ final class NodeCommand implements Callable<Integer> {
             trust = new Trust();
             trust.keyset = stateDir.resolve(ENROLLED_KEYSET);
         }
-        if (server == null || identityKey == null || trust == null) {
+        if (servers.isEmpty() || identityKey == null || trust == null) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                     "node --node-id needs --server, --identity-key and --keyset (or --key-id with --public-key),"
                             + " or a --state-dir that 'node enroll' has written them to");
@@ -156,7 +160,15 @@ final class NodeCommand implements Callable<Integer> {
         }
         logFormat.applyToLogback();
         showAgentLines();
-        InetSocketAddress address = NodeWiring.address(server);
+        List<NodeService.Server> runners = new ArrayList<>();
+        for (String server : servers) {
+            InetSocketAddress address = NodeWiring.address(server);
+            runners.add(new NodeService.Server(address.getHostString(), address.getPort()));
+        }
+        if (runners.size() > NodeService.MAX_SERVERS) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--server: at most " + NodeService.MAX_SERVERS + " runners, got " + runners.size());
+        }
         NodeService.Trusted trusted = trust.keyset != null ? new NodeService.Trusted.File(trust.keyset)
                 : new NodeService.Trusted.Single(trust.single.keyId, trust.single.publicKey);
         NodeOptions options = new NodeOptions(readOnlyRoot, Optional.ofNullable(runAs).map(RunAs::parse),
@@ -164,7 +176,7 @@ final class NodeCommand implements Callable<Integer> {
         Optional<NodeService.NetworkConfig> network = Optional.ofNullable(cniBin)
                 .map(bin -> new NodeService.NetworkConfig(networkName, bin, bridge, subnet, stateDir.resolve("cni")));
         Duration every = keepalive;
-        NodeService.Config config = new NodeService.Config(nodeId, address.getHostString(), address.getPort(), identityKey,
+        NodeService.Config config = new NodeService.Config(nodeId, runners, identityKey,
                 trusted, ledger != null ? ledger : stateDir.resolve("ledger"), stateDir, runc, options, network,
                 ChannelOptions.DEFAULTS.withKeepalive(every), declaredCapacity());
         NodeService service = new NodeService(config, CniAllocationNetwork::new);

@@ -24,6 +24,9 @@ public final class HostStatus {
     private static final Logger LOG = LoggerFactory.getLogger(HostStatus.class);
     /** A change of free disk the runner hears of: this much, or a tenth of what it last heard, whichever is more. */
     static final long DISK_STEP = 1L << 30;
+    /** This agent's version, from its jar's manifest; {@code dev} when run from classes (a build's tests). */
+    static final String AGENT_VERSION = Optional.ofNullable(HostStatus.class.getPackage().getImplementationVersion())
+            .filter(v -> v.matches("[ -~]{1,100}")).orElse("dev");
 
     private final Path stateDir;
     private final NodeService.DeclaredCapacity declared;
@@ -52,7 +55,7 @@ public final class HostStatus {
         } catch (IOException e) {
             free = 0;
         }
-        return new NodeStatus(new NodeStatus.Capacity(cpu, memory, free), new NodeStatus.Health(runc, plugins));
+        return new NodeStatus(new NodeStatus.Capacity(cpu, memory, free), new NodeStatus.Health(AGENT_VERSION, runc, plugins));
     }
 
     /** Whether the runner should hear of {@code now} after {@code before}: capacity or health changed, or disk by a step. */

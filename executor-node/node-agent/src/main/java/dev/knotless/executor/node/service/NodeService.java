@@ -1,6 +1,7 @@
 package dev.knotless.executor.node.service;
 
 import dev.knotless.executor.node.agent.Agent;
+import dev.knotless.executor.node.agent.BookingDesk;
 import dev.knotless.executor.node.agent.Ledger;
 import dev.knotless.executor.node.agent.MacKey;
 import dev.knotless.executor.node.allocation.AllocationNetwork;
@@ -27,11 +28,13 @@ import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,20 +48,33 @@ public final class NodeService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NodeService.class);
 
     /**
+     * @param servers       the runners the node dials, each on a link of its own; runners that
+     *                      share the node see each other's allocations in its allocation list
      * @param trusted       the runner keys the node believes: a keyset file, or one key
      * @param network       the CNI network for trusted allocations, if the node has one
      */
-    public record Config(String nodeId, String serverHost, int serverPort, Path identityKey, Trusted trusted, Path ledger,
+    public record Config(String nodeId, List<Server> servers, Path identityKey, Trusted trusted, Path ledger,
             Path stateDir, String runcBinary, NodeOptions nodeOptions, Optional<NetworkConfig> network, ChannelOptions channel,
             DeclaredCapacity capacity) {
         public Config {
             Objects.requireNonNull(nodeId, "nodeId");
-            Objects.requireNonNull(serverHost, "serverHost");
+            servers = List.copyOf(servers);
+            if (servers.isEmpty() || servers.size() > MAX_SERVERS) {
+                throw new IllegalArgumentException("a node dials 1.." + MAX_SERVERS + " runners, not " + servers.size());
+            }
             Objects.requireNonNull(network, "network");
             Objects.requireNonNull(capacity, "capacity");
         }
 
-        /** The machine's own CPU and memory are what the node offers. */
+        /** One runner. */
+        public Config(String nodeId, String serverHost, int serverPort, Path identityKey, Trusted trusted, Path ledger,
+                Path stateDir, String runcBinary, NodeOptions nodeOptions, Optional<NetworkConfig> network, ChannelOptions channel,
+                DeclaredCapacity capacity) {
+            this(nodeId, List.of(new Server(serverHost, serverPort)), identityKey, trusted, ledger, stateDir, runcBinary, nodeOptions,
+                    network, channel, capacity);
+        }
+
+        /** One runner; the machine's own CPU and memory are what the node offers. */
         public Config(String nodeId, String serverHost, int serverPort, Path identityKey, Trusted trusted, Path ledger,
                 Path stateDir, String runcBinary, NodeOptions nodeOptions, Optional<NetworkConfig> network, ChannelOptions channel) {
             this(nodeId, serverHost, serverPort, identityKey, trusted, ledger, stateDir, runcBinary, nodeOptions, network, channel,
@@ -77,6 +93,24 @@ public final class NodeService implements AutoCloseable {
             if (milliCpu.isPresent() && milliCpu.getAsLong() <= 0 || memoryBytes.isPresent() && memoryBytes.getAsLong() <= 0) {
                 throw new IllegalArgumentException("a declared capacity must be positive");
             }
+        }
+    }
+
+    /** Runners one node serves at most: each is a connection, a thread and a status report of their own. */
+    public static final int MAX_SERVERS = 8;
+
+    /** A runner's {@code --node-listen} address. */
+    public record Server(String host, int port) {
+        public Server {
+            Objects.requireNonNull(host, "host");
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("port must be 1..65535, was " + port);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return host + ":" + port;
         }
     }
 
@@ -100,7 +134,8 @@ public final class NodeService implements AutoCloseable {
     private final Config config;
     private final Function<NetworkConfig, AllocationNetwork> networks;
     private final ProtocolJson json = new ProtocolJson();
-    private volatile @Nullable AgentLink link;
+    private final List<AgentLink> links = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
 
     /**
      * @param networks makes the allocation network from its configuration (CNI in production)
@@ -127,34 +162,61 @@ public final class NodeService implements AutoCloseable {
         RuncRuntime runtime = new RuncRuntime(puller, runc, new OciConfig(), config.nodeOptions(), network, state);
         try (DeadlineKeeper deadlines = new DeadlineKeeper(runtime, DEADLINE_CHECKS, DEADLINE_GRACE).start();
              Ledger ledger = Ledger.open(config.ledger(), MacKey.loadOrCreate(state.resolve("ledger.key")), json, Clock.systemUTC())) {
-            LOG.info("node agent starting node={} key={} server={}:{} ledgerEntries={} network={}", config.nodeId(), keyId,
-                    config.serverHost(), config.serverPort(), ledger.size(), network.map(AllocationNetwork::name).orElse("none"));
+            LOG.info("node agent starting node={} key={} servers={} ledgerEntries={} network={}", config.nodeId(), keyId,
+                    config.servers(), ledger.size(), network.map(AllocationNetwork::name).orElse("none"));
             if (!runc.resetsSignals()) {
                 LOG.warn("perl cannot run here (or this machine's system call numbers are unknown): every step fails"
                         + " until it can, since each runs in a Perl shim that outlives the agent");
             }
-            Agent agent = new Agent(config.nodeId(), trusted, ledger, runtime, new Signer(keyId, key, json), json, Clock.systemUTC());
             HostStatus status = new HostStatus(state, config.capacity(), config.runcBinary(),
                     config.network().map(NetworkConfig::pluginDir));
-            link = new AgentLink(agent, runtime::orphans, status::measure, config.serverHost(), config.serverPort(),
-                    TlsIdentity.of(key, publicKey), trusted, config.channel());
-            link.run();
+            Agent agent = new Agent(config.nodeId(), trusted, ledger, new BookingDesk(runtime, () -> status.measure().capacity()),
+                    new Signer(keyId, key, json), json, Clock.systemUTC());
+            for (Server server : config.servers()) {
+                links.add(new AgentLink(agent, runtime::orphans, status::measure, server.host(), server.port(),
+                        TlsIdentity.of(key, publicKey), trusted, config.channel()));
+            }
+            serve();
         }
     }
 
-    /** Drops the runner connection once (the link dials again); for tests of a broken network. */
-    public void dropConnection() {
-        AgentLink l = link;
-        if (l != null) {
-            l.dropConnection();
+    /** Runs every link on a thread of its own until all end ({@link #close}); a link that fails ends the others. */
+    private void serve() throws InterruptedException {
+        if (closed) {
+            return;
         }
+        List<Thread> threads = new ArrayList<>();
+        for (AgentLink l : links) {
+            threads.add(Thread.ofPlatform().name("link-" + threads.size()).start(() -> {
+                try {
+                    l.run();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    close();
+                }
+            }));
+        }
+        try {
+            for (Thread t : threads) {
+                t.join();
+            }
+        } finally {
+            close();
+            for (Thread t : threads) {
+                t.interrupt();
+            }
+        }
+    }
+
+    /** Drops every runner connection once (each link dials again); for tests of a broken network. */
+    public void dropConnection() {
+        links.forEach(AgentLink::dropConnection);
     }
 
     @Override
     public void close() {
-        AgentLink l = link;
-        if (l != null) {
-            l.close();
-        }
+        closed = true;
+        links.forEach(AgentLink::close);
     }
 }

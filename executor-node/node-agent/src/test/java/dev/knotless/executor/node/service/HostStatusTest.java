@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 class HostStatusTest {
 
     static NodeStatus status(long cpu, long memory, long disk) {
-        return new NodeStatus(new NodeStatus.Capacity(cpu, memory, disk), new NodeStatus.Health("1.1.12", List.of("bridge")));
+        return new NodeStatus(new NodeStatus.Capacity(cpu, memory, disk), new NodeStatus.Health("dev", "1.1.12", List.of("bridge")));
     }
 
     @Test
@@ -43,7 +43,7 @@ class HostStatusTest {
         assertThat(s.capacity().milliCpu()).isEqualTo(1500);
         assertThat(s.capacity().memoryBytes()).isEqualTo(3L << 30);
         assertThat(s.capacity().freeDiskBytes()).isPositive();
-        assertThat(s.health()).isEqualTo(new NodeStatus.Health("none", List.of()));
+        assertThat(s.health()).isEqualTo(new NodeStatus.Health("dev", "none", List.of()));
         NodeStatus machine = new HostStatus(state, NodeService.DeclaredCapacity.MACHINE, "/nonexistent/runc", Optional.empty()).measure();
         assertThat(machine.capacity().milliCpu()).isEqualTo(Runtime.getRuntime().availableProcessors() * 1000L);
     }

@@ -17,6 +17,7 @@ import dev.knotless.executor.TransferLimitException;
 import dev.knotless.executor.Trust;
 import dev.knotless.executor.UntrustedNetwork;
 import dev.knotless.executor.node.protocol.Action;
+import dev.knotless.executor.node.protocol.Booking;
 import dev.knotless.executor.node.protocol.Names;
 import dev.knotless.executor.node.protocol.ProcessHardening;
 import dev.knotless.executor.node.protocol.Result;
@@ -67,7 +68,11 @@ public final class NodeExecutor implements Executor, Resumption {
     }
 
     /** What a node holds for this runner: the allocation, what it asked for, and whether an untrusted run owns the node. */
-    record Placement(String node, String allocation, boolean exclusive, NodePlacement.Request request) {}
+    record Placement(String node, String allocation, boolean exclusive, NodePlacement.Request request) {
+        Booking booking() {
+            return new Booking(request.milliCpu(), request.memoryBytes(), exclusive);
+        }
+    }
 
     private final NodeHub hub;
     private final NodeCalls calls;
@@ -91,19 +96,32 @@ public final class NodeExecutor implements Executor, Resumption {
 
     /** What this runner knows of each node now, for the fleet view ({@link FleetSnapshot}). */
     public List<FleetSnapshot.Node> fleet() {
-        Map<String, Integer> load = new java.util.TreeMap<>();
-        Map<String, NodePlacement.Request> held = new java.util.TreeMap<>();
-        placements.values().forEach(p -> {
-            load.merge(p.node(), 1, Integer::sum);
-            held.merge(p.node(), p.request(), NodeExecutor::plus);
-        });
+        Map<String, Held> held = heldByNode();
         Set<String> connected = hub.connected();
         Set<String> off = drained.get();
         Set<String> ids = new java.util.TreeSet<>(hub.known());
-        ids.addAll(load.keySet());
-        return ids.stream().map(n -> new FleetSnapshot.Node(n, hub.keyIdOf(n).orElse("-"), connected.contains(n),
-                off.contains(n), hub.lastSeen(n), load.getOrDefault(n, 0), held.getOrDefault(n, NONE).milliCpu(),
-                held.getOrDefault(n, NONE).memoryBytes(), hub.status(n).map(FleetSnapshot.Reported::of))).toList();
+        ids.addAll(held.keySet());
+        return ids.stream().map(n -> {
+            Held h = held.getOrDefault(n, Held.NOTHING);
+            return new FleetSnapshot.Node(n, hub.keyIdOf(n).orElse("-"), connected.contains(n), off.contains(n), hub.lastSeen(n),
+                    h.allocations(), h.booked().milliCpu(), h.booked().memoryBytes(), hub.status(n).map(FleetSnapshot.Reported::of));
+        }).toList();
+    }
+
+    /** What allocations hold of one node: how many, and what they booked. */
+    private record Held(int allocations, Booking booked) {
+        static final Held NOTHING = new Held(0, Booking.NONE);
+
+        Held plus(Held other) {
+            return new Held(allocations + other.allocations, booked.plus(other.booked));
+        }
+    }
+
+    /** This runner's placements, per node. */
+    private Map<String, Held> heldByNode() {
+        Map<String, Held> held = new java.util.TreeMap<>();
+        placements.values().forEach(p -> held.merge(p.node(), new Held(1, p.booking()), Held::plus));
+        return held;
     }
 
     /** The last sweep asked for: a node that connects later gets it too (see {@link #sweepLateNode}). */
@@ -133,8 +151,36 @@ public final class NodeExecutor implements Executor, Resumption {
         }
         String allocation = allocationId(spec.runnerId(), spec.runId());
         boolean untrusted = spec.trust() == Trust.UNTRUSTED;
-        Placement placement = place(allocation, untrusted, request(spec), signal);
+        long deadline = System.nanoTime() + options.placementWait().toNanos();
+        while (true) {
+            Placement placement = place(allocation, untrusted, request(spec), signal, deadline);
+            try {
+                return startOn(placement, spec, image, services, signal);
+            } catch (NoRoom e) {
+                // Another runner sharing the node booked the room first; the node's list now says so.
+                placements.remove(allocation);
+                listings.remove(placement.node());
+                LOG.info("node had no room, placing again allocation={} node={} reason={}", allocation, placement.node(), e.getMessage());
+                if (System.nanoTime() > deadline) {
+                    throw new ExecutorException(Failure.Kind.UNSCHEDULABLE, "no node can take the run: " + e.getMessage());
+                }
+                pause(signal);
+            }
+        }
+    }
+
+    /** The node refused the allocation's booking ({@link Booking#NO_ROOM}): nothing was made there. */
+    private static final class NoRoom extends Exception {
+        NoRoom(String message) {
+            super(message);
+        }
+    }
+
+    private Session startOn(Placement placement, RunSpec spec, String image, List<ServiceContainer> services, StopSignal signal)
+            throws ExecutorException, NoRoom {
         String node = placement.node();
+        String allocation = placement.allocation();
+        boolean untrusted = placement.exclusive();
         boolean created = false;
         try {
             call(node, new Action.PullImage(node, image), Result.Done.class, Failure.Kind.IMAGE,
@@ -145,10 +191,18 @@ public final class NodeExecutor implements Executor, Resumption {
             }
             long cpu = spec.resources().milliCpu() > 0 ? spec.resources().milliCpu() : DEFAULT_MILLI_CPU;
             long memory = spec.resources().memoryBytes() > 0 ? spec.resources().memoryBytes() : DEFAULT_MEMORY;
-            created = true;
-            call(node, new Action.CreateAllocation(node, allocation, image, cpu, Math.max(memory, 4L << 20), labels(spec),
-                            hardening(spec.hardening()), lifetimeMs(spec), services),
-                    Result.Done.class, Failure.Kind.INFRASTRUCTURE, "");
+            Action.CreateAllocation create = new Action.CreateAllocation(node, allocation, image, cpu, Math.max(memory, 4L << 20),
+                    labels(spec, placement.booking()), hardening(spec.hardening()), lifetimeMs(spec), services);
+            try {
+                created = true;
+                calls.call(node, create, Result.Done.class);
+            } catch (NodeCalls.Refused e) {
+                if (e.getMessage().startsWith(Booking.NO_ROOM)) {
+                    created = false;
+                    throw new NoRoom(node + ": " + e.getMessage());
+                }
+                throw e;
+            }
             if (!untrusted && options.network().isPresent()) {
                 call(node, new Action.AttachNetwork(node, allocation, options.network().get()), Result.Done.class,
                         Failure.Kind.INFRASTRUCTURE, "");
@@ -160,13 +214,33 @@ public final class NodeExecutor implements Executor, Resumption {
             // the node sees a service's port from the run's own namespace, through the same probe as every executor
             new ServiceReadiness().await(session, spec, ServiceReadiness.Watch.NOTHING, signal);
             return session;
+        } catch (NodeCalls.Refused | NodeCalls.LinkLost | TransferLimitException e) {
+            ExecutorException failure = failure(e, Failure.Kind.INFRASTRUCTURE, "");
+            cleanUp(node, allocation, created);
+            throw failure;
         } catch (ExecutorException e) {
-            if (created) {
-                delete(node, allocation);
-            } else {
-                placements.remove(allocation);
-            }
+            cleanUp(node, allocation, created);
             throw e;
+        }
+    }
+
+    private void cleanUp(String node, String allocation, boolean created) {
+        if (created) {
+            delete(node, allocation);
+        } else {
+            placements.remove(allocation);
+        }
+    }
+
+    private static void pause(StopSignal signal) throws ExecutorException {
+        if (signal.isStopped()) {
+            throw new ExecutorException(Failure.Kind.STOPPED, "stopped while waiting for a node");
+        }
+        try {
+            Thread.sleep(200);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecutorException(Failure.Kind.STOPPED, "interrupted while waiting for a node");
         }
     }
 
@@ -210,7 +284,7 @@ public final class NodeExecutor implements Executor, Resumption {
         for (String node : hub.connected()) {
             Result.AllocationList list;
             try {
-                list = recentList(node);
+                list = recentList(node, LISTING_FRESH);
             } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
                 LOG.warn("resume could not list node={} run={} reason={}", node, spec.runId(), e.getMessage());
                 continue;
@@ -246,10 +320,10 @@ public final class NodeExecutor implements Executor, Resumption {
      * allocations for each of them made the recovery take tens of seconds. An allocation that
      * stopped since is found out by the step's follow, which then fails as lost.
      */
-    private Result.AllocationList recentList(String node)
+    private Result.AllocationList recentList(String node, Duration fresh)
             throws NodeCalls.LinkLost, NodeCalls.Refused, TransferLimitException {
         Listing last = listings.get(node);
-        if (last != null && System.nanoTime() - last.at() < LISTING_FRESH.toNanos()) {
+        if (last != null && System.nanoTime() - last.at() < fresh.toNanos()) {
             return last.list();
         }
         Result.AllocationList list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class);
@@ -351,6 +425,7 @@ public final class NodeExecutor implements Executor, Resumption {
             LOG.warn("allocation delete failed node={} allocation={} reason={}", node, allocation, e.getMessage());
         } finally {
             placements.remove(allocation);
+            listings.remove(node);
             synchronized (placing) {
                 placing.notifyAll();
             }
@@ -363,20 +438,22 @@ public final class NodeExecutor implements Executor, Resumption {
             throws ExecutorException {
         try {
             return calls.call(node, action, expected);
-        } catch (NodeCalls.WrongAnswer e) {
-            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
-        } catch (NodeCalls.Refused e) {
-            // the node names a service whose container it could not make or start (RuncRuntime)
-            throw new ExecutorException(prefix.isEmpty() && e.getMessage().startsWith("service '") ? Failure.Kind.SERVICE : kind,
-                    prefix + e.getMessage());
-        } catch (NodeCalls.LinkLost e) {
-            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
-        } catch (TransferLimitException e) {
-            throw new ExecutorException(Failure.Kind.LIMIT, e.getMessage());
+        } catch (NodeCalls.Refused | NodeCalls.LinkLost | TransferLimitException e) {
+            throw failure(e, kind, prefix);
         }
     }
 
-    private static final NodePlacement.Request NONE = new NodePlacement.Request(0, 0);
+    private static ExecutorException failure(Exception e, Failure.Kind kind, String prefix) {
+        return switch (e) {
+            case NodeCalls.WrongAnswer w -> new ExecutorException(Failure.Kind.INFRASTRUCTURE, w.getMessage());
+            // the node names a service whose container it could not make or start (RuncRuntime)
+            case NodeCalls.Refused r -> new ExecutorException(
+                    prefix.isEmpty() && r.getMessage().startsWith("service '") ? Failure.Kind.SERVICE : kind, prefix + r.getMessage());
+            case TransferLimitException t -> new ExecutorException(Failure.Kind.LIMIT, t.getMessage());
+            default -> new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
+        };
+    }
+
     /**
      * How long after a node connects placement waits for its status before taking its capacity as
      * unknown (an agent older than the status report never sends one). Without it, runs queued at a
@@ -394,13 +471,8 @@ public final class NodeExecutor implements Executor, Resumption {
         return new NodePlacement.Request(spec.resources().milliCpu(), spec.resources().memoryBytes());
     }
 
-    private static NodePlacement.Request plus(NodePlacement.Request a, NodePlacement.Request b) {
-        return new NodePlacement.Request(a.milliCpu() + b.milliCpu(), a.memoryBytes() + b.memoryBytes());
-    }
-
-    private Placement place(String allocation, boolean untrusted, NodePlacement.Request request, StopSignal signal)
+    private Placement place(String allocation, boolean untrusted, NodePlacement.Request request, StopSignal signal, long deadline)
             throws ExecutorException {
-        long deadline = System.nanoTime() + options.placementWait().toNanos();
         synchronized (placing) {
             while (true) {
                 NodePlacement.Decision decision = NodePlacement.decide(request, candidates(untrusted));
@@ -418,19 +490,7 @@ public final class NodeExecutor implements Executor, Resumption {
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    Set<String> connected = hub.connected();
-                    Set<String> off = drained.get();
-                    long drainedConnected = connected.stream().filter(off::contains).count();
-                    throw new ExecutorException(Failure.Kind.UNSCHEDULABLE, connected.isEmpty()
-                            ? "no node is connected to this runner (waited " + options.placementWait().toSeconds() + " s)"
-                            : drainedConnected == connected.size()
-                                    ? "no node can take the run: every connected node (" + connected.size() + ") is drained"
-                                    : "no node can take the run: " + connected.size() + " connected"
-                                            + (drainedConnected > 0 ? " (" + drainedConnected + " drained)" : "") + ", "
-                                            + (untrusted ? "none free for an untrusted run, which needs a node of its own"
-                                                    : anyFree() ? ((NodePlacement.Decision.Wait) decision).reason()
-                                                            + " (waited " + options.placementWait().toSeconds() + " s)"
-                                                            : "all held by untrusted runs"));
+                    throw new ExecutorException(Failure.Kind.UNSCHEDULABLE, unschedulable(untrusted, (NodePlacement.Decision.Wait) decision));
                 }
                 try {
                     placing.wait(Math.max(1, Math.min(200, left / 1_000_000)));
@@ -442,32 +502,70 @@ public final class NodeExecutor implements Executor, Resumption {
         }
     }
 
-    /** The connected nodes as placement sees them for this run: open or not, their capacity and what this runner holds there. */
-    private List<NodePlacement.Candidate> candidates(boolean untrusted) {
-        Map<String, Integer> load = new java.util.HashMap<>();
-        Map<String, NodePlacement.Request> held = new java.util.HashMap<>();
-        Set<String> exclusive = new java.util.HashSet<>();
-        for (Placement p : placements.values()) {
-            load.merge(p.node(), 1, Integer::sum);
-            held.merge(p.node(), p.request(), NodeExecutor::plus);
-            if (p.exclusive()) {
-                exclusive.add(p.node());
-            }
+    /** One line on why a run waited the whole node wait in vain. */
+    private String unschedulable(boolean untrusted, NodePlacement.Decision.Wait waited) {
+        Set<String> connected = hub.connected();
+        long seconds = options.placementWait().toSeconds();
+        if (connected.isEmpty()) {
+            return "no node is connected to this runner (waited " + seconds + " s)";
         }
         Set<String> off = drained.get();
+        long drainedConnected = connected.stream().filter(off::contains).count();
+        if (drainedConnected == connected.size()) {
+            return "no node can take the run: every connected node (" + connected.size() + ") is drained";
+        }
+        String why;
+        if (untrusted) {
+            why = "none free for an untrusted run, which needs a node of its own";
+        } else if (candidates(false).stream().anyMatch(NodePlacement.Candidate::open)) {
+            why = waited.reason() + " (waited " + seconds + " s)";
+        } else {
+            why = "all held by untrusted runs";
+        }
+        return "no node can take the run: " + connected.size() + " connected"
+                + (drainedConnected > 0 ? " (" + drainedConnected + " drained)" : "") + ", " + why;
+    }
+
+    /**
+     * The connected nodes as placement sees them for this run: open or not, their capacity, and
+     * what is held there: by this runner (its placements) and by others that share the node (the
+     * rest of the node's signed allocation list, at most {@link #PLACEMENT_FRESH} old).
+     */
+    private List<NodePlacement.Candidate> candidates(boolean untrusted) {
+        Map<String, Held> mine = heldByNode();
+        Set<String> off = drained.get();
         return hub.connected().stream().map(n -> {
-            int allocations = load.getOrDefault(n, 0);
-            boolean open = !off.contains(n) && !exclusive.contains(n) && (!untrusted || allocations == 0)
+            Held h = mine.getOrDefault(n, Held.NOTHING).plus(heldByOthers(n));
+            boolean open = !off.contains(n) && !h.booked().exclusive() && (!untrusted || h.allocations() == 0)
                     && !hub.statusPending(n, STATUS_GRACE);
-            NodePlacement.Request h = held.getOrDefault(n, NONE);
-            return new NodePlacement.Candidate(n, open, hub.status(n).map(s -> s.status().capacity()), h.milliCpu(),
-                    h.memoryBytes(), allocations);
+            return new NodePlacement.Candidate(n, open, hub.status(n).map(s -> s.status().capacity()), h.booked().milliCpu(),
+                    h.booked().memoryBytes(), h.allocations());
         }).toList();
     }
 
-    /** Whether some connected node is neither drained nor held by an untrusted run: then capacity is what is short. */
-    private boolean anyFree() {
-        return candidates(false).stream().anyMatch(NodePlacement.Candidate::open);
+    /** How old a node's allocation list may be for placement: runners that share a node book it a few times a second at most. */
+    static final Duration PLACEMENT_FRESH = Duration.ofSeconds(1);
+
+    /**
+     * What the node's allocation list holds that is not this runner's placement: other runners'
+     * allocations, and this runner's own from before a restart until they are resumed or swept.
+     * A node that cannot list now holds nothing more as far as placement knows; the node itself
+     * refuses a booking that does not fit ({@link Booking#NO_ROOM}).
+     */
+    private Held heldByOthers(String node) {
+        Result.AllocationList list;
+        try {
+            list = recentList(node, PLACEMENT_FRESH);
+        } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
+            return Held.NOTHING;
+        }
+        Held held = Held.NOTHING;
+        for (Result.Allocation a : list.allocations()) {
+            if (a.state() != Result.State.STOPPED && !placements.containsKey(a.allocation())) {
+                held = held.plus(new Held(1, Booking.of(a.labels())));
+            }
+        }
+        return held;
     }
 
     /** The seam's hardening as the signed action carries it: the node applies exactly this. */
@@ -476,13 +574,22 @@ public final class NodeExecutor implements Executor, Resumption {
         return new ProcessHardening(h.capabilities(), h.noNewPrivileges(), h.pidsLimit(), h.readOnlyPaths(), user);
     }
 
-    private static Map<String, String> labels(RunSpec spec) {
-        Map<String, String> labels = new java.util.TreeMap<>();
+    /**
+     * The allocation's labels: the booking first (other runners and the node read it), then the
+     * runner and the run, then the run's own labels while they fit the protocol's count. A label
+     * the node cannot carry is the runner's bookkeeping only, and is left off.
+     */
+    static Map<String, String> labels(RunSpec spec, Booking booking) {
+        Map<String, String> labels = new java.util.TreeMap<>(booking.labels());
+        labels.put(Labels.RUNNER, spec.runnerId());
+        labels.put(Labels.RUN, spec.runId());
         spec.allLabels().forEach((k, v) -> {
             try {
-                labels.putAll(Names.labels(Map.of(k, v)));
+                if (labels.size() < Action.MAX_LABELS && !labels.containsKey(k)) {
+                    labels.putAll(Names.labels(Map.of(k, v)));
+                }
             } catch (IllegalArgumentException e) {
-                // A label the node cannot carry is the runner's bookkeeping only; runner and run always fit.
+                // not carried: see above
             }
         });
         return labels;

@@ -6,6 +6,8 @@ import dev.knotless.executor.node.service.CniAllocationNetwork;
 import dev.knotless.executor.node.service.NodeService;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -16,7 +18,9 @@ import java.util.OptionalLong;
  * <p>Arguments: node id, server host, server port, identity key file, keyset file, ledger file,
  * state directory, then either {@code none} or the CNI plugin directory, bridge and subnet. The
  * system properties {@code node.milliCpu} and {@code node.memoryBytes}, when set, are the
- * capacity it declares ({@code --cpu-capacity}, {@code --memory-capacity}).
+ * capacity it declares ({@code --cpu-capacity}, {@code --memory-capacity}); {@code
+ * node.moreServers}, comma-separated {@code host:port}s, are further runners it serves (a repeated
+ * {@code --server}).
  */
 public final class NodeChild {
 
@@ -24,7 +28,14 @@ public final class NodeChild {
         Optional<NodeService.NetworkConfig> network = args[7].equals("none") ? Optional.empty()
                 : Optional.of(new NodeService.NetworkConfig("default", Path.of(args[7]), args[8], args[9], Path.of(args[6]).resolve("cni")));
         NodeService.DeclaredCapacity capacity = new NodeService.DeclaredCapacity(declared("node.milliCpu"), declared("node.memoryBytes"));
-        NodeService.Config config = new NodeService.Config(args[0], args[1], Integer.parseInt(args[2]), Path.of(args[3]),
+        List<NodeService.Server> servers = new ArrayList<>(List.of(new NodeService.Server(args[1], Integer.parseInt(args[2]))));
+        for (String more : System.getProperty("node.moreServers", "").split(",")) {
+            if (!more.isBlank()) {
+                servers.add(new NodeService.Server(more.substring(0, more.lastIndexOf(':')),
+                        Integer.parseInt(more.substring(more.lastIndexOf(':') + 1))));
+            }
+        }
+        NodeService.Config config = new NodeService.Config(args[0], servers, Path.of(args[3]),
                 new NodeService.Trusted.File(Path.of(args[4])), Path.of(args[5]), Path.of(args[6]), "runc",
                 NodeOptions.DEFAULT, network, new ChannelOptions(Duration.ofSeconds(5), Duration.ofSeconds(10)), capacity);
         try (NodeService service = new NodeService(config, CniAllocationNetwork::new)) {

@@ -44,7 +44,7 @@ class NodeHubStatusTest {
             assertThat(hub.statusPending("node-a", NodeExecutor.STATUS_GRACE)).as("an older agent: capacity unknown").isFalse();
 
             NodeStatus status = new NodeStatus(new NodeStatus.Capacity(4000, 8L << 30, 20L << 30),
-                    new NodeStatus.Health("1.1.12", List.of("bridge")));
+                    new NodeStatus.Health("0.9.0", "1.1.12", List.of("bridge")));
             Signer signer = new Signer(Ed25519Keys.keyIdOf(Ed25519Keys.raw(a.getPublic())), a.getPrivate(), json);
             long nodeClock = clock.millis() - 1500;
             try (Stream s = link.open(signer.sign(new Observation(Observation.VERSION, "node-a", nodeClock, status)))) {
