@@ -8,6 +8,7 @@ import dev.knotless.http.ApiSources;
 import dev.knotless.http.DaemonMetrics;
 import dev.knotless.http.FanOut;
 import dev.knotless.http.Listen;
+import dev.knotless.http.NodeFleet;
 import dev.knotless.http.StatusServer;
 import dev.knotless.runner.Durations;
 import dev.knotless.runner.daemon.Daemon;
@@ -140,7 +141,8 @@ final class DaemonCommand implements Callable<Integer> {
                 return ExitCodes.USAGE;
             }
             LiveRuns live = new LiveRuns();
-            DaemonMetrics metrics = new DaemonMetrics(state).zeroes();
+            NodeFleet fleet = runner.nodeFleet();
+            DaemonMetrics metrics = new DaemonMetrics(state, fleet).zeroes();
             Executor metered = metrics.executor(executor);
             Forge forge = metrics.forge(new EmbeddedForge(stateDir.resolve("forge"), state.cursors()));
             CheckStore checks = new CheckStore(stateDir);
@@ -157,7 +159,7 @@ final class DaemonCommand implements Callable<Integer> {
                  StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive,
                          daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs()),
                          new dev.knotless.cache.CacheStore(stateDir.resolve("cache"), runOptions.cacheBudgetBytes(), Clock.systemUTC()),
-                         runner.nodeFleet(), daemon::pollSoon),
+                         fleet, daemon::pollSoon),
                          log)) {
                 daemon.start();
                 try {

@@ -16,7 +16,8 @@ final class KnotlessRunCommand implements Runnable {
     /** The subcommands, in the order --help lists them. */
     static final List<Class<?>> SUBCOMMANDS = List.of(ExecCommand.class, DaemonCommand.class, ChecksCommand.class,
             SecretsCommand.class, CacheCommand.class, RepoCommand.class, QueueCommand.class, RerunCommand.class,
-            SchedulesCommand.class, KubernetesCommand.class, NodeCommand.class, ApiTokenCommand.class);
+            SchedulesCommand.class, KubernetesCommand.class, NodeCommand.class, NodesCommand.class,
+            ApiTokenCommand.class);
 
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -17,12 +17,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-@Command(name = "list", mixinStandardHelpOptions = true,
-        description = {"On the runner host: the nodes of this runner — from the nodes file, the drained set and, where a"
-                + " daemon with this --state-dir is running, what it knows: connected, last seen, allocations.",
-                "The daemon writes what it knows to STATE_DIR/" + FleetSnapshot.FILE_NAME + " every few seconds; without"
-                + " a recent one, connected and allocations are unknown ('?', null in JSON)."})
-final class NodeListCommand implements Callable<Integer> {
+/** {@code node list}, and the same as the top-level {@code nodes} ({@link NodesCommand}). */
+@Command(name = "list", mixinStandardHelpOptions = true, description = {NodeListCommand.SUMMARY, NodeListCommand.DETAIL})
+sealed class NodeListCommand implements Callable<Integer> permits NodesCommand {
+
+    static final String SUMMARY = "On the runner host: the nodes of this runner — from the nodes file, the drained set and, where a"
+            + " daemon with this --state-dir is running, what it knows: connected, last seen, allocations.";
+    static final String DETAIL = "The daemon writes what it knows to STATE_DIR/" + FleetSnapshot.FILE_NAME + " every few seconds;"
+            + " without a recent one, connected and allocations are unknown ('?', null in JSON).";
 
     @Option(names = "--nodes", paramLabel = "FILE", description = "The daemon's --nodes file (optional: enrolled and connected nodes show without it).")
     @Nullable Path nodes;

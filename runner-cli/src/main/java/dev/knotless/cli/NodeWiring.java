@@ -50,7 +50,9 @@ final class NodeWiring {
             NodeExecutor executor = new NodeExecutor(hub, new Signer(keyId, key, json), Clock.systemUTC(), new NodeExecutor.Options(network,
                     flags.placementWait, NodeExecutor.Options.DEFAULT.reattachWindow()), drains::drained);
             // 'node list' is another process: it reads what this one knows from the state directory.
-            FleetSnapshot.keepWriting(executor, stateDir, Clock.systemUTC());
+            // Read before the first write replaces it: what the previous daemon last saw of each node.
+            LastSeenSeed seed = LastSeenSeed.read(stateDir, org.slf4j.LoggerFactory.getLogger(NodeWiring.class)::warn);
+            FleetSnapshot.keepWriting(() -> seed.apply(executor.fleet()), hub::isClosed, stateDir, Clock.systemUTC());
             return executor;
         } catch (IOException e) {
             throw new UncheckedIOException("--executor node: " + e.getMessage(), e);

@@ -104,16 +104,30 @@ final class Chromium implements AutoCloseable {
         return result.get("result").path("value");
     }
 
-    /** Waits until {@code expression} is true in the page. */
+    /**
+     * Waits until {@code expression} is true in the page. A page that reloads (as the token form
+     * makes it) drops an evaluation under way: that is a look that found nothing yet, not an error.
+     */
     void await(String what, String expression, Duration atMost) throws Exception {
         Instant deadline = Instant.now().plus(atMost);
-        while (!eval("Boolean(" + expression + ")").asBoolean()) {
+        while (!evalAcrossNavigation("Boolean(" + expression + ")")) {
             if (Instant.now().isAfter(deadline)) {
                 throw new AssertionError("gave up waiting until " + what + " (" + expression + ") at "
                         + eval("location.href").asText() + "; the page:\n" + eval("document.body.innerText").asText()
                         + "\nconsole:\n" + String.join("\n", console));
             }
             Thread.sleep(100);
+        }
+    }
+
+    private boolean evalAcrossNavigation(String expression) throws Exception {
+        try {
+            return eval(expression).asBoolean();
+        } catch (IOException e) {
+            if (e.getMessage().contains("navigated or closed") || e.getMessage().contains("Cannot find context")) {
+                return false;
+            }
+            throw e;
         }
     }
 

@@ -149,5 +149,22 @@ class NodeEnrollCommandTest {
         NodeCommandTest.Result table = NodeCommandTest.run("node", "list", "--nodes", nodesFile.toString(), "--state-dir", state.toString());
         assertThat(table.out().lines().filter(l -> l.startsWith("node-a")).findFirst().orElseThrow())
                 .contains(" 1.5/4 ").contains(" 3.0/8.0 GiB ").contains(" 20.0 GiB ").contains(" -2s ").endsWith(" 1.1.12");
+
+        // 'nodes' is 'node list' under a top-level name: the same options, the same output, also as the launcher builds it.
+        String[] json = {"--json", "--nodes", nodesFile.toString(), "--state-dir", state.toString()};
+        assertThat(NodeCommandTest.run(prepend("nodes", json))).isEqualTo(NodeCommandTest.run(prepend("node", prepend("list", json))));
+        assertThat(NodeCommandTest.run("nodes", "--nodes", nodesFile.toString(), "--state-dir", state.toString())).isEqualTo(table);
+        java.io.StringWriter launched = new java.io.StringWriter();
+        picocli.CommandLine lazy = Main.commandLineFor(new String[] {"nodes"});
+        lazy.setOut(new java.io.PrintWriter(launched, true));
+        assertThat(lazy.execute("nodes", "--nodes", nodesFile.toString(), "--state-dir", state.toString())).isZero();
+        assertThat(launched.toString()).isEqualTo(table.out());
+    }
+
+    private static String[] prepend(String first, String... rest) {
+        String[] all = new String[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
     }
 }

@@ -3,14 +3,38 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.checks.CheckStore;
+import dev.knotless.executor.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.protocol.NodeStatus;
+import dev.knotless.executor.node.runner.FleetSnapshot;
+import dev.knotless.executor.node.runner.NodeDrains;
+import dev.knotless.executor.node.runner.NodesFile;
+import dev.knotless.http.ApiAccess;
+import dev.knotless.http.ApiSources;
 import dev.knotless.http.ApiToken;
+import dev.knotless.http.DaemonMetrics;
+import dev.knotless.http.Listen;
+import dev.knotless.http.NodeFleet;
+import dev.knotless.http.RunCancel;
+import dev.knotless.http.StatusServer;
+import dev.knotless.runner.daemon.LiveRuns;
+import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.state.StateStore;
 import dev.knotless.testkit.TestRepo;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The status page in headless Chromium against a real daemon (real git, real Docker): click from the
  * runs list to a running run, watch its log grow live in its step's section, then see the steps as
  * sections with a nested {@code ::group::}, ANSI colours, the test report, the image gallery, the
- * commit view, the duration chart, and rerun and cancel with an admin token.
+ * commit view, the duration chart, and rerun and cancel with an admin token. The Nodes view, over
+ * the files a node executor's daemon serves {@code /api/nodes} from, in the status server alone.
  */
 class StatusPageIT {
 
@@ -245,6 +270,113 @@ class StatusPageIT {
         if (dir != null && !dir.isBlank()) {
             Files.createDirectories(Path.of(dir));
             Files.write(Path.of(dir, name + ".png"), browser.screenshotOfWindow());
+        }
+    }
+
+    /**
+     * The Nodes view, over the same files {@code /api/nodes} is served from in a daemon with a node
+     * executor (its fleet snapshot, the nodes file, the drained set), with only the read cookie the
+     * page keeps; and no Nodes link where the daemon runs no node executor.
+     */
+    @Test
+    void theNodesViewShowsTheFleetAsTheApiDoesAndOnlyWithANodeExecutor() throws Exception {
+        Path stateDir = Files.createDirectories(tmp.resolve("fleet-state"));
+        Path nodesFile = stateDir.resolve("nodes.txt");
+        NodesFile.add(nodesFile, "node-a", Ed25519Keys.generate().getPublic());
+        NodesFile.add(nodesFile, "node-b", Ed25519Keys.generate().getPublic());
+        new NodeDrains(stateDir).drain("node-b");
+        Instant seen = Instant.parse("2026-03-01T10:00:03Z");
+        FleetSnapshot.write(stateDir, Instant.now(), List.of(
+                new FleetSnapshot.Node("node-a", "ed25519-0011223344556677", true, false,
+                        Optional.of(seen), 2, 1500, 3L << 30, Optional.of(new FleetSnapshot.Reported(
+                                new NodeStatus.Capacity(4000, 8L << 30, 20L << 30), "1.1.12",
+                                List.of("bridge"), Duration.ofMillis(-2400)))),
+                new FleetSnapshot.Node("node-b", "ed25519-8899aabbccddeeff", false, true,
+                        Optional.empty(), 0)));
+        String reader = ApiToken.newToken(new SecureRandom());
+        ApiAccess access = new ApiAccess(Set.of(),
+                List.of(new ApiToken("page", ApiToken.Scope.READ, ApiToken.hash(reader))), false);
+
+        try (PageServer withNodes = new PageServer(tmp.resolve("with-nodes"), new NodeFleetFiles(stateDir, nodesFile, Clock.systemUTC()), access);
+             PageServer without = new PageServer(tmp.resolve("without"), null, access);
+             Chromium browser = new Chromium(tmp.resolve("chromium"))) {
+            browser.viewport(1200, 900);
+            // The page's read token is its cookie: what it has, and all that /api/nodes needs.
+            giveReadToken(browser, withNodes.base(), reader);
+            browser.await("the Nodes link", "!document.getElementById('nav-nodes').hidden", Duration.ofSeconds(20));
+            browser.click("#nav-nodes");
+            browser.await("the nodes view", "document.querySelectorAll('#nodes tr[data-node]').length === 2", Duration.ofSeconds(10));
+
+            String row = "[...document.querySelectorAll('#nodes tr[data-node=\"%s\"] td')].map(t => t.className + '=' + t.textContent).join('|')";
+            assertThat(browser.eval(row.formatted("node-a")).asText()).isEqualTo("node=node-a|connected=yes|drained=no|"
+                    + "last-seen=" + browser.eval("new Date('" + seen + "').toLocaleString()").asText() + "|allocations num=2|"
+                    + "cpu num=1.5 / 4|memory num=3.0 / 8.0 GiB|free-disk num=20.0 GiB|skew num=-2s|runc=1.1.12");
+            assertThat(browser.eval(row.formatted("node-b")).asText()).as("drained, never reported a status")
+                    .isEqualTo("node=node-b|connected=no|drained=drained|last-seen=never|allocations num=0|cpu num=?|memory num=?|"
+                            + "free-disk num=?|skew num=?|runc=?");
+            JsonNode api = HttpDaemon.JSON.readTree(withNodes.get("/api/nodes", reader));
+            assertThat(browser.eval("document.querySelector('#nodes tr[data-node=\"node-a\"] time').getAttribute('datetime')").asText())
+                    .isEqualTo(api.get("nodes").get(0).get("lastSeen").asText()).isEqualTo(seen.toString());
+            assertThat(browser.eval("!!document.getElementById('nodes-stale')").asBoolean()).as("a fresh snapshot is live").isFalse();
+            shoot(browser, "status-nodes");
+
+            // A snapshot from a daemon that is gone: what only a running daemon knows is '?', and the page says why.
+            FleetSnapshot.write(stateDir, Instant.now().minusSeconds(60), List.of(
+                    new FleetSnapshot.Node("node-a", "ed25519-0011223344556677", true, false,
+                            Optional.of(seen), 2)));
+            browser.await("the view looks again and says the executor has not reported",
+                    "document.getElementById('nodes-stale') && document.querySelector('#nodes tr[data-node=\"node-a\"] td.connected').textContent === '?'",
+                    Duration.ofSeconds(15));
+            assertThat(browser.eval("document.querySelector('#nodes tr[data-node=\"node-a\"] td.allocations').textContent").asText()).isEqualTo("?");
+
+            // Cookies are per host, not per port: the token given above goes to this server too.
+            browser.navigate(without.base() + "/#/runs");
+            browser.await("the runs view", "document.querySelector('select[name=repo]')", Duration.ofSeconds(20));
+            Thread.sleep(500); // the page's look at /api/nodes has answered 404 by now
+            assertThat(browser.eval("document.getElementById('nav-nodes').hidden").asBoolean())
+                    .as("no Nodes link without a node executor").isTrue();
+        }
+    }
+
+    /** Opens the page at {@code base}, which asks for a token, and gives it {@code token} as a person would. */
+    private static void giveReadToken(Chromium browser, String base, String token) throws Exception {
+        browser.navigate(base + "/#/runs");
+        browser.await("the page asks for a token", "document.getElementById('token-form')", Duration.ofSeconds(20));
+        browser.eval("document.querySelector('#token-form input').value = '" + token + "'; document.querySelector('#token-form').requestSubmit(); 1");
+        browser.await("the runs view once the token is given", "document.querySelector('select[name=repo]') && !document.getElementById('token-form')",
+                Duration.ofSeconds(20));
+    }
+
+    /** The status server in this JVM over a state directory alone, as the daemon serves it, with or without a fleet. */
+    private static final class PageServer implements AutoCloseable {
+        private final StateStore state;
+        private final StatusServer server;
+        private final HttpClient http = HttpClient.newHttpClient();
+
+        PageServer(Path dir, NodeFleet fleet, ApiAccess access) throws Exception {
+            state = StateStore.open(Files.createDirectories(dir));
+            EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
+            server = new StatusServer(new Listen("127.0.0.1", 0), new ApiSources(state,
+                    new CheckStore(dir), forge, new LiveRuns(),
+                    new DaemonMetrics(state, fleet), () -> true, RunCancel.NONE, null, null, fleet, null),
+                    access).start();
+        }
+
+        String base() {
+            return "http://127.0.0.1:" + server.port();
+        }
+
+        String get(String path, String token) throws Exception {
+            var r = http.send(HttpRequest.newBuilder(URI.create(base() + path)).header("Authorization", "Bearer " + token)
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
+            return r.body();
+        }
+
+        @Override
+        public void close() throws Exception {
+            server.close();
+            state.close();
         }
     }
 

@@ -13,9 +13,14 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The daemon's metrics, in one Micrometer registry scraped as Prometheus text at {@code /metrics}.
@@ -23,13 +28,25 @@ import java.util.concurrent.Callable;
  * <p>Counted where the daemon sees things happen, by decorating what it is handed: the forge's
  * publisher (every final check passes it once, so runs by status), the executor (sweeps, session
  * clean-ups, failures by kind) and a {@link RunListener} (step durations). Queue depth and running
- * runs are read from the state store at scrape time, so they are right after a restart too.
+ * runs are read from the state store at scrape time, so they are right after a restart too; so
+ * are the per-node gauges, from the node fleet ({@link NodeMetrics}).
  */
 public final class DaemonMetrics {
 
+    private static final Logger LOG = LoggerFactory.getLogger(DaemonMetrics.class);
+
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final @Nullable NodeFleet nodes;
+    /** Whether the last scrape could not read the fleet: a failing read is logged once, not every scrape. */
+    private final AtomicBoolean fleetFailing = new AtomicBoolean();
 
     public DaemonMetrics(StateStore state) {
+        this(state, null);
+    }
+
+    /** @param nodes the node fleet, whose per-node gauges the scrape adds; null where the daemon runs no node executor */
+    public DaemonMetrics(StateStore state, @Nullable NodeFleet nodes) {
+        this.nodes = nodes;
         Gauge.builder("knotless.queue.depth", state, s -> count(() -> s.runs().waiting().size()))
                 .description("Runs waiting in the queue").register(registry);
         Gauge.builder("knotless.runs.running", state, s -> count(() -> s.runs().going().size()))
@@ -42,7 +59,24 @@ public final class DaemonMetrics {
     }
 
     public String scrape() {
-        return registry.scrape();
+        return registry.scrape() + nodeGauges();
+    }
+
+    /** The fleet's per-node gauges ({@link NodeMetrics}), read at scrape time like the queue's. */
+    private String nodeGauges() {
+        if (nodes == null) {
+            return "";
+        }
+        try {
+            String text = NodeMetrics.text(nodes.view());
+            fleetFailing.set(false);
+            return text;
+        } catch (IOException | RuntimeException e) {
+            if (!fleetFailing.getAndSet(true)) {
+                LOG.warn("metrics: cannot read the node fleet, its gauges are left out until it can: {}", e.getMessage());
+            }
+            return "";
+        }
     }
 
     /** One repository polled in {@code nanos}: what a poll round costs is their sum over the watched repositories. */

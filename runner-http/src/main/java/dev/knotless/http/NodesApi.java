@@ -10,8 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code GET /api/nodes} and {@code POST /api/nodes/{id}/drain|undrain} (admin scope, checked by
- * the server's gate): the node fleet, where the daemon runs the node executor; 404 elsewhere.
+ * {@code GET /api/nodes} (read scope: the status page's Nodes view reads it with its cookie) and
+ * {@code POST /api/nodes/{id}/drain|undrain} (admin scope), both checked by the server's gate: the
+ * node fleet, where the daemon runs the node executor; 404 elsewhere.
  */
 final class NodesApi {
 

@@ -380,6 +380,41 @@ async function queuePage(gen) {
         el("td", {}, m.state), el("td", {}, when(m.updatedAt))))));
 }
 
+// The fleet as GET /api/nodes gives it (docs/reference/api.md): what the node executor last reported,
+// "?" where it does not know (no daemon reported lately, or an agent that sends no status).
+function cores(milli) { return String(Number((milli / 1000).toFixed(3))); }
+function gib(bytes) { return (bytes / 2 ** 30).toFixed(1); }
+function skew(ms) { const s = Math.round(ms / 1000); return (s >= 0 ? "+" : "") + (s === 0 ? 0 : s) + "s"; }
+function yesNo(b) { return b == null ? "?" : b ? "yes" : "no"; }
+function ofCapacity(n, used, total, unit) {
+  if (n.capacity == null) return "?";
+  return (n.allocated == null ? "?" : used(n.allocated)) + " / " + total(n.capacity) + unit;
+}
+
+async function nodesPage(gen) {
+  const f = await api("/api/nodes");
+  const cell = (name, ...content) => el("td", {class: name}, ...content);
+  const rows = f.nodes.map(n => el("tr", {"data-node": n.node},
+    cell("node", el("code", {title: n.keyId ? "key " + n.keyId : null}, n.node)),
+    cell("connected", n.connected == null ? "?" : el("span", {class: n.connected ? "status-success" : "status-pending"}, yesNo(n.connected))),
+    cell("drained", n.drained ? el("span", {class: "badge status-cancelled"}, "drained") : "no"),
+    cell("last-seen", n.lastSeen ? el("time", {datetime: n.lastSeen}, when(n.lastSeen)) : "never"),
+    cell("allocations num", n.allocations == null ? "?" : n.allocations),
+    cell("cpu num", ofCapacity(n, a => cores(a.milliCpu), c => cores(c.milliCpu), "")),
+    cell("memory num", ofCapacity(n, a => gib(a.memoryBytes), c => gib(c.memoryBytes), " GiB")),
+    cell("free-disk num", n.capacity == null ? "?" : gib(n.capacity.freeDiskBytes) + " GiB"),
+    cell("skew num", n.health == null ? "?" : skew(n.health.clockSkewMillis)),
+    cell("runc", n.health == null ? "?" : n.health.runc)));
+  show(gen, el("h1", {}, "Nodes"),
+    f.live ? "" : el("p", {id: "nodes-stale", class: "muted"}, (f.reported ? "The node executor has not reported since " + when(f.reported)
+      : "The node executor has not reported yet") + ": connected and allocations are unknown."),
+    f.nodes.length === 0 ? el("p", {}, "No nodes: enrol one with knotless-run node token and node enroll.") :
+    el("table", {id: "nodes"}, el("tr", {}, ...["node", "connected", "drained", "last seen", "allocations", "CPUs used / offered",
+      "memory used / offered", "free disk", "clock skew", "runc"].map(h => el("th", {}, h))), ...rows),
+    el("p", {class: "muted"}, "Used: what this runner's runs on the node asked for. Offered: what the node last reported."
+      + " Drain and undrain with knotless-run node drain or the API."));
+}
+
 async function route() {
   if (stream) { stream.close(); stream = null; }
   if (refresh) { clearInterval(refresh); refresh = null; }
@@ -395,7 +430,7 @@ async function route() {
     } else if (path === "/workflows") {
       await workflowPage(gen, params);
     } else {
-      const page = path === "/queue" ? () => queuePage(gen) : () => runsPage(gen, params);
+      const page = path === "/queue" ? () => queuePage(gen) : path === "/nodes" ? () => nodesPage(gen) : () => runsPage(gen, params);
       await page();
       // Lists have no stream of their own: look again every few seconds while they are in view.
       refresh = setInterval(() => {
@@ -406,6 +441,9 @@ async function route() {
     if (gen === shown && e.message !== "stale") view.replaceChildren(el("p", {class: "error"}, "Could not load: " + e.message));
   }
 }
+
+// The Nodes view is offered only where the daemon runs a node executor (elsewhere /api/nodes is 404).
+fetch("/api/nodes").then(r => { if (r.ok) document.getElementById("nav-nodes").hidden = false; }).catch(() => {});
 
 window.addEventListener("hashchange", route);
 route();

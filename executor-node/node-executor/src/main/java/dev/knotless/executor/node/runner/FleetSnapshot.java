@@ -14,6 +14,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -124,11 +126,19 @@ public final class FleetSnapshot {
      * never holds the JVM up). A failed write is logged once until one succeeds again.
      */
     public static Thread keepWriting(NodeExecutor executor, Path stateDir, Clock clock) {
+        return keepWriting(executor::fleet, executor.hub()::isClosed, stateDir, clock);
+    }
+
+    /**
+     * Writes what {@code fleet} says every {@link #EVERY} until {@code closed}: for a caller that
+     * adds to the executor's view what it does not know (last seen before a restart).
+     */
+    public static Thread keepWriting(Supplier<List<Node>> fleet, BooleanSupplier closed, Path stateDir, Clock clock) {
         return Thread.ofVirtual().name("node-fleet-snapshot").start(() -> {
             boolean failing = false;
-            while (!executor.hub().isClosed()) {
+            while (!closed.getAsBoolean()) {
                 try {
-                    write(stateDir, clock.instant(), executor.fleet());
+                    write(stateDir, clock.instant(), fleet.get());
                     failing = false;
                 } catch (IOException | RuntimeException e) {
                     if (!failing) {

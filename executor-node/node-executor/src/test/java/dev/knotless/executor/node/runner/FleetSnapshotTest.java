@@ -60,6 +60,27 @@ class FleetSnapshotTest {
     }
 
     @Test
+    void keepWritingWritesWhatItsSupplierSaysUntilClosed() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+        List<FleetSnapshot.Node> nodes = List.of(
+                new FleetSnapshot.Node("node-a", "ed25519-0011223344556677", false, false, Optional.of(Instant.ofEpochMilli(900)), 0));
+        Thread writer = FleetSnapshot.keepWriting(() -> nodes, closed::get, state, Clock.fixed(Instant.ofEpochMilli(1000),
+                java.time.ZoneOffset.UTC));
+        try {
+            Instant deadline = Instant.now().plusSeconds(10);
+            while (FleetSnapshot.read(state).isEmpty() && Instant.now().isBefore(deadline)) {
+                Thread.sleep(20);
+            }
+            assertThat(FleetSnapshot.read(state).orElseThrow().nodes()).isEqualTo(nodes);
+        } finally {
+            closed.set(true);
+            writer.interrupt();
+        }
+        writer.join(Duration.ofSeconds(10));
+        assertThat(writer.isAlive()).as("the writer stops once closed").isFalse();
+    }
+
+    @Test
     void theExecutorsViewNamesConnectedAndDrainedNodesWithTheirKeysAndLastSeen() throws Exception {
         KeyPair runner = Ed25519Keys.generate();
         KeyPair a = Ed25519Keys.generate();
