@@ -50,7 +50,7 @@ final class NodeFleetFiles implements NodeFleet {
             // A node's last status is worth showing even from a daemon that is gone: it is dated by lastSeen.
             Capacity capacity = n.reported().map(r -> new Capacity(r.capacity().milliCpu(), r.capacity().memoryBytes(),
                     r.capacity().freeDiskBytes())).orElse(null);
-            Health health = n.reported().map(r -> new Health(r.runc(), r.cniPlugins(), r.skew().toMillis())).orElse(null);
+            Health health = n.reported().map(r -> new Health(r.runc(), r.cniPlugins(), r.skew().toMillis(), r.agent())).orElse(null);
             rows.put(n.node(), new Node(n.node(), keyId, before != null ? before.inNodesFile() : listedElsewhere,
                     live ? n.connected() : null, false, n.lastSeen().orElse(null), live ? n.allocations() : null, capacity,
                     live ? new Allocated(n.allocatedMilliCpu(), n.allocatedMemory()) : null, health));

@@ -64,11 +64,11 @@ sealed class NodeListCommand implements Callable<Integer> permits NodesCommand {
             }
             out.println(array.toPrettyString());
         } else {
-            String format = "%-24s %-25s %-9s %-7s %-20s %-11s %-9s %-17s %-9s %-8s %s%n";
-            out.printf(format, "NODE", "KEY ID", "CONNECTED", "DRAINED", "LAST SEEN", "ALLOCATIONS", "CPUS", "MEMORY", "FREE DISK",
-                    "SKEW", "RUNC");
+            String format = "%-24s %-25s %-14s %-9s %-7s %-20s %-11s %-9s %-17s %-9s %-8s %s%n";
+            out.printf(format, "NODE", "KEY ID", "VERSION", "CONNECTED", "DRAINED", "LAST SEEN", "ALLOCATIONS", "CPUS", "MEMORY",
+                    "FREE DISK", "SKEW", "RUNC");
             for (NodeFleet.Node r : view.nodes()) {
-                out.printf(format, r.node(), r.keyId() == null ? "-" : r.keyId(),
+                out.printf(format, r.node(), r.keyId() == null ? "-" : r.keyId(), r.health() == null ? "?" : r.health().agent(),
                         r.connected() == null ? "?" : r.connected() ? "yes" : "no", r.drained() ? "yes" : "no",
                         r.lastSeen() == null ? "-" : r.lastSeen().truncatedTo(ChronoUnit.SECONDS).toString(),
                         r.allocations() == null ? "?" : r.allocations().toString(),

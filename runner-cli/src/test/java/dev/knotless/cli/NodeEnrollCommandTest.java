@@ -127,7 +127,7 @@ class NodeEnrollCommandTest {
         FleetSnapshot.write(state, Instant.now(), List.of(
                 new FleetSnapshot.Node("node-a", keyA, true, false, Optional.of(seen), 3, 1500, 3L << 30,
                         Optional.of(new FleetSnapshot.Reported(new dev.knotless.executor.node.protocol.NodeStatus.Capacity(4000,
-                                8L << 30, 20L << 30), "1.1.12", List.of("bridge"), java.time.Duration.ofMillis(-2400)))),
+                                8L << 30, 20L << 30), "1.1.12", List.of("bridge"), java.time.Duration.ofMillis(-2400), "0.9.0"))),
                 new FleetSnapshot.Node("node-c", "ed25519-0011223344556677", false, false, Optional.empty(), 0)));
         NodeCommandTest.Result live = NodeCommandTest.run("node", "list", "--json", "--nodes", nodesFile.toString(),
                 "--state-dir", state.toString());
@@ -139,7 +139,7 @@ class NodeEnrollCommandTest {
                 + "\"connected\":true,\"drained\":false,\"lastSeen\":\"" + seen + "\",\"allocations\":3,"
                 + "\"capacity\":{\"milliCpu\":4000,\"memoryBytes\":8589934592,\"freeDiskBytes\":21474836480},"
                 + "\"allocated\":{\"milliCpu\":1500,\"memoryBytes\":3221225472},"
-                + "\"health\":{\"runc\":\"1.1.12\",\"cniPlugins\":[\"bridge\"],\"clockSkewMillis\":-2400}}");
+                + "\"health\":{\"runc\":\"1.1.12\",\"cniPlugins\":[\"bridge\"],\"clockSkewMillis\":-2400,\"agent\":\"0.9.0\"}}");
         assertThat(rows.get(1).get("drained").asBoolean()).isTrue();
         assertThat(rows.get(1).get("connected").isNull()).isFalse();
         assertThat(rows.get(2).get("node").asText()).isEqualTo("node-c");
@@ -148,7 +148,7 @@ class NodeEnrollCommandTest {
 
         NodeCommandTest.Result table = NodeCommandTest.run("node", "list", "--nodes", nodesFile.toString(), "--state-dir", state.toString());
         assertThat(table.out().lines().filter(l -> l.startsWith("node-a")).findFirst().orElseThrow())
-                .contains(" 1.5/4 ").contains(" 3.0/8.0 GiB ").contains(" 20.0 GiB ").contains(" -2s ").endsWith(" 1.1.12");
+                .contains(" 0.9.0 ").contains(" 1.5/4 ").contains(" 3.0/8.0 GiB ").contains(" 20.0 GiB ").contains(" -2s ").endsWith(" 1.1.12");
 
         // 'nodes' is 'node list' under a top-level name: the same options, the same output, also as the launcher builds it.
         String[] json = {"--json", "--nodes", nodesFile.toString(), "--state-dir", state.toString()};

@@ -34,8 +34,15 @@ public interface NodeFleet {
     /** What this runner's runs hold on the node. */
     record Allocated(long milliCpu, long memoryBytes) {}
 
-    /** The node's runc version ({@code none}: not found), CNI plugins, and its clock minus the runner's when it reported. */
-    record Health(String runc, List<String> cniPlugins, long clockSkewMillis) {}
+    /**
+     * The node's runc version ({@code none}: not found), CNI plugins, its clock minus the runner's
+     * when it reported, and the agent's version ({@code ?}: not known).
+     */
+    record Health(String runc, List<String> cniPlugins, long clockSkewMillis, String agent) {
+        public Health(String runc, List<String> cniPlugins, long clockSkewMillis) {
+            this(runc, cniPlugins, clockSkewMillis, "?");
+        }
+    }
 
     /** The nodes, and when the daemon last reported what it knows of them (empty: never). */
     record View(List<Node> nodes, boolean live, Optional<Instant> reported) {

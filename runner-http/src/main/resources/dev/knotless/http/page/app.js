@@ -396,6 +396,7 @@ async function nodesPage(gen) {
   const cell = (name, ...content) => el("td", {class: name}, ...content);
   const rows = f.nodes.map(n => el("tr", {"data-node": n.node},
     cell("node", el("code", {title: n.keyId ? "key " + n.keyId : null}, n.node)),
+    cell("version", n.health == null ? "?" : n.health.agent),
     cell("connected", n.connected == null ? "?" : el("span", {class: n.connected ? "status-success" : "status-pending"}, yesNo(n.connected))),
     cell("drained", n.drained ? el("span", {class: "badge status-cancelled"}, "drained") : "no"),
     cell("last-seen", n.lastSeen ? el("time", {datetime: n.lastSeen}, when(n.lastSeen)) : "never"),
@@ -409,7 +410,7 @@ async function nodesPage(gen) {
     f.live ? "" : el("p", {id: "nodes-stale", class: "muted"}, (f.reported ? "The node executor has not reported since " + when(f.reported)
       : "The node executor has not reported yet") + ": connected and allocations are unknown."),
     f.nodes.length === 0 ? el("p", {}, "No nodes: enrol one with knotless-run node token and node enroll.") :
-    el("table", {id: "nodes"}, el("tr", {}, ...["node", "connected", "drained", "last seen", "allocations", "CPUs used / offered",
+    el("table", {id: "nodes"}, el("tr", {}, ...["node", "version", "connected", "drained", "last seen", "allocations", "CPUs used / offered",
       "memory used / offered", "free disk", "clock skew", "runc"].map(h => el("th", {}, h))), ...rows),
     el("p", {class: "muted"}, "Used: what this runner's runs on the node asked for. Offered: what the node last reported."
       + " Drain and undrain with knotless-run node drain or the API."));

@@ -53,13 +53,21 @@ public final class FleetSnapshot {
     }
 
     /** A node's last status: capacity, runc's version, its CNI plugins, and its clock's skew from the runner's. */
-    public record Reported(NodeStatus.Capacity capacity, String runc, List<String> cniPlugins, Duration skew) {
+    public record Reported(NodeStatus.Capacity capacity, String runc, List<String> cniPlugins, Duration skew, String agent) {
+        /** The agent's version when unknown: a snapshot written before agents reported it. */
+        public static final String UNKNOWN_AGENT = "?";
+
         public Reported {
             cniPlugins = List.copyOf(cniPlugins);
         }
 
+        public Reported(NodeStatus.Capacity capacity, String runc, List<String> cniPlugins, Duration skew) {
+            this(capacity, runc, cniPlugins, skew, UNKNOWN_AGENT);
+        }
+
         static Reported of(NodeHub.Status s) {
-            return new Reported(s.status().capacity(), s.status().health().runc(), s.status().health().cniPlugins(), s.skew());
+            return new Reported(s.status().capacity(), s.status().health().runc(), s.status().health().cniPlugins(), s.skew(),
+                    s.status().health().agent());
         }
     }
 
@@ -81,7 +89,8 @@ public final class FleetSnapshot {
                     .append(n.allocations()).append(' ').append(n.allocatedMilliCpu()).append(' ').append(n.allocatedMemory());
             n.reported().ifPresent(r -> text.append(' ').append(r.capacity().milliCpu()).append(' ').append(r.capacity().memoryBytes())
                     .append(' ').append(r.capacity().freeDiskBytes()).append(' ').append(r.skew().toMillis()).append(' ')
-                    .append(r.runc()).append(' ').append(r.cniPlugins().isEmpty() ? "-" : String.join(",", r.cniPlugins())));
+                    .append(r.runc()).append(' ').append(r.cniPlugins().isEmpty() ? "-" : String.join(",", r.cniPlugins()))
+                    .append(' ').append(r.agent().replace(' ', '_')));
             text.append('\n');
         }
         AtomicFiles.write(stateDir.resolve(FILE_NAME), text.toString().getBytes(StandardCharsets.UTF_8), AtomicFiles.ownerMode());
@@ -104,12 +113,13 @@ public final class FleetSnapshot {
             List<Node> nodes = new ArrayList<>();
             for (int i = 1; i < lines.size(); i++) {
                 String[] f = lines.get(i).split(" ");
-                if (f.length != 6 && f.length != 8 && f.length != 14) {
-                    throw new IllegalArgumentException("line " + (i + 1) + ": expected 6, 8 or 14 fields");
+                if (f.length != 6 && f.length != 8 && f.length != 14 && f.length != 15) {
+                    throw new IllegalArgumentException("line " + (i + 1) + ": expected 6, 8, 14 or 15 fields");
                 }
                 Optional<Reported> reported = f.length < 14 ? Optional.empty() : Optional.of(new Reported(
                         new NodeStatus.Capacity(Long.parseLong(f[8]), Long.parseLong(f[9]), Long.parseLong(f[10])), f[12],
-                        f[13].equals("-") ? List.of() : List.of(f[13].split(",")), Duration.ofMillis(Long.parseLong(f[11]))));
+                        f[13].equals("-") ? List.of() : List.of(f[13].split(",")), Duration.ofMillis(Long.parseLong(f[11])),
+                        f.length > 14 ? f[14] : Reported.UNKNOWN_AGENT));
                 nodes.add(new Node(Names.node(f[0]), f[1], f[2].equals("connected"), f[3].equals("drained"),
                         f[4].equals("-") ? Optional.empty() : Optional.of(Instant.ofEpochMilli(Long.parseLong(f[4]))),
                         Integer.parseInt(f[5]), f.length > 6 ? Long.parseLong(f[6]) : 0, f.length > 6 ? Long.parseLong(f[7]) : 0,

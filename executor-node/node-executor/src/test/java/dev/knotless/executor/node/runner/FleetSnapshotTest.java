@@ -37,7 +37,7 @@ class FleetSnapshotTest {
                 new FleetSnapshot.Node("node-b", "ed25519-8899aabbccddeeff", false, true, Optional.empty(), 0),
                 new FleetSnapshot.Node("node-c", "ed25519-0123456789abcdef", true, false, Optional.of(now), 1, 1500, 3L << 30,
                         Optional.of(new FleetSnapshot.Reported(new NodeStatus.Capacity(4000, 8L << 30, 50L << 30), "1.1.12",
-                                List.of("bridge", "host-local"), Duration.ofMillis(-120)))),
+                                List.of("bridge", "host-local"), Duration.ofMillis(-120), "0.9.0"))),
                 new FleetSnapshot.Node("node-d", "ed25519-0123456789abcdee", true, false, Optional.of(now), 0, 0, 0,
                         Optional.of(new FleetSnapshot.Reported(new NodeStatus.Capacity(1000, 1L << 30, 0), "none", List.of(),
                                 Duration.ZERO))));
@@ -49,6 +49,13 @@ class FleetSnapshotTest {
         assertThat(read.freshAt(now.plus(FleetSnapshot.FRESH))).isTrue();
         assertThat(read.freshAt(now.plus(FleetSnapshot.FRESH).plusSeconds(1))).isFalse();
         assertThat(FleetSnapshot.read(state.resolve("nowhere"))).isEmpty();
+    }
+
+    @Test
+    void aSnapshotFromADaemonBeforeAgentVersionsReadsTheVersionAsUnknown() throws Exception {
+        java.nio.file.Files.writeString(state.resolve(FleetSnapshot.FILE_NAME),
+                "written 1000\nnode-a ed25519-0011223344556677 connected - 900 2 0 0 4000 8589934592 1 0 1.1.12 bridge\n");
+        assertThat(FleetSnapshot.read(state).orElseThrow().nodes().getFirst().reported().orElseThrow().agent()).isEqualTo("?");
     }
 
     @Test
