@@ -2,6 +2,7 @@ package dev.knotless.cli;
 
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.node.channel.ChannelOptions;
+import dev.knotless.executor.node.image.ImageReference;
 import dev.knotless.executor.node.protocol.Ed25519Keys;
 import dev.knotless.executor.node.protocol.EnrolmentToken;
 import dev.knotless.executor.node.protocol.KeyFiles;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
@@ -125,6 +127,12 @@ final class NodeCommand implements Callable<Integer> {
             description = "Memory this node offers runs (12Gi, 512Mi; default: all the machine's). Declare less to keep room for the host.")
     @Nullable String memoryCapacity;
 
+    @Option(names = "--plain-http-registry", paramLabel = "HOST:PORT",
+            description = "A registry to pull images from over plain HTTP, as image references name it (repeatable; like"
+                    + " Docker's insecure-registries). Only registries on loopback are plain HTTP otherwise; credentials go"
+                    + " to a listed one in clear, so list only registries on a network you trust.")
+    List<String> plainHttpRegistries = new ArrayList<>();
+
     @Option(names = "--keepalive", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
             description = "Ping interval on the runner connection; silent for three is a broken connection (default: ${DEFAULT-VALUE}).")
     Duration keepalive;
@@ -158,6 +166,7 @@ final class NodeCommand implements Callable<Integer> {
         if ((cniBin == null) != (subnet == null)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--cni-bin and --subnet go together");
         }
+        Set<String> plainHttp = plainHttpRegistries();
         logFormat.applyToLogback();
         showAgentLines();
         List<NodeService.Server> runners = new ArrayList<>();
@@ -178,12 +187,22 @@ final class NodeCommand implements Callable<Integer> {
         Duration every = keepalive;
         NodeService.Config config = new NodeService.Config(nodeId, runners, identityKey,
                 trusted, ledger != null ? ledger : stateDir.resolve("ledger"), stateDir, runc, options, network,
-                ChannelOptions.DEFAULTS.withKeepalive(every), declaredCapacity());
+                ChannelOptions.DEFAULTS.withKeepalive(every), declaredCapacity(), plainHttp);
         NodeService service = new NodeService(config, CniAllocationNetwork::new);
         Thread hook = new Thread(service::close, "node-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         service.run();
         return ExitCodes.SUCCESS;
+    }
+
+    private Set<String> plainHttpRegistries() {
+        for (String registry : plainHttpRegistries) {
+            if (!ImageReference.isRegistryHost(registry)) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--plain-http-registry: '" + registry
+                        + "' is not a registry as an image reference names it (HOST:PORT, lower case)");
+            }
+        }
+        return Set.copyOf(plainHttpRegistries);
     }
 
     private NodeService.DeclaredCapacity declaredCapacity() {

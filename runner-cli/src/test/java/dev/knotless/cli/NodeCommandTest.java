@@ -75,4 +75,14 @@ class NodeCommandTest {
         assertThat(noDir.code()).isEqualTo(ExitCodes.USAGE);
         assertThat(noDir.err().strip()).isEqualTo("knotless-run: no such directory: " + dir.resolve("missing"));
     }
+
+    @Test
+    void aPlainHttpRegistryThatNoImageReferenceCouldNameIsRefusedWithOneLine() {
+        Result r = run("node", "--node-id", "n", "--server", "127.0.0.1:1", "--identity-key", dir.resolve("n.key").toString(),
+                "--keyset", dir.resolve("keys").toString(), "--plain-http-registry", "10.1.2.3:5000",
+                "--plain-http-registry", "http://10.1.2.3:5000");
+
+        assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err().strip()).startsWith("knotless-run: --plain-http-registry: 'http://10.1.2.3:5000' is not a registry");
+    }
 }

@@ -1,5 +1,6 @@
 package dev.knotless.executor.node.image;
 
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -54,12 +55,29 @@ public record ImageReference(String registry, String repository, Digest digest) 
     }
 
     /**
-     * Plain HTTP only to a registry on this machine ({@code localhost}, 127.0.0.0/8), where nothing
-     * travels over a network; any other registry is spoken to over TLS. The digest check would catch
-     * tampered content anyway, but credentials and bearer tokens must not cross a network in clear.
+     * Plain HTTP by default only to a registry on this machine ({@code localhost}, 127.0.0.0/8),
+     * where nothing travels over a network; any other registry is spoken to over TLS. The digest
+     * check would catch tampered content anyway, but credentials and bearer tokens must not cross a
+     * network in clear unless the operator said so (see {@link #plainHttp}).
      */
     public boolean loopback() {
         return isLoopbackHost(host());
+    }
+
+    /**
+     * Whether this image's registry is spoken to over plain HTTP: on loopback, or named exactly
+     * ({@code host[:port]}, as the reference spells it) among {@code listed}, the registries the
+     * operator declared plain HTTP ({@code node --plain-http-registry}, like Docker's
+     * {@code insecure-registries}). A listed registry is trusted as loopback is: credentials and
+     * tokens go to it in clear, since the operator chose a network where that is acceptable.
+     */
+    public boolean plainHttp(Set<String> listed) {
+        return loopback() || listed.contains(registry);
+    }
+
+    /** Whether {@code registry} is a registry host as a reference names it: {@code host[:port]}, lower case. */
+    public static boolean isRegistryHost(String registry) {
+        return registry != null && HOST.matcher(registry).matches();
     }
 
     static boolean isLoopbackHost(String host) {
@@ -68,7 +86,11 @@ public record ImageReference(String registry, String repository, Digest digest) 
     }
 
     String baseUrl() {
-        return (loopback() ? "http://" : "https://") + registry;
+        return baseUrl(Set.of());
+    }
+
+    String baseUrl(Set<String> plainHttpRegistries) {
+        return (plainHttp(plainHttpRegistries) ? "http://" : "https://") + registry;
     }
 
     @Override

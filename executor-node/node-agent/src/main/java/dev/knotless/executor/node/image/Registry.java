@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.time.Duration;
 import java.util.regex.Matcher;
@@ -29,6 +30,7 @@ public final class Registry {
 
     private final OkHttpClient http;
     private final Optional<Credentials> credentials;
+    private final Set<String> plainHttpRegistries;
     private final Map<String, String> authorizations = new ConcurrentHashMap<>();
 
     /**
@@ -45,13 +47,28 @@ public final class Registry {
     }
 
     public Registry(OkHttpClient http, Optional<Credentials> credentials) {
+        this(http, credentials, Set.of());
+    }
+
+    /**
+     * @param plainHttpRegistries registries ({@code host[:port]}) spoken to over plain HTTP though
+     *                            not on loopback; they, and token realms on them, get credentials in
+     *                            clear (see {@link ImageReference#plainHttp})
+     */
+    public Registry(OkHttpClient http, Optional<Credentials> credentials, Set<String> plainHttpRegistries) {
+        for (String r : plainHttpRegistries) {
+            if (!ImageReference.isRegistryHost(r)) {
+                throw new IllegalArgumentException("bad plain-HTTP registry '" + r + "': want HOST[:PORT]");
+            }
+        }
         this.http = http;
         this.credentials = credentials;
+        this.plainHttpRegistries = Set.copyOf(plainHttpRegistries);
     }
 
     /** The manifest {@code digest} of {@code image}'s repository; its bytes are verified against the digest. */
     byte[] manifest(ImageReference image, Digest digest) throws ImageException {
-        String url = image.baseUrl() + "/v2/" + image.repository() + "/manifests/" + digest;
+        String url = image.baseUrl(plainHttpRegistries) + "/v2/" + image.repository() + "/manifests/" + digest;
         try (Response response = send(image, new Request.Builder().url(url).header("Accept", Manifests.ACCEPT))) {
             check(response, image, "manifest " + digest);
             long declared = response.body().contentLength();
@@ -73,7 +90,7 @@ public final class Registry {
 
     /** Opens blob {@code digest}; the caller verifies what it reads and closes the stream. */
     InputStream blob(ImageReference image, Digest digest, String what) throws ImageException {
-        String url = image.baseUrl() + "/v2/" + image.repository() + "/blobs/" + digest;
+        String url = image.baseUrl(plainHttpRegistries) + "/v2/" + image.repository() + "/blobs/" + digest;
         Response response;
         try {
             response = send(image, new Request.Builder().url(url));
@@ -126,7 +143,7 @@ public final class Registry {
         if (realm == null) {
             throw new ImageException("registry " + image.registry() + " sent a Bearer challenge without a usable realm");
         }
-        if (!realm.isHttps() && !ImageReference.isLoopbackHost(realm.host())) {
+        if (!realm.isHttps() && !plainHttpRealm(realm)) {
             throw new ImageException("registry " + image.registry() + " names token realm " + realm
                     + " over plain HTTP off this machine; refused");
         }
@@ -149,6 +166,15 @@ public final class Registry {
             }
             return "Bearer " + value;
         }
+    }
+
+    /**
+     * A token realm may be plain HTTP on loopback or on a listed registry ({@code host:port}, or
+     * {@code host} for port 80): the credentials sent there are the ones the operator allowed in clear.
+     */
+    private boolean plainHttpRealm(HttpUrl realm) {
+        return ImageReference.isLoopbackHost(realm.host()) || plainHttpRegistries.contains(realm.host() + ":" + realm.port())
+                || realm.port() == 80 && plainHttpRegistries.contains(realm.host());
     }
 
     private static void check(Response response, ImageReference image, String what) throws ImageException {

@@ -34,6 +34,7 @@ import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,10 +53,12 @@ public final class NodeService implements AutoCloseable {
      *                      share the node see each other's allocations in its allocation list
      * @param trusted       the runner keys the node believes: a keyset file, or one key
      * @param network       the CNI network for trusted allocations, if the node has one
+     * @param plainHttpRegistries registries ({@code host[:port]}) images are pulled from over plain
+     *                      HTTP though not on loopback ({@code --plain-http-registry})
      */
     public record Config(String nodeId, List<Server> servers, Path identityKey, Trusted trusted, Path ledger,
             Path stateDir, String runcBinary, NodeOptions nodeOptions, Optional<NetworkConfig> network, ChannelOptions channel,
-            DeclaredCapacity capacity) {
+            DeclaredCapacity capacity, Set<String> plainHttpRegistries) {
         public Config {
             Objects.requireNonNull(nodeId, "nodeId");
             servers = List.copyOf(servers);
@@ -64,9 +67,18 @@ public final class NodeService implements AutoCloseable {
             }
             Objects.requireNonNull(network, "network");
             Objects.requireNonNull(capacity, "capacity");
+            plainHttpRegistries = Set.copyOf(plainHttpRegistries);
         }
 
-        /** One runner. */
+        /** Only registries on loopback are spoken to over plain HTTP. */
+        public Config(String nodeId, List<Server> servers, Path identityKey, Trusted trusted, Path ledger,
+                Path stateDir, String runcBinary, NodeOptions nodeOptions, Optional<NetworkConfig> network, ChannelOptions channel,
+                DeclaredCapacity capacity) {
+            this(nodeId, servers, identityKey, trusted, ledger, stateDir, runcBinary, nodeOptions, network, channel, capacity,
+                    Set.of());
+        }
+
+        /** One runner; only registries on loopback are spoken to over plain HTTP. */
         public Config(String nodeId, String serverHost, int serverPort, Path identityKey, Trusted trusted, Path ledger,
                 Path stateDir, String runcBinary, NodeOptions nodeOptions, Optional<NetworkConfig> network, ChannelOptions channel,
                 DeclaredCapacity capacity) {
@@ -155,8 +167,8 @@ public final class NodeService implements AutoCloseable {
             case Trusted.Single s -> Keyset.single(s.keyId(), Ed25519Keys.readPublicKey(s.publicKey()));
         };
         Path state = Files.createDirectories(config.stateDir());
-        ImagePuller puller = new ImagePuller(new Registry(Registry.defaultClient(), Optional.empty()), state.resolve("images"),
-                Platform.LINUX_AMD64, ImagePuller.Limits.DEFAULT);
+        ImagePuller puller = new ImagePuller(new Registry(Registry.defaultClient(), Optional.empty(), config.plainHttpRegistries()),
+                state.resolve("images"), Platform.LINUX_AMD64, ImagePuller.Limits.DEFAULT);
         Runc runc = new Runc(config.runcBinary(), state, Duration.ofSeconds(60));
         Optional<AllocationNetwork> network = config.network().map(networks);
         RuncRuntime runtime = new RuncRuntime(puller, runc, new OciConfig(), config.nodeOptions(), network, state);

@@ -37,6 +37,22 @@ class ImageReferenceTest {
     }
 
     @Test
+    void plainHttpAlsoForRegistriesListedExactlyAsTheReferenceNamesThem() {
+        String d = "/app@sha256:" + HEX;
+        java.util.Set<String> listed = java.util.Set.of("10.0.0.1:5000", "registry.lan");
+        assertThat(ImageReference.parse("10.0.0.1:5000" + d).baseUrl(listed)).isEqualTo("http://10.0.0.1:5000");
+        assertThat(ImageReference.parse("registry.lan" + d).baseUrl(listed)).isEqualTo("http://registry.lan");
+        assertThat(ImageReference.parse("127.0.0.1:5000" + d).baseUrl(listed)).isEqualTo("http://127.0.0.1:5000");
+        // Another port, or the host alone when the entry has a port, is another registry: TLS.
+        assertThat(ImageReference.parse("10.0.0.1:5001" + d).baseUrl(listed)).isEqualTo("https://10.0.0.1:5001");
+        assertThat(ImageReference.parse("10.0.0.1" + d).baseUrl(listed)).isEqualTo("https://10.0.0.1");
+        assertThat(ImageReference.parse("registry.lan:443" + d).baseUrl(listed)).isEqualTo("https://registry.lan:443");
+        assertThat(ImageReference.isRegistryHost("10.0.0.1:5000")).isTrue();
+        assertThat(ImageReference.isRegistryHost("http://10.0.0.1:5000")).isFalse();
+        assertThat(ImageReference.isRegistryHost("Registry.LAN")).isFalse();
+    }
+
+    @Test
     void everyImageTheProtocolAcceptsParses() {
         for (String name : new String[] {"busybox", "team/app", "a.b-c.io:5000/x/y/z", "localhost/app",
                 "127.0.0.1:5000/knotless-it/a__b", "my-registry/app", "docker.io/library/busybox"}) {

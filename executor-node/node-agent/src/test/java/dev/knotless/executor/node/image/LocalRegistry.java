@@ -16,25 +16,33 @@ import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
 
 /**
  * A real OCI registry (Debian's {@code docker-registry}, installed by {@code scripts/test}) on a
- * free loopback port, storing under a temp directory: open, with htpasswd users, or with token
- * auth against a given realm and certificate.
+ * free port of loopback (or of an address given, for agents in network namespaces of their own,
+ * whose loopback is not this one), storing under a temp directory: open, with htpasswd users, or
+ * with token auth against a given realm and certificate.
  */
 public final class LocalRegistry implements AutoCloseable {
 
     private static final String BINARY = "/usr/bin/docker-registry";
 
     private final Process process;
+    private final InetAddress address;
     private final int port;
     private final Path storage;
 
-    private LocalRegistry(Process process, int port, Path storage) {
+    private LocalRegistry(Process process, InetAddress address, int port, Path storage) {
         this.process = process;
+        this.address = address;
         this.port = port;
         this.storage = storage;
     }
 
     static LocalRegistry open(Path dir) throws IOException, InterruptedException {
-        return start(dir, List.of());
+        return open(dir, InetAddress.getLoopbackAddress());
+    }
+
+    /** Open, listening on {@code address} (IPv4) only. */
+    static LocalRegistry open(Path dir, InetAddress address) throws IOException, InterruptedException {
+        return start(dir, List.of(), address);
     }
 
     /** Users are {@code name -> password}; anonymous requests get a Basic challenge. */
@@ -63,11 +71,15 @@ public final class LocalRegistry implements AutoCloseable {
     }
 
     private static LocalRegistry start(Path dir, List<String> auth) throws IOException, InterruptedException {
+        return start(dir, auth, InetAddress.getLoopbackAddress());
+    }
+
+    private static LocalRegistry start(Path dir, List<String> auth, InetAddress address) throws IOException, InterruptedException {
         if (!Files.isExecutable(Path.of(BINARY))) {
             throw new IllegalStateException(BINARY + " is missing: scripts/test installs Debian's docker-registry");
         }
         int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, address)) {
             port = s.getLocalPort();
         }
         Path storage = dir.resolve("data");
@@ -81,7 +93,7 @@ public final class LocalRegistry implements AutoCloseable {
                 "  delete:",
                 "    enabled: true",
                 "http:",
-                "  addr: 127.0.0.1:" + port));
+                "  addr: " + address.getHostAddress() + ":" + port));
         config.addAll(auth);
         config.add("");
         Path file = dir.resolve("config.yml");
@@ -91,10 +103,10 @@ public final class LocalRegistry implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
-        LocalRegistry registry = new LocalRegistry(p, port, storage);
+        LocalRegistry registry = new LocalRegistry(p, address, port, storage);
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (true) {
-            try (Socket ignored = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            try (Socket ignored = new Socket(address, port)) {
                 return registry;
             } catch (IOException notYet) {
                 if (!p.isAlive() || System.nanoTime() > deadline) {
@@ -106,13 +118,13 @@ public final class LocalRegistry implements AutoCloseable {
         }
     }
 
-    /** {@code 127.0.0.1:PORT}. */
     Path storage() {
         return storage;
     }
 
+    /** {@code ADDRESS:PORT}, e.g. {@code 127.0.0.1:5000}: how image references name it. */
     String host() {
-        return "127.0.0.1:" + port;
+        return address.getHostAddress() + ":" + port;
     }
 
     /** Where the registry keeps a blob's bytes. */

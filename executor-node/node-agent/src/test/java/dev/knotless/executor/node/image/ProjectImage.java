@@ -6,6 +6,7 @@ import dev.knotless.testkit.TestImages;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,7 +20,7 @@ import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 
 /**
  * The project's real test image ({@code docker save local/knotless-test:1}) pushed to a real
- * registry on loopback as a Docker v2 image with gzip layers.
+ * registry (on loopback, or on an address given) as a Docker v2 image with gzip layers.
  *
  * @param registry  the registry it is in (close it when done)
  * @param reference {@code host:port/repository@sha256:…}
@@ -32,7 +33,15 @@ public record ProjectImage(LocalRegistry registry, String reference, List<Descri
 
     /** Starts a registry under {@code dir} and pushes the image as {@code repository}. */
     public static ProjectImage push(Path dir, String repository) throws IOException, InterruptedException {
-        LocalRegistry registry = LocalRegistry.open(dir);
+        return push(dir, repository, InetAddress.getLoopbackAddress());
+    }
+
+    /**
+     * As {@link #push(Path, String)}, the registry listening on {@code address}: agents in network
+     * namespaces of their own reach it there (pulling over plain HTTP only if told it may).
+     */
+    public static ProjectImage push(Path dir, String repository, InetAddress address) throws IOException, InterruptedException {
+        LocalRegistry registry = LocalRegistry.open(dir, address);
         try {
             Map<String, byte[]> saved = dockerSave(TestImages.ensureBuilt());
             JsonNode manifestJson = Pusher.JSON.readTree(saved.get("manifest.json")).get(0);

@@ -7,20 +7,25 @@ import dev.knotless.executor.node.service.NodeService;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * A node agent process for the node executor's integration tests: the same {@link NodeService}
- * that {@code knotless-run node} runs, in its own JVM, dialling the test's runner over loopback.
+ * that {@code knotless-run node} runs, in its own JVM, dialling the test's runner (over loopback,
+ * or over a bridge from a network namespace of its own).
  *
  * <p>Arguments: node id, server host, server port, identity key file, keyset file, ledger file,
  * state directory, then either {@code none} or the CNI plugin directory, bridge and subnet. The
  * system properties {@code node.milliCpu} and {@code node.memoryBytes}, when set, are the
  * capacity it declares ({@code --cpu-capacity}, {@code --memory-capacity}); {@code
  * node.moreServers}, comma-separated {@code host:port}s, are further runners it serves (a repeated
- * {@code --server}).
+ * {@code --server}); {@code node.plainHttpRegistries}, comma-separated {@code HOST:PORT}, the
+ * registries it pulls from over plain HTTP though not on its loopback ({@code --plain-http-registry}).
  */
 public final class NodeChild {
 
@@ -37,10 +42,16 @@ public final class NodeChild {
         }
         NodeService.Config config = new NodeService.Config(args[0], servers, Path.of(args[3]),
                 new NodeService.Trusted.File(Path.of(args[4])), Path.of(args[5]), Path.of(args[6]), "runc",
-                NodeOptions.DEFAULT, network, new ChannelOptions(Duration.ofSeconds(5), Duration.ofSeconds(10)), capacity);
+                NodeOptions.DEFAULT, network, new ChannelOptions(Duration.ofSeconds(5), Duration.ofSeconds(10)), capacity,
+                plainHttpRegistries());
         try (NodeService service = new NodeService(config, CniAllocationNetwork::new)) {
             service.run();
         }
+    }
+
+    private static Set<String> plainHttpRegistries() {
+        String value = System.getProperty("node.plainHttpRegistries", "");
+        return Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty()).collect(Collectors.toSet());
     }
 
     private static OptionalLong declared(String property) {

@@ -232,7 +232,7 @@ public final class NodeFixture implements AutoCloseable {
     }
 
     /** A /24 in 10.213-10.250 that no route on this machine uses. */
-    private static String freeSubnet() throws IOException, InterruptedException {
+    static String freeSubnet() throws IOException, InterruptedException {
         Process p = new ProcessBuilder("ip", "-4", "route").redirectErrorStream(true).start();
         String routes = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();
