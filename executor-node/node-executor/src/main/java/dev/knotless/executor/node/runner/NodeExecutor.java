@@ -183,10 +183,10 @@ public final class NodeExecutor implements Executor, Resumption {
         boolean untrusted = placement.exclusive();
         boolean created = false;
         try {
-            call(node, new Action.PullImage(node, image), Result.Done.class, Failure.Kind.IMAGE,
+            call(node, new Action.PullImage(node, image), signal, Result.Done.class, Failure.Kind.IMAGE,
                     "image '" + spec.image() + "' cannot be pulled on node " + node + ": ");
             for (ServiceContainer service : services) {
-                call(node, new Action.PullImage(node, service.image()), Result.Done.class, Failure.Kind.SERVICE,
+                call(node, new Action.PullImage(node, service.image()), signal, Result.Done.class, Failure.Kind.SERVICE,
                         "service '" + service.name() + "': image '" + service.image() + "' cannot be pulled on node " + node + ": ");
             }
             long cpu = spec.resources().milliCpu() > 0 ? spec.resources().milliCpu() : DEFAULT_MILLI_CPU;
@@ -195,7 +195,7 @@ public final class NodeExecutor implements Executor, Resumption {
                     labels(spec, placement.booking()), hardening(spec.hardening()), lifetimeMs(spec), services);
             try {
                 created = true;
-                calls.call(node, create, Result.Done.class);
+                calls.call(node, create, Result.Done.class, null, NodeCalls.ChunkHandler.NONE, signal);
             } catch (NodeCalls.Refused e) {
                 if (e.getMessage().startsWith(Booking.NO_ROOM)) {
                     created = false;
@@ -204,10 +204,11 @@ public final class NodeExecutor implements Executor, Resumption {
                 throw e;
             }
             if (!untrusted && options.network().isPresent()) {
-                call(node, new Action.AttachNetwork(node, allocation, options.network().get()), Result.Done.class,
+                call(node, new Action.AttachNetwork(node, allocation, options.network().get()), signal, Result.Done.class,
                         Failure.Kind.INFRASTRUCTURE, "");
             }
-            call(node, new Action.StartAllocation(node, allocation), Result.AllocationRunning.class, Failure.Kind.INFRASTRUCTURE, "");
+            call(node, new Action.StartAllocation(node, allocation), signal, Result.AllocationRunning.class,
+                    Failure.Kind.INFRASTRUCTURE, "");
             LOG.info("allocation started node={} allocation={} run={} trust={} services={}", node, allocation, spec.runId(),
                     spec.trust(), services.size());
             NodeSession session = new NodeSession(this, spec, node, allocation, List.of());
@@ -215,7 +216,9 @@ public final class NodeExecutor implements Executor, Resumption {
             new ServiceReadiness().await(session, spec, ServiceReadiness.Watch.NOTHING, signal);
             return session;
         } catch (NodeCalls.Refused | NodeCalls.LinkLost | TransferLimitException e) {
-            ExecutorException failure = failure(e, Failure.Kind.INFRASTRUCTURE, "");
+            ExecutorException failure = signal.isStopped()
+                    ? new ExecutorException(Failure.Kind.STOPPED, "stopped while starting on node " + node)
+                    : failure(e, Failure.Kind.INFRASTRUCTURE, "");
             cleanUp(node, allocation, created);
             throw failure;
         } catch (ExecutorException e) {
@@ -284,7 +287,7 @@ public final class NodeExecutor implements Executor, Resumption {
         for (String node : hub.connected()) {
             Result.AllocationList list;
             try {
-                list = recentList(node, LISTING_FRESH);
+                list = recentList(node, LISTING_FRESH, StopSignal.none());
             } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
                 LOG.warn("resume could not list node={} run={} reason={}", node, spec.runId(), e.getMessage());
                 continue;
@@ -320,13 +323,14 @@ public final class NodeExecutor implements Executor, Resumption {
      * allocations for each of them made the recovery take tens of seconds. An allocation that
      * stopped since is found out by the step's follow, which then fails as lost.
      */
-    private Result.AllocationList recentList(String node, Duration fresh)
+    private Result.AllocationList recentList(String node, Duration fresh, StopSignal signal)
             throws NodeCalls.LinkLost, NodeCalls.Refused, TransferLimitException {
         Listing last = listings.get(node);
         if (last != null && System.nanoTime() - last.at() < fresh.toNanos()) {
             return last.list();
         }
-        Result.AllocationList list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class);
+        Result.AllocationList list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class, null,
+                NodeCalls.ChunkHandler.NONE, signal);
         listings.put(node, new Listing(System.nanoTime(), list));
         return list;
     }
@@ -434,11 +438,15 @@ public final class NodeExecutor implements Executor, Resumption {
 
     // ---- helpers -------------------------------------------------------------------------------
 
-    private <R extends Result> R call(String node, Action action, Class<R> expected, Failure.Kind kind, String prefix)
-            throws ExecutorException {
+    /** One action of a start; {@code signal} (the run's cancel) ends the wait for the node's answer. */
+    private <R extends Result> R call(String node, Action action, StopSignal signal, Class<R> expected, Failure.Kind kind,
+            String prefix) throws ExecutorException {
         try {
-            return calls.call(node, action, expected);
+            return calls.call(node, action, expected, null, NodeCalls.ChunkHandler.NONE, signal);
         } catch (NodeCalls.Refused | NodeCalls.LinkLost | TransferLimitException e) {
+            if (signal.isStopped()) {
+                throw new ExecutorException(Failure.Kind.STOPPED, "stopped while starting on node " + node);
+            }
             throw failure(e, kind, prefix);
         }
     }
@@ -490,7 +498,8 @@ public final class NodeExecutor implements Executor, Resumption {
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw new ExecutorException(Failure.Kind.UNSCHEDULABLE, unschedulable(untrusted, (NodePlacement.Decision.Wait) decision));
+                    throw new ExecutorException(Failure.Kind.UNSCHEDULABLE,
+                            unschedulable(untrusted, request, (NodePlacement.Decision.Wait) decision));
                 }
                 try {
                     placing.wait(Math.max(1, Math.min(200, left / 1_000_000)));
@@ -503,7 +512,7 @@ public final class NodeExecutor implements Executor, Resumption {
     }
 
     /** One line on why a run waited the whole node wait in vain. */
-    private String unschedulable(boolean untrusted, NodePlacement.Decision.Wait waited) {
+    private String unschedulable(boolean untrusted, NodePlacement.Request request, NodePlacement.Decision.Wait waited) {
         Set<String> connected = hub.connected();
         long seconds = options.placementWait().toSeconds();
         if (connected.isEmpty()) {
@@ -514,16 +523,21 @@ public final class NodeExecutor implements Executor, Resumption {
         if (drainedConnected == connected.size()) {
             return "no node can take the run: every connected node (" + connected.size() + ") is drained";
         }
+        List<NodePlacement.Candidate> all = candidates(false);
         String why;
         if (untrusted) {
             why = "none free for an untrusted run, which needs a node of its own";
-        } else if (candidates(false).stream().anyMatch(NodePlacement.Candidate::open)) {
+        } else if (all.stream().anyMatch(NodePlacement.Candidate::open)) {
             why = waited.reason() + " (waited " + seconds + " s)";
         } else {
             why = "all held by untrusted runs";
         }
+        // A drained node that could take the run is what an operator undrains: name it.
+        List<String> drainedFits = all.stream().filter(c -> off.contains(c.node()) && c.capacity().isPresent() && c.couldEverFit(request))
+                .map(NodePlacement.Candidate::node).sorted().toList();
         return "no node can take the run: " + connected.size() + " connected"
-                + (drainedConnected > 0 ? " (" + drainedConnected + " drained)" : "") + ", " + why;
+                + (drainedConnected > 0 ? " (" + drainedConnected + " drained)" : "") + ", " + why
+                + (drainedFits.isEmpty() ? "" : "; large enough but drained: " + String.join(", ", drainedFits));
     }
 
     /**
@@ -535,9 +549,13 @@ public final class NodeExecutor implements Executor, Resumption {
         Map<String, Held> mine = heldByNode();
         Set<String> off = drained.get();
         return hub.connected().stream().map(n -> {
-            Held h = mine.getOrDefault(n, Held.NOTHING).plus(heldByOthers(n));
-            boolean open = !off.contains(n) && !h.booked().exclusive() && (!untrusted || h.allocations() == 0)
-                    && !hub.statusPending(n, STATUS_GRACE);
+            Held h = mine.getOrDefault(n, Held.NOTHING);
+            boolean usable = !off.contains(n) && !hub.statusPending(n, STATUS_GRACE);
+            if (usable) {
+                // Only a node placement could use is asked for its list: a drained one is not.
+                h = h.plus(heldByOthers(n));
+            }
+            boolean open = usable && !h.booked().exclusive() && (!untrusted || h.allocations() == 0);
             return new NodePlacement.Candidate(n, open, hub.status(n).map(s -> s.status().capacity()), h.booked().milliCpu(),
                     h.booked().memoryBytes(), h.allocations());
         }).toList();
@@ -545,18 +563,32 @@ public final class NodeExecutor implements Executor, Resumption {
 
     /** How old a node's allocation list may be for placement: runners that share a node book it a few times a second at most. */
     static final Duration PLACEMENT_FRESH = Duration.ofSeconds(1);
+    /**
+     * How long placement waits for a node's list. A node that does not answer in that time is
+     * taken to hold nothing more for {@link #PLACEMENT_FRESH}: placement runs under one lock, and a
+     * node that hangs must not hold every start with it. The node itself still refuses a booking
+     * that does not fit.
+     */
+    static final Duration PLACEMENT_LIST_TIMEOUT = Duration.ofSeconds(2);
+
+    private final ConcurrentHashMap<String, Long> unlisted = new ConcurrentHashMap<>();
 
     /**
      * What the node's allocation list holds that is not this runner's placement: other runners'
      * allocations, and this runner's own from before a restart until they are resumed or swept.
-     * A node that cannot list now holds nothing more as far as placement knows; the node itself
-     * refuses a booking that does not fit ({@link Booking#NO_ROOM}).
      */
     private Held heldByOthers(String node) {
+        Long failedAt = unlisted.get(node);
+        if (failedAt != null && System.nanoTime() - failedAt < PLACEMENT_FRESH.toNanos()) {
+            return Held.NOTHING;
+        }
         Result.AllocationList list;
-        try {
-            list = recentList(node, PLACEMENT_FRESH);
+        try (StopSignal limit = StopSignal.none().child(PLACEMENT_LIST_TIMEOUT)) {
+            list = recentList(node, PLACEMENT_FRESH, limit);
+            unlisted.remove(node);
         } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
+            unlisted.put(node, System.nanoTime());
+            LOG.info("placement could not list node={} reason={}", node, e.getMessage());
             return Held.NOTHING;
         }
         Held held = Held.NOTHING;

@@ -81,4 +81,31 @@ class NodeDrainsTest {
                     .hasMessageContaining("every connected node (1) is drained");
         }
     }
+
+    /**
+     * A node that is connected but never answers (a hung agent) neither holds placement (its list
+     * is given up after {@link NodeExecutor#PLACEMENT_LIST_TIMEOUT}) nor a start past its cancel.
+     */
+    @Test
+    void aNodeThatNeverAnswersHoldsAStartOnlyUntilItIsCancelled() throws Exception {
+        KeyPair runner = Ed25519Keys.generate();
+        KeyPair node = Ed25519Keys.generate();
+        ProtocolJson json = new ProtocolJson();
+        try (NodeHub hub = new NodeHub(new InetSocketAddress("127.0.0.1", 0), TlsIdentity.of(runner),
+                new NodesFile(Map.of("node-a", node.getPublic())), json, Clock.systemUTC(), ChannelOptions.DEFAULTS);
+                Connection link = ChannelClient.connect("127.0.0.1", hub.address().getPort(), TlsIdentity.of(node),
+                        PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(10))) {
+            assertThat(hub.awaitLink("node-a", Duration.ofSeconds(10), StopSignal.none())).isPresent();
+            NodeExecutor executor = new NodeExecutor(hub, new Signer("runner", runner.getPrivate(), json), Clock.systemUTC(),
+                    new NodeExecutor.Options(Optional.empty(), Duration.ofSeconds(20), Duration.ofSeconds(1)), new NodeDrains(state)::drained);
+            RunSpec spec = RunSpec.builder("hung-test", "run-1", "registry.example/i@sha256:" + "0".repeat(64)).build();
+            long started = System.nanoTime();
+            try (StopSignal cancel = StopSignal.none().child(Duration.ofSeconds(6))) {
+                assertThatThrownBy(() -> executor.start(spec, cancel))
+                        .isInstanceOfSatisfying(ExecutorException.class, e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.STOPPED))
+                        .hasMessage("stopped while starting on node node-a");
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofSeconds(6), Duration.ofSeconds(10));
+        }
+    }
 }

@@ -185,7 +185,8 @@ class NodeFleetIT {
                         .isInstanceOfSatisfying(ExecutorException.class, e -> {
                             assertThat(e.failure().kind()).isEqualTo(Failure.Kind.UNSCHEDULABLE);
                             assertThat(e.getMessage()).isEqualTo("no node can take the run: 2 connected (1 drained), no node has room for"
-                                    + " 0.5 CPU and 4 GiB of memory now (waited " + PLACEMENT_WAIT.toSeconds() + " s)");
+                                    + " 0.5 CPU and 4 GiB of memory now (waited " + PLACEMENT_WAIT.toSeconds() + " s);"
+                                    + " large enough but drained: " + nodeB);
                         });
                 Duration drainedRefusal = since(started);
                 assertThat(going).as("B's step runs on through the drain").isNotDone();
