@@ -104,9 +104,10 @@ public final class StatusPublisher implements CheckPublisher, AutoCloseable {
         lanes.computeIfAbsent(target.get().account().base(), api -> new Lane(api)).want(target.get(), status);
     }
 
+    /** A check's {@code repo} is what was cloned (the record's clone URL), or the record's name. */
     private Optional<StatusTarget> target(String repo) throws IOException {
         for (Repository r : forge.repositories()) {
-            if (r.name().equals(repo)) {
+            if (r.name().equals(repo) || r.cloneUrl().equals(repo)) {
                 return tokens.target(r);
             }
         }
@@ -183,7 +184,16 @@ public final class StatusPublisher implements CheckPublisher, AutoCloseable {
             }
         }
 
+        /** One try at {@code key}'s newest wanted state; a bug here is one line, not a silently dead task. */
         private void deliver(String key) {
+            try {
+                tryOnce(key);
+            } catch (RuntimeException | LinkageError e) {
+                log.accept("commit statuses for " + api + ": " + e);
+            }
+        }
+
+        private void tryOnce(String key) {
             Wanted w;
             synchronized (this) {
                 w = waiting.get(key);
@@ -222,6 +232,9 @@ public final class StatusPublisher implements CheckPublisher, AutoCloseable {
                             waiting.remove(key);
                             again = false;
                         } else {
+                            if (tried == 1) {
+                                log.accept(what + " not posted yet: " + a.why() + "; trying again, up to " + retry.tries() + " tries");
+                            }
                             if (!superseded) {
                                 waiting.put(key, new Wanted(w.target(), w.status(), tried));
                             }

@@ -88,9 +88,10 @@ class StatusPublisherTest {
     void gitHubGetsABearerTokenAndPendingThenSuccessUnderKnotlessContext() throws Exception {
         record("acme/web", "/srv/mirror/web.git");
         StatusPublisher p = publisher(ForgeKind.GITHUB, api.url(), Map.of("acme/web", api.url() + "/acme/web"));
-        p.started(check("acme/web", CheckStatus.RUNNING, Event.PUSH));
+        // The daemon's checks name the repository by what it cloned: the record's clone URL.
+        p.started(check("/srv/mirror/web.git", CheckStatus.RUNNING, Event.PUSH));
         await().atMost(Duration.ofSeconds(5)).until(() -> api.requests.size() == 1);
-        p.publish(check("acme/web", CheckStatus.SUCCESS, Event.PUSH));
+        p.publish(check("/srv/mirror/web.git", CheckStatus.SUCCESS, Event.PUSH));
         await().atMost(Duration.ofSeconds(5)).until(() -> api.requests.size() == 2);
         FakeForgeApi.Recorded first = api.requests.get(0);
         assertThat(first.method()).isEqualTo("POST");
