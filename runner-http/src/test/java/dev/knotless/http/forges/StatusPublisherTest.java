@@ -171,13 +171,14 @@ class StatusPublisherTest {
         assertThat(api.requests).extracting(FakeForgeApi.Recorded::body).allMatch(b -> b.contains("\"success\""));
         Thread.sleep(300);
         assertThat(api.requests).as("posted, so not tried again").hasSize(2);
-        assertThat(log).isEmpty();
+        assertThat(log).singleElement().asString().contains("success knotless/ci").contains("not posted yet: answered 502");
 
         api.answers.add(403);
         p.publish(check("acme/web", CheckStatus.FAILURE, Event.PUSH));
-        await().atMost(Duration.ofSeconds(5)).until(() -> log.size() == 1);
-        assertThat(api.requests).hasSize(3);
-        assertThat(log.get(0)).contains("answered 403").contains("knotless/ci").doesNotContain("t0ken");
+        await().atMost(Duration.ofSeconds(5)).until(() -> log.size() == 2);
+        Thread.sleep(300);
+        assertThat(api.requests).as("a 403 is not tried again").hasSize(3);
+        assertThat(log.get(1)).contains("answered 403").contains("failure knotless/ci").doesNotContain("t0ken");
     }
 
     @Test
@@ -195,7 +196,9 @@ class StatusPublisherTest {
         recorder.finished(check("acme/web", CheckStatus.SUCCESS, Event.PUSH));
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
         assertThat(took).as("recording both checks").isLessThan(Duration.ofMillis(500));
-        await().atMost(Duration.ofSeconds(10)).until(() -> log.size() == 1);
-        assertThat(log.get(0)).contains("success").contains("not posted after 4 tries").contains("no answer");
+        await().atMost(Duration.ofSeconds(10)).until(() -> log.stream().anyMatch(l -> l.contains("not posted after")));
+        assertThat(log).filteredOn(l -> l.contains("not posted after")).singleElement().asString()
+                .contains("success knotless/ci").contains("not posted after 4 tries").contains("no answer");
+        assertThat(log).allMatch(l -> !l.contains("t0ken"));
     }
 }
