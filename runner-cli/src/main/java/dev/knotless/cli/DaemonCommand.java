@@ -10,6 +10,8 @@ import dev.knotless.http.FanOut;
 import dev.knotless.http.Listen;
 import dev.knotless.http.NodeFleet;
 import dev.knotless.http.StatusServer;
+import dev.knotless.http.forges.ForgeHooks;
+import dev.knotless.http.forges.StatusPublisher;
 import dev.knotless.runner.Durations;
 import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.runner.daemon.ManualRuns;
@@ -90,6 +92,9 @@ final class DaemonCommand implements Callable<Integer> {
     @Mixin
     ApiOptions api;
 
+    @Mixin
+    ForgeOptions forges;
+
     /** Hidden: a faster clock for on.schedule, so a test sees minutely crons come every few seconds. */
     @Option(names = "--schedule-clock", hidden = true, paramLabel = "RATE@ORIGIN")
     @Nullable String scheduleClock;
@@ -146,7 +151,8 @@ final class DaemonCommand implements Callable<Integer> {
             Executor metered = metrics.executor(executor);
             Forge forge = metrics.forge(new EmbeddedForge(stateDir.resolve("forge"), state.cursors()));
             CheckStore checks = new CheckStore(stateDir);
-            CheckRecorder recorder = new CheckRecorder(checks, state.runs(), forge.publisher(), log::line);
+            StatusPublisher statuses = forges.statuses(forge, log::line);
+            CheckRecorder recorder = new CheckRecorder(checks, state.runs(), ForgeOptions.publishers(forge, statuses), log::line);
             Run run = RunWiring.run(metered, stateDir, recorder, SecretStore.encryptedFile(stateDir),
                     FanOut.of(live, metrics.steps()), limits, runOptions.cacheBudgetBytes(), state.progress(), Clock.systemUTC());
             Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, recorder, log,
@@ -155,8 +161,9 @@ final class DaemonCommand implements Callable<Integer> {
             CountDownLatch stop = new CountDownLatch(1);
             shutdown.signal().onStop(why -> stop.countDown());
             Console console = new Console(err, /* colour= */ false);
-            try (Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
-                 StatusServer server = serve(listenAt, access, new ApiSources(state, checks, forge, live, metrics, daemon::alive,
+            try (StatusPublisher closeStatuses = statuses;
+                 Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
+                 StatusServer server = serve(listenAt, access, forges.hooks(listenAt != null, daemon::pollSoon, log::line), new ApiSources(state, checks, forge, live, metrics, daemon::alive,
                          daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs()),
                          new dev.knotless.cache.CacheStore(stateDir.resolve("cache"), runOptions.cacheBudgetBytes(), Clock.systemUTC()),
                          fleet, daemon::pollSoon),
@@ -191,11 +198,11 @@ final class DaemonCommand implements Callable<Integer> {
     }
 
     /** The HTTP server when {@code --listen} was given, else null (nothing to close). */
-    private static StatusServer serve(Listen at, ApiAccess access, ApiSources sources, DaemonLog log) {
+    private static StatusServer serve(Listen at, ApiAccess access, ForgeHooks hooks, ApiSources sources, DaemonLog log) {
         if (at == null) {
             return null;
         }
-        StatusServer server = new StatusServer(at, sources, access).start();
+        StatusServer server = new StatusServer(at, sources, access, hooks).start();
         Listen bound = new Listen(at.host(), server.port());
         log.line("status page and API on http://" + bound + "/ (" + describe(access)
                 + (at.loopback() ? ")" : "; not loopback: reachable from other machines)"));

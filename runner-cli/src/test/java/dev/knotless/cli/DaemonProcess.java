@@ -40,11 +40,15 @@ final class DaemonProcess implements AutoCloseable {
 
     /**
      * This checkout's daemon on the Docker executor as the daemon ITs run it: every repository that
-     * names {@code runnerId}, polled every 200 ms, the test image, a 2 s kill grace, and {@code extra}.
+     * names {@code runnerId}, polled every 200 ms (unless {@code extra} gives a {@code --poll-interval}),
+     * the test image, a 2 s kill grace, and {@code extra}.
      */
     static DaemonProcess runner(Path log, Path state, String runnerId, String... extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("--state-dir", state.toString(), "--runner-id", runnerId, "--discover",
-                "--poll-interval", "200ms", "--kill-grace", "2s", "--image", ExecIT.IMAGE));
+                "--kill-grace", "2s", "--image", ExecIT.IMAGE));
+        if (!List.of(extra).contains("--poll-interval")) {
+            args.addAll(List.of("--poll-interval", "200ms"));
+        }
         args.addAll(List.of(extra));
         return start(checkout(), log, args);
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.knotless.http.forges.ForgeHooks;
 import dev.knotless.tar.Printable;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -45,6 +46,11 @@ public final class StatusServer implements AutoCloseable {
     }
 
     public StatusServer(Listen listen, ApiSources sources, ApiAccess access) {
+        this(listen, sources, access, ForgeHooks.none());
+    }
+
+    /** A server that also takes hosted forges' signed webhooks ({@code /hooks/github} and the like). */
+    public StatusServer(Listen listen, ApiSources sources, ApiAccess access, ForgeHooks forgeHooks) {
         this.listen = listen;
         Gate gate = new Gate(access);
         ObjectMapper json = JsonMapper.builder().addModule(new JavaTimeModule())
@@ -75,6 +81,7 @@ public final class StatusServer implements AutoCloseable {
             config.routes.post("/api/nodes/{id}/drain", nodes::drain);
             config.routes.post("/api/nodes/{id}/undrain", nodes::undrain);
             config.routes.post("/hooks/git", api::pushHook);
+            ForgeHooks.ROUTES.forEach((path, forge) -> config.routes.post(path, ctx -> forgeHooks.handle(forge, ctx)));
             config.routes.get("/healthz", api::health);
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(sources.metrics().scrape()));
@@ -151,8 +158,8 @@ public final class StatusServer implements AutoCloseable {
                 }
                 throw new ApiError(421, "this server does not answer to Host " + shown + " (the daemon's --api-host names those it does)");
             }
-            if (OPEN.contains(ctx.path())) {
-                return;
+            if (OPEN.contains(ctx.path()) || ForgeHooks.ROUTES.containsKey(ctx.path())) {
+                return; // a forge's webhook is authenticated by its signature, not a token (ForgeHooks)
             }
             Optional<ApiToken.Scope> scope = access.scopeOf(ctx.header("Authorization"), ctx.cookie(ApiAccess.COOKIE));
             if (!ctx.method().name().equals("GET") && !ctx.method().name().equals("HEAD")) {

@@ -24,8 +24,9 @@ import java.util.function.Consumer;
  * other order would leave a final row beside a file that says {@code running} for ever. The forge
  * is told last so that it only ever shows a check the runner has durably.
  *
- * <p>A running check goes to the file only: its row was marked running when the queue handed the
- * run out, and forges are told of runs when they end.
+ * <p>A running check goes to the file and to the publisher's {@link CheckPublisher#started}, not
+ * to the row: its row was marked running when the queue handed the run out. Most publishers show
+ * runs only when they end; a commit status shows them while they go.
  *
  * <p>Concurrency: thread-safe when its parts are (they are: one file per check, a locked
  * database, a thread-safe publisher); called from run threads at once.
@@ -64,9 +65,14 @@ public final class CheckRecorder {
         return files;
     }
 
-    /** A run's check while it goes: the file only (see the class comment). */
+    /** A run's check as it starts: the file, then the publisher, best effort (see the class comment). */
     public void running(Check check) throws IOException {
         files.save(check);
+        try {
+            publisher.started(check);
+        } catch (IOException | RuntimeException e) {
+            log.accept("could not publish check " + check.id() + ": " + oneLine(e));
+        }
     }
 
     /** A run's final check: file, row, publisher. */

@@ -1,0 +1,175 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import dev.knotless.runner.forge.Repository;
+import dev.knotless.runner.state.StateStore;
+import dev.knotless.testkit.TestRepo;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real daemon process watching a real local bare repository, polled once an hour: a push to it,
+ * then a GitHub-shaped signed webhook, and the run starts within a second of the hook. A webhook
+ * with a bad signature is refused. The run's states go as commit statuses to a local HTTP server
+ * standing in for GitHub's API (no GitHub is reachable here).
+ */
+class ForgeHooksIT {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final Pattern SERVING = Pattern.compile("status page and API on (http://\\S+/)");
+    static final String SECRET = "it-webhook-secret-" + UUID.randomUUID();
+
+    @TempDir Path tmp;
+    final String runnerId = "hooks-" + UUID.randomUUID().toString().substring(0, 8);
+    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    static String hmac(byte[] body) throws Exception {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(SECRET.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        return HexFormat.of().formatHex(mac.doFinal(body));
+    }
+
+    static Path ownerOnly(Path file, String text) throws Exception {
+        Files.writeString(file, text);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        return file;
+    }
+
+    JsonNode get(String base, String path) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return JSON.readTree(r.body());
+    }
+
+    HttpResponse<String> hook(String base, byte[] body, String signature) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(base + "/hooks/github"))
+                .header("Content-Type", "application/json").header("X-GitHub-Event", "push")
+                .header("X-GitHub-Delivery", UUID.randomUUID().toString()).header("X-Hub-Signature-256", signature)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aSignedGitHubPushWebhookStartsTheRunWithinASecondUnderAnHourlyPoll() throws Exception {
+        // The "forge": a bare repository, pushed to from a working copy.
+        Path bare = tmp.resolve("web.git");
+        new ProcessBuilder("git", "init", "-q", "--bare", "-b", "main", bare.toString()).inheritIO().start().waitFor();
+        TestRepo work = new TestRepo(tmp.resolve("work")).workflow("ci.yaml", """
+                image: %s
+                on: [push]
+                steps:
+                  - name: talk
+                    run: echo hooked
+                """.formatted(DaemonIT.IMAGE));
+        work.commit();
+        work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+        Path state = tmp.resolve("state");
+        HttpDaemon.record(state, new Repository("acme/web", bare.toString(), "main", List.of(runnerId), List.of()));
+
+        // GitHub's statuses API, as a local server that records what it is sent.
+        List<String> statuses = new CopyOnWriteArrayList<>();
+        HttpServer github = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        github.createContext("/", x -> {
+            statuses.add(x.getRequestURI().getPath() + " " + x.getRequestHeaders().getFirst("Authorization") + " "
+                    + new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            x.sendResponseHeaders(201, -1);
+            x.close();
+        });
+        github.start();
+        String api = "http://127.0.0.1:" + github.getAddress().getPort();
+        Path secrets = ownerOnly(tmp.resolve("webhook-secrets"), "github " + SECRET + "\n");
+        Path tokens = ownerOnly(tmp.resolve("status-tokens"), "github " + api + " it-status-token\nrepo acme/web " + api + "/acme/web\n");
+
+        try (DaemonProcess d = DaemonProcess.runner(tmp.resolve("daemon.log"), state, runnerId, "--poll-interval", "1h",
+                "--listen", "127.0.0.1:0", "--public-read", "--webhook-secret-file", secrets.toString(),
+                "--status-token-file", tokens.toString(), "--status-page-url", "https://ci.example.org/")) {
+            Matcher serving = SERVING.matcher("");
+            d.await("it serves", Duration.ofSeconds(60), () -> serving.reset(d.log()).find());
+            String base = serving.group(1).replaceAll("/$", "");
+            d.await("the baseline of acme/web", Duration.ofSeconds(60), () -> {
+                try (StateStore store = StateStore.open(state)) {
+                    return store.cursors().get("acme/web").containsKey("@baseline");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+
+            String sha = work.file("a.txt", "hooked").commit();
+            work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+            Thread.sleep(1500);
+            assertThat(get(base, "/api/runs")).as("an hourly poll has not looked again").isEmpty();
+
+            // The shape GitHub sends, with the repository's URLs being the bare repository's path.
+            byte[] body = """
+                    {"ref": "refs/heads/main", "before": "0000000000000000000000000000000000000000", "after": "%s",
+                     "repository": {"id": 1, "name": "web", "full_name": "acme/web", "html_url": "file://%s",
+                      "clone_url": "%s", "ssh_url": "git@github.com:acme/web.git", "default_branch": "main"},
+                     "pusher": {"name": "octocat"}, "commits": [], "head_commit": null}
+                    """.formatted(sha, bare, bare).getBytes(StandardCharsets.UTF_8);
+
+            HttpResponse<String> forged = hook(base, body, "sha256=" + "0".repeat(64));
+            assertThat(forged.statusCode()).as(forged.body()).isEqualTo(401);
+            Thread.sleep(300);
+            assertThat(get(base, "/api/runs")).as("a refused hook polls nothing").isEmpty();
+
+            Instant hooked = Instant.now();
+            HttpResponse<String> r = hook(base, body, "sha256=" + hmac(body));
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+            assertThat(JSON.readTree(r.body()).get("repo").asText()).isEqualTo("acme/web");
+            JsonNode run;
+            while (true) {
+                JsonNode runs = get(base, "/api/runs");
+                if (runs.size() == 1 && !runs.get(0).get("status").asText().equals("pending")) {
+                    run = runs.get(0);
+                    break;
+                }
+                if (Duration.between(hooked, Instant.now()).toSeconds() > 30) {
+                    throw new AssertionError("no run started; the daemon's log:\n" + d.log());
+                }
+                Thread.sleep(20);
+            }
+            Duration took = Duration.between(hooked, Instant.now());
+            System.out.println("ForgeHooksIT: webhook -> run started in " + took.toMillis() + " ms");
+            assertThat(run.get("commit").asText()).isEqualTo(sha);
+            assertThat(took).as("webhook -> run started").isLessThan(Duration.ofSeconds(1));
+            String id = run.get("id").asText();
+            d.await("the run passes", Duration.ofSeconds(90), () -> {
+                try {
+                    return get(base, "/api/runs/" + id).get("status").asText().equals("success");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            d.await("GitHub hears pending, then success", Duration.ofSeconds(30),
+                    () -> statuses.stream().anyMatch(s -> s.contains("\"success\"")));
+            assertThat(statuses.get(0)).startsWith("/repos/acme/web/statuses/" + sha + " Bearer it-status-token ")
+                    .contains("\"state\":\"pending\"").contains("\"context\":\"knotless/ci\"")
+                    .contains("\"target_url\":\"https://ci.example.org/#/runs/" + id + "\"");
+            assertThat(d.log()).contains("github webhook refused").doesNotContain(SECRET).doesNotContain("it-status-token");
+        } finally {
+            github.stop(0);
+        }
+    }
+}
