@@ -133,6 +133,7 @@ class AtprotoCheckPublisherIT {
         assertThat(v.path("finishedAt").asText()).isEqualTo("2026-12-03T10:00:42Z");
 
         XrpcClient reader = new XrpcClient(new OkHttpClient(), pds.url(), null, json);
+        pds.validate(List.of(v, reader.getRecord(repoUri.split("/")[2], "dev.knotless.repo", "hello").orElseThrow().value()));
         String logCid = v.path("log").path("ref").path("$link").asText();
         assertThat(v.path("log").path("size").asLong()).isEqualTo(logBytes.length);
         assertThat(reader.getBlob(runner.did(), logCid, 1 << 20)).isEqualTo(logBytes);

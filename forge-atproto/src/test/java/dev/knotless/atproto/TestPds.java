@@ -95,6 +95,28 @@ record TestPds(HttpUrl url, String plcUrl, Path script) {
         }
     }
 
+    /**
+     * Validates {@code records} against docs/reference/lexicons with the reference validator
+     * ({@code scripts/pds validate}); fails the test naming the first that does not fit.
+     */
+    void validate(List<JsonNode> records) throws IOException, InterruptedException {
+        Path lexicons = script.getParent().getParent().resolve("docs/reference/lexicons");
+        List<String> args = new java.util.ArrayList<>(List.of("bash", script.toString(), "validate"));
+        try (var files = Files.list(lexicons)) {
+            files.filter(f -> f.toString().endsWith(".json")).sorted().forEach(f -> args.add(f.toString()));
+        }
+        Process p = new ProcessBuilder(args).redirectErrorStream(true).start();
+        try (var in = p.getOutputStream()) {
+            for (JsonNode r : records) {
+                in.write((r.toString() + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            fail("records do not fit docs/reference/lexicons: " + new String(out, StandardCharsets.UTF_8));
+        }
+    }
+
     private static List<String> concat(List<String> a, String[] b) {
         var all = new java.util.ArrayList<>(a);
         all.addAll(List.of(b));
