@@ -129,7 +129,8 @@ public final class AtprotoCheckPublisher implements CheckPublisher, AutoCloseabl
                 if (!running) {
                     return; // close() interrupted the call: the check stays queued and is reported as left
                 }
-                boolean retryable = !(e instanceof XrpcException x) || x.retryable();
+                // 401: a login refused while renewing a session; tried again, as in send().
+                boolean retryable = !(e instanceof XrpcException x) || x.retryable() || x.status() == 401;
                 String error = oneLine(e);
                 switch (queue.failed(attempt, error, retryable)) {
                     case PublishQueue.Outcome.Retry retry -> {
