@@ -1,0 +1,124 @@
+package dev.knotless.atproto;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.atproto.xrpc.Identity;
+import dev.knotless.atproto.xrpc.XrpcClient;
+import dev.knotless.checks.CheckStatus;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import okhttp3.OkHttpClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The publisher's thread against {@link FakePds}, which stands in for a PDS that goes away
+ * ({@code down}: every call 503), refuses records, or never answers in time. Retry delays are
+ * milliseconds here; the real PDS is the ITs' (AtprotoCheckPublisherIT).
+ */
+class AtprotoCheckPublisherTest {
+
+    private static final RetryPolicy FAST = new RetryPolicy(Duration.ofMillis(20), Duration.ofMillis(200), 0.5, Duration.ofMinutes(1));
+
+    private final FakePds pds = new FakePds();
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+    private AtprotoCheckPublisher publisher;
+
+    AtprotoCheckPublisherTest() throws IOException {}
+
+    private AtprotoCheckPublisher publisher(int capacity, Duration grace) {
+        XrpcClient client = new XrpcClient(new OkHttpClient(), pds.url(), new Identity("runner.test", FakePds.PASSWORD), new ObjectMapper());
+        publisher = new AtprotoCheckPublisher(client, repo -> "https://git.example/" + repo,
+                new AtprotoCheckPublisher.Settings(capacity, FAST, 1 << 20, grace), lines::add);
+        return publisher;
+    }
+
+    @AfterEach
+    void stop() {
+        if (publisher != null) {
+            publisher.close();
+        }
+        pds.close();
+    }
+
+    @Test
+    void whileThePdsIsAwayPublishReturnsAtOnceAndOnlyTheNewestStateIsSentWhenItIsBack(@TempDir Path dir) throws IOException {
+        var p = publisher(10, Duration.ofSeconds(5));
+        pds.down = true;
+        Path log = Files.writeString(dir.resolve("run-1.log"), "step build\nok\n");
+        long t0 = System.nanoTime();
+        p.publish(Checks.running("run-1"));
+        p.publish(Checks.ended("run-1", CheckStatus.SUCCESS, log.toString()));
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("publish never waits for the PDS").isLessThan(Duration.ofMillis(200));
+        await().atMost(Duration.ofSeconds(5)).until(() -> pds.calls.size() >= 3);
+        assertThat(pds.storedPuts.get()).isZero();
+
+        pds.down = false;
+        await().atMost(Duration.ofSeconds(5)).until(p::idle);
+        var record = pds.records.get("dev.knotless.check/run-1");
+        assertThat(record.get("status").asText()).isEqualTo("success");
+        assertThat(record.get("repo").asText()).isEqualTo("https://git.example/alice/hello");
+        assertThat(pds.storedPuts.get()).as("the running state was replaced before it got through").isEqualTo(1);
+        String cid = record.get("log").get("ref").get("$link").asText();
+        assertThat(pds.blobs.get(cid)).isEqualTo(Files.readAllBytes(log));
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0)).startsWith("ATProto: cannot reach the PDS (").contains("HTTP 503");
+        assertThat(lines.get(1)).contains("answers again");
+    }
+
+    @Test
+    void aRefusedRecordIsOneLogLineAndDoesNotHoldUpOthers() throws IOException {
+        var p = publisher(10, Duration.ofSeconds(5));
+        pds.refusePuts = true;
+        p.publish(Checks.running("run-1"));
+        await().atMost(Duration.ofSeconds(5)).until(p::idle);
+        assertThat(lines).containsExactly("ATProto: the PDS refused check run-1 (running): com.atproto.repo.putRecord at "
+                + pds.url() + ": HTTP 400 InvalidRequest: Invalid record");
+        pds.refusePuts = false;
+        p.publish(Checks.running("run-2"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> pds.records.containsKey("dev.knotless.check/run-2"));
+    }
+
+    @Test
+    void aFullQueueRefusesANewRunAtOnceWithAReason() throws IOException {
+        var p = publisher(1, Duration.ofMillis(50));
+        pds.down = true;
+        p.publish(Checks.running("run-1"));
+        assertThatThrownBy(() -> p.publish(Checks.running("run-2")))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("holds 1 runs not yet sent")
+                .hasMessageContaining("run-2 not queued");
+        p.publish(Checks.ended("run-1", CheckStatus.SUCCESS, null)); // the waiting run is still updated
+    }
+
+    @Test
+    void atShutdownEachCheckLeftUnsentIsOneLineWithItsLastError() throws IOException {
+        var p = publisher(10, Duration.ofMillis(300));
+        pds.down = true;
+        p.publish(Checks.ended("run-1", CheckStatus.FAILURE, null));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !pds.calls.isEmpty());
+        p.close();
+        assertThat(lines).last().asString()
+                .startsWith("ATProto: check run-1 (failure) not published: the runner stopped (last error: ")
+                .contains("HTTP 503");
+        assertThatThrownBy(() -> p.publish(Checks.running("run-2"))).hasMessageContaining("closed");
+    }
+
+    @Test
+    void closeSendsWhatWaitsWithinTheGrace() throws IOException {
+        var p = publisher(10, Duration.ofSeconds(5));
+        pds.failPuts.set(2);
+        p.publish(Checks.ended("run-1", CheckStatus.SUCCESS, null));
+        p.close();
+        assertThat(pds.records).containsKey("dev.knotless.check/run-1");
+        assertThat(lines).noneMatch(l -> l.contains("not published"));
+    }
+}

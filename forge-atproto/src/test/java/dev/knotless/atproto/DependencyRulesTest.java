@@ -1,0 +1,40 @@
+package dev.knotless.atproto;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import dev.knotless.runner.forge.CheckPublisher;
+import org.junit.jupiter.api.Test;
+
+/**
+ * forge-atproto uses the check model, the publisher seam and the monotonic clock, and nothing
+ * else of ours (README.md): the daemon wires it, never the other way round. The XRPC client uses
+ * nothing of ours at all.
+ */
+class DependencyRulesTest {
+
+    private final JavaClasses production = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.knotless.atproto");
+
+    @Test
+    void thePublisherUsesOnlyChecksThePublisherSeamAndTheClock() {
+        classes().that().resideInAPackage("dev.knotless.atproto..")
+                .should().onlyDependOnClassesThat(JavaClass.Predicates.resideInAnyPackage(
+                        "dev.knotless.atproto..", "dev.knotless.checks", "dev.knotless.time",
+                        "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..", "org.jspecify..")
+                        .or(JavaClass.Predicates.equivalentTo(CheckPublisher.class)))
+                .check(production);
+    }
+
+    @Test
+    void theClientKnowsNothingOfChecksOrRunners() {
+        classes().that().resideInAPackage("dev.knotless.atproto.xrpc..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage(
+                        "dev.knotless.atproto.xrpc..", "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..", "org.jspecify..")
+                .check(production);
+    }
+}
