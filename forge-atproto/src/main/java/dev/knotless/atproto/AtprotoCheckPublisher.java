@@ -90,6 +90,12 @@ public final class AtprotoCheckPublisher implements CheckPublisher, AutoCloseabl
         sender.start();
     }
 
+    /** A run that starts is a record at once: people see it running, not only when it ended. */
+    @Override
+    public void started(Check check) throws IOException {
+        publish(check);
+    }
+
     @Override
     public void publish(Check check) throws IOException {
         if (!accepting) {

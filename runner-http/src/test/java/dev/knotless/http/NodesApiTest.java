@@ -41,7 +41,7 @@ class NodesApiTest {
         public View view() {
             return new View(List.of(new Node("node-a", "ed25519-0011223344556677", true, true, drained.contains("node-a"), SEEN, 2,
                     new Capacity(4000, 8L << 30, 20L << 30), new Allocated(1500, 3L << 30),
-                    new Health("1.1.12", List.of("bridge", "host-local"), -120))),
+                    new Health("1.1.12", List.of("bridge", "host-local"), -120, "0.9.0"))),
                     true, Optional.of(SEEN));
         }
 
@@ -91,7 +91,7 @@ class NodesApiTest {
                 + "\"inNodesFile\":true,\"connected\":true,\"drained\":false,\"lastSeen\":\"2026-03-01T10:00:00Z\",\"allocations\":2,"
                 + "\"capacity\":{\"milliCpu\":4000,\"memoryBytes\":8589934592,\"freeDiskBytes\":21474836480},"
                 + "\"allocated\":{\"milliCpu\":1500,\"memoryBytes\":3221225472},"
-                + "\"health\":{\"runc\":\"1.1.12\",\"cniPlugins\":[\"bridge\",\"host-local\"],\"clockSkewMillis\":-120}}");
+                + "\"health\":{\"runc\":\"1.1.12\",\"cniPlugins\":[\"bridge\",\"host-local\"],\"clockSkewMillis\":-120,\"agent\":\"0.9.0\"}}");
     }
 
     @Test

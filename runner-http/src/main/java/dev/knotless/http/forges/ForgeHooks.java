@@ -45,6 +45,8 @@ public final class ForgeHooks {
      * a push is refused (413) and found by the next regular poll.
      */
     public static final int MAX_BODY = 1 << 20;
+    /** How much of a body over {@link #MAX_BODY} is read before the 413; more is not read at all. */
+    static final long DRAINED = 4L << 20;
 
     private final WebhookSecrets secrets;
     private final @Nullable PushHook hook;
@@ -77,6 +79,10 @@ public final class ForgeHooks {
         long declared = ctx.req().getContentLengthLong();
         byte[] body = declared > MAX_BODY ? null : ctx.bodyInputStream().readNBytes(MAX_BODY + 1);
         if (body == null || body.length > MAX_BODY) {
+            // Read (and drop) a little more first: a client still sending when the answer comes sees a reset, not the 413.
+            if (declared <= DRAINED) {
+                drain(ctx.bodyInputStream(), DRAINED - (body == null ? 0 : body.length));
+            }
             answer(ctx, 413, Map.of("error", "a webhook's body is at most " + MAX_BODY + " bytes"));
             return;
         }
@@ -163,6 +169,15 @@ public final class ForgeHooks {
             ctx.status(status).contentType("application/json").result(json.writeValueAsBytes(body));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void drain(java.io.InputStream in, long max) throws IOException {
+        byte[] buffer = new byte[64 * 1024];
+        long left = max;
+        int n;
+        while (left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) > 0) {
+            left -= n;
         }
     }
 }
