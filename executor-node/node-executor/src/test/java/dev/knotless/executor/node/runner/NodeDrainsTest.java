@@ -60,23 +60,38 @@ class NodeDrainsTest {
         assertThat(drains.drained()).containsExactly("node-a");
     }
 
-    @Test
-    void placementGivesADrainedNodeNoNewRun() throws Exception {
-        KeyPair runner = Ed25519Keys.generate();
-        KeyPair node = Ed25519Keys.generate();
-        NodeDrains drains = new NodeDrains(state);
-        drains.drain("node-a");
-        ProtocolJson json = new ProtocolJson();
-        try (NodeHub hub = new NodeHub(new InetSocketAddress("127.0.0.1", 0), TlsIdentity.of(runner),
-                new NodesFile(Map.of("node-a", node.getPublic())), json, Clock.systemUTC(), ChannelOptions.DEFAULTS);
-                Connection link = ChannelClient.connect("127.0.0.1", hub.address().getPort(), TlsIdentity.of(node),
-                        PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(10))) {
+    /** A hub with node-a connected over a real channel that never serves an action, and an executor over it. */
+    record SilentNode(NodeHub hub, Connection link, NodeExecutor executor) implements AutoCloseable {
+
+        static SilentNode start(Duration placementWait, NodeDrains drains) throws Exception {
+            KeyPair runner = Ed25519Keys.generate();
+            KeyPair node = Ed25519Keys.generate();
+            ProtocolJson json = new ProtocolJson();
+            NodeHub hub = new NodeHub(new InetSocketAddress("127.0.0.1", 0), TlsIdentity.of(runner),
+                    new NodesFile(Map.of("node-a", node.getPublic())), json, Clock.systemUTC(), ChannelOptions.DEFAULTS);
+            Connection link = ChannelClient.connect("127.0.0.1", hub.address().getPort(), TlsIdentity.of(node),
+                    PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(10));
             assertThat(hub.awaitLink("node-a", Duration.ofSeconds(10), StopSignal.none())).isPresent();
             NodeExecutor executor = new NodeExecutor(hub, new Signer("runner", runner.getPrivate(), json), Clock.systemUTC(),
-                    new NodeExecutor.Options(Optional.empty(), Duration.ofMillis(300), Duration.ofSeconds(1)), drains::drained);
+                    new NodeExecutor.Options(Optional.empty(), placementWait, Duration.ofSeconds(1)), drains::drained);
+            return new SilentNode(hub, link, executor);
+        }
+
+        @Override
+        public void close() throws Exception {
+            link.close();
+            hub.close();
+        }
+    }
+
+    @Test
+    void placementGivesADrainedNodeNoNewRun() throws Exception {
+        NodeDrains drains = new NodeDrains(state);
+        drains.drain("node-a");
+        try (SilentNode n = SilentNode.start(Duration.ofMillis(300), drains)) {
             RunSpec spec = RunSpec.builder("drain-test", "run-1", "registry.example/i@sha256:" + "0".repeat(64)).build();
 
-            assertThatThrownBy(() -> executor.start(spec, StopSignal.none()))
+            assertThatThrownBy(() -> n.executor().start(spec, StopSignal.none()))
                     .isInstanceOfSatisfying(ExecutorException.class, e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.UNSCHEDULABLE))
                     .hasMessageContaining("every connected node (1) is drained");
         }
@@ -88,20 +103,11 @@ class NodeDrainsTest {
      */
     @Test
     void aNodeThatNeverAnswersHoldsAStartOnlyUntilItIsCancelled() throws Exception {
-        KeyPair runner = Ed25519Keys.generate();
-        KeyPair node = Ed25519Keys.generate();
-        ProtocolJson json = new ProtocolJson();
-        try (NodeHub hub = new NodeHub(new InetSocketAddress("127.0.0.1", 0), TlsIdentity.of(runner),
-                new NodesFile(Map.of("node-a", node.getPublic())), json, Clock.systemUTC(), ChannelOptions.DEFAULTS);
-                Connection link = ChannelClient.connect("127.0.0.1", hub.address().getPort(), TlsIdentity.of(node),
-                        PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(10))) {
-            assertThat(hub.awaitLink("node-a", Duration.ofSeconds(10), StopSignal.none())).isPresent();
-            NodeExecutor executor = new NodeExecutor(hub, new Signer("runner", runner.getPrivate(), json), Clock.systemUTC(),
-                    new NodeExecutor.Options(Optional.empty(), Duration.ofSeconds(20), Duration.ofSeconds(1)), new NodeDrains(state)::drained);
+        try (SilentNode n = SilentNode.start(Duration.ofSeconds(20), new NodeDrains(state))) {
             RunSpec spec = RunSpec.builder("hung-test", "run-1", "registry.example/i@sha256:" + "0".repeat(64)).build();
             long started = System.nanoTime();
             try (StopSignal cancel = StopSignal.none().child(Duration.ofSeconds(6))) {
-                assertThatThrownBy(() -> executor.start(spec, cancel))
+                assertThatThrownBy(() -> n.executor().start(spec, cancel))
                         .isInstanceOfSatisfying(ExecutorException.class, e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.STOPPED))
                         .hasMessage("stopped while starting on node node-a");
             }
