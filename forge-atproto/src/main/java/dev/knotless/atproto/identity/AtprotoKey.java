@@ -74,6 +74,36 @@ public record AtprotoKey(Curve curve, byte[] compressed) {
         throw new IdentityException("a key that is neither a compressed secp256k1 nor a P-256 public key");
     }
 
+    /**
+     * Reads a DID document's verification method. {@code Multikey} holds the multicodec form
+     * ({@link #fromMultibase}); the older types, which PLC directories still serve, name the curve
+     * in the type and hold the bare point, uncompressed ({@code 04 || x || y}) or compressed.
+     */
+    public static AtprotoKey fromVerificationMethod(String type, String multibase) throws IdentityException {
+        Curve curve = switch (type) {
+            case "Multikey" -> null;
+            case "EcdsaSecp256k1VerificationKey2019" -> Curve.SECP256K1;
+            case "EcdsaSecp256r1VerificationKey2019" -> Curve.P256;
+            default -> throw new IdentityException("a verification method of type " + DidDocument.oneLine(type)
+                    + " (expected Multikey, or a secp256k1 or P-256 key)");
+        };
+        if (curve == null) {
+            return fromMultibase(multibase);
+        }
+        if (multibase.length() < 2 || multibase.length() > 120 || multibase.charAt(0) != 'z') {
+            throw new IdentityException("a key that is not multibase base58btc (z…)");
+        }
+        byte[] point = Base58.decode(multibase.substring(1));
+        if (point.length != 33 && !(point.length == 65 && point[0] == 4)) {
+            throw new IdentityException("a " + curve.label + " key of " + point.length + " bytes (expected a 33- or 65-byte point)");
+        }
+        try {
+            return new AtprotoKey(curve, curve.parameters().getCurve().decodePoint(point).getEncoded(true));
+        } catch (IllegalArgumentException e) {
+            throw new IdentityException("a " + curve.label + " key that is not a point on the curve");
+        }
+    }
+
     /** {@code did:key:z…}: how the key is shown to people, and how ATProto tools name it. */
     public String didKey() {
         return "did:key:" + multibase();

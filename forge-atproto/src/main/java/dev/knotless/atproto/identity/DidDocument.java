@@ -23,8 +23,7 @@ public record DidDocument(String did, AtprotoKey signingKey, Optional<URI> pds) 
         AtprotoKey key = null;
         for (JsonNode method : document.path("verificationMethod")) {
             if (isFragment(method.path("id").asText(), did, "atproto")) {
-                String multibase = method.path("publicKeyMultibase").asText("");
-                key = AtprotoKey.fromMultibase(multibase);
+                key = AtprotoKey.fromVerificationMethod(method.path("type").asText(""), method.path("publicKeyMultibase").asText(""));
                 break;
             }
         }
