@@ -1,6 +1,7 @@
 package dev.knotless.atproto;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -25,8 +26,23 @@ class DependencyRulesTest {
         classes().that().resideInAPackage("dev.knotless.atproto..")
                 .should().onlyDependOnClassesThat(JavaClass.Predicates.resideInAnyPackage(
                         "dev.knotless.atproto..", "dev.knotless.checks", "dev.knotless.time",
-                        "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..", "org.jspecify..")
+                        "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..", "org.jspecify..",
+                        "org.bouncycastle..")
                         .or(JavaClass.Predicates.equivalentTo(CheckPublisher.class)))
+                .check(production);
+    }
+
+    @Test
+    void verifyingARecordKnowsNothingOfChecksOrRunners() {
+        // The proof and identity code reads any record of any repository: checks are one use of it.
+        classes().that().resideInAnyPackage("dev.knotless.atproto.repo..", "dev.knotless.atproto.identity..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto.repo..",
+                        "dev.knotless.atproto.identity..", "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..",
+                        "org.jspecify..", "org.bouncycastle..")
+                .check(production);
+        // Who signed is a question of its own; the proof code asks it, never the other way round.
+        noClasses().that().resideInAPackage("dev.knotless.atproto.identity..")
+                .should().dependOnClassesThat().resideInAPackage("dev.knotless.atproto.repo..")
                 .check(production);
     }
 

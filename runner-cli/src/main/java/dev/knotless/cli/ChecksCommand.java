@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "checks", mixinStandardHelpOptions = true,
-        description = "Lists stored checks, newest first, or prints one as JSON.")
+        description = "Lists stored checks, newest first, or prints one as JSON.",
+        subcommands = {ChecksVerifyCommand.class})
 final class ChecksCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "CHECK_ID", description = "Print this check as JSON.")

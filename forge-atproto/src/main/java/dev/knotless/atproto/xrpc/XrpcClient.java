@@ -178,6 +178,23 @@ public final class XrpcClient {
     }
 
     /**
+     * The proof of one record ({@code com.atproto.sync.getRecord}): a CAR file holding the signed
+     * commit, the MST nodes on the path to the record and the record, at most {@code maxBytes}.
+     * Read as bytes: checking it is the caller's.
+     */
+    public byte[] getRecordProof(String did, String collection, String rkey, long maxBytes) throws IOException {
+        HttpUrl url = method("com.atproto.sync.getRecord").newBuilder()
+                .addQueryParameter("did", did).addQueryParameter("collection", collection).addQueryParameter("rkey", rkey)
+                .build();
+        try (Response response = call("com.atproto.sync.getRecord", new Request.Builder().url(url).get().build())) {
+            if (!response.isSuccessful()) {
+                throw failure("com.atproto.sync.getRecord", response);
+            }
+            return readBounded("com.atproto.sync.getRecord", response.body(), maxBytes);
+        }
+    }
+
+    /**
      * Any call that answers JSON, for methods this class has no wrapper for (creating accounts in
      * tests, for one). Sent with the session's token when {@code authenticated}.
      */
