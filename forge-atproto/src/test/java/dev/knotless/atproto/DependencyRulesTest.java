@@ -23,12 +23,21 @@ class DependencyRulesTest {
 
     @Test
     void thePublisherUsesOnlyChecksThePublisherSeamAndTheClock() {
-        classes().that().resideInAPackage("dev.knotless.atproto..")
+        classes().that().resideInAPackage("dev.knotless.atproto..").and().resideOutsideOfPackage("dev.knotless.atproto.forge..")
                 .should().onlyDependOnClassesThat(JavaClass.Predicates.resideInAnyPackage(
                         "dev.knotless.atproto..", "dev.knotless.checks", "dev.knotless.time",
                         "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..", "org.jspecify..",
                         "org.bouncycastle..")
                         .or(JavaClass.Predicates.equivalentTo(CheckPublisher.class)))
+                .check(production);
+    }
+
+    /** The forge is the one part that speaks the daemon's forge seam: repositories, events, the merge queue. */
+    @Test
+    void theForgeAddsOnlyTheDaemonsForgeSeam() {
+        classes().that().resideInAPackage("dev.knotless.atproto.forge..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.runner.forge",
+                        "java..", "com.fasterxml.jackson..", "org.jspecify..")
                 .check(production);
     }
 

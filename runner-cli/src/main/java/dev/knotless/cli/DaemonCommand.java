@@ -111,6 +111,9 @@ final class DaemonCommand implements Callable<Integer> {
     RunOptions runOptions;
 
     @Mixin
+    AtprotoOptions atproto;
+
+    @Mixin
     RunnerOptions runner;
 
     @Spec
@@ -119,10 +122,11 @@ final class DaemonCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
-        if (runner.runnerId == null) {
+        AtprotoOptions.Account account = atproto.login();
+        if (runner.runnerId == null && account == null) {
             throw new IllegalArgumentException("--runner-id is required: it must match a runner named in the repository records");
         }
-        String runnerId = runner.runnerId();
+        String runnerId = account != null ? checkRunnerId(account.runnerId(runner.runnerId)) : runner.runnerId();
         for (String repo : repos) {
             dev.knotless.runner.forge.Repository.checkName(repo);
         }
@@ -149,7 +153,10 @@ final class DaemonCommand implements Callable<Integer> {
             NodeFleet fleet = runner.nodeFleet();
             DaemonMetrics metrics = new DaemonMetrics(state, fleet).zeroes();
             Executor metered = metrics.executor(executor);
-            Forge forge = metrics.forge(new EmbeddedForge(stateDir.resolve("forge"), state.cursors()));
+            EmbeddedForge local = new EmbeddedForge(stateDir.resolve("forge"), state.cursors());
+            AtprotoOptions.Wired wired = account == null ? new AtprotoOptions.Wired(local, null)
+                    : account.forge(local, duration("--atproto-scan", atproto.scan), log::line);
+            Forge forge = metrics.forge(wired.forge());
             CheckStore checks = new CheckStore(stateDir);
             StatusPublisher statuses = forges.statuses(forge, log::line);
             CheckRecorder recorder = new CheckRecorder(checks, state.runs(), ForgeOptions.publishers(forge, statuses), log::line);
@@ -161,7 +168,8 @@ final class DaemonCommand implements Callable<Integer> {
             CountDownLatch stop = new CountDownLatch(1);
             shutdown.signal().onStop(why -> stop.countDown());
             Console console = new Console(err, /* colour= */ false);
-            try (StatusPublisher closeStatuses = statuses;
+            try (AtprotoOptions.Wired closeForge = wired;
+                 StatusPublisher closeStatuses = statuses;
                  Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
                  StatusServer server = serve(listenAt, access, forges.hooks(listenAt != null, daemon::pollSoon, log::line), new ApiSources(state, checks, forge, live, metrics, daemon::alive,
                          daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs()),

@@ -177,6 +177,13 @@ public final class XrpcClient {
         }
     }
 
+    /** A query ({@code GET}) this class has no wrapper for, with its parameters; unauthenticated. */
+    public JsonNode query(String nsid, java.util.Map<String, String> parameters) throws IOException {
+        HttpUrl.Builder url = method(nsid).newBuilder();
+        parameters.forEach(url::addQueryParameter);
+        return execute(nsid, new Request.Builder().url(url.build()).get().build());
+    }
+
     /**
      * The proof of one record ({@code com.atproto.sync.getRecord}): a CAR file holding the signed
      * commit, the MST nodes on the path to the record and the record, at most {@code maxBytes}.

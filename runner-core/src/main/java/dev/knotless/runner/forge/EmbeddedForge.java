@@ -104,6 +104,20 @@ public final class EmbeddedForge implements Forge {
         write(file, repo);
     }
 
+    /**
+     * Replaces a repository's record (its clone URL, default branch or runners changed), keeping its
+     * cursors, pull and queue records: the same repository, described anew.
+     *
+     * @throws ForgeException when there is none of that name
+     */
+    public void replace(Repository repo) throws IOException {
+        Path file = repoFile(repo.name());
+        if (!Files.exists(file)) {
+            throw new ForgeException("repository " + repo.name() + " does not exist; add it");
+        }
+        write(file, repo);
+    }
+
     /** Removes a repository record with its pull and queue records and cursors; false when there was none. */
     public boolean remove(String name) throws IOException {
         Repository.checkName(name);

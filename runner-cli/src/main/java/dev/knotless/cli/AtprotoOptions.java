@@ -1,0 +1,98 @@
+package dev.knotless.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.atproto.AtprotoCheckPublisher;
+import dev.knotless.atproto.forge.AtprotoForge;
+import dev.knotless.atproto.forge.RepoRecords;
+import dev.knotless.atproto.xrpc.Identity;
+import dev.knotless.atproto.xrpc.Session;
+import dev.knotless.atproto.xrpc.XrpcClient;
+import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.runner.forge.Forge;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Option;
+
+/** Where the daemon's repositories are: its own state directory, or the repository records on a PDS. */
+final class AtprotoOptions {
+
+    @Option(names = "--forge", defaultValue = "embedded", paramLabel = "FORGE",
+            description = "Where repositories are: embedded (records in the state directory, 'repo add') or atproto"
+                    + " (dev.knotless.repo records on --pds that name this runner's DID; checks are published as"
+                    + " dev.knotless.check records in the runner's own repository); default: ${DEFAULT-VALUE}.")
+    String forge;
+
+    @Option(names = "--pds", paramLabel = "URL",
+            description = "With --forge atproto: the PDS that holds the runner's account and whose accounts' repository records are read.")
+    @Nullable String pds;
+
+    @Option(names = "--identity", paramLabel = "FILE",
+            description = "With --forge atproto: the runner's account, as 'identifier=HANDLE_OR_DID' and 'password=APP_PASSWORD'"
+                    + " lines (the password is never printed); the account's DID is the runner id.")
+    @Nullable Path identity;
+
+    @Option(names = "--atproto-scan", defaultValue = "30s", paramLabel = "DURATION",
+            description = "With --forge atproto: how often the repository records are read again; default: ${DEFAULT-VALUE}.")
+    String scan;
+
+    /** The runner's account, logged in; null with the embedded forge. */
+    @Nullable Account login() throws IOException {
+        if (forge.equals("embedded")) {
+            if (pds != null || identity != null) {
+                throw new IllegalArgumentException("--pds and --identity go with --forge atproto");
+            }
+            return null;
+        }
+        if (!forge.equals("atproto")) {
+            throw new IllegalArgumentException("--forge must be embedded or atproto, not '" + forge + "'");
+        }
+        if (pds == null || identity == null) {
+            throw new IllegalArgumentException("--forge atproto needs --pds URL and --identity FILE");
+        }
+        HttpUrl url = HttpUrl.parse(pds);
+        if (url == null) {
+            throw new IllegalArgumentException("--pds '" + pds + "' is not an http(s) URL");
+        }
+        XrpcClient client = new XrpcClient(new OkHttpClient(), url, Identity.read(identity), new ObjectMapper());
+        return new Account(client, client.login());
+    }
+
+    /** A logged-in runner account. */
+    record Account(XrpcClient client, Session session) {
+
+        /** The runner id: the account's DID; a {@code --runner-id} given as well must be the same. */
+        String runnerId(@Nullable String given) {
+            if (given != null && !given.equals(session.did())) {
+                throw new IllegalArgumentException("--runner-id " + given + " is not the DID of the --identity account ("
+                        + session.did() + "); leave --runner-id out with --forge atproto");
+            }
+            return session.did();
+        }
+
+        /** The ATProto forge over {@code local}, with its check publisher (closed by the caller). */
+        Wired forge(EmbeddedForge local, Duration scanEvery, Consumer<String> log) {
+            AtomicReference<AtprotoForge> forge = new AtomicReference<>();
+            AtprotoCheckPublisher publisher = new AtprotoCheckPublisher(client,
+                    repo -> forge.get() == null ? repo : forge.get().atUri(repo).orElse(repo), AtprotoCheckPublisher.Settings.DEFAULT, log);
+            forge.set(new AtprotoForge(new RepoRecords(client, log), session.did(), local, publisher, scanEvery, Clock.systemUTC(), log));
+            return new Wired(forge.get(), publisher);
+        }
+    }
+
+    /** The forge and what must be closed when the daemon stops (the publisher sends what is left). */
+    record Wired(Forge forge, @Nullable AutoCloseable closing) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            if (closing != null) {
+                closing.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.xrpc.Identity;
+import dev.knotless.atproto.xrpc.Records;
+import dev.knotless.atproto.xrpc.XrpcClient;
+import dev.knotless.testkit.TestRepo;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Properties;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The daemon on the ATProto forge, end to end against the real reference PDS and PLC directory
+ * ({@code scripts/pds up}; skipped with a reason when it is not running): a runner account and a
+ * repository owner's account are made; the owner writes a {@code dev.knotless.repo} record naming
+ * the runner's DID and a bare repository's path as its clone URL; the daemon, logged in as the
+ * runner, finds it, a push runs, and the check appears as a {@code dev.knotless.check} record in
+ * the runner's own repository with the run's status, its steps and its log as a blob.
+ */
+class AtprotoForgeIT {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final Path ENV = Path.of(System.getenv().getOrDefault("KNOTLESS_PDS_ENV", "/var/lib/knotless-pds/pds.env"));
+
+    @TempDir Path tmp;
+
+    record Account(String did, String handle, Identity identity) {}
+
+    static Account account(HttpUrl pds, String prefix) throws Exception {
+        String suffix = HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
+        String handle = prefix + "-" + suffix + ".test";
+        String password = "pw-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(12));
+        JsonNode made = new XrpcClient(new OkHttpClient(), pds, null, JSON).procedure("com.atproto.server.createAccount",
+                JSON.createObjectNode().put("handle", handle).put("email", handle + "@example.com").put("password", password), false);
+        XrpcClient owner = new XrpcClient(new OkHttpClient(), pds, new Identity(handle, password), JSON);
+        JsonNode app = owner.procedure("com.atproto.server.createAppPassword", JSON.createObjectNode().put("name", "knotless-run"), true);
+        return new Account(made.get("did").asText(), handle, new Identity(handle, app.get("password").asText()));
+    }
+
+    @Test
+    void aRepositoryRecordNamingTheRunnerRunsAndItsCheckIsARecordOfTheRunner() throws Exception {
+        Assumptions.assumeTrue(Files.isRegularFile(ENV), "skipped: no PDS env file at " + ENV + " (scripts/pds up)");
+        Properties env = new Properties();
+        try (Reader r = Files.newBufferedReader(ENV, StandardCharsets.UTF_8)) {
+            env.load(r);
+        }
+        HttpUrl pds = HttpUrl.get(env.getProperty("KNOTLESS_PDS_URL"));
+        Account runner = account(pds, "runner");
+        Account owner = account(pds, "owner");
+
+        Path bare = tmp.resolve("web.git");
+        new ProcessBuilder("git", "init", "-q", "--bare", "-b", "main", bare.toString()).inheritIO().start().waitFor();
+        TestRepo work = new TestRepo(tmp.resolve("work")).workflow("ci.yaml", """
+                image: %s
+                on: [push]
+                steps:
+                  - name: talk
+                    run: echo hello from the atproto forge
+                """.formatted(DaemonIT.IMAGE));
+        work.commit();
+        work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+
+        XrpcClient ownerClient = new XrpcClient(new OkHttpClient(), pds, owner.identity(), JSON);
+        ObjectNode record = JSON.createObjectNode().put("$type", "dev.knotless.repo").put("name", "web")
+                .put("cloneUrl", bare.toString()).put("defaultBranch", "main").put("createdAt", Instant.now().toString());
+        record.putArray("runners").add(runner.did());
+        Records.Written repoRecord = ownerClient.putRecord(owner.did(), "dev.knotless.repo", "web", record);
+
+        Path identity = tmp.resolve("identity");
+        Files.writeString(identity, "identifier=" + runner.handle() + "\npassword=" + runner.identity().password() + "\n");
+        Files.setPosixFilePermissions(identity, PosixFilePermissions.fromString("rw-------"));
+        String repoName = owner.did().replace(':', '-') + "/web";
+
+        List<String> args = new ArrayList<>(List.of("--state-dir", tmp.resolve("state").toString(), "--discover",
+                "--forge", "atproto", "--pds", pds.toString(), "--identity", identity.toString(), "--atproto-scan", "1s",
+                "--poll-interval", "200ms", "--kill-grace", "2s", "--image", ExecIT.IMAGE));
+        try (DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve("daemon.log"), args)) {
+            d.await("the record is found", Duration.ofSeconds(60), () -> d.log().contains("atproto: watching " + repoName));
+            Thread.sleep(1000); // the first poll records the baseline
+            String sha = work.file("a.txt", "pushed").commit();
+            work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+
+            XrpcClient reader = new XrpcClient(new OkHttpClient(), pds, null, JSON);
+            Records.Stored[] check = new Records.Stored[1];
+            d.await("a finished check record in the runner's repository", Duration.ofSeconds(120), () -> {
+                try {
+                    for (Records.Stored s : reader.listRecords(runner.did(), "dev.knotless.check", 50, null).records()) {
+                        if (sha.equals(s.value().path("commit").asText()) && s.value().path("status").asText().equals("success")
+                                && s.value().has("log")) {
+                            check[0] = s;
+                            return true;
+                        }
+                    }
+                    return false;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            JsonNode value = check[0].value();
+            assertThat(value.path("repo").asText()).isEqualTo(repoRecord.uri());
+            assertThat(value.path("runner").asText()).isEqualTo(runner.did());
+            assertThat(value.path("steps").get(0).path("name").asText()).isEqualTo("talk");
+            assertThat(value.path("steps").get(0).path("exitCode").asInt()).isZero();
+            byte[] log = reader.getBlob(runner.did(), value.path("log").path("ref").path("$link").asText(), 2 << 20);
+            assertThat(new String(log, StandardCharsets.UTF_8)).contains("hello from the atproto forge");
+            assertThat(d.log()).doesNotContain(runner.identity().password());
+            System.out.println("AtprotoForgeIT: check record " + check[0].uri());
+        }
+    }
+}
