@@ -81,7 +81,8 @@ final class RepoCommand implements Runnable {
         String defaultBranch;
 
         @Option(names = "--runner", paramLabel = "ID",
-                description = "A runner that watches it; repeat for more, in order (the order picks the lander).")
+                description = "A runner that watches it, by its id (a DID, did:plc:... or did:web:..., or a name such as ci-1);"
+                        + " repeat for more, in order (the order picks the lander).")
         java.util.List<String> runners = new ArrayList<>();
 
         @Option(names = "--may-push", paramLabel = "ID", description = "A runner (one of --runner) that may push to it.")

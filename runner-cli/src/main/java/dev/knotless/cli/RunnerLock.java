@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.executor.RunnerId;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -28,7 +29,7 @@ final class RunnerLock implements AutoCloseable {
     }
 
     static RunnerLock take(Path stateDir, String runnerId) throws IOException {
-        Path file = stateDir.resolve("runners").resolve(runnerId + ".lock");
+        Path file = file(stateDir, runnerId);
         Files.createDirectories(file.getParent());
         FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.READ);
         FileLock mine = ch.tryLock(0, Long.MAX_VALUE, false);
@@ -43,7 +44,7 @@ final class RunnerLock implements AutoCloseable {
 
     /** Whether a process (this one included) runs as {@code runnerId} on {@code stateDir} now. */
     static boolean held(Path stateDir, String runnerId) throws IOException {
-        Path file = stateDir.resolve("runners").resolve(runnerId + ".lock");
+        Path file = file(stateDir, runnerId);
         if (!Files.exists(file)) {
             return false;
         }
@@ -57,6 +58,16 @@ final class RunnerLock implements AutoCloseable {
         } catch (java.nio.channels.OverlappingFileLockException sameJvm) {
             return true;
         }
+    }
+
+    /**
+     * {@code runners/<id>.lock}, named by the raw id: the grammar ({@link RunnerId}) keeps out
+     * {@code /} and a leading {@code .}, and bounds the length so the name fits; a DID's {@code :}
+     * and {@code %} are plain file name characters on Linux. Checked here too, as the one place an
+     * id becomes a path.
+     */
+    static Path file(Path stateDir, String runnerId) {
+        return stateDir.resolve("runners").resolve(RunnerId.check(runnerId) + ".lock");
     }
 
     /** Whether no other process of this runner was alive when the lock was taken. */

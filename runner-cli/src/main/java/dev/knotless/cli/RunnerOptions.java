@@ -17,8 +17,9 @@ final class RunnerOptions {
     @picocli.CommandLine.Mixin
     StateDirOption state;
 
-    @Option(names = "--runner-id", paramLabel = "ID",
-            description = "This runner's id, labelled on everything it creates (default: local-<hash of host and state dir>).")
+    @Option(names = "--runner-id", paramLabel = "ID", converter = RunnerIdConverter.class,
+            description = "This runner's id: a DID (did:plc:..., did:web:host[%%3Aport][:path...]) or 1-63 letters, digits,"
+                    + " '.', '_' or '-'; labelled on everything it creates (default: local-<hash of host and state dir>).")
     @Nullable String runnerId;
 
     @Option(names = "--executor", defaultValue = "docker", paramLabel = "NAME",

@@ -62,6 +62,29 @@ class ExecIT {
         assertThat(r.err()).contains("greet │ hello push true");
     }
 
+    /**
+     * The whole path under a runner named by a DID: the option, the lock file, a workflow whose
+     * {@code runners:} names it (exec runs every workflow; the daemon is what selects by pins), the
+     * Docker labels; the check names it, nothing is left behind.
+     */
+    @Test
+    void aRunnerNamedByADidRunsAWorkflowThatNamesIt() throws Exception {
+        String did = "did:web:ci.example.com%3A8443:runners:" + runnerId;
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("ci.yaml", "image: %s\nrunners: ['%s']\nsteps: [{run: 'echo ran'}]\n".formatted(IMAGE, did));
+        repo.commit();
+        try {
+            CliRun r = CliRun.exec(tmp.resolve("state"), did, repo.dir);
+            assertThat(r.exit()).as(r.err()).isZero();
+            assertThat(r.checks()).singleElement().satisfies(check -> {
+                assertThat(check.get("status").asText()).isEqualTo("success");
+                assertThat(check.get("runner").asText()).isEqualTo(did);
+            });
+        } finally {
+            assertThat(Docker.containersOf(did)).as("containers left by runner " + did).isEmpty();
+        }
+    }
+
     @Test
     void anImageThatDoesNotExistIsAnErrorWithOneClearLine() throws Exception {
         TestRepo repo = new TestRepo(tmp.resolve("repo"))

@@ -74,8 +74,8 @@ class QueueCommandTest {
         forge.add(new Repository("acme/app", "/srv/git/app.git", "main", List.of(), List.of()));
         Result bad = cli("daemon", "--runner-id", "ci-1", "--discover", "--default-runner", "not ok");
         assertThat(bad.exit()).isEqualTo(ExitCodes.USAGE);
-        assertThat(bad.err().strip()).isEqualTo("knotless-run: --default-runner: runner id 'not ok' must be 1-63 letters,"
-                + " digits, '.', '_' or '-', starting with a letter or digit");
+        assertThat(bad.err().strip()).isEqualTo("knotless-run: --default-runner: runner id 'not ok' must be "
+                + dev.knotless.executor.RunnerId.GRAMMAR + ", at most 250 characters");
         assertThat(forge.repository("acme/app").orElseThrow().runners()).isEmpty();
     }
 }

@@ -55,4 +55,29 @@ class RepoCommandTest {
                 "--state-dir", tmp.toString());
         assertThat(mayPush.exit()).isEqualTo(2);
     }
+
+    @Test
+    void runnersMayBeNamedByDidsBesideOldIds() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("src"));
+        repo.commit();
+        String state = tmp.resolve("state").toString();
+        Out added = cli("repo", "add", "acme/app", "--clone", repo.dir.toString(), "--runner", "did:web:ci.example.com%3A8443:runners:a",
+                "--runner", "did:plc:ewvi7nxzyoun6zhxrhs64oiz", "--runner", "ci-1", "--may-push", "did:plc:ewvi7nxzyoun6zhxrhs64oiz",
+                "--state-dir", state);
+        assertThat(added.exit()).as(added.err()).isZero();
+        assertThat(cli("repo", "list", "--state-dir", state).out())
+                .contains("did:web:ci.example.com%3A8443:runners:a,did:plc:ewvi7nxzyoun6zhxrhs64oiz,ci-1");
+    }
+
+    @Test
+    void aRunnerIdOfNeitherFormIsOneLineSayingWhatAnIdMayBe() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("src"));
+        repo.commit();
+        Out bad = cli("repo", "add", "acme/app", "--clone", repo.dir.toString(), "--runner", "did:web:ci.example.com/a",
+                "--state-dir", tmp.toString());
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err().strip()).doesNotContain("\n").isEqualTo("knotless-run: repository acme/app: runner id"
+                + " 'did:web:ci.example.com/a' must be " + dev.knotless.executor.RunnerId.GRAMMAR + ", at most 250 characters");
+        assertThat(cli("repo", "list", "--state-dir", tmp.toString()).out()).doesNotContain("acme/app");
+    }
 }

@@ -114,6 +114,53 @@ public interface IsolationContract {
         assertThat(contract().leftovers(otherRunner)).isEmpty();
     }
 
+    /**
+     * A runner named by a DID, the worst case of the grammar ({@code :}, {@code %3A}, longer than a
+     * label): its run starts, runs a step and ends, and its sweep removes its leftovers and not
+     * those of a runner whose DID differs only in its last character, which a label cut to length
+     * would merge (docs/design/runner-ids.md).
+     */
+    @Test
+    default void aRunnerNamedByADidRunsAndSweepsOnlyItsOwn() throws Exception {
+        String shared = "did:web:ci.example.com%3A8443:runners:" + "shared-prefix-".repeat(3) + randomHex(4);
+        String runner = dev.knotless.executor.RunnerId.check(shared + ":a");
+        String other = dev.knotless.executor.RunnerId.check(shared + ":b");
+
+        RunSpec ended = RunSpec.builder(runner, "run-" + randomHex(6), contract().image()).killGrace(contract().killGrace()).build();
+        try (Session s = contract().executor().start(ended, StopSignal.none())) {
+            RecordingOutput out = new RecordingOutput();
+            StepOutcome outcome = s.run(ContractSupport.sh("hello", "echo ran"), out, StopSignal.none());
+            assertThat(outcome).as("stderr: %s", out.stderr()).isEqualTo(new StepOutcome.Exited(0));
+            assertThat(out.stdout()).isEqualTo("ran\n");
+        }
+        assertThat(contract().leftovers(runner)).as("after the run of %s ended", runner).isEmpty();
+
+        RunSpec abandoned = RunSpec.builder(runner, "run-" + randomHex(6), contract().image()).killGrace(contract().killGrace()).build();
+        contract().executor().start(abandoned, StopSignal.none()); // never closed: as if the runner crashed
+        Session theirs = null;
+        try {
+            theirs = contract().executor().start(RunSpec.builder(other, "run-" + randomHex(6), contract().image())
+                    .killGrace(contract().killGrace()).build(), StopSignal.none());
+            assertThat(contract().leftovers(runner)).hasSize(1);
+            assertThat(contract().leftovers(other)).hasSize(1);
+
+            SweepReport kept = contract().executor().sweep(runner, Set.of(abandoned.runId()));
+            assertThat(kept.removed()).isEmpty();
+            SweepReport swept = contract().executor().sweep(runner, Set.of());
+            assertThat(swept.removed()).hasSize(1);
+            assertThat(swept.failed()).isEmpty();
+            assertThat(contract().leftovers(runner)).isEmpty();
+            assertThat(contract().leftovers(other)).as("the other DID's run").hasSize(1);
+        } finally {
+            if (theirs != null) {
+                theirs.close();
+            }
+            contract().executor().sweep(runner, Set.of());
+            contract().executor().sweep(other, Set.of());
+        }
+        assertThat(contract().leftovers(other)).isEmpty();
+    }
+
     @Test
     default void startWithAnImageThatDoesNotExistFailsWithImageAndLeavesNothing() throws Exception {
         String missing = "local/knotless-missing-" + randomHex(6) + ":none";

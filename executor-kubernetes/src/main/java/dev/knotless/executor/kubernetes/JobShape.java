@@ -5,6 +5,7 @@ import dev.knotless.executor.Labels;
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.RunnerLabel;
 import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.Trust;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
@@ -26,11 +27,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -83,15 +80,9 @@ final class JobShape {
         return head + "-" + hash;
     }
 
-    /** {@code value} when it is a valid label value, else a readable prefix plus a hash of the whole. */
+    /** {@code value} when it is a valid label value, else a readable prefix plus a hash: the form every executor labels with. */
     static String labelValue(String value) {
-        if (LABEL_VALUE.matcher(value).matches()) {
-            return value;
-        }
-        String hash = hash(value);
-        String clean = value.replaceAll("[^A-Za-z0-9._-]+", "-").replaceAll("^[^A-Za-z0-9]+", "");
-        clean = clean.substring(0, Math.min(clean.length(), 63 - hash.length() - 1)).replaceAll("[^A-Za-z0-9]+$", "");
-        return clean.isEmpty() ? hash : clean + "-" + hash;
+        return RunnerLabel.of(value);
     }
 
     static String networkPolicyName(String runnerId) {
@@ -300,13 +291,8 @@ final class JobShape {
                 .build();
     }
 
-    /** 10 hex digits of SHA-256: stable, short, collision-unlikely within one namespace. */
+    /** As every executor hashes: see {@link RunnerLabel#hash}. */
     static String hash(String value) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 5);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return RunnerLabel.hash(value);
     }
 }

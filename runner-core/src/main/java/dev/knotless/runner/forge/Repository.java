@@ -1,5 +1,6 @@
 package dev.knotless.runner.forge;
 
+import dev.knotless.executor.RunnerId;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -19,7 +20,6 @@ import java.util.regex.Pattern;
 public record Repository(String name, String cloneUrl, String defaultBranch, List<String> runners, List<String> mayPush) {
 
     private static final Pattern PART = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
-    private static final Pattern RUNNER_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
     public Repository {
         checkName(name);
@@ -39,9 +39,10 @@ public record Repository(String name, String cloneUrl, String defaultBranch, Lis
         mayPush = List.copyOf(mayPush);
         Set<String> seen = new HashSet<>();
         for (String runner : runners) {
-            if (!RUNNER_ID.matcher(runner).matches()) {
-                throw new IllegalArgumentException("repository " + name + ": runner id '" + runner
-                        + "' must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit");
+            try {
+                RunnerId.check(runner);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("repository " + name + ": " + e.getMessage(), e);
             }
             if (!seen.add(runner)) {
                 throw new IllegalArgumentException("repository " + name + ": runner " + runner + " is named twice");
@@ -75,16 +76,12 @@ public record Repository(String name, String cloneUrl, String defaultBranch, Lis
     }
 
     /**
-     * Checks a runner id as records hold them.
+     * Checks a runner id as records hold them: {@link RunnerId}'s grammar, label-like ids and DIDs.
      *
      * @throws IllegalArgumentException saying what an id must look like
      */
     public static String checkRunnerId(String id) {
-        if (id == null || !RUNNER_ID.matcher(id).matches()) {
-            throw new IllegalArgumentException("runner id '" + id
-                    + "' must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit");
-        }
-        return id;
+        return RunnerId.check(id);
     }
 
     /** {@code refs/heads/<default branch>}. */

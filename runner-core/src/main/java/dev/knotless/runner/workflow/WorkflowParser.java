@@ -1,6 +1,7 @@
 package dev.knotless.runner.workflow;
 
 import dev.knotless.executor.Resources;
+import dev.knotless.executor.RunnerId;
 import dev.knotless.runner.workflow.YamlTree.Entry;
 import dev.knotless.runner.workflow.YamlTree.Kind;
 import dev.knotless.runner.workflow.YamlTree.MapNode;
@@ -192,7 +193,7 @@ public final class WorkflowParser {
                         templated.add(new Templated(value.at(), path, name));
                     }
                     case "on" -> on = new TriggersReader(fields).read(value, path);
-                    case "runners" -> runners = fields.distinctStrings(value, path, "runner id");
+                    case "runners" -> runners = runnerIds(value, path);
                     case "image" -> {
                         image = image(value, path);
                         templated.add(new Templated(value.at(), path, image));
@@ -280,6 +281,19 @@ public final class WorkflowParser {
                 }
             }
             return new Reports(patterns);
+        }
+
+        /** A pin no runner could have as its id would never match; saying so beats a workflow that never runs. */
+        private List<String> runnerIds(Node node, String path) throws WorkflowException {
+            List<String> ids = fields.distinctStrings(node, path, "runner id");
+            for (int i = 0; i < ids.size(); i++) {
+                if (!RunnerId.valid(ids.get(i))) {
+                    Node item = ((YamlTree.ListNode) node).items().get(i);
+                    throw fields.error(item.at(), path + "[" + i + "]", "not a runner id: '" + ids.get(i) + "' (an id is "
+                            + RunnerId.GRAMMAR + ")");
+                }
+            }
+            return ids;
         }
 
         private String image(Node node, String path) throws WorkflowException {

@@ -34,6 +34,22 @@ class RepositoryTest {
     }
 
     @Test
+    void runnersMayBeDidsBesideLabelLikeIds() {
+        List<String> runners = List.of("ci-1", "did:plc:ewvi7nxzyoun6zhxrhs64oiz", "did:web:ci.example.com%3A8443:runners:a");
+        Repository repo = new Repository("acme/app", "/srv/app.git", "main", runners, List.of("did:plc:ewvi7nxzyoun6zhxrhs64oiz"));
+        assertThat(repo.runners()).isEqualTo(runners);
+        assertThat(Repository.checkRunnerId("did:web:example.com")).isEqualTo("did:web:example.com");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"not ok", "did:web:example.com/x", "did:plc:short", "-a"})
+    void aRunnerIdOfNeitherFormIsRefusedSayingWhatAnIdMayBe(String id) {
+        assertThatThrownBy(() -> new Repository("acme/app", "/srv/app.git", "main", List.of(id), List.of()))
+                .hasMessageStartingWith("repository acme/app: runner id '" + id + "' must be 1-63 letters")
+                .hasMessageContaining("or a DID");
+    }
+
+    @Test
     void aRunnerNamedTwiceIsRefused() {
         assertThatThrownBy(() -> new Repository("acme/app", "/srv/app.git", "main", List.of("a", "a"), List.of()))
                 .hasMessage("repository acme/app: runner a is named twice");

@@ -109,6 +109,8 @@ class WorkflowErrorsTest {
         assertError("on:\n  push:\n    branches: [main, main]\nsteps: [{run: a}]", 3, 22, "on.push.branches[1]",
                 "branch pattern 'main' is listed twice");
         assertError("runners: [a, b, a]\nsteps: [{run: a}]", 1, 17, "runners[2]", "runner id 'a' is listed twice");
+        assertError("runners: [a, 'did:web:example.com/x']\nsteps: [{run: a}]", 1, 14, "runners[1]",
+                "not a runner id: 'did:web:example.com/x' (an id is " + dev.knotless.executor.RunnerId.GRAMMAR + ")");
     }
 
     @Test

@@ -271,6 +271,14 @@ class WorkflowParserTest {
     }
 
     @Test
+    void runnersMayBeNamedByDid() throws Exception {
+        Workflow workflow = parse("runners: [ci-1, 'did:plc:ewvi7nxzyoun6zhxrhs64oiz', 'did:web:ci.example.com%3A8443:runners:a']\n"
+                + "steps: [{run: x}]");
+        assertThat(workflow.runners()).containsExactly("ci-1", "did:plc:ewvi7nxzyoun6zhxrhs64oiz",
+                "did:web:ci.example.com%3A8443:runners:a");
+    }
+
+    @Test
     void collectionsOfTheResultCannotBeChanged() throws Exception {
         Workflow workflow = parse("variables: {A: b}\ncache: [c]\nrunners: [r]\nsteps: [{run: x, secrets: [S]}]");
         assertThatThrownBy(() -> workflow.variables().put("X", "y")).isInstanceOf(UnsupportedOperationException.class);

@@ -8,6 +8,7 @@ import dev.knotless.executor.Labels;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.RunnerLabel;
 import dev.knotless.executor.ServiceReadiness;
 import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.Session;
@@ -381,7 +382,7 @@ public final class NodeExecutor implements Executor, Resumption {
         try {
             Result.AllocationList list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class);
             for (Result.Allocation a : list.allocations()) {
-                if (runnerId.equals(a.labels().get(Labels.RUNNER)) && !goingRuns.contains(a.labels().get(Labels.RUN))
+                if (ownedBy(a, runnerId) && !goingRuns.contains(a.labels().get(Labels.RUN))
                         && !(spareOwn && placements.containsKey(a.allocation()))) {
                     sweepOne(node, a.allocation(), removed, failed);
                 }
@@ -393,6 +394,18 @@ public final class NodeExecutor implements Executor, Resumption {
         } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
             failed.add("node " + node + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * Whether {@code runnerId} made allocation {@code a}: its label is the runner's label form, and its id is
+     * the one {@link #allocationId} derives from the raw runner id and the run. The label alone is a
+     * selector (a DID's label form is a prefix and a hash); the id compares the raw runner id, so one
+     * runner never sweeps another's on a shared node.
+     */
+    static boolean ownedBy(Result.Allocation a, String runnerId) {
+        String run = a.labels().get(Labels.RUN);
+        return RunnerLabel.of(runnerId).equals(a.labels().get(Labels.RUNNER)) && run != null
+                && a.allocation().equals(allocationId(runnerId, run));
     }
 
     private void sweepOne(String node, String allocation, List<String> removed, List<String> failed) {
@@ -613,7 +626,7 @@ public final class NodeExecutor implements Executor, Resumption {
      */
     static Map<String, String> labels(RunSpec spec, Booking booking) {
         Map<String, String> labels = new java.util.TreeMap<>(booking.labels());
-        labels.put(Labels.RUNNER, spec.runnerId());
+        labels.put(Labels.RUNNER, RunnerLabel.of(spec.runnerId())); // a DID has characters the protocol's values lack
         labels.put(Labels.RUN, spec.runId());
         spec.allLabels().forEach((k, v) -> {
             try {
