@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * repository owner's account are made; the owner writes a {@code dev.knotless.repo} record naming
  * the runner's DID and a bare repository's path as its clone URL; the daemon, logged in as the
  * runner, finds it, a push runs, and the check appears as a {@code dev.knotless.check} record in
- * the runner's own repository with the run's status, its steps and its log as a blob.
+ * the runner's own repository with the run's status, its steps and its log as a blob, and {@code
+ * checks verify} proves it was signed by the runner's repository.
  */
 class AtprotoForgeIT {
 
@@ -122,6 +123,12 @@ class AtprotoForgeIT {
             byte[] log = reader.getBlob(runner.did(), value.path("log").path("ref").path("$link").asText(), 2 << 20);
             assertThat(new String(log, StandardCharsets.UTF_8)).contains("hello from the atproto forge");
             assertThat(d.log()).doesNotContain(runner.identity().password());
+
+            // Anyone can check that the runner's PDS signed it: the proof against the runner's DID document.
+            var verified = ChecksVerifyCommandTest.cli("checks", "verify", check[0].uri(), "--plc", env.getProperty("KNOTLESS_PLC_URL"),
+                    "--runner", runner.did());
+            assertThat(verified.exit()).as(verified.err()).isZero();
+            assertThat(verified.out()).contains("verified");
             System.out.println("AtprotoForgeIT: check record " + check[0].uri());
         }
     }
