@@ -66,6 +66,11 @@ final class MeteredForge implements Forge {
             }
 
             @Override
+            public void started(Check check) throws IOException {
+                inner.started(check);
+            }
+
+            @Override
             public void output(String runId, String text) {
                 inner.output(runId, text);
             }

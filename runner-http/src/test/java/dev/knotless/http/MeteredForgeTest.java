@@ -32,6 +32,33 @@ class MeteredForgeTest {
         assertThat(missing(Forge.class, MeteredForge.class)).isEmpty();
     }
 
+    /** A run's start went nowhere while the metered publisher left {@code started} to its default. */
+    @Test
+    void thePublisherDecoratorOverridesEveryPublisherMethod(@TempDir Path dir) throws Exception {
+        Forge forge = new Forge() {
+            @Override
+            public List<Repository> repositories() {
+                return List.of();
+            }
+
+            @Override
+            public List<ForgeEvent> poll(Repository repo) {
+                return List.of();
+            }
+
+            @Override
+            public void acknowledge(Repository repo, ForgeEvent event) {}
+
+            @Override
+            public CheckPublisher publisher() {
+                return CheckPublisher.NONE;
+            }
+        };
+        try (StateStore state = StateStore.open(dir)) {
+            assertThat(missing(CheckPublisher.class, new DaemonMetrics(state).forge(forge).publisher().getClass())).isEmpty();
+        }
+    }
+
     @Test
     void theExecutorDecoratorOverridesEveryExecutorMethod() throws Exception {
         assertThat(missing(Executor.class, MeteredExecutor.class)).isEmpty();
