@@ -7,6 +7,7 @@ import dev.knotless.atproto.forge.RepoRecords;
 import dev.knotless.atproto.xrpc.Identity;
 import dev.knotless.atproto.xrpc.Session;
 import dev.knotless.atproto.xrpc.XrpcClient;
+import dev.knotless.http.forges.OwnerOnlyFile;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Forge;
 import java.io.IOException;
@@ -60,6 +61,7 @@ final class AtprotoOptions {
         if (url == null) {
             throw new IllegalArgumentException("--pds '" + pds + "' is not an http(s) URL");
         }
+        OwnerOnlyFile.requireOwnerOnly(identity); // it holds the account's app password
         XrpcClient client = new XrpcClient(new OkHttpClient(), url, Identity.read(identity), new ObjectMapper());
         return new Account(client, client.login());
     }

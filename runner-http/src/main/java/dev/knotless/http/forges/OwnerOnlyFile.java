@@ -17,7 +17,7 @@ import java.util.Set;
  * that writes statuses does not sit readable by every user of the host. Errors name the file and
  * the line, never a line's text.
  */
-final class OwnerOnlyFile {
+public final class OwnerOnlyFile {
 
     /** A line that says something: its number (from 1) and its words. */
     record Line(int number, List<String> words) {}
@@ -26,6 +26,24 @@ final class OwnerOnlyFile {
 
     /** The lines that are neither blank nor {@code #} comments, split at whitespace. */
     static List<Line> read(Path file) throws IOException {
+        requireOwnerOnly(file);
+        List<Line> lines = new ArrayList<>();
+        List<String> text = Files.readAllLines(file, StandardCharsets.UTF_8);
+        for (int i = 0; i < text.size(); i++) {
+            String line = text.get(i).strip();
+            if (!line.isEmpty() && !line.startsWith("#")) {
+                lines.add(new Line(i + 1, List.of(line.split("\\s+"))));
+            }
+        }
+        return lines;
+    }
+
+    /**
+     * Refuses {@code file} unless it is a regular file (not a link) only its owner may read or write.
+     *
+     * @throws IllegalArgumentException naming the file, its mode and the fix
+     */
+    public static void requireOwnerOnly(Path file) throws IOException {
         PosixFileAttributes attributes;
         try {
             attributes = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -40,15 +58,6 @@ final class OwnerOnlyFile {
             throw new IllegalArgumentException(String.format(
                     "%s has mode %04o; it holds secrets, so it must be 0600 or 0400 (chmod 600 %s)", file, mode, file));
         }
-        List<Line> lines = new ArrayList<>();
-        List<String> text = Files.readAllLines(file, StandardCharsets.UTF_8);
-        for (int i = 0; i < text.size(); i++) {
-            String line = text.get(i).strip();
-            if (!line.isEmpty() && !line.startsWith("#")) {
-                lines.add(new Line(i + 1, List.of(line.split("\\s+"))));
-            }
-        }
-        return lines;
     }
 
     private static int mode(Set<PosixFilePermission> permissions) {
