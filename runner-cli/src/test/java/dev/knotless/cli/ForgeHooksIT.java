@@ -32,8 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real daemon process watching a real local bare repository, polled once an hour: a push to it,
- * then a GitHub-shaped signed webhook, and the run starts within a second of the hook. A webhook
- * with a bad signature is refused. The run's states go as commit statuses to a local HTTP server
+ * then a GitHub-shaped signed webhook, and the run starts within a second of the hook; then the same
+ * with Gitea's and GitLab's payload shapes and signatures. A webhook with a bad signature (or
+ * GitLab token) is refused with 401 and said in the log. The run's states go as commit statuses to a local HTTP server
  * standing in for GitHub's API (no GitHub is reachable here).
  */
 class ForgeHooksIT {
@@ -99,7 +100,7 @@ class ForgeHooksIT {
         });
         github.start();
         String api = "http://127.0.0.1:" + github.getAddress().getPort();
-        Path secrets = ownerOnly(tmp.resolve("webhook-secrets"), "github " + SECRET + "\n");
+        Path secrets = ownerOnly(tmp.resolve("webhook-secrets"), "github " + SECRET + "\ngitea " + SECRET + "\ngitlab " + SECRET + "\n");
         Path tokens = ownerOnly(tmp.resolve("status-tokens"), "github " + api + " it-status-token\nrepo acme/web " + api + "/acme/web\n");
 
         try (DaemonProcess d = DaemonProcess.runner(tmp.resolve("daemon.log"), state, runnerId, "--poll-interval", "1h",
@@ -168,8 +169,67 @@ class ForgeHooksIT {
                     .contains("\"state\":\"pending\"").contains("\"context\":\"knotless/ci\"")
                     .contains("\"target_url\":\"https://ci.example.org/#/runs/" + id + "\"");
             assertThat(d.log()).contains("github webhook refused").doesNotContain(SECRET).doesNotContain("it-status-token");
+
+            // Gitea (and Forgejo) and GitLab, each in its own payload shape and signature, on the same daemon.
+            String giteaSha = work.file("b.txt", "gitea").commit();
+            work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+            byte[] gitea = """
+                    {"ref": "refs/heads/main", "before": "%s", "after": "%s", "compare_url": "", "commits": [],
+                     "repository": {"id": 1, "name": "web", "full_name": "acme/web", "html_url": "file://%s",
+                      "clone_url": "%s", "ssh_url": "git@codeberg.org:acme/web.git", "default_branch": "main"},
+                     "pusher": {"login": "gitea"}, "sender": {"login": "gitea"}}
+                    """.formatted(sha, giteaSha, bare, bare).getBytes(StandardCharsets.UTF_8);
+            assertThat(post(base, "/hooks/gitea", gitea, "X-Gitea-Event", "push", "X-Gitea-Signature", "0".repeat(64)).statusCode())
+                    .isEqualTo(401);
+            assertRunStartsWithinASecond(d, base, giteaSha,
+                    () -> post(base, "/hooks/gitea", gitea, "X-Gitea-Event", "push", "X-Gitea-Signature", hmac(gitea)), "gitea");
+
+            String gitlabSha = work.file("c.txt", "gitlab").commit();
+            work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+            byte[] gitlab = """
+                    {"object_kind": "push", "event_name": "push", "before": "%s", "after": "%s", "ref": "refs/heads/main",
+                     "checkout_sha": "%s", "user_username": "jsmith", "project_id": 15,
+                     "project": {"id": 15, "name": "web", "web_url": "file://%s", "git_ssh_url": "git@gitlab.example.org:acme/web.git",
+                      "git_http_url": "%s", "path_with_namespace": "acme/web", "default_branch": "main"},
+                     "commits": [], "total_commits_count": 0}
+                    """.formatted(giteaSha, gitlabSha, gitlabSha, bare, bare).getBytes(StandardCharsets.UTF_8);
+            assertThat(post(base, "/hooks/gitlab", gitlab, "X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", "not-the-token").statusCode())
+                    .isEqualTo(401);
+            assertRunStartsWithinASecond(d, base, gitlabSha,
+                    () -> post(base, "/hooks/gitlab", gitlab, "X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", SECRET), "gitlab");
+            assertThat(d.log()).contains("gitea webhook refused").contains("gitlab webhook refused").doesNotContain(SECRET);
         } finally {
             github.stop(0);
+        }
+    }
+
+    HttpResponse<String> post(String base, String path, byte[] body, String... headers) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json").headers(headers)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    interface Hook {
+        HttpResponse<String> send() throws Exception;
+    }
+
+    /** Sends {@code hook} and waits for the run of {@code sha} to leave pending: within a second, as no poll is due. */
+    void assertRunStartsWithinASecond(DaemonProcess d, String base, String sha, Hook hook, String forge) throws Exception {
+        Instant hooked = Instant.now();
+        HttpResponse<String> r = hook.send();
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+        while (true) {
+            for (JsonNode run : get(base, "/api/runs")) {
+                if (run.get("commit").asText().equals(sha) && !run.get("status").asText().equals("pending")) {
+                    Duration took = Duration.between(hooked, Instant.now());
+                    System.out.println("ForgeHooksIT: " + forge + " webhook -> run started in " + took.toMillis() + " ms");
+                    assertThat(took).as(forge + " webhook -> run started").isLessThan(Duration.ofSeconds(1));
+                    return;
+                }
+            }
+            if (Duration.between(hooked, Instant.now()).toSeconds() > 30) {
+                throw new AssertionError("no run of " + sha + " started after the " + forge + " hook; the daemon's log:\n" + d.log());
+            }
+            Thread.sleep(20);
         }
     }
 }
