@@ -178,6 +178,16 @@ public final class EmbeddedForge implements Forge {
         write(dir.resolve("pulls").resolve(fileName(repo)).resolve(positive(number) + ".json"), info);
     }
 
+    /** Pull request {@code number}'s metadata as written (no defaults); empty when none was. */
+    public Optional<PullInfo> pull(String repo, int number) throws IOException {
+        Path file = dir.resolve("pulls").resolve(fileName(repo)).resolve(positive(number) + ".json");
+        try {
+            return Optional.of(read(file, PullInfo.class));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
     /**
      * Puts pull request {@code number} in {@code repo}'s merge queue, targeting its metadata's
      * branch or the default branch. Queueing it again renews its time and reports it again.
