@@ -13,11 +13,17 @@ import java.util.Optional;
  * already in the file (an operator's grant, docs/guide/daemon.md) is kept, and a hook never writes
  * one unless the forge's own words show a head in the target repository (docs/guide/forges.md).
  */
-record HookedPulls(Daemon daemon, EmbeddedForge local) implements PullNotes {
+record HookedPulls(Watched watched, EmbeddedForge local) implements PullNotes {
+
+    /** The watched repository's name for what a hook gives ({@link Daemon#watched}); polls nothing. */
+    @FunctionalInterface
+    interface Watched {
+        Optional<String> name(String repo) throws IOException;
+    }
 
     @Override
     public Optional<String> describe(String repo, int number, PullInfo info) throws IOException {
-        Optional<String> name = daemon.watched(repo);
+        Optional<String> name = watched.name(repo);
         if (name.isEmpty() || local.repository(name.get()).isEmpty()) {
             return Optional.empty();
         }

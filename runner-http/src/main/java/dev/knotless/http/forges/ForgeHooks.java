@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * {@code POST /hooks/github}, {@code /hooks/gitea} (and {@code /hooks/forgejo}), {@code
  * /hooks/gitlab}: a hosted forge's push or pull-request webhook has the daemon poll that watched
- * repository now, as {@code POST /hooks/git} does (the same {@link PushHook}).
+ * repository now, as {@code POST /hooks/git} does (the same {@link PushHook}); a pull-request one
+ * first writes the pull request's target, author and trust ({@link PullNotes}).
  *
  * <p>These take no API token (a forge cannot send one); the forge's signature over the body is the
  * authentication, checked before anything in the body is read. A bad or missing one is 401, said

@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a verified webhook says, reduced to what the daemon acts on. The repository is named by the
  * URLs the forge gives for it (clone, SSH, web), since a record's clone URL is one of those; the
- * ref and commit are only said back and logged (the poll finds what moved, a hook carries nothing
- * the daemon trusts).
+ * ref and commit are only said back and logged (the poll finds what moved); a pull request's
+ * {@link PullFacts} are the one thing kept, as its metadata.
  */
 sealed interface HookEvent {
 
