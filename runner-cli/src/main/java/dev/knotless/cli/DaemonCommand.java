@@ -171,7 +171,7 @@ final class DaemonCommand implements Callable<Integer> {
             try (AtprotoOptions.Wired closeForge = wired;
                  StatusPublisher closeStatuses = statuses;
                  Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
-                 StatusServer server = serve(listenAt, access, forges.hooks(listenAt != null, daemon::pollSoon, log::line), new ApiSources(state, checks, forge, live, metrics, daemon::alive,
+                 StatusServer server = serve(listenAt, access, forges.hooks(listenAt != null, daemon::pollSoon, new HookedPulls(daemon::watched, local), log::line), new ApiSources(state, checks, forge, live, metrics, daemon::alive,
                          daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs()),
                          new dev.knotless.cache.CacheStore(stateDir.resolve("cache"), runOptions.cacheBudgetBytes(), Clock.systemUTC()),
                          fleet, daemon::pollSoon),

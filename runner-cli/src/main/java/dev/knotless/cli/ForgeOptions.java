@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.http.PullNotes;
 import dev.knotless.http.PushHook;
 import dev.knotless.http.forges.ForgeHooks;
 import dev.knotless.http.forges.StatusPublisher;
@@ -33,14 +34,14 @@ final class ForgeOptions {
     @Nullable String statusPageUrl;
 
     /** The webhook routes' handler; one line of error for a file that cannot be used or no {@code --listen}. */
-    ForgeHooks hooks(boolean listening, PushHook pollSoon, Consumer<String> log) throws IOException {
+    ForgeHooks hooks(boolean listening, PushHook pollSoon, PullNotes pulls, Consumer<String> log) throws IOException {
         if (webhookSecretFile == null) {
             return ForgeHooks.none();
         }
         if (!listening) {
             throw new IllegalArgumentException("--webhook-secret-file needs --listen: webhooks come to the daemon's HTTP server");
         }
-        return new ForgeHooks(WebhookSecrets.read(webhookSecretFile), pollSoon, log, Clock.systemUTC());
+        return new ForgeHooks(WebhookSecrets.read(webhookSecretFile), pollSoon, pulls, log, Clock.systemUTC());
     }
 
     /** The commit-status publisher, or null without {@code --status-token-file}. */

@@ -55,6 +55,8 @@ class ForgeHooksApiTest {
     final FakeClock clock = new FakeClock();
     final List<String> asked = new CopyOnWriteArrayList<>();
     final List<String> log = new CopyOnWriteArrayList<>();
+    final List<String> described = new CopyOnWriteArrayList<>();
+    final List<String> order = new CopyOnWriteArrayList<>();
     final ApiCaller api = new ApiCaller();
     final HttpClient http = HttpClient.newHttpClient();
 
@@ -66,15 +68,26 @@ class ForgeHooksApiTest {
                 + GITLAB_SECRET + "\n");
         Files.setPosixFilePermissions(secrets, PosixFilePermissions.fromString("rw-------"));
         // The daemon's pollSoon as the hooks see it: a URL in, the watched record's name out.
+        List<String> watched = List.of("https://github.com/acme/web.git", "https://codeberg.org/acme/web",
+                "git@gitlab.example.org:acme/web.git");
         PushHook hook = url -> {
             asked.add(url);
-            return List.of("https://github.com/acme/web.git", "https://codeberg.org/acme/web",
-                    "git@gitlab.example.org:acme/web.git").contains(url) ? Optional.of("acme/web") : Optional.empty();
+            order.add("poll");
+            return watched.contains(url) ? Optional.of("acme/web") : Optional.empty();
+        };
+        // The daemon's metadata writer as the hooks see it: the same matching, what was written kept.
+        PullNotes pulls = (url, number, info) -> {
+            if (!watched.contains(url)) {
+                return Optional.empty();
+            }
+            described.add("#" + number + " " + info);
+            order.add("describe");
+            return Optional.of("acme/web");
         };
         EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
         server = new StatusServer(new Listen("127.0.0.1", 0), new ApiSources(state, new CheckStore(dir), forge, new LiveRuns(),
                 new DaemonMetrics(state).zeroes(), () -> true, RunCancel.NONE, null, null, null, hook), api.access(false),
-                new ForgeHooks(WebhookSecrets.read(secrets), hook, log::add, clock)).start();
+                new ForgeHooks(WebhookSecrets.read(secrets), hook, pulls, log::add, clock)).start();
     }
 
     @AfterEach
@@ -130,6 +143,29 @@ class ForgeHooksApiTest {
         assertThat(json(r).get("event").asText()).isEqualTo("pull request #42");
         assertThat(json(r).get("commit").asText()).isEqualTo("ec26c3e57ca3a959ca5aad62de7213c562f8c821");
         assertThat(asked).containsExactly("https://github.com/acme/web.git").doesNotContain("https://github.com/octocat/web.git");
+        assertThat(described).containsExactly("#42 PullInfo[target=main, author=octocat, trusted=false]");
+        assertThat(order).as("described before the poll that finds its ref").containsExactly("describe", "poll");
+    }
+
+    @Test
+    void aSameRepositoryPullRequestByACollaboratorIsDescribedTrusted() throws Exception {
+        byte[] body = new String(payload("github-pull_request"), StandardCharsets.UTF_8)
+                .replace("\"full_name\": \"octocat/web\"", "\"full_name\": \"acme/web\"")
+                .replace("\"CONTRIBUTOR\"", "\"COLLABORATOR\"").getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> r = github("pull_request", body);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+        assertThat(described).containsExactly("#42 PullInfo[target=main, author=octocat, trusted=true]");
+    }
+
+    @Test
+    void aPullRequestWhoseFactsAreNotNamesIsPolledUndescribedWithOneLine() throws Exception {
+        byte[] body = new String(payload("github-pull_request"), StandardCharsets.UTF_8)
+                .replace("\"ref\": \"main\"", "\"ref\": \"../../etc\"").getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> r = github("pull_request", body);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+        assertThat(described).isEmpty();
+        assertThat(asked).containsExactly("https://github.com/acme/web.git");
+        assertThat(log).containsExactly("github pull request #42: not described: its target is not a branch name");
     }
 
     @Test
@@ -202,6 +238,7 @@ class ForgeHooksApiTest {
         assertThat(forgejo.statusCode()).as(forgejo.body()).isEqualTo(202);
         assertThat(json(forgejo).get("event").asText()).isEqualTo("pull request #7");
         assertThat(json(forgejo).get("ref").asText()).isEqualTo("readme");
+        assertThat(described).containsExactly("#7 PullInfo[target=main, author=gitea, trusted=false]");
         // The record's clone URL has no .git, the payload's clone_url has: the hook tries both.
         assertThat(asked).containsExactly("https://codeberg.org/acme/web.git", "ssh://git@codeberg.org/acme/web.git",
                 "https://codeberg.org/acme/web", "https://codeberg.org/acme/web.git", "ssh://git@codeberg.org/acme/web.git",
@@ -221,6 +258,7 @@ class ForgeHooksApiTest {
         assertThat(mr.statusCode()).as(mr.body()).isEqualTo(202);
         assertThat(json(mr).get("event").asText()).isEqualTo("pull request #1");
         assertThat(json(mr).get("ref").asText()).isEqualTo("ms-viewport");
+        assertThat(described).containsExactly("#1 PullInfo[target=main, author=null, trusted=false]");
         assertThat(asked).contains("git@gitlab.example.org:acme/web.git");
         assertThat(post("/hooks/gitlab", payload("gitlab-push"), "X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", GITLAB_SECRET + "x")
                 .statusCode()).isEqualTo(401);

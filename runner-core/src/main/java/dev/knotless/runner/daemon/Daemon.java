@@ -262,6 +262,19 @@ public final class Daemon implements AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * The name of the watched repository {@code repo} names (as {@link #pollSoon} matches it), polling
+     * nothing: what a pull-request hook needs before it writes the pull request's metadata.
+     */
+    public Optional<String> watched(String repo) throws IOException {
+        for (Repository r : forge.repositories()) {
+            if (settings.watches(r) && PollNow.names(r, repo)) {
+                return Optional.of(r.name());
+            }
+        }
+        return Optional.empty();
+    }
+
     /** Polls the due repositories and queues what their events make; one line per failure. */
     void pollOnce() throws IOException {
         intake.pollOnce();

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -38,7 +39,10 @@ import java.util.regex.Pattern;
  * <p>Files are replaced atomically (written beside, synced, renamed), so a reader sees the old or the
  * new record, never a part. Pushes and pull requests are found by {@code git ls-remote} of the clone
  * URL: a new or moved {@code refs/heads/X} is a {@link ForgeEvent.Push}, a new or moved {@code
- * refs/pulls/N/head} a {@link ForgeEvent.PullRequest}. The first poll of a repository records its
+ * refs/pulls/N/head} a {@link ForgeEvent.PullRequest}, and so are the spellings hosted forges publish
+ * ({@code refs/pull/N/head}: GitHub, Gitea, Forgejo; {@code refs/merge-requests/N/head}: GitLab), so
+ * a mirror or a hosted repository's pull requests are seen too. GitHub's {@code refs/pull/N/merge}
+ * (its own test merge, remade whenever the target moves) is never one. The first poll of a repository records its
  * refs as they are, as a baseline, and reports nothing: the runner does not run a repository's whole
  * history when it starts watching it. Queue files are reported until acknowledged.
  *
@@ -59,7 +63,15 @@ public final class EmbeddedForge implements Forge {
 
     static final String BASELINE = "@baseline";
     private static final String QUEUE_KEY = "queue/";
-    private static final Pattern PULL_REF = Pattern.compile("refs/pulls/([1-9][0-9]{0,8})/head");
+    /**
+     * The pull-request head refs, in order of precedence when one repository shows the same number
+     * under several: the embedded forge's own spelling first, since its metadata file and the
+     * merge queue ({@link MergeQueue#headRef}) name that ref, so the commit checked is the commit
+     * the lander would land; then GitHub's and Gitea's, then GitLab's (both at once means a mirror of
+     * two forges: the choice only has to be the same every poll).
+     */
+    static final List<String> PULL_PREFIXES = List.of("refs/pulls/", "refs/pull/", "refs/merge-requests/");
+    private static final Pattern PULL_REF = Pattern.compile("(refs/(?:pulls|pull|merge-requests)/)([1-9][0-9]{0,8})/head");
     private static final Pattern NUMBERED = Pattern.compile("([1-9][0-9]{0,8})\\.json");
 
     private final Path dir;
@@ -157,10 +169,23 @@ public final class EmbeddedForge implements Forge {
 
     // ---- pull requests and the merge queue ----
 
-    /** Writes pull request {@code number}'s metadata; its head is the ref {@code refs/pulls/N/head}. */
+    /**
+     * Writes pull request {@code number}'s metadata; its head is the ref {@code refs/pulls/N/head}
+     * (or a hosted forge's spelling of it, {@link #PULL_PREFIXES}).
+     */
     public void describePull(String repo, int number, PullInfo info) throws IOException {
         requireRepository(repo);
         write(dir.resolve("pulls").resolve(fileName(repo)).resolve(positive(number) + ".json"), info);
+    }
+
+    /** Pull request {@code number}'s metadata as written (no defaults); empty when none was. */
+    public Optional<PullInfo> pull(String repo, int number) throws IOException {
+        Path file = dir.resolve("pulls").resolve(fileName(repo)).resolve(positive(number) + ".json");
+        try {
+            return Optional.of(read(file, PullInfo.class));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
     }
 
     /**
@@ -229,12 +254,12 @@ public final class EmbeddedForge implements Forge {
                     events.add(new ForgeEvent.Push(repo.name(), ref.getKey(), before == null ? ForgeEvent.NO_COMMIT : before, after));
                 }
             }
-            for (Map.Entry<String, String> ref : now.entrySet()) {
-                Matcher pull = PULL_REF.matcher(ref.getKey());
-                if (pull.matches() && !ref.getValue().equals(seen.get(ref.getKey()))) {
-                    int number = Integer.parseInt(pull.group(1));
-                    PullInfo info = pullInfo(repo, number);
-                    events.add(new ForgeEvent.PullRequest(repo.name(), number, ref.getValue(), ref.getKey(),
+            for (Map.Entry<Integer, String> pull : pullHeads(now.keySet()).entrySet()) {
+                String ref = pull.getValue();
+                String sha = now.get(ref);
+                if (!sha.equals(seen.get(ref))) {
+                    PullInfo info = pullInfo(repo, pull.getKey());
+                    events.add(new ForgeEvent.PullRequest(repo.name(), pull.getKey(), sha, ref,
                             info.target(), info.author(), info.trusted()));
                 }
             }
@@ -302,6 +327,31 @@ public final class EmbeddedForge implements Forge {
 
     private static boolean watched(String ref) {
         return ref.startsWith("refs/heads/") || PULL_REF.matcher(ref).matches();
+    }
+
+    /**
+     * Each pull request number's head ref among {@code refs}: where a number shows under several
+     * spellings, the first of {@link #PULL_PREFIXES}; the others are not reported while it stands.
+     * In number order.
+     */
+    static Map<Integer, String> pullHeads(Iterable<String> refs) {
+        Map<Integer, String> heads = new TreeMap<>();
+        for (String ref : refs) {
+            Matcher pull = PULL_REF.matcher(ref);
+            if (pull.matches()) {
+                heads.merge(Integer.parseInt(pull.group(2)), ref, (a, b) -> rank(a) <= rank(b) ? a : b);
+            }
+        }
+        return heads;
+    }
+
+    private static int rank(String ref) {
+        for (int i = 0; i < PULL_PREFIXES.size(); i++) {
+            if (ref.startsWith(PULL_PREFIXES.get(i))) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("not a pull request ref: " + ref);
     }
 
     /** Metadata with defaults filled in. */

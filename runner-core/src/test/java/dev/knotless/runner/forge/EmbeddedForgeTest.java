@@ -124,6 +124,60 @@ class EmbeddedForgeTest {
     }
 
     @Test
+    void hostedForgesPullRefsArePullRequestsWithTheSameCursorsAndMetadata() throws Exception {
+        String base = head("main");
+        git(source, "update-ref", "refs/pull/5/head", base); // there before the baseline: not reported
+        forge.poll(repo);
+        String sha = commit("change");
+        git(source, "update-ref", "refs/pull/7/head", sha);
+        git(source, "update-ref", "refs/merge-requests/12/head", sha);
+        git(source, "update-ref", "refs/pull/7/merge", sha); // GitHub's test merge: never a pull request
+        git(source, "reset", "-q", "--hard", "HEAD~1");
+        forge.describePull("acme/app", 7, new EmbeddedForge.PullInfo("release", "octocat", false));
+        List<ForgeEvent> events = forge.poll(repo);
+        assertThat(events).containsExactly(
+                new PullRequest("acme/app", 7, sha, "refs/pull/7/head", "release", "octocat", false),
+                new PullRequest("acme/app", 12, sha, "refs/merge-requests/12/head", "main", "unknown", false));
+        acknowledgeAll(events);
+        assertThat(forge.poll(repo)).isEmpty();
+
+        String moved = commit("more");
+        git(source, "reset", "-q", "--hard", "HEAD~1");
+        git(source, "update-ref", "refs/pull/5/head", moved);
+        git(source, "update-ref", "refs/pull/7/merge", moved);
+        assertThat(forge.poll(repo)).containsExactly(
+                new PullRequest("acme/app", 5, moved, "refs/pull/5/head", "main", "unknown", false));
+    }
+
+    @Test
+    void oneNumberUnderTwoSpellingsIsOnePullRequestTheEmbeddedSpellingFirst() throws Exception {
+        forge.poll(repo);
+        String ours = commit("ours");
+        String theirs = commit("theirs");
+        git(source, "reset", "-q", "--hard", "HEAD~2");
+        git(source, "update-ref", "refs/pull/3/head", theirs);
+        git(source, "update-ref", "refs/pulls/3/head", ours);
+        git(source, "update-ref", "refs/merge-requests/4/head", theirs);
+        git(source, "update-ref", "refs/pull/4/head", ours);
+        List<ForgeEvent> events = forge.poll(repo);
+        assertThat(events).containsExactly(
+                new PullRequest("acme/app", 3, ours, "refs/pulls/3/head", "main", "unknown", false),
+                new PullRequest("acme/app", 4, ours, "refs/pull/4/head", "main", "unknown", false));
+        acknowledgeAll(events);
+        assertThat(forge.poll(repo)).as("the other spelling moving is not reported while the first stands").isEmpty();
+        git(source, "update-ref", "refs/pull/3/head", ours);
+        assertThat(forge.poll(repo)).isEmpty();
+    }
+
+    @Test
+    void pullHeadsAreOrderedByNumberAndMalformedOnesIgnored() {
+        assertThat(EmbeddedForge.pullHeads(List.of("refs/pull/10/head", "refs/pull/9/head", "refs/pull/0/head",
+                "refs/pull/01/head", "refs/pull/1234567890/head", "refs/pull/8/merge", "refs/pulls/8/head/x",
+                "refs/merge-requests/x/head", "refs/heads/refs/pull/2/head", "refs/remotes/origin/pull/3/head")))
+                .containsExactly(java.util.Map.entry(9, "refs/pull/9/head"), java.util.Map.entry(10, "refs/pull/10/head"));
+    }
+
+    @Test
     void otherRefsAreNotEvents() throws Exception {
         forge.poll(repo);
         git(source, "tag", "v1");

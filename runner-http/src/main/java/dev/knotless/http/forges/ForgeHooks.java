@@ -1,7 +1,9 @@
 package dev.knotless.http.forges;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.http.PullNotes;
 import dev.knotless.http.PushHook;
+import dev.knotless.runner.forge.EmbeddedForge.PullInfo;
 import dev.knotless.tar.Printable;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -21,7 +23,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * {@code POST /hooks/github}, {@code /hooks/gitea} (and {@code /hooks/forgejo}), {@code
  * /hooks/gitlab}: a hosted forge's push or pull-request webhook has the daemon poll that watched
- * repository now, as {@code POST /hooks/git} does (the same {@link PushHook}).
+ * repository now, as {@code POST /hooks/git} does (the same {@link PushHook}); a pull-request one
+ * first writes the pull request's target, author and trust ({@link PullNotes}).
  *
  * <p>These take no API token (a forge cannot send one); the forge's signature over the body is the
  * authentication, checked before anything in the body is read. A bad or missing one is 401, said
@@ -50,6 +53,8 @@ public final class ForgeHooks {
 
     private final WebhookSecrets secrets;
     private final @Nullable PushHook hook;
+    private final PullNotes pulls;
+    private final Consumer<String> log;
     private final RefusalLog refusals;
     private final ObjectMapper json = new ObjectMapper();
 
@@ -58,8 +63,18 @@ public final class ForgeHooks {
      * @param log where refusals are said (rate-limited)
      */
     public ForgeHooks(WebhookSecrets secrets, @Nullable PushHook hook, Consumer<String> log, Clock clock) {
+        this(secrets, hook, PullNotes.NONE, log, clock);
+    }
+
+    /**
+     * @param pulls where a pull-request hook's metadata (target, author, trust) is written before
+     *     the poll is asked for
+     */
+    public ForgeHooks(WebhookSecrets secrets, @Nullable PushHook hook, PullNotes pulls, Consumer<String> log, Clock clock) {
         this.secrets = secrets;
         this.hook = hook;
+        this.pulls = pulls;
+        this.log = log;
         this.refusals = new RefusalLog(log, clock);
     }
 
@@ -101,8 +116,35 @@ public final class ForgeHooks {
             case HookEvent.Ignored i -> answer(ctx, 200, Map.of("ignored", "event " + i.event()));
             case HookEvent.Malformed m -> answer(ctx, 400, Map.of("error", m.why()));
             case HookEvent.Push p -> poll(ctx, p.urls(), "push", p.ref(), p.commit());
-            case HookEvent.PullRequest pr -> poll(ctx, pr.urls(), "pull request" + (pr.number() > 0 ? " #" + pr.number() : ""),
-                    pr.head(), pr.commit());
+            case HookEvent.PullRequest pr -> {
+                describe(kind, pr);
+                poll(ctx, pr.urls(), "pull request" + (pr.number() > 0 ? " #" + pr.number() : ""), pr.head(), pr.commit());
+            }
+        }
+    }
+
+    /**
+     * Writes what the body says of the pull request as its metadata, before the poll that finds its
+     * ref, so that poll's run has its target, author and trust. A body whose facts are unusable, or
+     * metadata that cannot be written, is one log line; the poll goes ahead (the pull request then
+     * runs with the metadata it has: by default untrusted).
+     */
+    private void describe(ForgeKind kind, HookEvent.PullRequest pr) {
+        String what = kind.wireName() + " pull request" + (pr.number() > 0 ? " #" + pr.number() : "");
+        switch (pr.facts()) {
+            case HookEvent.PullFacts.Unusable u -> log.accept(what + ": not described: " + u.why());
+            case HookEvent.PullFacts.Known k -> {
+                PullInfo info = new PullInfo(k.target(), k.author(), k.trusted());
+                try {
+                    for (String url : variants(pr.urls())) {
+                        if (pulls.describe(url, (int) pr.number(), info).isPresent()) {
+                            return;
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    log.accept(what + ": not described: " + Printable.name(String.valueOf(e.getMessage())));
+                }
+            }
         }
     }
 
