@@ -293,8 +293,24 @@ public final class EmbeddedForge implements Forge {
     @Override
     public Optional<MergeQueue> mergeQueue() {
         return Optional.of(new MergeQueue() {
+            /**
+             * The spelling the pull request was seen under (its cursor), in {@link #PULL_PREFIXES}'s
+             * order; {@code refs/pulls/N/head} for one never seen.
+             */
             @Override
             public String headRef(Repository repo, int number) {
+                Map<String, String> seen;
+                try {
+                    seen = cursors.get(repo.name());
+                } catch (IOException e) {
+                    seen = Map.of(); // the fetch of the default spelling then fails with its own line
+                }
+                for (String prefix : PULL_PREFIXES) {
+                    String ref = prefix + positive(number) + "/head";
+                    if (seen.containsKey(ref)) {
+                        return ref;
+                    }
+                }
                 return "refs/pulls/" + positive(number) + "/head";
             }
 

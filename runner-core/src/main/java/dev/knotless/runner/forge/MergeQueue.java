@@ -11,7 +11,10 @@ import java.io.IOException;
  */
 public interface MergeQueue {
 
-    /** The ref of the clone URL that holds pull request {@code number}'s head, such as {@code refs/pulls/3/head}. */
+    /**
+     * The ref of the clone URL that holds pull request {@code number}'s head, such as {@code
+     * refs/pulls/3/head} (or a hosted forge's {@code refs/pull/3/head}).
+     */
     String headRef(Repository repo, int number);
 
     /** Takes pull request {@code number} out of the queue; nothing when it is not in it. */

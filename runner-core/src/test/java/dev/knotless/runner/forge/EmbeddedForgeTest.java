@@ -140,6 +140,11 @@ class EmbeddedForgeTest {
                 new PullRequest("acme/app", 12, sha, "refs/merge-requests/12/head", "main", "unknown", false));
         acknowledgeAll(events);
         assertThat(forge.poll(repo)).isEmpty();
+        // The lander fetches a pull request's head under the spelling it was seen under.
+        MergeQueue queue = forge.mergeQueue().orElseThrow();
+        assertThat(queue.headRef(repo, 7)).isEqualTo("refs/pull/7/head");
+        assertThat(queue.headRef(repo, 12)).isEqualTo("refs/merge-requests/12/head");
+        assertThat(queue.headRef(repo, 99)).isEqualTo("refs/pulls/99/head");
 
         String moved = commit("more");
         git(source, "reset", "-q", "--hard", "HEAD~1");
