@@ -136,11 +136,21 @@ public final class Firehose implements AutoCloseable {
     private final class Listener extends WebSocketListener {
         @Override
         public void onOpen(WebSocket socket, Response response) {
+            boolean fromNow;
             synchronized (lock) {
-                if (lost && socket == current) {
+                if (socket != current || closed) {
+                    return;
+                }
+                if (lost) {
                     log.accept("atproto: following the firehose again" + (seq >= 0 ? " from cursor " + seq : ""));
                     lost = false;
                 }
+                fromNow = seq < 0;
+            }
+            if (fromNow) {
+                // Joined without a cursor: what was written between the last scan and now came on no
+                // stream. One full scan, now that the stream is open, leaves no gap.
+                changes.eventsLost();
             }
         }
 
