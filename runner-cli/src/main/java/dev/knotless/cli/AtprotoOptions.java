@@ -3,6 +3,9 @@ package dev.knotless.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.atproto.AtprotoCheckPublisher;
 import dev.knotless.atproto.forge.AtprotoForge;
+import dev.knotless.atproto.forge.Firehose;
+import dev.knotless.atproto.forge.FirehoseCursor;
+import dev.knotless.atproto.forge.ReconnectDelay;
 import dev.knotless.atproto.forge.RepoRecords;
 import dev.knotless.atproto.xrpc.Identity;
 import dev.knotless.atproto.xrpc.Session;
@@ -14,8 +17,10 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import org.jspecify.annotations.Nullable;
@@ -39,9 +44,16 @@ final class AtprotoOptions {
                     + " lines (the password is never printed); the account's DID is the runner id.")
     @Nullable Path identity;
 
-    @Option(names = "--atproto-scan", defaultValue = "30s", paramLabel = "DURATION",
-            description = "With --forge atproto: how often the repository records are read again; default: ${DEFAULT-VALUE}.")
+    @Option(names = "--atproto-scan", defaultValue = "10m", paramLabel = "DURATION",
+            description = "With --forge atproto: how often every account's repository records are read again (they are"
+                    + " read at start too; between scans the firehose says which accounts changed); default: ${DEFAULT-VALUE}.")
     String scan;
+
+    @Option(names = "--atproto-firehose", arity = "0..1", defaultValue = "true", fallbackValue = "true", paramLabel = "BOOLEAN",
+            description = "With --forge atproto: follow the PDS's com.atproto.sync.subscribeRepos so a repository record is"
+                    + " found when it is written; its cursor is kept in the state directory. With false, only --atproto-scan"
+                    + " finds records (give it a shorter interval); default: ${DEFAULT-VALUE}.")
+    boolean firehose;
 
     /** The runner's account, logged in; null with the embedded forge. */
     @Nullable Account login() throws IOException {
@@ -62,12 +74,13 @@ final class AtprotoOptions {
             throw new IllegalArgumentException("--pds '" + pds + "' is not an http(s) URL");
         }
         OwnerOnlyFile.requireOwnerOnly(identity); // it holds the account's app password
-        XrpcClient client = new XrpcClient(new OkHttpClient(), url, Identity.read(identity), new ObjectMapper());
-        return new Account(client, client.login());
+        OkHttpClient http = new OkHttpClient();
+        XrpcClient client = new XrpcClient(http, url, Identity.read(identity), new ObjectMapper());
+        return new Account(http, client, client.login());
     }
 
     /** A logged-in runner account. */
-    record Account(XrpcClient client, Session session) {
+    record Account(OkHttpClient http, XrpcClient client, Session session) {
 
         /** The runner id: the account's DID; a {@code --runner-id} given as well must be the same. */
         String runnerId(@Nullable String given) {
@@ -78,22 +91,63 @@ final class AtprotoOptions {
             return session.did();
         }
 
-        /** The ATProto forge over {@code local}, with its check publisher (closed by the caller). */
-        Wired forge(EmbeddedForge local, Duration scanEvery, Consumer<String> log) {
+        /**
+         * The ATProto forge over {@code local}, with its check publisher and, when {@code firehose}, the
+         * firehose follower, started (both closed by the caller).
+         *
+         * @param cursorFile where the firehose's cursor is kept
+         */
+        Wired forge(EmbeddedForge local, Duration scanEvery, boolean firehose, Path cursorFile, Consumer<String> log) {
             AtomicReference<AtprotoForge> forge = new AtomicReference<>();
             AtprotoCheckPublisher publisher = new AtprotoCheckPublisher(client,
                     repo -> forge.get() == null ? repo : forge.get().atUri(repo).orElse(repo), AtprotoCheckPublisher.Settings.DEFAULT, log);
             forge.set(new AtprotoForge(new RepoRecords(client, log), session.did(), local, publisher, scanEvery, Clock.systemUTC(), log));
-            return new Wired(forge.get(), publisher);
+            if (!firehose) {
+                return new Wired(forge.get(), forge.get(), List.of(publisher));
+            }
+            Firehose follower = new Firehose(http, client.service(), new FirehoseCursor(cursorFile, client.service().toString()),
+                    forge.get(), ReconnectDelay.DEFAULT, RandomGenerator.getDefault(), Clock.systemUTC(), log);
+            follower.start();
+            // The follower first: it stops marking before the publisher sends what is left.
+            return new Wired(forge.get(), forge.get(), List.of(follower, publisher));
         }
     }
 
-    /** The forge and what must be closed when the daemon stops (the publisher sends what is left). */
-    record Wired(Forge forge, @Nullable AutoCloseable closing) implements AutoCloseable {
+    /** The forge and what must be closed when the daemon stops, in order. */
+    record Wired(Forge forge, @Nullable AtprotoForge atproto, List<AutoCloseable> closing) implements AutoCloseable {
+
+        Wired {
+            closing = List.copyOf(closing);
+        }
+
+        /** The embedded forge alone: nothing to close. */
+        static Wired embedded(Forge forge) {
+            return new Wired(forge, null, List.of());
+        }
+
+        /** Has the daemon's loop look now when discovery has work (the firehose saw a repository record change). */
+        void wakeWith(Runnable lookNow) {
+            if (atproto != null) {
+                atproto.wakeWith(lookNow);
+            }
+        }
+
         @Override
         public void close() throws Exception {
-            if (closing != null) {
-                closing.close();
+            Exception first = null;
+            for (AutoCloseable c : closing) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                }
+            }
+            if (first != null) {
+                throw first;
             }
         }
     }

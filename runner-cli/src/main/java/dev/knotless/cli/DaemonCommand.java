@@ -154,8 +154,9 @@ final class DaemonCommand implements Callable<Integer> {
             DaemonMetrics metrics = new DaemonMetrics(state, fleet).zeroes();
             Executor metered = metrics.executor(executor);
             EmbeddedForge local = new EmbeddedForge(stateDir.resolve("forge"), state.cursors());
-            AtprotoOptions.Wired wired = account == null ? new AtprotoOptions.Wired(local, null)
-                    : account.forge(local, duration("--atproto-scan", atproto.scan), log::line);
+            AtprotoOptions.Wired wired = account == null ? AtprotoOptions.Wired.embedded(local)
+                    : account.forge(local, duration("--atproto-scan", atproto.scan), atproto.firehose,
+                            stateDir.resolve("atproto-firehose.cursor"), log::line);
             Forge forge = metrics.forge(wired.forge());
             CheckStore checks = new CheckStore(stateDir);
             StatusPublisher statuses = forges.statuses(forge, log::line);
@@ -164,6 +165,7 @@ final class DaemonCommand implements Callable<Integer> {
                     FanOut.of(live, metrics.steps()), limits, runOptions.cacheBudgetBytes(), state.progress(), Clock.systemUTC());
             Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, recorder, log,
                     Clock.systemUTC(), scheduleClock == null ? Clock.systemUTC() : ScheduleClock.parse(scheduleClock, Clock.systemUTC()));
+            wired.wakeWith(daemon::lookNow);
             Cancellation shutdown = new Cancellation();
             CountDownLatch stop = new CountDownLatch(1);
             shutdown.signal().onStop(why -> stop.countDown());

@@ -43,21 +43,31 @@ public final class RepoRecords {
     public Map<String, Found> naming(String runnerDid) throws IOException {
         Map<String, Found> found = new LinkedHashMap<>();
         for (String account : accounts()) {
-            String cursor = null;
-            int seen = 0;
-            do {
-                Records.Page page = pds.listRecords(account, COLLECTION, PAGE, cursor);
-                for (Records.Stored r : page.records()) {
-                    if (++seen > MAX_RECORDS_PER_ACCOUNT) {
-                        log.accept("atproto: " + account + " holds more than " + MAX_RECORDS_PER_ACCOUNT + " " + COLLECTION
-                                + " records; the rest are not read");
-                        break;
-                    }
-                    repository(account, r, runnerDid).ifPresent(f -> found.putIfAbsent(f.repository().name(), f));
-                }
-                cursor = seen > MAX_RECORDS_PER_ACCOUNT ? null : page.cursor();
-            } while (cursor != null);
+            of(account, runnerDid).forEach(found::putIfAbsent);
         }
+        return found;
+    }
+
+    /**
+     * The repositories of one account whose record names {@code runnerDid}, by name: what the
+     * firehose has read again when a commit touched the account's repository records.
+     */
+    public Map<String, Found> of(String account, String runnerDid) throws IOException {
+        Map<String, Found> found = new LinkedHashMap<>();
+        String cursor = null;
+        int seen = 0;
+        do {
+            Records.Page page = pds.listRecords(account, COLLECTION, PAGE, cursor);
+            for (Records.Stored r : page.records()) {
+                if (++seen > MAX_RECORDS_PER_ACCOUNT) {
+                    log.accept("atproto: " + account + " holds more than " + MAX_RECORDS_PER_ACCOUNT + " " + COLLECTION
+                            + " records; the rest are not read");
+                    break;
+                }
+                repository(account, r, runnerDid).ifPresent(f -> found.putIfAbsent(f.repository().name(), f));
+            }
+            cursor = seen > MAX_RECORDS_PER_ACCOUNT ? null : page.cursor();
+        } while (cursor != null);
         return found;
     }
 

@@ -27,7 +27,7 @@ public record Commit(String did, String rev, Cid data, @Nullable Cid prev, byte[
         return unsigned.clone();
     }
 
-    static Commit parse(Cid cid, byte[] block) throws ProofException {
+    public static Commit parse(Cid cid, byte[] block) throws ProofException {
         if (!(DagCbor.decode(block) instanceof Map<?, ?> map)) {
             throw new ProofException("commit " + cid + " is not a map");
         }

@@ -48,6 +48,22 @@ public final class DagCbor {
         return v;
     }
 
+    /**
+     * Decodes values laid end to end, as an event stream's frame holds a header then a body: at
+     * most {@code most}, every byte belonging to one of them.
+     */
+    public static List<@Nullable Object> decodeSequence(byte[] bytes, int most) throws ProofException {
+        Decoder d = new Decoder(bytes);
+        List<@Nullable Object> values = new ArrayList<>();
+        while (d.pos < bytes.length) {
+            if (values.size() == most) {
+                throw new ProofException("more than " + most + " DAG-CBOR values where " + most + " were expected");
+            }
+            values.add(d.value(0));
+        }
+        return values;
+    }
+
     /** The canonical encoding of {@code value} (the types {@link #decode} gives, and {@link Integer}). */
     public static byte[] encode(@Nullable Object value) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

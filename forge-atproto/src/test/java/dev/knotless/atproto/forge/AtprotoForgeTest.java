@@ -48,6 +48,8 @@ class AtprotoForgeTest {
     final Map<String, Map<String, ObjectNode>> accounts = new ConcurrentHashMap<>();
     volatile boolean down;
     final List<String> log = new CopyOnWriteArrayList<>();
+    /** The XRPC methods asked, with the account for listRecords. */
+    final List<String> asked = new CopyOnWriteArrayList<>();
     final MutableClock clock = new MutableClock();
     HttpServer server;
     EmbeddedForge local;
@@ -99,6 +101,7 @@ class AtprotoForgeTest {
                 q.put(kv[0], java.net.URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
             }
         }
+        asked.add(method + (q.containsKey("repo") ? " " + q.get("repo") : ""));
         ObjectNode body = json.createObjectNode();
         int status = 200;
         if (down) {
@@ -178,5 +181,54 @@ class AtprotoForgeTest {
         clock.now = clock.now.plusSeconds(30);
         assertThat(forge.repositories()).hasSize(1);
         assertThat(log).contains("atproto: repository records can be read again");
+    }
+
+    @Test
+    void anAccountTheFirehoseMarksIsReadAgainAloneOnTheNextRoundAndTheDaemonIsWoken() throws Exception {
+        record(ALICE, "web", "web", "https://git.example/alice/web.git", "main", RUNNER);
+        record(BOB, "api", "api", "https://git.example/bob/api.git", "main", RUNNER);
+        java.util.concurrent.atomic.AtomicInteger wakes = new java.util.concurrent.atomic.AtomicInteger();
+        forge.wakeWith(wakes::incrementAndGet);
+        assertThat(forge.repositories()).hasSize(2); // the backfill
+        asked.clear();
+
+        record(ALICE, "docs", "docs", "https://git.example/alice/docs.git", "main", RUNNER);
+        accounts.get(ALICE).remove("web");
+        record(BOB, "new", "new", "https://git.example/bob/new.git", "main", RUNNER); // no commit seen for Bob
+        forge.accountChanged(ALICE);
+        forge.accountChanged(ALICE);
+        assertThat(wakes.get()).isEqualTo(2);
+
+        assertThat(forge.repositories()).extracting(Repository::name)
+                .containsExactlyInAnyOrder("did-plc-alicealicealicealicealic/docs", "did-plc-bobbobbobbobbobbobbobbobb/api");
+        assertThat(asked).as("one read of Alice's records, no listRepos").containsExactly("com.atproto.repo.listRecords " + ALICE);
+        assertThat(log).contains("atproto: watching did-plc-alicealicealicealicealic/docs (at://" + ALICE + "/dev.knotless.repo/docs)")
+                .contains("atproto: repository did-plc-alicealicealicealicealic/web no longer names this runner; not watched");
+        asked.clear();
+        forge.repositories();
+        assertThat(asked).as("the mark was taken").isEmpty();
+
+        forge.eventsLost();
+        assertThat(forge.repositories()).as("lost events: a full scan, before the interval").hasSize(3);
+        assertThat(asked).contains("com.atproto.sync.listRepos");
+    }
+
+    @Test
+    void aFailedTargetedReadBringsTheFullScanWithinAMinute() throws Exception {
+        record(ALICE, "web", "web", "https://git.example/alice/web.git", "main", RUNNER);
+        forge = new AtprotoForge(new RepoRecords(new XrpcClient(new OkHttpClient(),
+                HttpUrl.get("http://127.0.0.1:" + server.getAddress().getPort() + "/"), null, json), log::add), RUNNER, local,
+                CheckPublisher.NONE, Duration.ofHours(1), clock, log::add);
+        forge.repositories();
+        down = true;
+        forge.accountChanged(ALICE);
+        assertThat(forge.repositories()).hasSize(1);
+        down = false;
+        record(BOB, "api", "api", "https://git.example/bob/api.git", "main", RUNNER);
+        asked.clear();
+        assertThat(forge.repositories()).as("not retried at once").hasSize(1);
+        assertThat(asked).isEmpty();
+        clock.now = clock.now.plus(AtprotoForge.RETRY_SCAN);
+        assertThat(forge.repositories()).hasSize(2);
     }
 }

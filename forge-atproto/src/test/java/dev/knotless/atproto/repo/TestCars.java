@@ -10,6 +10,11 @@ public final class TestCars {
 
     private TestCars() {}
 
+    /** A CAR v1 of {@code blocks}, each under its own CID, for tests that build frames. */
+    public static byte[] write(List<Cid> roots, List<byte[]> blocks) {
+        return Fixture.write(roots, blocks);
+    }
+
     /**
      * {@code car} with each record block whose {@code field} is {@code from} replaced by one where it
      * is {@code to}, under the new block's own CID: a well-formed CAR, as a forger would serve it.

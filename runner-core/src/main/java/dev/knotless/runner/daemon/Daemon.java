@@ -275,6 +275,16 @@ public final class Daemon implements AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * Has the loop's next round come now rather than after the poll interval: what a forge asks when
+     * it learnt that its repositories changed (the ATProto firehose saw a repository record
+     * written), so the new one is found and polled at once. Repeated asks before the loop looks are
+     * one round.
+     */
+    public void lookNow() {
+        wake.offer(WAKE);
+    }
+
     /** Polls the due repositories and queues what their events make; one line per failure. */
     void pollOnce() throws IOException {
         intake.pollOnce();

@@ -193,6 +193,32 @@ class DaemonTest {
     }
 
     @Test
+    void lookNowHasTheLoopFindARepositoryAddedSinceItsLastRoundWithoutWaitingForTheInterval() throws Exception {
+        Path dir = temp.resolve("state");
+        Run run = new Run(executor, recorder(dir), SecretStore.inMemory(),
+                new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
+                RunJournal.NONE, Clock.systemUTC());
+        daemon = new Daemon(new Daemon.Settings("a", true, Set.of(), false, 1, Duration.ofHours(1), "debian:bookworm-slim"),
+                forge, state, new Mirrors(dir), run, executor, recorder(dir), lines::add, Clock.systemUTC());
+        daemon.start();
+        await("the first poll took the baseline", this::baselined);
+        TestRepo later = new TestRepo(temp.resolve("later")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
+        later.commit();
+        forge.add(new Repository("acme/later", later.dir.toString(), "main", List.of("a"), List.of()));
+        Thread.sleep(300);
+        assertThat(state.cursors().get("acme/later")).as("the hour's interval holds the loop").doesNotContainKey("@baseline");
+
+        daemon.lookNow();
+        await("the added repository is polled", () -> {
+            try {
+                return state.cursors().get("acme/later").containsKey("@baseline");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    @Test
     void aWorkflowFileOverTheMirrorsSizeCapIsAnErrorNamingItAndTheOtherWorkflowsStillRun() throws Exception {
         daemon = daemon();
         daemon.start();
