@@ -44,7 +44,7 @@ class AtprotoOptionsTest {
 
     @Test
     void theRunnerIdIsTheAccountsDid() {
-        AtprotoOptions.Account account = new AtprotoOptions.Account(null,
+        AtprotoOptions.Account account = new AtprotoOptions.Account(null, null,
                 new Session("did:plc:runnerrunnerrunnerrunner", "runner.test", "access", "refresh"));
         assertThat(account.runnerId(null)).isEqualTo("did:plc:runnerrunnerrunnerrunner");
         assertThat(account.runnerId("did:plc:runnerrunnerrunnerrunner")).isEqualTo("did:plc:runnerrunnerrunnerrunner");
