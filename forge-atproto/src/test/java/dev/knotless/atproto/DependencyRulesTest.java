@@ -32,12 +32,15 @@ class DependencyRulesTest {
                 .check(production);
     }
 
-    /** The forge is the one part that speaks the daemon's forge seam: repositories, events, the merge queue. */
+    /**
+     * The forge is the one part that speaks the daemon's forge seam (repositories, events, the merge
+     * queue); it follows the firehose over OkHttp's WebSocket.
+     */
     @Test
     void theForgeAddsOnlyTheDaemonsForgeSeam() {
         classes().that().resideInAPackage("dev.knotless.atproto.forge..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.runner.forge",
-                        "java..", "com.fasterxml.jackson..", "org.jspecify..")
+                        "java..", "okhttp3..", "okio..", "kotlin..", "com.fasterxml.jackson..", "org.jspecify..")
                 .check(production);
     }
 
