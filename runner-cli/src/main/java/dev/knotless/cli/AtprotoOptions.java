@@ -3,6 +3,8 @@ package dev.knotless.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.atproto.AtprotoCheckPublisher;
 import dev.knotless.atproto.forge.AtprotoForge;
+import dev.knotless.atproto.forge.CommitSignatures;
+import dev.knotless.atproto.identity.DidResolver;
 import dev.knotless.atproto.forge.Firehose;
 import dev.knotless.atproto.forge.FirehoseCursor;
 import dev.knotless.atproto.forge.ReconnectDelay;
@@ -44,6 +46,11 @@ final class AtprotoOptions {
                     + " lines (the password is never printed); the account's DID is the runner id.")
     @Nullable Path identity;
 
+    @Option(names = "--plc", defaultValue = "https://plc.directory", paramLabel = "URL",
+            description = "With --forge atproto: the PLC directory that resolves did:plc accounts, whose keys the firehose's"
+                    + " commits are checked against; default: ${DEFAULT-VALUE}.")
+    String plc;
+
     @Option(names = "--atproto-scan", defaultValue = "10m", paramLabel = "DURATION",
             description = "With --forge atproto: how often every account's repository records are read again (they are"
                     + " read at start too; between scans the firehose says which accounts changed); default: ${DEFAULT-VALUE}.")
@@ -54,6 +61,15 @@ final class AtprotoOptions {
                     + " found when it is written; its cursor is kept in the state directory. With false, only --atproto-scan"
                     + " finds records (give it a shorter interval); default: ${DEFAULT-VALUE}.")
     boolean firehose;
+
+    /** The PLC directory's URL. */
+    HttpUrl plcUrl() {
+        HttpUrl url = HttpUrl.parse(plc);
+        if (url == null) {
+            throw new IllegalArgumentException("--plc '" + plc + "' is not an http(s) URL");
+        }
+        return url;
+    }
 
     /** The runner's account, logged in; null with the embedded forge. */
     @Nullable Account login() throws IOException {
@@ -97,7 +113,7 @@ final class AtprotoOptions {
          *
          * @param cursorFile where the firehose's cursor is kept
          */
-        Wired forge(EmbeddedForge local, Duration scanEvery, boolean firehose, Path cursorFile, Consumer<String> log) {
+        Wired forge(EmbeddedForge local, Duration scanEvery, boolean firehose, HttpUrl plc, Path cursorFile, Consumer<String> log) {
             AtomicReference<AtprotoForge> forge = new AtomicReference<>();
             AtprotoCheckPublisher publisher = new AtprotoCheckPublisher(client,
                     repo -> forge.get() == null ? repo : forge.get().atUri(repo).orElse(repo), AtprotoCheckPublisher.Settings.DEFAULT, log);
@@ -105,8 +121,10 @@ final class AtprotoOptions {
             if (!firehose) {
                 return new Wired(forge.get(), forge.get(), List.of(publisher));
             }
+            DidResolver dids = new DidResolver(http, plc, new ObjectMapper());
+            CommitSignatures signatures = new CommitSignatures(did -> dids.resolve(did).signingKey(), Clock.systemUTC());
             Firehose follower = new Firehose(http, client.service(), new FirehoseCursor(cursorFile, client.service().toString()),
-                    forge.get(), ReconnectDelay.DEFAULT, RandomGenerator.getDefault(), Clock.systemUTC(), log);
+                    forge.get(), signatures, ReconnectDelay.DEFAULT, RandomGenerator.getDefault(), Clock.systemUTC(), log);
             follower.start();
             // The follower first: it stops marking before the publisher sends what is left.
             return new Wired(forge.get(), forge.get(), List.of(follower, publisher));

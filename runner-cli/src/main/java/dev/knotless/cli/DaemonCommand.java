@@ -155,7 +155,7 @@ final class DaemonCommand implements Callable<Integer> {
             Executor metered = metrics.executor(executor);
             EmbeddedForge local = new EmbeddedForge(stateDir.resolve("forge"), state.cursors());
             AtprotoOptions.Wired wired = account == null ? AtprotoOptions.Wired.embedded(local)
-                    : account.forge(local, duration("--atproto-scan", atproto.scan), atproto.firehose,
+                    : account.forge(local, duration("--atproto-scan", atproto.scan), atproto.firehose, atproto.plcUrl(),
                             stateDir.resolve("atproto-firehose.cursor"), log::line);
             Forge forge = metrics.forge(wired.forge());
             CheckStore checks = new CheckStore(stateDir);

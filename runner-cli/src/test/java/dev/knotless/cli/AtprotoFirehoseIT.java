@@ -66,7 +66,7 @@ class AtprotoFirehoseIT {
         XrpcClient ownerClient = new XrpcClient(new OkHttpClient(), pds, owner.identity(), AtprotoForgeIT.JSON);
         Path state = tmp.resolve("state");
         List<String> args = new ArrayList<>(List.of("--state-dir", state.toString(), "--discover",
-                "--forge", "atproto", "--pds", pds.toString(), "--identity", identity.toString(), "--atproto-scan", "1h",
+                "--forge", "atproto", "--pds", pds.toString(), "--identity", identity.toString(), "--plc", env.getProperty("KNOTLESS_PLC_URL"), "--atproto-scan", "1h",
                 "--poll-interval", "20s", "--kill-grace", "2s", "--image", ExecIT.IMAGE));
 
         long seq;

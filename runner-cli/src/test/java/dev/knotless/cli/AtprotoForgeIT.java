@@ -91,7 +91,7 @@ class AtprotoForgeIT {
         String repoName = owner.did().replace(':', '-') + "/web";
 
         List<String> args = new ArrayList<>(List.of("--state-dir", tmp.resolve("state").toString(), "--discover",
-                "--forge", "atproto", "--pds", pds.toString(), "--identity", identity.toString(), "--atproto-scan", "1s",
+                "--forge", "atproto", "--pds", pds.toString(), "--identity", identity.toString(), "--plc", env.getProperty("KNOTLESS_PLC_URL"), "--atproto-scan", "1s",
                 "--poll-interval", "200ms", "--kill-grace", "2s", "--image", ExecIT.IMAGE));
         try (DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve("daemon.log"), args)) {
             d.await("the record is found", Duration.ofSeconds(60), () -> d.log().contains("atproto: watching " + repoName));

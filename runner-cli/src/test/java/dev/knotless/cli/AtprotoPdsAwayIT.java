@@ -85,7 +85,7 @@ class AtprotoPdsAwayIT {
             Files.setPosixFilePermissions(identity, PosixFilePermissions.fromString("rw-------"));
 
             List<String> args = new ArrayList<>(List.of("--state-dir", tmp.resolve("state").toString(), "--discover",
-                    "--forge", "atproto", "--pds", url.toString(), "--identity", identity.toString(), "--atproto-scan", "1s",
+                    "--forge", "atproto", "--pds", url.toString(), "--identity", identity.toString(), "--plc", shared.getProperty("KNOTLESS_PLC_URL"), "--atproto-scan", "1s",
                     "--poll-interval", "200ms", "--kill-grace", "2s", "--image", ExecIT.IMAGE, "--listen", "127.0.0.1:0",
                     "--public-read"));
             try (DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve("daemon.log"), args)) {

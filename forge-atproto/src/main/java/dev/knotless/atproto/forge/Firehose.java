@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -30,10 +31,13 @@ import org.jspecify.annotations.Nullable;
  * close). Frames are handled on OkHttp's reader thread and only mark accounts; nothing here
  * waits on the daemon's loop, nor it on this.
  *
- * <p>Commits are not checked against the account's signing key: a frame only makes discovery read
- * that account's records again through the PDS's API, the same read the full scan makes, so a
- * forged frame can at most cause a read. Each frame's structure is checked ({@link FirehoseFrame});
- * one that does not pass is a log line (at most one a minute, with a count) and is skipped.
+ * <p>A commit that touches a repository record is acted on only when its signature verifies
+ * under the account's key ({@link CommitSignatures}): what the stream says an account wrote, the
+ * account signed. (A forged frame could at most make discovery read that account's records again
+ * through the PDS's API, but a stream that is believed unchecked invites more uses than that.) A
+ * commit whose blocks the PDS left out ({@code tooBig}) cannot be checked, and marks nothing: the
+ * full scan reads that account. Each frame's structure is checked ({@link FirehoseFrame}); one
+ * that does not pass is a log line (at most one a minute, with a count) and is skipped.
  */
 public final class Firehose implements AutoCloseable {
 
@@ -55,6 +59,7 @@ public final class Firehose implements AutoCloseable {
     private final HttpUrl pds;
     private final FirehoseCursor cursor;
     private final Changes changes;
+    private final CommitSignatures signatures;
     private final ReconnectDelay delays;
     private final RandomGenerator random;
     private final Clock clock;
@@ -72,8 +77,9 @@ public final class Firehose implements AutoCloseable {
     private long badUnsaid;
     private boolean saveFailing;
 
-    public Firehose(OkHttpClient http, HttpUrl pds, FirehoseCursor cursor, Changes changes, ReconnectDelay delays,
-            RandomGenerator random, Clock clock, Consumer<String> log) {
+    public Firehose(OkHttpClient http, HttpUrl pds, FirehoseCursor cursor, Changes changes, CommitSignatures signatures,
+            ReconnectDelay delays, RandomGenerator random, Clock clock, Consumer<String> log) {
+        this.signatures = signatures;
         // No read timeout: the stream may be quiet for hours; pings tell a dead connection instead.
         this.http = http.newBuilder().readTimeout(Duration.ZERO).pingInterval(PING).build();
         this.pds = pds;
@@ -223,7 +229,14 @@ public final class Firehose implements AutoCloseable {
         switch (frame) {
             case FirehoseFrame.Commit c -> {
                 if (advance(c.seq()) && c.touches(RepoRecords.COLLECTION)) {
-                    changes.accountChanged(c.did());
+                    Optional<String> refused = c.signed() == null
+                            ? Optional.of("a commit of " + c.did() + " without its blocks cannot be checked; the next full scan reads it")
+                            : signatures.refusal(c.signed());
+                    if (refused.isPresent()) {
+                        refused(refused.get());
+                    } else {
+                        changes.accountChanged(c.did());
+                    }
                 }
             }
             case FirehoseFrame.Sync s -> {

@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  * lexicon's bound for a body; the header is a few bytes), decoded by the strict {@link DagCbor}
  * (nesting at most 64, no length believed beyond the bytes), exactly two values. A commit's
  * {@code blocks}, when it has any, must be a CAR whose every block hashes to its CID and which
- * holds the commit it names, of the account the frame says. The signature is not checked: see
- * {@link Firehose} for why a forged frame can at most cause a read.
+ * holds the commit it names, of the account the frame says. Its signature is checked where it is
+ * acted on ({@link Firehose}, {@link CommitSignatures}).
  */
 public sealed interface FirehoseFrame {
 
@@ -38,7 +38,9 @@ public sealed interface FirehoseFrame {
     }
 
     /** A repository changed: {@code ops} are the records written or deleted. */
-    record Commit(long seq, String did, List<Op> ops) implements FirehoseFrame, Sequenced {
+    /** @param signed the signed commit the frame carries; null when the PDS left its blocks out ({@code tooBig}) */
+    record Commit(long seq, String did, List<Op> ops, dev.knotless.atproto.repo.@Nullable Commit signed)
+            implements FirehoseFrame, Sequenced {
         public Commit {
             ops = List.copyOf(ops);
         }
@@ -123,27 +125,27 @@ public sealed interface FirehoseFrame {
             }
             ops.add(new Op(action, path, (Cid) cid));
         }
-        blocks(body, did);
-        return new Commit(seq, did, ops);
+        return new Commit(seq, did, ops, blocks(body, did));
     }
 
     /** The commit's CAR, when it has one, must hold the commit it names, signed for the frame's account. */
-    private static void blocks(Map<?, ?> body, String did) throws ProofException {
+    private static dev.knotless.atproto.repo.@Nullable Commit blocks(Map<?, ?> body, String did) throws ProofException {
         if (!(body.get("blocks") instanceof byte[] blocks) || !(body.get("commit") instanceof Cid commit)) {
             throw new ProofException("a #commit without blocks or commit");
         }
         if (blocks.length == 0 && Boolean.TRUE.equals(body.get("tooBig"))) {
-            return; // an older PDS leaves the blocks out of a large commit; the ops still say what changed
+            return null; // an older PDS leaves the blocks out of a large commit; the ops still say what changed
         }
         Car car = Car.read(blocks);
         Optional<byte[]> block = car.block(commit);
         if (block.isEmpty()) {
             throw new ProofException("a #commit whose blocks lack its commit " + commit);
         }
-        String signer = dev.knotless.atproto.repo.Commit.parse(commit, block.get()).did();
-        if (!signer.equals(did)) {
-            throw new ProofException("a #commit of " + did + " carrying a commit of " + signer);
+        dev.knotless.atproto.repo.Commit signed = dev.knotless.atproto.repo.Commit.parse(commit, block.get());
+        if (!signed.did().equals(did)) {
+            throw new ProofException("a #commit of " + did + " carrying a commit of " + signed.did());
         }
+        return signed;
     }
 
     private static long seq(Map<?, ?> body) throws ProofException {

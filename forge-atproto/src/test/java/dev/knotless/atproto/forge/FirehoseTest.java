@@ -7,6 +7,7 @@ import dev.knotless.atproto.repo.Cid;
 import dev.knotless.atproto.repo.DagCbor;
 import dev.knotless.atproto.repo.ProofException;
 import dev.knotless.atproto.repo.TestCars;
+import dev.knotless.atproto.repo.TestSigners;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +36,16 @@ class FirehoseTest {
 
     static final String ALICE = "did:plc:alicealicealicealicealic";
     static final String PDS = "http://127.0.0.1:2583/";
+    /** Each account's signing key: the stand-in for the DID documents the daemon resolves. */
+    static final Map<String, TestSigners.K1> KEYS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    static TestSigners.K1 keyOf(String did) {
+        return KEYS.computeIfAbsent(did, d -> TestSigners.secp256k1());
+    }
+
+    static CommitSignatures signatures(AtprotoForgeTest.MutableClock clock) {
+        return new CommitSignatures(did -> keyOf(did).key(), clock);
+    }
 
     @TempDir Path dir;
     final List<String> log = new CopyOnWriteArrayList<>();
@@ -57,7 +68,7 @@ class FirehoseTest {
             public void eventsLost() {
                 lost++;
             }
-        }, ReconnectDelay.DEFAULT, new SplittableRandom(1), clock, log::add);
+        }, signatures(clock), ReconnectDelay.DEFAULT, new SplittableRandom(1), clock, log::add);
     }
 
     @AfterEach
@@ -77,8 +88,13 @@ class FirehoseTest {
         return Map.of("op", 1L, "t", type);
     }
 
-    /** A commit frame whose CAR holds a commit signed (in form) by {@code signer}, and the records it writes. */
+    /** A commit frame whose CAR holds a commit of {@code signer}, signed with its key, and the records it writes. */
     static byte[] commit(long seq, String did, String signer, String... paths) {
+        return commit(seq, did, signer, keyOf(signer), paths);
+    }
+
+    /** As {@link #commit(long, String, String, String...)}, signed with {@code key}. */
+    static byte[] commit(long seq, String did, String signer, TestSigners.K1 key, String... paths) {
         Map<String, Object> record = Map.of("$type", "dev.knotless.repo", "name", "web");
         byte[] recordBlock = DagCbor.encode(record);
         Map<String, Object> commit = new LinkedHashMap<>();
@@ -87,7 +103,7 @@ class FirehoseTest {
         commit.put("data", Cid.ofDagCbor(new byte[] {(byte) 0xa0}));
         commit.put("rev", "3lzzzzzzzzz2a");
         commit.put("prev", null);
-        commit.put("sig", new byte[64]);
+        commit.put("sig", key.sign(DagCbor.encode(commit)));
         byte[] commitBlock = DagCbor.encode(commit);
         Cid commitCid = Cid.ofDagCbor(commitBlock);
         List<Object> ops = new ArrayList<>();
@@ -107,6 +123,17 @@ class FirehoseTest {
         body.put("tooBig", false);
         body.put("time", "2026-12-01T10:00:00.000Z");
         return frame(header("#commit"), body);
+    }
+
+    @Test
+    void aCommitNotSignedWithItsAccountsKeyMarksNothing() throws Exception {
+        firehose.handle(commit(5, ALICE, ALICE, TestSigners.secp256k1(), "dev.knotless.repo/web"));
+        assertThat(changed).isEmpty();
+        assertThat(log).singleElement().asString()
+                .startsWith("atproto: a firehose frame is skipped: a commit of " + ALICE + " whose signature does not verify under its key did:key:z");
+        assertThat(firehose.seq()).as("the stream goes on past it").isEqualTo(5);
+        firehose.handle(commit(6, ALICE, ALICE, "dev.knotless.repo/web"));
+        assertThat(changed).containsExactly(ALICE);
     }
 
     @Test
@@ -206,7 +233,7 @@ class FirehoseTest {
 
             @Override
             public void eventsLost() {}
-        }, ReconnectDelay.DEFAULT, new SplittableRandom(1), clock, log::add);
+        }, signatures(clock), ReconnectDelay.DEFAULT, new SplittableRandom(1), clock, log::add);
         try {
             assertThat(again.url(cursor.load().orElseThrow()).toString())
                     .isEqualTo("http://127.0.0.1:2583/xrpc/com.atproto.sync.subscribeRepos?cursor=41");
