@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.xrpc.Identity;
 import dev.knotless.atproto.xrpc.Records;
 import dev.knotless.atproto.xrpc.XrpcClient;
-import dev.knotless.testkit.TestRepo;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -67,17 +66,13 @@ class AtprotoForgeIT {
         Account runner = account(pds, "runner");
         Account owner = account(pds, "owner");
 
-        Path bare = tmp.resolve("web.git");
-        new ProcessBuilder("git", "init", "-q", "--bare", "-b", "main", bare.toString()).inheritIO().start().waitFor();
-        TestRepo work = new TestRepo(tmp.resolve("work")).workflow("ci.yaml", """
-                image: %s
+        PushedRepo repo = PushedRepo.create(tmp, "web", """
                 on: [push]
                 steps:
                   - name: talk
                     run: echo hello from the atproto forge
-                """.formatted(DaemonIT.IMAGE));
-        work.commit();
-        work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+                """);
+        Path bare = repo.bare();
 
         XrpcClient ownerClient = new XrpcClient(new OkHttpClient(), pds, owner.identity(), JSON);
         ObjectNode record = JSON.createObjectNode().put("$type", "dev.knotless.repo").put("name", "web")
@@ -96,8 +91,7 @@ class AtprotoForgeIT {
         try (DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve("daemon.log"), args)) {
             d.await("the record is found", Duration.ofSeconds(60), () -> d.log().contains("atproto: watching " + repoName));
             Thread.sleep(1000); // the first poll records the baseline
-            String sha = work.file("a.txt", "pushed").commit();
-            work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+            String sha = repo.push("a.txt", "pushed");
 
             XrpcClient reader = new XrpcClient(new OkHttpClient(), pds, null, JSON);
             Records.Stored[] check = new Records.Stored[1];

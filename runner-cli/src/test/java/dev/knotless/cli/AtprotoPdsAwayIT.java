@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.xrpc.Records;
 import dev.knotless.atproto.xrpc.XrpcClient;
-import dev.knotless.testkit.TestRepo;
 import java.io.Reader;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -65,17 +64,13 @@ class AtprotoPdsAwayIT {
             AtprotoForgeIT.Account runner = AtprotoForgeIT.account(url, "arun");
             AtprotoForgeIT.Account owner = AtprotoForgeIT.account(url, "aown");
 
-            Path bare = tmp.resolve("web.git");
-            new ProcessBuilder("git", "init", "-q", "--bare", "-b", "main", bare.toString()).inheritIO().start().waitFor();
-            TestRepo work = new TestRepo(tmp.resolve("work")).workflow("ci.yaml", """
-                    image: %s
+            PushedRepo repo = PushedRepo.create(tmp, "web", """
                     on: [push]
                     steps:
                       - name: slow
                         run: sleep 8; echo finished while the pds was away
-                    """.formatted(DaemonIT.IMAGE));
-            work.commit();
-            work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+                    """);
+            Path bare = repo.bare();
             ObjectNode record = JSON.createObjectNode().put("$type", "dev.knotless.repo").put("name", "web")
                     .put("cloneUrl", bare.toString()).put("defaultBranch", "main").put("createdAt", Instant.now().toString());
             record.putArray("runners").add(runner.did());
@@ -94,8 +89,7 @@ class AtprotoPdsAwayIT {
                 String base = serving.group(1).replaceAll("/$", "");
                 d.await("the record is found", Duration.ofSeconds(60), () -> d.log().contains("atproto: watching "));
                 Thread.sleep(1000); // the first poll records the baseline
-                String sha = work.file("a.txt", "pushed").commit();
-                work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+                String sha = repo.push("a.txt", "pushed");
 
                 XrpcClient reader = new XrpcClient(new OkHttpClient(), url, null, JSON);
                 d.await("the running check on the PDS", Duration.ofSeconds(60), () -> status(reader, runner.did(), sha).equals("running"));

@@ -2,12 +2,10 @@ package dev.knotless.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.testkit.TestRepo;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
@@ -59,12 +56,6 @@ class ForgeHooksIT {
         return file;
     }
 
-    JsonNode get(String base, String path) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        return JSON.readTree(r.body());
-    }
-
     HttpResponse<String> hook(String base, byte[] body, String signature) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(base + "/hooks/github"))
                 .header("Content-Type", "application/json").header("X-GitHub-Event", "push")
@@ -75,17 +66,13 @@ class ForgeHooksIT {
     @Test
     void aSignedGitHubPushWebhookStartsTheRunWithinASecondUnderAnHourlyPoll() throws Exception {
         // The "forge": a bare repository, pushed to from a working copy.
-        Path bare = tmp.resolve("web.git");
-        new ProcessBuilder("git", "init", "-q", "--bare", "-b", "main", bare.toString()).inheritIO().start().waitFor();
-        TestRepo work = new TestRepo(tmp.resolve("work")).workflow("ci.yaml", """
-                image: %s
+        PushedRepo repo = PushedRepo.create(tmp, "web", """
                 on: [push]
                 steps:
                   - name: talk
                     run: echo hooked
-                """.formatted(DaemonIT.IMAGE));
-        work.commit();
-        work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+                """);
+        Path bare = repo.bare();
         Path state = tmp.resolve("state");
         HttpDaemon.record(state, new Repository("acme/web", bare.toString(), "main", List.of(runnerId), List.of()));
 
@@ -109,6 +96,7 @@ class ForgeHooksIT {
             Matcher serving = SERVING.matcher("");
             d.await("it serves", Duration.ofSeconds(60), () -> serving.reset(d.log()).find());
             String base = serving.group(1).replaceAll("/$", "");
+            DaemonApi daemon = new DaemonApi(base);
             d.await("the baseline of acme/web", Duration.ofSeconds(60), () -> {
                 try (StateStore store = StateStore.open(state)) {
                     return store.cursors().get("acme/web").containsKey("@baseline");
@@ -117,10 +105,9 @@ class ForgeHooksIT {
                 }
             });
 
-            String sha = work.file("a.txt", "hooked").commit();
-            work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+            String sha = repo.push("a.txt", "hooked");
             Thread.sleep(1500);
-            assertThat(get(base, "/api/runs")).as("an hourly poll has not looked again").isEmpty();
+            assertThat(daemon.get("/api/runs")).as("an hourly poll has not looked again").isEmpty();
 
             // The shape GitHub sends, with the repository's URLs being the bare repository's path.
             byte[] body = """
@@ -133,36 +120,13 @@ class ForgeHooksIT {
             HttpResponse<String> forged = hook(base, body, "sha256=" + "0".repeat(64));
             assertThat(forged.statusCode()).as(forged.body()).isEqualTo(401);
             Thread.sleep(300);
-            assertThat(get(base, "/api/runs")).as("a refused hook polls nothing").isEmpty();
+            assertThat(daemon.get("/api/runs")).as("a refused hook polls nothing").isEmpty();
 
-            Instant hooked = Instant.now();
-            HttpResponse<String> r = hook(base, body, "sha256=" + hmac(body));
-            assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
-            assertThat(JSON.readTree(r.body()).get("repo").asText()).isEqualTo("acme/web");
-            JsonNode run;
-            while (true) {
-                JsonNode runs = get(base, "/api/runs");
-                if (runs.size() == 1 && !runs.get(0).get("status").asText().equals("pending")) {
-                    run = runs.get(0);
-                    break;
-                }
-                if (Duration.between(hooked, Instant.now()).toSeconds() > 30) {
-                    throw new AssertionError("no run started; the daemon's log:\n" + d.log());
-                }
-                Thread.sleep(20);
-            }
-            Duration took = Duration.between(hooked, Instant.now());
-            System.out.println("ForgeHooksIT: webhook -> run started in " + took.toMillis() + " ms");
-            assertThat(run.get("commit").asText()).isEqualTo(sha);
-            assertThat(took).as("webhook -> run started").isLessThan(Duration.ofSeconds(1));
-            String id = run.get("id").asText();
-            d.await("the run passes", Duration.ofSeconds(90), () -> {
-                try {
-                    return get(base, "/api/runs/" + id).get("status").asText().equals("success");
-                } catch (Exception e) {
-                    return false;
-                }
-            });
+            DaemonApi.Started started = daemon.startedRun(d, sha, () -> hook(base, body, "sha256=" + hmac(body)));
+            System.out.println("ForgeHooksIT: webhook -> run started in " + started.took().toMillis() + " ms");
+            assertThat(started.took()).as("webhook -> run started").isLessThan(Duration.ofSeconds(1));
+            String id = started.run().get("id").asText();
+            daemon.awaitSuccess(d, id);
             d.await("GitHub hears pending, then success", Duration.ofSeconds(30),
                     () -> statuses.stream().anyMatch(s -> s.contains("\"success\"")));
             assertThat(statuses.get(0)).startsWith("/repos/acme/web/statuses/" + sha + " Bearer it-status-token ")
@@ -171,21 +135,19 @@ class ForgeHooksIT {
             assertThat(d.log()).contains("github webhook refused").doesNotContain(SECRET).doesNotContain("it-status-token");
 
             // Gitea (and Forgejo) and GitLab, each in its own payload shape and signature, on the same daemon.
-            String giteaSha = work.file("b.txt", "gitea").commit();
-            work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+            String giteaSha = repo.push("b.txt", "gitea");
             byte[] gitea = """
                     {"ref": "refs/heads/main", "before": "%s", "after": "%s", "compare_url": "", "commits": [],
                      "repository": {"id": 1, "name": "web", "full_name": "acme/web", "html_url": "file://%s",
                       "clone_url": "%s", "ssh_url": "git@codeberg.org:acme/web.git", "default_branch": "main"},
                      "pusher": {"login": "gitea"}, "sender": {"login": "gitea"}}
                     """.formatted(sha, giteaSha, bare, bare).getBytes(StandardCharsets.UTF_8);
-            assertThat(post(base, "/hooks/gitea", gitea, "X-Gitea-Event", "push", "X-Gitea-Signature", "0".repeat(64)).statusCode())
+            assertThat(daemon.post("/hooks/gitea", gitea, "X-Gitea-Event", "push", "X-Gitea-Signature", "0".repeat(64)).statusCode())
                     .isEqualTo(401);
-            assertRunStartsWithinASecond(d, base, giteaSha,
-                    () -> post(base, "/hooks/gitea", gitea, "X-Gitea-Event", "push", "X-Gitea-Signature", hmac(gitea)), "gitea");
+            assertStartsWithinASecond(daemon.startedRun(d, giteaSha,
+                    () -> daemon.post("/hooks/gitea", gitea, "X-Gitea-Event", "push", "X-Gitea-Signature", hmac(gitea))), "gitea");
 
-            String gitlabSha = work.file("c.txt", "gitlab").commit();
-            work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+            String gitlabSha = repo.push("c.txt", "gitlab");
             byte[] gitlab = """
                     {"object_kind": "push", "event_name": "push", "before": "%s", "after": "%s", "ref": "refs/heads/main",
                      "checkout_sha": "%s", "user_username": "jsmith", "project_id": 15,
@@ -193,43 +155,18 @@ class ForgeHooksIT {
                       "git_http_url": "%s", "path_with_namespace": "acme/web", "default_branch": "main"},
                      "commits": [], "total_commits_count": 0}
                     """.formatted(giteaSha, gitlabSha, gitlabSha, bare, bare).getBytes(StandardCharsets.UTF_8);
-            assertThat(post(base, "/hooks/gitlab", gitlab, "X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", "not-the-token").statusCode())
+            assertThat(daemon.post("/hooks/gitlab", gitlab, "X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", "not-the-token").statusCode())
                     .isEqualTo(401);
-            assertRunStartsWithinASecond(d, base, gitlabSha,
-                    () -> post(base, "/hooks/gitlab", gitlab, "X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", SECRET), "gitlab");
+            assertStartsWithinASecond(daemon.startedRun(d, gitlabSha,
+                    () -> daemon.post("/hooks/gitlab", gitlab, "X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", SECRET)), "gitlab");
             assertThat(d.log()).contains("gitea webhook refused").contains("gitlab webhook refused").doesNotContain(SECRET);
         } finally {
             github.stop(0);
         }
     }
 
-    HttpResponse<String> post(String base, String path, byte[] body, String... headers) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json").headers(headers)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    interface Hook {
-        HttpResponse<String> send() throws Exception;
-    }
-
-    /** Sends {@code hook} and waits for the run of {@code sha} to leave pending: within a second, as no poll is due. */
-    void assertRunStartsWithinASecond(DaemonProcess d, String base, String sha, Hook hook, String forge) throws Exception {
-        Instant hooked = Instant.now();
-        HttpResponse<String> r = hook.send();
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
-        while (true) {
-            for (JsonNode run : get(base, "/api/runs")) {
-                if (run.get("commit").asText().equals(sha) && !run.get("status").asText().equals("pending")) {
-                    Duration took = Duration.between(hooked, Instant.now());
-                    System.out.println("ForgeHooksIT: " + forge + " webhook -> run started in " + took.toMillis() + " ms");
-                    assertThat(took).as(forge + " webhook -> run started").isLessThan(Duration.ofSeconds(1));
-                    return;
-                }
-            }
-            if (Duration.between(hooked, Instant.now()).toSeconds() > 30) {
-                throw new AssertionError("no run of " + sha + " started after the " + forge + " hook; the daemon's log:\n" + d.log());
-            }
-            Thread.sleep(20);
-        }
+    static void assertStartsWithinASecond(DaemonApi.Started started, String forge) {
+        System.out.println("ForgeHooksIT: " + forge + " webhook -> run started in " + started.took().toMillis() + " ms");
+        assertThat(started.took()).as(forge + " webhook -> run started").isLessThan(Duration.ofSeconds(1));
     }
 }

@@ -16,7 +16,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -38,12 +37,6 @@ class PullRequestHooksIT {
     final String runnerId = "pullhooks-" + UUID.randomUUID().toString().substring(0, 8);
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    JsonNode get(String base, String path) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        return JSON.readTree(r.body());
-    }
-
     HttpResponse<String> hook(String base, byte[] body) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(base + "/hooks/github"))
                 .header("Content-Type", "application/json").header("X-GitHub-Event", "pull_request")
@@ -54,17 +47,14 @@ class PullRequestHooksIT {
 
     @Test
     void aSignedGitHubPullRequestHookFromAForkStartsAnUntrustedPullRunWithinASecond() throws Exception {
-        Path bare = tmp.resolve("web.git");
-        new ProcessBuilder("git", "init", "-q", "--bare", "-b", "main", bare.toString()).inheritIO().start().waitFor();
-        TestRepo work = new TestRepo(tmp.resolve("work")).workflow("ci.yaml", """
-                image: %s
+        PushedRepo repo = PushedRepo.create(tmp, "web", """
                 on: [push, pull]
                 steps:
                   - name: talk
                     run: echo "event=$KNOTLESS_EVENT"
-                """.formatted(DaemonIT.IMAGE));
-        work.commit();
-        work.git("push", "-q", bare.toString(), "HEAD:refs/heads/main");
+                """);
+        Path bare = repo.bare();
+        TestRepo work = repo.work();
         Path state = tmp.resolve("state");
         HttpDaemon.record(state, new Repository("acme/web", bare.toString(), "main", List.of(runnerId), List.of()));
         Path secrets = ForgeHooksIT.ownerOnly(tmp.resolve("webhook-secrets"), "github " + ForgeHooksIT.SECRET + "\n");
@@ -74,6 +64,7 @@ class PullRequestHooksIT {
             Matcher serving = ForgeHooksIT.SERVING.matcher("");
             d.await("it serves", Duration.ofSeconds(60), () -> serving.reset(d.log()).find());
             String base = serving.group(1).replaceAll("/$", "");
+            DaemonApi daemon = new DaemonApi(base);
             d.await("the baseline of acme/web", Duration.ofSeconds(60), () -> {
                 try (StateStore store = StateStore.open(state)) {
                     return store.cursors().get("acme/web").containsKey("@baseline");
@@ -88,7 +79,7 @@ class PullRequestHooksIT {
             String sha = work.file("fork.txt", "from a fork").commit();
             work.git("push", "-q", bare.toString(), sha + ":refs/pull/7/head", sha + ":refs/pull/7/merge");
             Thread.sleep(1500);
-            assertThat(get(base, "/api/runs")).as("an hourly poll has not looked again").isEmpty();
+            assertThat(daemon.get("/api/runs")).as("an hourly poll has not looked again").isEmpty();
 
             byte[] body = """
                     {"action": "synchronize", "number": 7,
@@ -103,23 +94,13 @@ class PullRequestHooksIT {
                      "sender": {"login": "octocat", "id": 2}}
                     """.formatted(sha, bare, bare, bare).getBytes(StandardCharsets.UTF_8);
 
-            Instant hooked = Instant.now();
-            HttpResponse<String> r = hook(base, body);
-            assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
-            assertThat(JSON.readTree(r.body()).get("event").asText()).isEqualTo("pull request #7");
-            JsonNode run;
-            while (true) {
-                JsonNode runs = get(base, "/api/runs");
-                if (runs.size() >= 1 && !runs.get(0).get("status").asText().equals("pending")) {
-                    run = runs.get(0);
-                    break;
-                }
-                if (Duration.between(hooked, Instant.now()).toSeconds() > 30) {
-                    throw new AssertionError("no run started; the daemon's log:\n" + d.log());
-                }
-                Thread.sleep(20);
-            }
-            Duration took = Duration.between(hooked, Instant.now());
+            DaemonApi.Started started = daemon.startedRun(d, sha, () -> {
+                HttpResponse<String> r = hook(base, body);
+                assertThat(JSON.readTree(r.body()).get("event").asText()).isEqualTo("pull request #7");
+                return r;
+            });
+            JsonNode run = started.run();
+            Duration took = started.took();
             System.out.println("PullRequestHooksIT: webhook -> pull request run started in " + took.toMillis() + " ms");
             assertThat(run.get("commit").asText()).isEqualTo(sha);
             assertThat(run.get("ref").asText()).isEqualTo("refs/pull/7/head");
@@ -130,14 +111,8 @@ class PullRequestHooksIT {
                     .contains(new EmbeddedForge.PullInfo("main", "octocat", false));
             assertThat(d.log()).contains("acme/web pull #7 refs/pull/7/head@").contains("by octocat (untrusted) into main");
             String id = run.get("id").asText();
-            d.await("the run passes", Duration.ofSeconds(90), () -> {
-                try {
-                    return get(base, "/api/runs/" + id).get("status").asText().equals("success");
-                } catch (Exception e) {
-                    return false;
-                }
-            });
-            assertThat(get(base, "/api/runs")).as("one run: the pull request's head, not GitHub's test merge").hasSize(1);
+            daemon.awaitSuccess(d, id);
+            assertThat(daemon.get("/api/runs")).as("one run: the pull request's head, not GitHub's test merge").hasSize(1);
         }
     }
 }
