@@ -20,7 +20,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,15 +37,10 @@ class AtprotoFirehoseIT {
 
     @Test
     void aRecordWrittenWhileTheDaemonRunsIsFoundByTheFirehoseAndARestartResumesFromTheCursor() throws Exception {
-        Assumptions.assumeTrue(Files.isRegularFile(AtprotoForgeIT.ENV), "skipped: no PDS env file at " + AtprotoForgeIT.ENV
-                + " (scripts/pds up)");
-        Properties env = new Properties();
-        try (Reader r = Files.newBufferedReader(AtprotoForgeIT.ENV, StandardCharsets.UTF_8)) {
-            env.load(r);
-        }
+        Properties env = SuitePds.env();
         HttpUrl pds = HttpUrl.get(env.getProperty("KNOTLESS_PDS_URL"));
-        AtprotoForgeIT.Account runner = AtprotoForgeIT.account(pds, "runner");
-        AtprotoForgeIT.Account owner = AtprotoForgeIT.account(pds, "owner");
+        SuitePds.Account runner = SuitePds.account(pds, "runner");
+        SuitePds.Account owner = SuitePds.account(pds, "owner");
 
         TestRepo work = new TestRepo(tmp.resolve("work")).workflow("ci.yaml", """
                 image: %s
@@ -63,7 +57,7 @@ class AtprotoFirehoseIT {
         Files.writeString(identity, "identifier=" + runner.handle() + "\npassword=" + runner.identity().password() + "\n");
         Files.setPosixFilePermissions(identity, PosixFilePermissions.fromString("rw-------"));
         String owned = owner.did().replace(':', '-');
-        XrpcClient ownerClient = new XrpcClient(new OkHttpClient(), pds, owner.identity(), AtprotoForgeIT.JSON);
+        XrpcClient ownerClient = new XrpcClient(new OkHttpClient(), pds, owner.identity(), SuitePds.JSON);
         Path state = tmp.resolve("state");
         List<String> args = new ArrayList<>(List.of("--state-dir", state.toString(), "--discover",
                 "--forge", "atproto", "--pds", pds.toString(), "--identity", identity.toString(), "--plc", env.getProperty("KNOTLESS_PLC_URL"), "--atproto-scan", "1h",
@@ -122,14 +116,14 @@ class AtprotoFirehoseIT {
     }
 
     private static ObjectNode record(String name, Path cloneUrl, String runnerDid) {
-        ObjectNode record = AtprotoForgeIT.JSON.createObjectNode().put("$type", "dev.knotless.repo").put("name", name)
+        ObjectNode record = SuitePds.JSON.createObjectNode().put("$type", "dev.knotless.repo").put("name", name)
                 .put("cloneUrl", cloneUrl.toString()).put("defaultBranch", "main").put("createdAt", Instant.now().toString());
         record.putArray("runners").add(runnerDid);
         return record;
     }
 
     private static Records.Stored awaitCheck(DaemonProcess d, HttpUrl pds, String runnerDid, String sha) throws Exception {
-        XrpcClient reader = new XrpcClient(new OkHttpClient(), pds, null, AtprotoForgeIT.JSON);
+        XrpcClient reader = new XrpcClient(new OkHttpClient(), pds, null, SuitePds.JSON);
         Records.Stored[] check = new Records.Stored[1];
         d.await("a finished check record in the runner's repository", Duration.ofSeconds(120), () -> {
             try {

@@ -5,24 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.knotless.atproto.xrpc.Identity;
 import dev.knotless.atproto.xrpc.Records;
 import dev.knotless.atproto.xrpc.XrpcClient;
-import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Properties;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,34 +32,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AtprotoForgeIT {
 
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final Path ENV = Path.of(System.getenv().getOrDefault("KNOTLESS_PDS_ENV", "/var/lib/knotless-pds/pds.env"));
+    static final ObjectMapper JSON = SuitePds.JSON;
 
     @TempDir Path tmp;
 
-    record Account(String did, String handle, Identity identity) {}
-
-    static Account account(HttpUrl pds, String prefix) throws Exception {
-        String suffix = HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
-        String handle = prefix + "-" + suffix + ".test";
-        String password = "pw-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(12));
-        JsonNode made = new XrpcClient(new OkHttpClient(), pds, null, JSON).procedure("com.atproto.server.createAccount",
-                JSON.createObjectNode().put("handle", handle).put("email", handle + "@example.com").put("password", password), false);
-        XrpcClient owner = new XrpcClient(new OkHttpClient(), pds, new Identity(handle, password), JSON);
-        JsonNode app = owner.procedure("com.atproto.server.createAppPassword", JSON.createObjectNode().put("name", "knotless-run"), true);
-        return new Account(made.get("did").asText(), handle, new Identity(handle, app.get("password").asText()));
-    }
-
     @Test
     void aRepositoryRecordNamingTheRunnerRunsAndItsCheckIsARecordOfTheRunner() throws Exception {
-        Assumptions.assumeTrue(Files.isRegularFile(ENV), "skipped: no PDS env file at " + ENV + " (scripts/pds up)");
-        Properties env = new Properties();
-        try (Reader r = Files.newBufferedReader(ENV, StandardCharsets.UTF_8)) {
-            env.load(r);
-        }
+        Properties env = SuitePds.env();
         HttpUrl pds = HttpUrl.get(env.getProperty("KNOTLESS_PDS_URL"));
-        Account runner = account(pds, "runner");
-        Account owner = account(pds, "owner");
+        SuitePds.Account runner = SuitePds.account(pds, "runner");
+        SuitePds.Account owner = SuitePds.account(pds, "owner");
 
         PushedRepo repo = PushedRepo.create(tmp, "web", """
                 on: [push]

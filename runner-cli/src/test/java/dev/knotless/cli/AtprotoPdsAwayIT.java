@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.xrpc.Records;
 import dev.knotless.atproto.xrpc.XrpcClient;
-import java.io.Reader;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,12 +44,7 @@ class AtprotoPdsAwayIT {
 
     @Test
     void aRunFinishesWhileThePdsIsAwayAndItsCheckIsThereWhenItReturns() throws Exception {
-        Assumptions.assumeTrue(Files.isRegularFile(AtprotoForgeIT.ENV),
-                "skipped: no PDS env file at " + AtprotoForgeIT.ENV + " (scripts/pds up)");
-        Properties shared = new Properties();
-        try (Reader r = Files.newBufferedReader(AtprotoForgeIT.ENV, StandardCharsets.UTF_8)) {
-            shared.load(r);
-        }
+        Properties shared = SuitePds.env();
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -61,8 +54,8 @@ class AtprotoPdsAwayIT {
         pds(own, "up");
         try {
             HttpUrl url = HttpUrl.get("http://127.0.0.1:" + port + "/");
-            AtprotoForgeIT.Account runner = AtprotoForgeIT.account(url, "arun");
-            AtprotoForgeIT.Account owner = AtprotoForgeIT.account(url, "aown");
+            SuitePds.Account runner = SuitePds.account(url, "arun");
+            SuitePds.Account owner = SuitePds.account(url, "aown");
 
             PushedRepo repo = PushedRepo.create(tmp, "web", """
                     on: [push]

@@ -2,22 +2,11 @@ package dev.knotless.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.knotless.atproto.xrpc.Identity;
 import dev.knotless.atproto.xrpc.XrpcClient;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.util.HexFormat;
-import java.util.Optional;
 import java.util.Properties;
 import okhttp3.HttpUrl;
-import okhttp3.OkHttpClient;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,31 +18,16 @@ class ChecksVerifyIT {
 
     private final ObjectMapper json = new ObjectMapper();
 
-    record Account(String did, XrpcClient client) {}
-
-    private static Properties env() throws Exception {
-        Path file = Optional.ofNullable(System.getenv("KNOTLESS_PDS_ENV")).map(Path::of)
-                .orElse(Path.of("/var/lib/knotless-pds/pds.env"));
-        Assumptions.assumeTrue(Files.isRegularFile(file), () -> "skipped: no PDS (" + file + " is missing): run scripts/pds up first");
-        Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            p.load(r);
-        }
-        return p;
-    }
+    private record Account(String did, XrpcClient client) {}
 
     private Account account(HttpUrl pds, String prefix) throws Exception {
-        String suffix = HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
-        String handle = prefix + "-" + suffix + ".test";
-        String password = "pw-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(12));
-        JsonNode made = new XrpcClient(new OkHttpClient(), pds, null, json).procedure("com.atproto.server.createAccount",
-                json.createObjectNode().put("handle", handle).put("email", handle + "@example.com").put("password", password), false);
-        return new Account(made.get("did").asText(), new XrpcClient(new OkHttpClient(), pds, new Identity(handle, password), json));
+        SuitePds.Account a = SuitePds.account(pds, prefix);
+        return new Account(a.did(), a.client(pds));
     }
 
     @Test
     void theRunnersCheckVerifiesAndACopyElsewhereIsNotTheRunners() throws Exception {
-        Properties env = env();
+        Properties env = SuitePds.env();
         HttpUrl pds = HttpUrl.get(env.getProperty("KNOTLESS_PDS_URL"));
         String plc = env.getProperty("KNOTLESS_PLC_URL");
         Account runner = account(pds, "runner");
