@@ -162,6 +162,11 @@ public final class NodeFixture implements AutoCloseable {
         }
     }
 
+    /** The running agent's process id (for a benchmark's CPU accounting). */
+    public long agentPid() {
+        return agent.pid();
+    }
+
     /** Kills the agent process (SIGKILL). */
     public void killAgent() throws InterruptedException {
         agent.destroyForcibly();
