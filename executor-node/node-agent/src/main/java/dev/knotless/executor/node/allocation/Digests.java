@@ -53,6 +53,36 @@ final class Digests {
             return n;
         }
 
+        /**
+         * As reading to the end and writing each read, but with the source's own buffers (a
+         * channel stream hands over whole frames): counted, bounded and hashed as {@link #read} does.
+         */
+        @Override
+        public long transferTo(OutputStream out) throws IOException {
+            long before = count;
+            in.transferTo(new OutputStream() {
+                @Override
+                public void write(int b) throws IOException {
+                    write(new byte[] {(byte) b}, 0, 1);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) throws IOException {
+                    if (len <= 0) {
+                        return;
+                    }
+                    count += len;
+                    if (count > max) {
+                        over = true;
+                        throw new IOException("over the upload's limit of " + max + " bytes");
+                    }
+                    sha.update(b, off, len);
+                    out.write(b, off, len);
+                }
+            });
+            return count - before;
+        }
+
         String hex() {
             return HexFormat.of().formatHex(sha.digest());
         }

@@ -284,9 +284,12 @@ public final class Runc {
         Files.write(process, processJson);
         try {
             Process p = launch(new ProcessBuilder(execArgv(id, process, runcLog)));
-            Thread in = Thread.ofVirtual().start(() -> pump(stdin, p.getOutputStream(), true));
-            Thread out = Thread.ofVirtual().start(() -> pump(p.getInputStream(), stdout, false));
-            Thread err = Thread.ofVirtual().start(() -> pump(p.getErrorStream(), stderr, false));
+            // Platform threads: pipe reads and writes block in the kernel, and a virtual thread
+            // blocked there pins its carrier and makes the scheduler compensate on every write
+            // (a tenth of the node's CPU in a 100 MiB upload).
+            Thread in = Thread.ofPlatform().daemon().name(name + "-stdin").start(() -> pump(stdin, p.getOutputStream(), true));
+            Thread out = Thread.ofPlatform().daemon().name(name + "-stdout").start(() -> pump(p.getInputStream(), stdout, false));
+            Thread err = Thread.ofPlatform().daemon().name(name + "-stderr").start(() -> pump(p.getErrorStream(), stderr, false));
             int code;
             try {
                 code = p.waitFor();

@@ -16,6 +16,7 @@ import dev.knotless.executor.TransferLimitException;
 import dev.knotless.executor.node.protocol.Action;
 import dev.knotless.executor.node.protocol.Chunks;
 import dev.knotless.executor.node.protocol.Result;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -99,8 +100,11 @@ final class NodeSession implements ResumedSession {
                     sent[0] += len;
                 }
             };
-            tar.writeTo(counting);
-            counting.flush();
+            // The tar writer writes 512-byte records: gathered before the digest, each update and
+            // each write to the stream below is a whole frame's worth.
+            OutputStream gathered = new BufferedOutputStream(counting, Chunks.MAX_DATA);
+            tar.writeTo(gathered);
+            gathered.flush();
         };
         Result.Received received = transfer(new Action.Upload(node, allocation, path, UPLOAD_BOUND), Result.Received.class,
                 counted, NodeCalls.ChunkHandler.NONE, signal, "upload to " + path);

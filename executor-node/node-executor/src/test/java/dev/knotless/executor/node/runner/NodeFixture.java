@@ -138,7 +138,10 @@ public final class NodeFixture implements AutoCloseable {
         NodeExecutor executor = new NodeExecutor(hub, signer, Clock.systemUTC(),
                 network ? options : new NodeExecutor.Options(Optional.empty(), options.placementWait(), options.reattachWindow()));
         Optional<String> subnet = network ? Optional.of(freeSubnet()) : Optional.empty();
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        // A benchmark may run the agent under a launcher of its own (e.g. "taskset -c 1": a core of its own).
+        List<String> command = new ArrayList<>(List.of(System.getProperty("node.agent.launcher", "").split(" ")));
+        command.removeIf(String::isEmpty);
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), NodeChild.class.getName(), NODE, "127.0.0.1",
                 Integer.toString(route.port(hub.address().getPort())), node.privateKey().toString(), keyset.toString(),
                 dir.resolve("ledger").toString(), dir.resolve("state").toString()));
@@ -160,6 +163,11 @@ public final class NodeFixture implements AutoCloseable {
         if (hub.awaitLink(NODE, Duration.ofSeconds(30), dev.knotless.executor.StopSignal.none()).isEmpty()) {
             throw new IllegalStateException("the node agent did not connect within 30 s; its log:\n" + agentLog());
         }
+    }
+
+    /** The running agent's process id (for a benchmark's CPU accounting). */
+    public long agentPid() {
+        return agent.pid();
     }
 
     /** Kills the agent process (SIGKILL). */

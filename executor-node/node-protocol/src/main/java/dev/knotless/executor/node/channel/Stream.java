@@ -275,6 +275,52 @@ public final class Stream implements AutoCloseable {
             return n;
         }
 
+        /**
+         * Hands each frame's bytes to {@code out} as they arrived, without copying them into a
+         * buffer of the caller's first: what {@link #read(byte[], int, int)} would give, in order.
+         */
+        @Override
+        public long transferTo(OutputStream to) throws IOException {
+            Objects.requireNonNull(to);
+            long total = 0;
+            while (true) {
+                byte[] head;
+                int from;
+                int returnNow;
+                lock.lock();
+                try {
+                    while (chunks.isEmpty()) {
+                        if (failure != null) {
+                            throw new IOException(failure);
+                        }
+                        if (inputClosed) {
+                            throw new IOException(Stream.this + ": input is closed");
+                        }
+                        if (remoteFin) {
+                            return total;
+                        }
+                        await();
+                    }
+                    if (failure != null) {
+                        throw new IOException(failure);
+                    }
+                    head = chunks.removeFirst();
+                    from = chunkOffset;
+                    chunkOffset = 0;
+                    unreturned += head.length - from;
+                    returnNow = takeCredit();
+                } finally {
+                    lock.unlock();
+                }
+                if (returnNow > 0) {
+                    connection.sendCredit(id, returnNow);
+                }
+                // Outside the lock: the reader thread keeps filling the stream meanwhile.
+                to.write(head, from, head.length - from);
+                total += head.length - from;
+            }
+        }
+
         @Override
         public int available() {
             lock.lock();

@@ -335,4 +335,56 @@ class ChannelStreamsTest {
             assertThatThrownBy(f::dial).isInstanceOf(IOException.class).hasMessageContaining("refused");
         }
     }
+
+    @Test
+    void transferToAfterAPartialReadGivesEveryByteInOrderPastTheWindow() throws Exception {
+        try (ChannelFixture f = new ChannelFixture()) {
+            Connection node = f.dial();
+            CompletableFuture<byte[]> got = new CompletableFuture<>();
+            f.serverSide().onStream(s -> {
+                try (s) {
+                    java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+                    byte[] first = new byte[1000];
+                    int n = s.in().read(first);
+                    all.write(first, 0, n);
+                    long moved = s.in().transferTo(all);
+                    assertThat(moved).isEqualTo(all.size() - n);
+                    assertThat(s.in().read()).isEqualTo(-1);
+                    got.complete(all.toByteArray());
+                } catch (Throwable e) {
+                    got.completeExceptionally(e);
+                }
+            });
+            // Three windows' worth, in writes that do not line up with frames: credit must flow back.
+            byte[] sent = new byte[3 * Frames.INITIAL_WINDOW + 12345];
+            new Random(7).nextBytes(sent);
+            Stream s = node.open(new byte[0]);
+            for (int off = 0; off < sent.length; off += 100_001) {
+                s.out().write(sent, off, Math.min(100_001, sent.length - off));
+            }
+            s.out().close();
+            assertThat(sha256(got.get(30, TimeUnit.SECONDS))).isEqualTo(sha256(sent));
+        }
+    }
+
+    @Test
+    void transferToFailsWithTheResetOfThePeer() throws Exception {
+        try (ChannelFixture f = new ChannelFixture()) {
+            Connection node = f.dial();
+            CompletableFuture<Throwable> failed = new CompletableFuture<>();
+            f.serverSide().onStream(s -> {
+                try {
+                    s.in().transferTo(java.io.OutputStream.nullOutputStream());
+                    failed.complete(null);
+                } catch (Throwable e) {
+                    failed.complete(e);
+                }
+            });
+            Stream s = node.open(new byte[0]);
+            s.out().write(new byte[200_000]);
+            s.reset("changed my mind");
+            assertThat(failed.get(10, TimeUnit.SECONDS)).isInstanceOf(IOException.class)
+                    .hasMessageContaining("changed my mind");
+        }
+    }
 }
