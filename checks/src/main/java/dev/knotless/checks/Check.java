@@ -75,6 +75,15 @@ public record Check(
         return of(s, CheckStatus.RUNNING, null, startedAt, null, log);
     }
 
+    /** This running check with the steps its run has ended so far. */
+    public Check withStepsSoFar(List<StepResult> ended) {
+        if (status.isFinal()) {
+            throw new IllegalStateException("check " + id + " is final (" + status.wireName() + "); its steps are set");
+        }
+        return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, ended,
+                outputs, log, tests, scheduled, artifacts);
+    }
+
     /** A final {@code error} check of a run that never got as far as its steps: steps unknown. */
     public static Check error(CheckSubject s, Instant startedAt, Instant finishedAt, String reason) {
         return of(s, CheckStatus.ERROR, reason, startedAt, finishedAt, null);

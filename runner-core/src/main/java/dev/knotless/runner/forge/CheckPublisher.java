@@ -18,8 +18,9 @@ public interface CheckPublisher {
     void publish(Check check) throws IOException;
 
     /**
-     * A run's check as it starts ({@code running}). Nothing by default: most publishers show runs
-     * when they end; a commit status shows a run while it goes, so it takes this too.
+     * A run's check while it goes ({@code running}): as it starts, then after each step with the
+     * steps ended so far. Nothing by default: most publishers show runs when they end; a commit
+     * status and a check record show a run while it goes, so they take this too.
      */
     default void started(Check check) throws IOException {}
 

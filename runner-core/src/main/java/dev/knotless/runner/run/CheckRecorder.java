@@ -75,6 +75,24 @@ public final class CheckRecorder {
         }
     }
 
+    /**
+     * A running check after one of its steps ended: the file, then the publisher's {@link
+     * CheckPublisher#started}, best effort, never failing the run (a check file that cannot be
+     * written now is written at the end).
+     */
+    public void progress(Check check) {
+        try {
+            files.save(check);
+        } catch (IOException | RuntimeException e) {
+            log.accept("could not record the progress of check " + check.id() + ": " + oneLine(e));
+        }
+        try {
+            publisher.started(check);
+        } catch (IOException | RuntimeException e) {
+            log.accept("could not publish check " + check.id() + ": " + oneLine(e));
+        }
+    }
+
     /** A run's final check: file, row, publisher. */
     public void finished(Check check) throws IOException {
         record(check, c -> {

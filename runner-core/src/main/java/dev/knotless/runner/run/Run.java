@@ -2,6 +2,7 @@ package dev.knotless.runner.run;
 
 import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.Check;
+import dev.knotless.checks.StepResult;
 import dev.knotless.checks.ScheduledFor;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckSubject;
@@ -9,6 +10,7 @@ import dev.knotless.checks.Event;
 import dev.knotless.checks.ExecutorName;
 import dev.knotless.checks.SpaceReserve;
 import dev.knotless.executor.Executor;
+import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.Session;
@@ -159,8 +161,8 @@ public final class Run {
         List<Grants.Granted> grants = grant(request);
         RunMasking masking = new RunMasking(Masker.of(grants.stream().flatMap(g -> g.values().stream()).toList()));
         // from here on the run's sinks are reached only through the masking
-        RunListener shown = masking.listener(request, listener);
         Check check = newCheck(request, started);
+        RunListener shown = masking.listener(request, withProgress(request, check, masking));
         SpaceReserve reserve = checks.files().reserve(request.runId());
         if (resumed == null) {
             saveRunning(masking, check);
@@ -294,6 +296,50 @@ public final class Run {
                 state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs)
                 .withTests(state == null ? null : state.tests)
                 .withArtifacts(state == null ? null : state.artifacts);
+    }
+
+    /**
+     * The run's listener, also recording the running check after each step with the steps ended so
+     * far, so a forge shows a run as it goes, not only at its start and end. The step results come
+     * masked (this sits behind the masking); the check is masked as every check is.
+     */
+    private RunListener withProgress(RunRequest request, Check running, RunMasking masking) {
+        List<StepResult> ended = new java.util.concurrent.CopyOnWriteArrayList<>();
+        return new RunListener() {
+            @Override
+            public void runStarted(RunRequest run) {
+                listener.runStarted(run);
+            }
+
+            @Override
+            public void notice(RunRequest run, String line) {
+                listener.notice(run, line);
+            }
+
+            @Override
+            public void stepStarted(RunRequest run, int number, String name) {
+                listener.stepStarted(run, number, name);
+            }
+
+            @Override
+            public void stepOutput(RunRequest run, int number, OutputSink.Stream stream, byte[] buffer, int offset, int length) {
+                listener.stepOutput(run, number, stream, buffer, offset, length);
+            }
+
+            @Override
+            public void stepFinished(RunRequest run, int number, StepResult result) {
+                listener.stepFinished(run, number, result);
+                if (run.runId().equals(request.runId())) {
+                    ended.add(result);
+                    checks.progress(masking.check(running.withStepsSoFar(List.copyOf(ended))));
+                }
+            }
+
+            @Override
+            public void runFinished(RunRequest run, Check check) {
+                listener.runFinished(run, check);
+            }
+        };
     }
 
     private void saveRunning(RunMasking masking, Check unmasked) {

@@ -105,6 +105,39 @@ class RunMaskingTest {
         scan.assertNoneIn(dir);
     }
 
+    /** A forge shows a run as it goes: after each step, the running check with the steps so far, masked. */
+    @Test
+    void theChecksARunPublishesAsItGoesHoldItsStepsSoFarMasked() throws IOException {
+        List<Check> published = new java.util.concurrent.CopyOnWriteArrayList<>();
+        dev.knotless.runner.forge.CheckPublisher capture = new dev.knotless.runner.forge.CheckPublisher() {
+            @Override
+            public void publish(Check c) {
+                published.add(c);
+            }
+
+            @Override
+            public void started(Check c) {
+                published.add(c);
+            }
+        };
+        Run run = new Run(executor, new CheckRecorder(fixture.files, CheckRows.NONE, capture, line -> {}), fixture.secrets,
+                fixture.caches, recording, fixture.limits, fixture.journal, fixture.clock);
+        String yaml = """
+                steps:
+                  - {name: 'login as %s', run: login, secrets: [TOKEN]}
+                  - {name: 'check', run: check}
+                """.formatted(VALUE);
+
+        Check check = run.execute(fixture.request(yaml), new Cancellation());
+
+        assertThat(check.status()).as(check.reason()).isEqualTo(CheckStatus.SUCCESS);
+        assertThat(published).extracting(c -> c.steps().stream().map(StepResult::name).toList()).containsExactly(
+                List.of(), List.of("login as ***"), List.of("login as ***", "check"), List.of("login as ***", "check"));
+        assertThat(published).extracting(Check::status)
+                .containsExactly(CheckStatus.RUNNING, CheckStatus.RUNNING, CheckStatus.RUNNING, CheckStatus.SUCCESS);
+        scan.assertNoneIn("what was published", published.toString());
+    }
+
     @Test
     void stepNamesAndOutputFileNamesThatHoldAGrantedValueAreMaskedEverywhere() throws IOException {
         String yaml = """
