@@ -290,7 +290,7 @@ class StatusPageIT {
                 new FleetSnapshot.Node("node-a", "ed25519-0011223344556677", true, false,
                         Optional.of(seen), 2, 1500, 3L << 30, Optional.of(new FleetSnapshot.Reported(
                                 new NodeStatus.Capacity(4000, 8L << 30, 20L << 30), "1.1.12",
-                                List.of("bridge"), Duration.ofMillis(-2400)))),
+                                List.of("bridge"), Duration.ofMillis(-2400), "0.9.0"))),
                 new FleetSnapshot.Node("node-b", "ed25519-8899aabbccddeeff", false, true,
                         Optional.empty(), 0)));
         String reader = ApiToken.newToken(new SecureRandom());
@@ -308,11 +308,11 @@ class StatusPageIT {
             browser.await("the nodes view", "document.querySelectorAll('#nodes tr[data-node]').length === 2", Duration.ofSeconds(10));
 
             String row = "[...document.querySelectorAll('#nodes tr[data-node=\"%s\"] td')].map(t => t.className + '=' + t.textContent).join('|')";
-            assertThat(browser.eval(row.formatted("node-a")).asText()).isEqualTo("node=node-a|connected=yes|drained=no|"
+            assertThat(browser.eval(row.formatted("node-a")).asText()).isEqualTo("node=node-a|version=0.9.0|connected=yes|drained=no|"
                     + "last-seen=" + browser.eval("new Date('" + seen + "').toLocaleString()").asText() + "|allocations num=2|"
                     + "cpu num=1.5 / 4|memory num=3.0 / 8.0 GiB|free-disk num=20.0 GiB|skew num=-2s|runc=1.1.12");
             assertThat(browser.eval(row.formatted("node-b")).asText()).as("drained, never reported a status")
-                    .isEqualTo("node=node-b|connected=no|drained=drained|last-seen=never|allocations num=0|cpu num=?|memory num=?|"
+                    .isEqualTo("node=node-b|version=?|connected=no|drained=drained|last-seen=never|allocations num=0|cpu num=?|memory num=?|"
                             + "free-disk num=?|skew num=?|runc=?");
             JsonNode api = HttpDaemon.JSON.readTree(withNodes.get("/api/nodes", reader));
             assertThat(browser.eval("document.querySelector('#nodes tr[data-node=\"node-a\"] time').getAttribute('datetime')").asText())
