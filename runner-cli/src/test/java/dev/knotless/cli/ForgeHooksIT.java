@@ -38,6 +38,12 @@ class ForgeHooksIT {
 
     static final ObjectMapper JSON = new ObjectMapper();
     static final Pattern SERVING = Pattern.compile("status page and API on (http://\\S+/)");
+    /**
+     * What proves a hook, not a poll, started the run: far below the 1 h poll interval. The latency
+     * itself is printed (90-356 ms measured alone); under the full suite's load it reached 1.6 s, so
+     * a 1 s bound here failed for load, not for polling.
+     */
+    static final Duration HOOKED = Duration.ofSeconds(5);
     static final String SECRET = "it-webhook-secret-" + UUID.randomUUID();
 
     @TempDir Path tmp;
@@ -124,7 +130,7 @@ class ForgeHooksIT {
 
             DaemonApi.Started started = daemon.startedRun(d, sha, () -> hook(base, body, "sha256=" + hmac(body)));
             System.out.println("ForgeHooksIT: webhook -> run started in " + started.took().toMillis() + " ms");
-            assertThat(started.took()).as("webhook -> run started").isLessThan(Duration.ofSeconds(1));
+            assertThat(started.took()).as("webhook -> run started").isLessThan(HOOKED);
             String id = started.run().get("id").asText();
             daemon.awaitSuccess(d, id);
             d.await("GitHub hears pending, then success", Duration.ofSeconds(30),
@@ -167,6 +173,6 @@ class ForgeHooksIT {
 
     static void assertStartsWithinASecond(DaemonApi.Started started, String forge) {
         System.out.println("ForgeHooksIT: " + forge + " webhook -> run started in " + started.took().toMillis() + " ms");
-        assertThat(started.took()).as(forge + " webhook -> run started").isLessThan(Duration.ofSeconds(1));
+        assertThat(started.took()).as(forge + " webhook -> run started").isLessThan(HOOKED);
     }
 }
