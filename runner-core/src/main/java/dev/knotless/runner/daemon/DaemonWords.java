@@ -19,6 +19,8 @@ final class DaemonWords {
             case ForgeEvent.PullRequest p -> p.repo() + " pull #" + p.number() + " " + p.headRef() + "@" + shortSha(p.headSha())
                     + " by " + p.author() + (p.authorTrusted() ? " (trusted)" : " (untrusted)") + " into " + p.targetBranch();
             case ForgeEvent.QueueEntry q -> q.repo() + " queue #" + q.number() + " into " + q.targetBranch();
+            case ForgeEvent.Pipeline p -> p.repo() + " pipeline " + p.id() + " (" + p.event().wireName() + " " + p.ref() + "@"
+                    + shortSha(p.commit()) + ")";
         };
     }
 

@@ -97,7 +97,7 @@ final class Intake {
             if (repo.isEmpty()) {
                 continue;
             }
-            if (event instanceof ForgeEvent.Push) {
+            if (event instanceof ForgeEvent.Push || event instanceof ForgeEvent.Pipeline p && p.event() == Event.PUSH) {
                 pushed.accept(event.repo());
             }
             if (event instanceof ForgeEvent.QueueEntry entry) {
@@ -149,6 +149,14 @@ final class Intake {
             }
             case ForgeEvent.QueueEntry q -> {
                 return;
+            }
+            case ForgeEvent.Pipeline p -> {
+                if (p.event() == Event.MANUAL) {
+                    return; // asked for by a person: it stands beside what runs there
+                }
+                ref = p.ref();
+                sha = p.commit();
+                kind = p.event();
             }
         }
         if (ForgeEvent.NO_COMMIT.equals(sha)) {

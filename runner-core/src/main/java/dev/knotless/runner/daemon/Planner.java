@@ -10,6 +10,8 @@ import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.forge.RunnerSelection;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunLinks;
+import dev.knotless.runner.state.SuppliedWorkflow;
+import dev.knotless.runner.workflow.Dialect;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowException;
 import dev.knotless.runner.workflow.WorkflowParser;
@@ -64,6 +66,9 @@ public final class Planner {
      * @throws IOException when the repository cannot be fetched or the commit read
      */
     public List<QueuedRun> plan(Repository repo, ForgeEvent event) throws IOException {
+        if (event instanceof ForgeEvent.Pipeline pipeline) {
+            return planSupplied(repo, pipeline);
+        }
         Trigger trigger = trigger(event);
         if (trigger == null) {
             return List.of();
@@ -101,6 +106,33 @@ public final class Planner {
                 runs.add(new QueuedRun(run.id(), run.repo(), run.commit(), run.ref(), run.workflow(), run.event(), run.trust(),
                         run.runner(), run.variables(), links(set, workflow)));
             }
+        }
+        return List.copyOf(runs);
+    }
+
+    /**
+     * The runs of a pipeline whose workflows the forge chose and sent: each of them, in the forge's
+     * order, with its text kept for the run; no {@code on} is matched, no file read from the commit.
+     * A pull request's runs are trusted only when the forge says so. Ids take the pipeline's id in,
+     * so another pipeline at the same commit (a manual trigger) runs again.
+     */
+    private List<QueuedRun> planSupplied(Repository repo, ForgeEvent.Pipeline p) {
+        Dialect dialect = Dialect.parse(p.dialect());
+        WorkflowSet set = WorkflowParser.parseAll(p.workflows(), dialect);
+        Trust trust = p.trusted() ? Trust.TRUSTED : Trust.UNTRUSTED;
+        List<String> more = List.of(p.id());
+        List<QueuedRun> runs = new ArrayList<>();
+        for (WorkflowException broken : set.errors()) {
+            String text = p.workflows().getOrDefault(broken.file(), "");
+            runs.add(new QueuedRun(runId(runnerId, repo.name(), broken.file(), p.event(), p.commit(), more), repo.name(),
+                    p.commit(), p.ref(), broken.file(), p.event(), trust, runnerId, p.variables(), null,
+                    new SuppliedWorkflow(broken.file(), dialect, text)));
+        }
+        for (Workflow w : set.workflows()) {
+            String file = w.file();
+            runs.add(new QueuedRun(runId(runnerId, repo.name(), w.name(), p.event(), p.commit(), more), repo.name(),
+                    p.commit(), p.ref(), w.name(), p.event(), trust, runnerId, p.variables(), links(set, w),
+                    new SuppliedWorkflow(file, dialect, p.workflows().getOrDefault(file, ""))));
         }
         return List.copyOf(runs);
     }
@@ -159,6 +191,7 @@ public final class Planner {
                             pull.authorTrusted() ? Trust.TRUSTED : Trust.UNTRUSTED)
                     : null;
             case ForgeEvent.QueueEntry entry -> null; // the lander's, not built yet
+            case ForgeEvent.Pipeline pipeline -> null; // planned by planSupplied
         };
     }
 

@@ -12,6 +12,8 @@ import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.state.RunRecord;
+import dev.knotless.runner.state.SuppliedWorkflow;
+import java.util.List;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowException;
 import dev.knotless.runner.workflow.WorkflowParser;
@@ -56,8 +58,19 @@ final class RunRequests {
             return new Prepared.Refused("repository " + record.repo() + " is no longer recorded", null);
         }
         Mirror mirror = mirrors.mirrorHolding(repo.cloneUrl(), record.commit());
-        FileTexts files = mirror.texts(record.commit(), WorkflowParser.DIRECTORY);
-        WorkflowSet set = WorkflowParser.parseAll(files.texts(), files.refused());
+        WorkflowSet set;
+        if (record.supplied() != null) {
+            // Sent with the event: this file alone, its needs already in the queue's links.
+            SuppliedWorkflow s = record.supplied();
+            try {
+                set = new WorkflowSet(WorkflowParser.parseExpanded(s.file(), s.text(), s.dialect()), List.of());
+            } catch (WorkflowException broken) {
+                return new Prepared.Refused(broken.getMessage(), mirror.repo());
+            }
+        } else {
+            FileTexts files = mirror.texts(record.commit(), WorkflowParser.DIRECTORY);
+            set = WorkflowParser.parseAll(files.texts(), files.refused());
+        }
         for (WorkflowException broken : set.errors()) {
             if (broken.file().equals(record.workflow())) {
                 return new Prepared.Refused(broken.getMessage(), mirror.repo());

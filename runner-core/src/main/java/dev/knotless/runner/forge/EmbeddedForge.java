@@ -282,6 +282,8 @@ public final class EmbeddedForge implements Forge {
             case ForgeEvent.PullRequest pull -> cursors.put(repo.name(), pull.headRef(), pull.headSha());
             case ForgeEvent.QueueEntry entry ->
                     cursors.put(repo.name(), QUEUE_KEY + entry.number(), entry.queuedAt().toString());
+            case ForgeEvent.Pipeline pipeline ->
+                    throw new IllegalArgumentException("the embedded forge sends no pipelines; " + pipeline.id() + " is not its");
         }
     }
 

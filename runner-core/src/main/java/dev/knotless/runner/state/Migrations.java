@@ -84,7 +84,9 @@ final class Migrations {
                     )"""),
             // v5: a run's needs and matrix group, which the queue waits for and limits by.
             List.of("ALTER TABLE runs ADD COLUMN links_json TEXT",
-                    "CREATE INDEX runs_by_commit ON runs(repo, commit_sha, event, workflow)"));
+                    "CREATE INDEX runs_by_commit ON runs(repo, commit_sha, event, workflow)"),
+            // v6: the workflow a forge sent with its event (a tangled pipeline's), read instead of the commit's.
+            List.of("ALTER TABLE runs ADD COLUMN supplied_json TEXT"));
 
     static int latest() {
         return STEPS.size();

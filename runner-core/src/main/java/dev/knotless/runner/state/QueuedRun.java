@@ -17,9 +17,17 @@ import org.jspecify.annotations.Nullable;
  * @param runner the id of the runner that will run it
  * @param variables run variables that override the workflow's ({@code rerun --var}); empty for planned runs
  * @param links its needs and matrix group; null for a run that waits for nothing
+ * @param supplied the workflow's text when the forge sent it with the event; null when the run reads
+ *     its workflow from the commit
  */
 public record QueuedRun(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
-        String runner, Map<String, String> variables, @Nullable RunLinks links) {
+        String runner, Map<String, String> variables, @Nullable RunLinks links, @Nullable SuppliedWorkflow supplied) {
+
+    /** A run that reads its workflow from the commit. */
+    public QueuedRun(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
+            String runner, Map<String, String> variables, @Nullable RunLinks links) {
+        this(id, repo, commit, ref, workflow, event, trust, runner, variables, links, null);
+    }
 
     /** A run that waits for nothing. */
     public QueuedRun(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,

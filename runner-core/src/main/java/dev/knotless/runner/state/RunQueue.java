@@ -6,6 +6,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckJson;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
+import dev.knotless.runner.workflow.Dialect;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.run.CheckRows;
 import java.io.IOException;
@@ -33,8 +34,9 @@ public final class RunQueue implements CheckRows {
 
     /** The columns and values of a new pending run, after {@code INSERT [OR IGNORE] INTO}; see {@link #bindPendingRun}. */
     private static final String INSERT_PENDING_RUN = """
-            runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at, variables_json, links_json)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)""";
+            runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at, variables_json, links_json,
+                supplied_json)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)""";
 
     private final StateDatabase db;
     private final CheckJson checkJson = new CheckJson();
@@ -347,7 +349,7 @@ public final class RunQueue implements CheckRows {
                 }
             }
             QueuedRun again = new QueuedRun(id, first.repo(), first.commit(), first.ref(), first.workflow(), first.event(),
-                    first.trust(), first.runner(), merged, first.links());
+                    first.trust(), first.runner(), merged, first.links(), first.supplied());
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + INSERT_PENDING_RUN)) {
                 bindPendingRun(insert, again, db.now());
                 insert.executeUpdate();
@@ -408,13 +410,31 @@ public final class RunQueue implements CheckRows {
                 StateDatabase.instant(r.getString("finished_at")),
                 check == null ? null : checkJson.read(check.getBytes(StandardCharsets.UTF_8)),
                 variables(r.getString("variables_json")),
-                r.getString("links_json") == null ? null : json.readValue(r.getString("links_json"), RunLinks.class));
+                r.getString("links_json") == null ? null : json.readValue(r.getString("links_json"), RunLinks.class),
+                supplied(r.getString("supplied_json")));
     }
 
     private static void requireFinal(Check check) {
         if (!check.status().isFinal()) {
             throw new IllegalArgumentException("check " + check.id() + " is " + check.status().wireName() + ", not final");
         }
+    }
+
+    /** Kept as {@code {"file", "dialect", "text"}}: the dialect by its wire name, so renaming the enum breaks nothing stored. */
+    private SuppliedWorkflow supplied(String text) throws IOException {
+        if (text == null) {
+            return null;
+        }
+        Map<String, String> m = json.readValue(text, new TypeReference<LinkedHashMap<String, String>>() {});
+        return new SuppliedWorkflow(m.get("file"), Dialect.parse(m.get("dialect")), m.get("text"));
+    }
+
+    private String suppliedJson(SuppliedWorkflow s) throws IOException {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("file", s.file());
+        m.put("dialect", s.dialect().wireName());
+        m.put("text", s.text());
+        return json.writeValueAsString(m);
     }
 
     private Map<String, String> variables(String text) throws IOException {
@@ -441,5 +461,6 @@ public final class RunQueue implements CheckRows {
         insert.setString(9, createdAt);
         insert.setString(10, run.variables().isEmpty() ? null : json.writeValueAsString(new TreeMap<>(run.variables())));
         insert.setString(11, run.links() == null ? null : json.writeValueAsString(run.links()));
+        insert.setString(12, run.supplied() == null ? null : suppliedJson(run.supplied()));
     }
 }

@@ -20,10 +20,20 @@ import org.jspecify.annotations.Nullable;
  * @param check the final check; null until final
  * @param variables run variables that override the workflow's ({@code rerun --var}); usually empty
  * @param links its needs and matrix group; null for a run that waits for nothing
+ * @param supplied the workflow's text when the forge sent it with the event (QueuedRun#supplied)
  */
 public record RunRecord(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
         CheckStatus status, @Nullable String reason, String runner, Instant createdAt, @Nullable Instant startedAt,
-        @Nullable Instant finishedAt, @Nullable Check check, Map<String, String> variables, @Nullable RunLinks links) {
+        @Nullable Instant finishedAt, @Nullable Check check, Map<String, String> variables, @Nullable RunLinks links,
+        @Nullable SuppliedWorkflow supplied) {
+
+    /** A run that reads its workflow from the commit. */
+    public RunRecord(String id, String repo, String commit, String ref, String workflow, Event event, Trust trust,
+            CheckStatus status, @Nullable String reason, String runner, Instant createdAt, @Nullable Instant startedAt,
+            @Nullable Instant finishedAt, @Nullable Check check, Map<String, String> variables, @Nullable RunLinks links) {
+        this(id, repo, commit, ref, workflow, event, trust, status, reason, runner, createdAt, startedAt, finishedAt, check,
+                variables, links, null);
+    }
 
     public RunRecord {
         Objects.requireNonNull(id, "id");
@@ -37,6 +47,6 @@ public record RunRecord(String id, String repo, String commit, String ref, Strin
 
     /** The run as it was queued. */
     public QueuedRun queued() {
-        return new QueuedRun(id, repo, commit, ref, workflow, event, trust, runner, variables, links);
+        return new QueuedRun(id, repo, commit, ref, workflow, event, trust, runner, variables, links, supplied);
     }
 }

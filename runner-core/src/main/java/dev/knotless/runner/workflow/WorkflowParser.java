@@ -56,7 +56,12 @@ public final class WorkflowParser {
 
     /** Reads one workflow file into its matrix's combinations (one workflow when it has no matrix). */
     public static List<Workflow> parseExpanded(String file, String yamlText) throws WorkflowException {
-        Reader reader = new Reader(file);
+        return parseExpanded(file, yamlText, Dialect.KNOTLESS);
+    }
+
+    /** As {@link #parseExpanded(String, String)}, for a file of {@code dialect}. */
+    public static List<Workflow> parseExpanded(String file, String yamlText, Dialect dialect) throws WorkflowException {
+        Reader reader = new Reader(file, dialect);
         return reader.expanded(reader.workflow(YamlTree.read(file, yamlText)));
     }
 
@@ -66,7 +71,7 @@ public final class WorkflowParser {
      * the one in error.
      */
     public static WorkflowSet parseAll(Map<String, String> files) {
-        return parseAll(files, Map.of(), MAX_NODES_IN_ALL);
+        return parseAll(files, Map.of(), MAX_NODES_IN_ALL, Dialect.KNOTLESS);
     }
 
     /**
@@ -75,15 +80,21 @@ public final class WorkflowParser {
      * first line, and the others are parsed as usual.
      */
     public static WorkflowSet parseAll(Map<String, String> files, Map<String, String> refused) {
-        return parseAll(files, refused, MAX_NODES_IN_ALL);
+        return parseAll(files, refused, MAX_NODES_IN_ALL, Dialect.KNOTLESS);
+    }
+
+    /** As {@link #parseAll(Map)}, for files of {@code dialect} (a tangled pipeline's workflows). */
+    public static WorkflowSet parseAll(Map<String, String> files, Dialect dialect) {
+        return parseAll(files, Map.of(), MAX_NODES_IN_ALL, dialect);
     }
 
     /** As {@link #parseAll(Map)}, with at most {@code maxNodesInAll} nodes built over all the files. */
     static WorkflowSet parseAll(Map<String, String> files, long maxNodesInAll) {
-        return parseAll(files, Map.of(), maxNodesInAll);
+        return parseAll(files, Map.of(), maxNodesInAll, Dialect.KNOTLESS);
     }
 
-    private static WorkflowSet parseAll(Map<String, String> files, Map<String, String> refused, long maxNodesInAll) {
+    private static WorkflowSet parseAll(Map<String, String> files, Map<String, String> refused, long maxNodesInAll,
+            Dialect dialect) {
         List<Workflow> workflows = new ArrayList<>();
         List<WorkflowException> errors = new ArrayList<>();
         Map<String, String> fileByName = new HashMap<>();
@@ -96,7 +107,7 @@ public final class WorkflowParser {
             if (!isWorkflowFile(file)) {
                 continue;
             }
-            Reader reader = new Reader(file);
+            Reader reader = new Reader(file, dialect);
             try {
                 if (refused.containsKey(file)) {
                     throw new WorkflowException(file, 1, 1, null, "the file " + refused.get(file) + "; it is not read");
@@ -144,6 +155,7 @@ public final class WorkflowParser {
     /** Walks one file's tree against the schema. */
     static final class Reader {
         private final String file;
+        private final Dialect dialect;
         private final Fields fields;
         Position nameAt = Position.START;
         boolean nameGiven;
@@ -156,8 +168,9 @@ public final class WorkflowParser {
 
         private record Templated(Position at, String path, String text) {}
 
-        Reader(String file) {
+        Reader(String file, Dialect dialect) {
             this.file = file;
+            this.dialect = dialect;
             this.fields = new Fields(file);
         }
 
@@ -167,8 +180,20 @@ public final class WorkflowParser {
                 throw fields.error(root.at(), "", "expected a map of workflow fields (name, on, steps, ...), got "
                         + root.kind().described);
             }
-            fields.onlyKnown(map, "", WORKFLOW_FIELDS);
-            String name = defaultName(file);
+            if (dialect == Dialect.TANGLED) {
+                Entry on = map.entries().get("on");
+                if (on != null) {
+                    throw fields.error(on.keyAt(), "on", "a tangled workflow runs when its 'when' says, which the knot"
+                            + " reads; 'on' has no place here");
+                }
+                Entry named = map.entries().get("name");
+                if (named != null) {
+                    throw fields.error(named.keyAt(), "name", "a tangled workflow is named by its file ("
+                            + dialect.defaultName(file) + "), which is what tangled shows; 'name' has no place here");
+                }
+            }
+            fields.onlyKnown(map, "", dialect.fields());
+            String name = dialect.defaultName(file);
             Triggers on = Triggers.DEFAULT;
             List<String> runners = List.of();
             String image = null;
@@ -223,6 +248,7 @@ public final class WorkflowParser {
                     case "cache" -> cache = fields.distinctStrings(value, path, "cache entry");
                     case "steps" -> steps = new StepsReader(fields).read(value, path);
                     case "reports" -> reports = reports(value, path);
+                    case "when", "engine", "clone" -> {} // the knot's (Dialect.TANGLED), read by the knot
                     default -> throw new IllegalStateException(entry.key());
                 }
             }

@@ -141,4 +141,45 @@ class PlannerTest {
         List<QueuedRun> runs = planner("a", false).plan(repo, push("main", sha));
         assertThat(runs).extracting(QueuedRun::workflow).containsExactly(".knotless/workflows/broken.yaml", "ci", "mine");
     }
+
+    @Test
+    void aPipelineRunsTheWorkflowsItSentNotTheCommitsAndMatchesNoOn() throws Exception {
+        String sha = source.commit();
+        java.util.Map<String, String> sent = new java.util.LinkedHashMap<>();
+        sent.put("build.yml", "when: [{event: push, branch: main}]\nengine: knotless\nsteps: [{run: 'true'}]\n");
+        sent.put("matrix.yml", "engine: knotless\nmatrix: {jdk: ['17', '21']}\nsteps: [{run: 'echo ${matrix.jdk}'}]\n");
+        sent.put("broken.yml", "engine: knotless\non: push\nsteps: [{run: 'true'}]\n");
+        ForgeEvent.Pipeline pipeline = new ForgeEvent.Pipeline("acme/app", "knot.test/3lx", Event.PUSH, sha,
+                "refs/heads/feature", "feature", true, "tangled", sent, java.util.Map.of());
+
+        List<QueuedRun> runs = planner("a", false).plan(repo, pipeline);
+
+        assertThat(runs).extracting(QueuedRun::workflow)
+                .containsExactlyInAnyOrder("broken.yml", "build.yml", "matrix.yml (jdk=17)", "matrix.yml (jdk=21)");
+        QueuedRun build = runs.stream().filter(r -> r.workflow().equals("build.yml")).findFirst().orElseThrow();
+        assertThat(build.supplied()).isNotNull();
+        assertThat(build.supplied().text()).isEqualTo(sent.get("build.yml"));
+        assertThat(build.supplied().dialect()).isEqualTo(dev.knotless.runner.workflow.Dialect.TANGLED);
+        assertThat(build.ref()).isEqualTo("refs/heads/feature");
+        assertThat(build.trust()).isEqualTo(Trust.TRUSTED);
+        QueuedRun broken = runs.stream().filter(r -> r.workflow().equals("broken.yml")).findFirst().orElseThrow();
+        assertThat(broken.supplied().text()).isEqualTo(sent.get("broken.yml"));
+        // the same pipeline twice is the same runs; another pipeline at the same commit runs again
+        assertThat(planner("a", false).plan(repo, pipeline)).extracting(QueuedRun::id)
+                .containsExactlyElementsOf(runs.stream().map(QueuedRun::id).toList());
+        ForgeEvent.Pipeline again = new ForgeEvent.Pipeline("acme/app", "knot.test/3ly", Event.PUSH, sha,
+                "refs/heads/feature", "feature", true, "tangled", sent, java.util.Map.of());
+        assertThat(planner("a", false).plan(repo, again)).extracting(QueuedRun::id).doesNotContainAnyElementsOf(
+                runs.stream().map(QueuedRun::id).toList());
+    }
+
+    @Test
+    void anUntrustedPipelineMakesUntrustedRuns() throws Exception {
+        String sha = source.commit();
+        ForgeEvent.Pipeline pull = new ForgeEvent.Pipeline("acme/app", "knot.test/3lz", Event.PULL, sha,
+                "refs/heads/topic", "main", false, "tangled", java.util.Map.of("ci.yml", "steps: [{run: 'true'}]\n"),
+                java.util.Map.of());
+        assertThat(planner("a", false).plan(repo, pull)).singleElement()
+                .satisfies(r -> assertThat(r.trust()).isEqualTo(Trust.UNTRUSTED));
+    }
 }

@@ -356,4 +356,36 @@ class WorkflowParserTest {
         assertThat(workflow.steps().get(2).continueOnError()).isTrue();
         assertThat(workflow.steps().get(3).condition()).isEqualTo(StepCondition.FAILURE);
     }
+
+    @Test
+    void aTangledWorkflowIsOursWithTheKnotsKeysBesideItAndNamedByItsFile() throws Exception {
+        java.util.List<Workflow> read = WorkflowParser.parseExpanded("build.yml", """
+                when:
+                  - event: [push]
+                    branch: [main]
+                engine: knotless
+                clone: {depth: 1}
+                image: alpine:3
+                steps:
+                  - run: make
+                """, Dialect.TANGLED);
+        assertThat(read).singleElement().satisfies(w -> {
+            assertThat(w.name()).isEqualTo("build.yml");
+            assertThat(w.image()).isEqualTo("alpine:3");
+        });
+    }
+
+    @Test
+    void aTangledWorkflowRefusesOnAndNameSayingWhy() {
+        WorkflowException on = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parseExpanded("ci.yml",
+                "engine: knotless\non: push\nsteps: [{run: 'true'}]\n", Dialect.TANGLED));
+        assertThat(on.getMessage()).contains("ci.yml:2:").contains("'on' has no place");
+        WorkflowException name = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parseExpanded("ci.yml",
+                "name: CI\nsteps: [{run: 'true'}]\n", Dialect.TANGLED));
+        assertThat(name.getMessage()).contains("ci.yml:1:").contains("named by its file (ci.yml)");
+        // ours does not take the knot's keys
+        WorkflowException when = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parseExpanded("ci.yaml",
+                "when: []\nsteps: [{run: 'true'}]\n"));
+        assertThat(when.getMessage()).contains("unknown field");
+    }
 }
