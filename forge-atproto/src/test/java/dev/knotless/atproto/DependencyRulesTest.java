@@ -58,6 +58,18 @@ class DependencyRulesTest {
                 .check(production);
     }
 
+    /**
+     * Checking who calls a service is a question of identity alone: the DID document's key and the
+     * token's JSON. It needs no client of ours, no proofs and no checks.
+     */
+    @Test
+    void serviceAuthUsesOnlyIdentity() {
+        classes().that().resideInAPackage("dev.knotless.atproto.auth..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto.auth..",
+                        "dev.knotless.atproto.identity..", "java..", "com.fasterxml.jackson..", "org.jspecify..")
+                .check(production);
+    }
+
     @Test
     void theClientKnowsNothingOfChecksOrRunners() {
         classes().that().resideInAPackage("dev.knotless.atproto.xrpc..")
