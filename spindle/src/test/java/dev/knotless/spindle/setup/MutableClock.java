@@ -1,0 +1,32 @@
+package dev.knotless.spindle.setup;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+
+/** A clock a test moves by hand. */
+final class MutableClock extends Clock {
+
+    private volatile Instant now = Instant.parse("2026-05-01T10:00:00Z");
+
+    void advance(Duration d) {
+        now = now.plus(d);
+    }
+
+    @Override
+    public ZoneId getZone() {
+        return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+        return this;
+    }
+
+    @Override
+    public Instant instant() {
+        return now;
+    }
+}
