@@ -1,0 +1,111 @@
+package dev.knotless.spindle.knot;
+
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.SocketFactory;
+
+/**
+ * Sockets whose reads count into one counter, which the WebSocket's listener zeroes at each whole
+ * message: a read that takes it past {@code limit} fails the connection with {@link FrameTooBig}.
+ * OkHttp reads a message whole into memory before handing it over, and bounds none; this is the
+ * bound, on the wire, under TLS (a layered TLS socket reads through these).
+ */
+final class BoundedSockets extends SocketFactory {
+
+    /** More bytes came than a frame may have, without a whole message. */
+    static final class FrameTooBig extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        FrameTooBig(long limit) {
+            super("a frame over " + KnotEvents.MAX_FRAME_BYTES + " bytes (" + limit + " bytes read without a whole message)");
+        }
+    }
+
+    private final AtomicLong unread;
+    private final long limit;
+
+    BoundedSockets(AtomicLong unread, long limit) {
+        this.unread = unread;
+        this.limit = limit;
+    }
+
+    @Override
+    public Socket createSocket() {
+        return new BoundedSocket();
+    }
+
+    @Override
+    public Socket createSocket(String host, int port) throws IOException {
+        Socket s = createSocket();
+        s.connect(new InetSocketAddress(host, port));
+        return s;
+    }
+
+    @Override
+    public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
+        Socket s = createSocket();
+        s.bind(new InetSocketAddress(localHost, localPort));
+        s.connect(new InetSocketAddress(host, port));
+        return s;
+    }
+
+    @Override
+    public Socket createSocket(InetAddress host, int port) throws IOException {
+        Socket s = createSocket();
+        s.connect(new InetSocketAddress(host, port));
+        return s;
+    }
+
+    @Override
+    public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
+        Socket s = createSocket();
+        s.bind(new InetSocketAddress(localAddress, localPort));
+        s.connect(new InetSocketAddress(address, port));
+        return s;
+    }
+
+    private final class BoundedSocket extends Socket {
+        @Override
+        public InputStream getInputStream() throws IOException {
+            return new FilterInputStream(super.getInputStream()) {
+                @Override
+                public int read() throws IOException {
+                    int b = super.read();
+                    if (b >= 0) {
+                        count(1);
+                    }
+                    return b;
+                }
+
+                @Override
+                public int read(byte[] buffer, int offset, int length) throws IOException {
+                    int n = super.read(buffer, offset, length);
+                    if (n > 0) {
+                        count(n);
+                    }
+                    return n;
+                }
+
+                @Override
+                public long skip(long n) throws IOException {
+                    long skipped = super.skip(n);
+                    if (skipped > 0) {
+                        count(skipped);
+                    }
+                    return skipped;
+                }
+            };
+        }
+
+        private void count(long n) throws FrameTooBig {
+            if (unread.addAndGet(n) > limit) {
+                throw new FrameTooBig(limit);
+            }
+        }
+    }
+}
