@@ -47,8 +47,8 @@ final class AtprotoOptions {
     @Nullable Path identity;
 
     @Option(names = "--plc", defaultValue = "https://plc.directory", paramLabel = "URL",
-            description = "With --forge atproto: the PLC directory that resolves did:plc accounts, whose keys the firehose's"
-                    + " commits are checked against; default: ${DEFAULT-VALUE}.")
+            description = "With --forge atproto or --spindle: the PLC directory that resolves did:plc accounts (their PDS, and"
+                    + " the keys service-auth tokens and the firehose's commits are checked against); default: ${DEFAULT-VALUE}.")
     String plc;
 
     @Option(names = "--atproto-scan", defaultValue = "10m", paramLabel = "DURATION",
@@ -136,6 +136,11 @@ final class AtprotoOptions {
 
         Wired {
             closing = List.copyOf(closing);
+        }
+
+        /** The spindle's forge: the spindle is closed with it. */
+        static Wired spindle(dev.knotless.spindle.Spindle spindle) {
+            return new Wired(spindle.forge(), null, List.of(spindle));
         }
 
         /** The embedded forge alone: nothing to close. */

@@ -19,6 +19,7 @@ import dev.knotless.runner.daemon.DaemonLog;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Forge;
+import dev.knotless.spindle.Spindle;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
@@ -114,6 +115,9 @@ final class DaemonCommand implements Callable<Integer> {
     AtprotoOptions atproto;
 
     @Mixin
+    SpindleOptions spindle;
+
+    @Mixin
     RunnerOptions runner;
 
     @Spec
@@ -123,14 +127,20 @@ final class DaemonCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         AtprotoOptions.Account account = atproto.login();
-        if (runner.runnerId == null && account == null) {
+        if (spindle.enabled() && (account != null || !repos.isEmpty() || queue || defaultRunner != null)) {
+            throw new IllegalArgumentException("--spindle serves the tangled repositories that chose it: it goes without"
+                    + " --forge atproto, --repo, --queue and --default-runner");
+        }
+        if (runner.runnerId == null && account == null && !spindle.enabled()) {
             throw new IllegalArgumentException("--runner-id is required: it must match a runner named in the repository records");
         }
-        String runnerId = account != null ? checkRunnerId(account.runnerId(runner.runnerId)) : runner.runnerId();
+        String runnerId = account != null ? checkRunnerId(account.runnerId(runner.runnerId))
+                : spindle.enabled() && runner.runnerId == null ? checkRunnerId("did:web:" + spindle.host()) : runner.runnerId();
         for (String repo : repos) {
             dev.knotless.runner.forge.Repository.checkName(repo);
         }
-        Daemon.Settings settings = new Daemon.Settings(runnerId, discover, new HashSet<>(repos), pulls, concurrency,
+        Daemon.Settings settings = new Daemon.Settings(runnerId, discover || spindle.enabled(), new HashSet<>(repos),
+                pulls || spindle.enabled(), concurrency,
                 duration("--poll-interval", pollInterval), runOptions.image)
                 .withQueue(queue).withDefaultRunner(defaultRunner == null ? null : checkRunnerId(defaultRunner));
         Duration grace = duration("--stop-grace", stopGrace);
@@ -154,7 +164,9 @@ final class DaemonCommand implements Callable<Integer> {
             DaemonMetrics metrics = new DaemonMetrics(state, fleet).zeroes();
             Executor metered = metrics.executor(executor);
             EmbeddedForge local = new EmbeddedForge(stateDir.resolve("forge"), state.cursors());
-            AtprotoOptions.Wired wired = account == null ? AtprotoOptions.Wired.embedded(local)
+            Spindle tangled = spindle.enabled() ? spindle.open(stateDir, runnerId, atproto.plcUrl(), log::line) : null;
+            AtprotoOptions.Wired wired = tangled != null ? AtprotoOptions.Wired.spindle(tangled)
+                    : account == null ? AtprotoOptions.Wired.embedded(local)
                     : account.forge(local, duration("--atproto-scan", atproto.scan), atproto.firehose, atproto.plcUrl(),
                             stateDir.resolve("atproto-firehose.cursor"), log::line);
             Forge forge = metrics.forge(wired.forge());
@@ -166,6 +178,10 @@ final class DaemonCommand implements Callable<Integer> {
             Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, recorder, log,
                     Clock.systemUTC(), scheduleClock == null ? Clock.systemUTC() : ScheduleClock.parse(scheduleClock, Clock.systemUTC()));
             wired.wakeWith(daemon::lookNow);
+            if (tangled != null) {
+                tangled.start(live, id -> state.runs().run(id).flatMap(dev.knotless.runner.state.RunRecord::finalCheck),
+                        repo -> pollSoon(daemon, repo, log), daemon::lookNow);
+            }
             Cancellation shutdown = new Cancellation();
             CountDownLatch stop = new CountDownLatch(1);
             shutdown.signal().onStop(why -> stop.countDown());
@@ -194,6 +210,15 @@ final class DaemonCommand implements Callable<Integer> {
             log.line("stopped");
         }
         return ExitCodes.SUCCESS;
+    }
+
+    /** The spindle's wake for a repository a knot sent a pipeline for; a failure is one line (the next poll finds it). */
+    private static void pollSoon(Daemon daemon, String repo, DaemonLog log) {
+        try {
+            daemon.pollSoon(repo);
+        } catch (java.io.IOException | RuntimeException e) {
+            log.line("spindle: could not wake the daemon for " + repo + ": " + e.getMessage());
+        }
     }
 
     private static Listen listen(String text) {

@@ -64,6 +64,8 @@ public final class Firehose implements AutoCloseable {
     private final RandomGenerator random;
     private final Clock clock;
     private final Consumer<String> log;
+    /** The collections whose commits mark an account changed. */
+    private final java.util.Set<String> collections;
     private final ScheduledExecutorService timer;
 
     private final Object lock = new Object();
@@ -77,8 +79,16 @@ public final class Firehose implements AutoCloseable {
     private long badUnsaid;
     private boolean saveFailing;
 
+    /** A firehose that marks accounts whose {@code dev.knotless.repo} records changed. */
     public Firehose(OkHttpClient http, HttpUrl pds, FirehoseCursor cursor, Changes changes, CommitSignatures signatures,
             ReconnectDelay delays, RandomGenerator random, Clock clock, Consumer<String> log) {
+        this(http, pds, cursor, changes, signatures, delays, random, clock, log, java.util.Set.of(RepoRecords.COLLECTION));
+    }
+
+    /** A firehose that marks accounts whose records of any of {@code collections} changed (a spindle's tangled records). */
+    public Firehose(OkHttpClient http, HttpUrl pds, FirehoseCursor cursor, Changes changes, CommitSignatures signatures,
+            ReconnectDelay delays, RandomGenerator random, Clock clock, Consumer<String> log, java.util.Set<String> collections) {
+        this.collections = java.util.Set.copyOf(collections);
         this.signatures = signatures;
         // No read timeout: the stream may be quiet for hours; pings tell a dead connection instead.
         this.http = http.newBuilder().readTimeout(Duration.ZERO).pingInterval(PING).build();
@@ -228,7 +238,7 @@ public final class Firehose implements AutoCloseable {
         }
         switch (frame) {
             case FirehoseFrame.Commit c -> {
-                if (advance(c.seq()) && c.touches(RepoRecords.COLLECTION)) {
+                if (advance(c.seq()) && collections.stream().anyMatch(c::touches)) {
                     Optional<String> refused = c.signed() == null
                             ? Optional.of("a commit of " + c.did() + " without its blocks cannot be checked; the next full scan reads it")
                             : signatures.refusal(c.signed());

@@ -1,0 +1,66 @@
+package dev.knotless.spindle;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.runner.daemon.LiveEvent;
+import java.time.Clock;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+
+/**
+ * A run's live events as the lines tangled's log viewer reads: {@code control} lines where a step
+ * starts and ends, {@code data} lines of output. Output is masked before it becomes an event.
+ */
+final class LogLines {
+
+    private final ObjectMapper json;
+    private final Clock clock;
+
+    LogLines(ObjectMapper json, Clock clock) {
+        this.json = json;
+        this.clock = clock;
+    }
+
+    /** The line for {@code event}; empty for the run's end, which closes the stream instead. */
+    Optional<String> of(LiveEvent event) {
+        ObjectNode line = json.createObjectNode();
+        switch (event) {
+            case LiveEvent.StepStarted s -> control(line, s.step(), s.name(), "start");
+            case LiveEvent.StepFinished f -> control(line, f.step(), f.result().name(), "end");
+            case LiveEvent.Line l -> data(line, l.step(), l.text(), "stderr".equals(l.stream()) ? "stderr" : "stdout");
+            case LiveEvent.Finished f -> {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(line.toString());
+    }
+
+    /** A line of a log file read after the run: output without its step. */
+    String data(String text) {
+        ObjectNode line = json.createObjectNode();
+        data(line, 0, text, "stdout");
+        return line.toString();
+    }
+
+    private void control(ObjectNode line, int step, String name, String status) {
+        line.put("kind", "control");
+        line.put("content", name);
+        line.put("time", now());
+        line.put("step_id", step);
+        line.put("step_status", status);
+        line.put("step_kind", "user");
+    }
+
+    private void data(ObjectNode line, int step, String text, String stream) {
+        line.put("kind", "data");
+        line.put("content", text);
+        line.put("time", now());
+        line.put("step_id", step);
+        line.put("stream", stream);
+    }
+
+    private String now() {
+        return DateTimeFormatter.ISO_INSTANT.format(clock.instant().truncatedTo(ChronoUnit.MILLIS));
+    }
+}

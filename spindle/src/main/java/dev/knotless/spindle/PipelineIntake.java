@@ -1,0 +1,164 @@
+package dev.knotless.spindle;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.checkout.Mirrors;
+import dev.knotless.checks.Event;
+import dev.knotless.runner.daemon.Planner;
+import dev.knotless.runner.forge.ForgeEvent;
+import dev.knotless.runner.workflow.Dialect;
+import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.runner.workflow.WorkflowException;
+import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.runner.workflow.WorkflowSet;
+import dev.knotless.spindle.knot.KnotEvent;
+import dev.knotless.spindle.knot.Pipeline;
+import dev.knotless.spindle.knot.PipelineException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Takes the pipelines knots send: one for a repository this spindle serves, from the knot that
+ * hosts it, is kept in the inbox and the daemon is woken for it; each of its workflows is told
+ * {@code pending} (one per run it makes, a matrix's combinations apart), and a workflow of another
+ * engine {@code failed} at once, saying which engine this spindle runs. Everything else a knot
+ * sends is left alone. Called on the knot's own thread, one event at a time.
+ */
+public final class PipelineIntake {
+
+    public static final String NSID = "sh.tangled.pipeline";
+
+    private final String runnerId;
+    private final WatchedRepos repos;
+    private final KnotUrls urls;
+    private final SpindleStore store;
+    private final PipelineStatuses statuses;
+    private final SpindleForge forge;
+    private final Mirrors mirrors;
+    private final ObjectMapper json;
+    private final Consumer<String> wake;
+    private final Consumer<String> log;
+
+    /**
+     * @param wake asks the daemon to poll a repository now (its name)
+     */
+    public PipelineIntake(String runnerId, WatchedRepos repos, KnotUrls urls, SpindleStore store, PipelineStatuses statuses,
+            SpindleForge forge, Mirrors mirrors, ObjectMapper json, Consumer<String> wake, Consumer<String> log) {
+        this.runnerId = runnerId;
+        this.repos = repos;
+        this.urls = urls;
+        this.store = store;
+        this.statuses = statuses;
+        this.forge = forge;
+        this.mirrors = mirrors;
+        this.json = json;
+        this.wake = wake;
+        this.log = log;
+    }
+
+    /** One event of a knot's stream. Throws only when it could not be kept: the knot's cursor then stays. */
+    public void event(KnotEvent e) throws IOException {
+        if (!NSID.equals(e.nsid())) {
+            return;
+        }
+        Pipeline p;
+        try {
+            p = Pipeline.parse(e.knot(), e.rkey(), e.event());
+        } catch (PipelineException bad) {
+            log.accept("spindle: knot " + e.knot() + " sent a pipeline that is left out: " + bad.getMessage());
+            return;
+        }
+        Pipeline.RepoRef ref = p.trigger().repo();
+        if (!ref.knot().equals(e.knot())) {
+            log.accept("spindle: knot " + e.knot() + " sent pipeline " + e.rkey() + " of a repository on knot " + ref.knot()
+                    + "; left out (a knot speaks for its own repositories only)");
+            return;
+        }
+        Optional<WatchedRepos.Watched> watched = repos.byName(ref.knot(), ref.did(), ref.name());
+        if (watched.isEmpty()) {
+            return; // another spindle's repository: knots send every pipeline to every listener
+        }
+        String repo = SpindleForge.repoName(ref.did(), ref.name());
+        if (ref.defaultBranch() != null && !ref.defaultBranch().isEmpty()) {
+            forge.defaultBranch(repo, ref.defaultBranch());
+        }
+        String commit = commit(p, watched.get());
+        if (commit == null) {
+            return;
+        }
+        ObjectNode kept = json.createObjectNode();
+        kept.set("pipeline", e.event());
+        kept.put("commit", commit);
+        if (!store.receive(new SpindleStore.Waiting(e.knot(), e.rkey(), repo, json.writeValueAsString(kept)))) {
+            return; // sent again after a reconnect: told once
+        }
+        Event event = switch (p.trigger().kind()) {
+            case PUSH -> Event.PUSH;
+            case PULL_REQUEST -> Event.PULL;
+            case MANUAL -> Event.MANUAL;
+        };
+        Map<String, String> texts = new LinkedHashMap<>();
+        for (Pipeline.PipelineWorkflow w : p.workflows()) {
+            if (SpindleForge.ENGINE.equals(w.engine())) {
+                texts.put(w.name(), w.raw());
+            } else {
+                statuses.failed(p.atUri(), w.name(), "this spindle runs workflows of engine '" + SpindleForge.ENGINE
+                        + "' (knotless-run's workflow YAML); " + w.name() + " asks for '" + w.engine() + "'");
+            }
+        }
+        for (String name : runNames(texts)) {
+            SpindleStore.WorkflowRun run = new SpindleStore.WorkflowRun(
+                    Planner.runId(runnerId, repo, name, event, commit, List.of(e.knot() + "/" + e.rkey())), e.knot(), e.rkey(), name);
+            store.workflow(run);
+            statuses.pending(run);
+        }
+        log.accept("spindle: pipeline " + e.rkey() + " from " + e.knot() + " for " + repo + ": " + texts.size() + " workflow(s) to run"
+                + (texts.size() == p.workflows().size() ? "" : ", " + (p.workflows().size() - texts.size()) + " of another engine"));
+        if (!texts.isEmpty()) {
+            wake.accept(repo);
+        } else {
+            store.queued(e.knot(), e.rkey());
+        }
+    }
+
+    /**
+     * The names the planner gives these workflows' runs ({@link Planner} parses the same texts the same
+     * way): a file that does not parse is one run by its file name, a matrix one per combination.
+     */
+    static List<String> runNames(Map<String, String> texts) {
+        WorkflowSet set = WorkflowParser.parseAll(texts, Dialect.TANGLED);
+        List<String> names = new ArrayList<>();
+        for (WorkflowException broken : set.errors()) {
+            names.add(broken.file());
+        }
+        for (Workflow w : set.workflows()) {
+            names.add(w.name());
+        }
+        return names;
+    }
+
+    /** The commit a pipeline is about; a manual one's is its default branch's head, read from the knot. */
+    private String commit(Pipeline p, WatchedRepos.Watched repo) {
+        Pipeline.Trigger t = p.trigger();
+        String sha = switch (t.kind()) {
+            case PUSH -> t.push().newSha();
+            case PULL_REQUEST -> t.pullRequest().sourceSha();
+            case MANUAL -> null;
+        };
+        if (sha != null) {
+            return ForgeEvent.NO_COMMIT.equals(sha) ? null : sha;
+        }
+        try {
+            return mirrors.mirrorFor(urls.cloneUrl(repo)).resolve("refs/heads/" + SpindleForge.branch(t)).sha();
+        } catch (IOException e) {
+            log.accept("spindle: manual pipeline " + p.rkey() + " of " + repo.atUri() + ": cannot read the head of "
+                    + SpindleForge.branch(t) + " from its knot: " + e.getMessage());
+            return null;
+        }
+    }
+}
