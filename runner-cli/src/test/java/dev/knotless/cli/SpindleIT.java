@@ -97,6 +97,8 @@ class SpindleIT {
                         (System.nanoTime() - sent) / 1_000_000);
                 d.await("build.yml succeeds", Duration.ofSeconds(120), () -> appview.statuses(uri, "build.yml").contains("success"));
                 assertThat(appview.statuses(uri, "build.yml")).containsExactly("pending", "running", "success");
+                d.await("both combinations of matrix.yml succeed", Duration.ofSeconds(120), () -> appview.statuses(uri,
+                        "matrix.yml (n=1)").contains("success") && appview.statuses(uri, "matrix.yml (n=2)").contains("success"));
                 d.await("nix.yml fails", Duration.ofSeconds(10), () -> appview.statuses(uri, "nix.yml").contains("failed"));
                 assertThat(appview.event(uri, "nix.yml", "failed").path("error").asText()).contains("engine 'knotless'")
                         .contains("'nixery'");
@@ -157,7 +159,7 @@ class SpindleIT {
         }
     }
 
-    /** A knot's frame of a push pipeline with two workflows: ours, and one of tangled's default engine. */
+    /** A knot's frame of a push pipeline: {@code build.yml} and a matrix of ours, and one of tangled's default engine. */
     static String pipelineFrame(String rkey, String knot, String did, String sha, String buildYaml) {
         ObjectNode event = JSON.createObjectNode();
         ObjectNode trigger = event.putObject("triggerMetadata").put("kind", "push");
@@ -166,6 +168,12 @@ class SpindleIT {
         var workflows = event.putArray("workflows");
         workflows.addObject().put("name", "build.yml").put("engine", "knotless").put("raw", buildYaml)
                 .putObject("clone").put("depth", 1).put("skip", false).put("submodules", false);
+        workflows.addObject().put("name", "matrix.yml").put("engine", "knotless").put("raw", """
+                engine: knotless
+                image: %s
+                matrix: {n: ['1', '2']}
+                steps: [{run: 'echo cell $KNOTLESS_MATRIX_N'}]
+                """.formatted(ExecIT.IMAGE));
         workflows.addObject().put("name", "nix.yml").put("engine", "nixery").put("raw", "steps: []\n")
                 .putObject("clone").put("depth", 1).put("skip", false).put("submodules", false);
         return JSON.createObjectNode().put("rkey", rkey).put("nsid", "sh.tangled.pipeline").<ObjectNode>set("event", event)
