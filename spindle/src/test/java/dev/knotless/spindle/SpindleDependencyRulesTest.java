@@ -1,0 +1,37 @@
+package dev.knotless.spindle;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The spindle speaks tangled's protocol over the daemon's runs and nothing below them (README.md):
+ * no executor, not the daemon's HTTP server, not the CLI. Every run it asks for goes through the
+ * forge seam, so every executor serves it unchanged.
+ */
+class SpindleDependencyRulesTest {
+
+    private final JavaClasses production = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.knotless.spindle");
+
+    @Test
+    void theSpindleNamesNoExecutorNorTheDaemonsServerNorTheCli() {
+        noClasses().that().resideInAPackage("dev.knotless.spindle..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.executor.docker..",
+                        "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", "dev.knotless.http..",
+                        "dev.knotless.cli..", "io.fabric8..")
+                .check(production);
+    }
+
+    @Test
+    void whomItServesIsReadWithoutTheProtocolOrRuns() {
+        noClasses().that().resideInAPackage("dev.knotless.spindle.setup..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.spindle", "dev.knotless.spindle.knot..",
+                        "dev.knotless.runner.daemon..", "dev.knotless.runner.run..")
+                .check(production);
+    }
+}
