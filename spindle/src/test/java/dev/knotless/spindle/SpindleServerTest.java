@@ -1,0 +1,140 @@
+package dev.knotless.spindle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.runner.daemon.LiveRuns;
+import dev.knotless.secrets.SecretStore;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.WebSocket;
+import okhttp3.WebSocketListener;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The appview's side of the spindle over real sockets: the owner, the stream's cursor and backfill, a log not known. */
+class SpindleServerTest {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir Path dir;
+    SpindleStore store;
+    StatusSignal signal = new StatusSignal();
+    PipelineStatuses statuses;
+    SpindleServer server;
+    OkHttpClient http = new OkHttpClient();
+
+    @BeforeEach
+    void start() throws Exception {
+        store = SpindleStore.open(dir, Clock.systemUTC());
+        statuses = new PipelineStatuses(store, JSON, Clock.systemUTC(), signal);
+        SpindleSecrets secrets = new SpindleSecrets((a, m) -> new Callers.Caller.Refused("no"), List::of, w -> "x",
+                SecretStore.inMemory(), store, JSON, Clock.systemUTC());
+        server = new SpindleServer("127.0.0.1", 0, "did:plc:owner", store, signal, new LiveRuns(), id -> Optional.empty(),
+                secrets, new LogLines(JSON, Clock.systemUTC()), JSON).start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.close();
+        store.close();
+    }
+
+    String url(String path) {
+        return "http://127.0.0.1:" + server.port() + path;
+    }
+
+    void pending(int n) throws IOException {
+        for (int i = 0; i < n; i++) {
+            statuses.pending(new SpindleStore.WorkflowRun("run-" + i, "knot.test", "3lpipe", "w" + i + ".yml"));
+        }
+    }
+
+    @Test
+    void theOwnerIsAnsweredAsTheAppviewAsks() throws Exception {
+        try (Response r = http.newCall(new Request.Builder().url(url("/xrpc/sh.tangled.owner")).build()).execute()) {
+            assertThat(JSON.readTree(r.body().string()).path("owner").asText()).isEqualTo("did:plc:owner");
+        }
+    }
+
+    @Test
+    void aCursorGetsEverythingAfterItInOrderPastOneBatchThenWhatIsNew() throws Exception {
+        pending(SpindleStore.BATCH + 50);
+        Follower f = new Follower(url("/events?cursor=1"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames.size() == SpindleStore.BATCH + 50);
+        pending(1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames.size() == SpindleStore.BATCH + 51);
+        assertThat(f.frames).extracting(j -> j.path("event").path("workflow").asText())
+                .startsWith("w0.yml", "w1.yml", "w2.yml").endsWith("w149.yml", "w0.yml");
+        assertThat(f.frames).allSatisfy(j -> assertThat(j.path("nsid").asText()).isEqualTo("sh.tangled.pipeline.status"));
+        f.close();
+    }
+
+    @Test
+    void noCursorMeansFromNowAsTangledsSpindle() throws Exception {
+        pending(3);
+        Follower f = new Follower(url("/events"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.open.get() == 1);
+        Thread.sleep(300); // a backfill would have come by now
+        assertThat(f.frames).isEmpty();
+        statuses.failed("at://did:web:knot.test/sh.tangled.pipeline/3lx", "nix.yml", "engine");
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames.size() == 1);
+        assertThat(f.frames.getFirst().path("event").path("status").asText()).isEqualTo("failed");
+        f.close();
+    }
+
+    @Test
+    void theLogOfAWorkflowItDoesNotKnowClosesSayingSo() throws Exception {
+        Follower f = new Follower(url("/logs/knot.test/3lnone/build.yml"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.closedWith.get() != 0);
+        assertThat(f.closedWith.get()).isEqualTo(1008);
+    }
+
+    static final class Follower extends WebSocketListener {
+        final List<JsonNode> frames = new CopyOnWriteArrayList<>();
+        final AtomicInteger open = new AtomicInteger();
+        final AtomicInteger closedWith = new AtomicInteger();
+        private final WebSocket socket;
+
+        Follower(String url) {
+            socket = new OkHttpClient().newWebSocket(new Request.Builder().url(url).build(), this);
+        }
+
+        @Override
+        public void onOpen(WebSocket ws, Response response) {
+            open.set(1);
+        }
+
+        @Override
+        public void onMessage(WebSocket ws, String text) {
+            try {
+                frames.add(JSON.readTree(text));
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void onClosing(WebSocket ws, int code, String reason) {
+            closedWith.set(code);
+            ws.close(1000, null);
+        }
+
+        void close() {
+            socket.close(1000, null);
+        }
+    }
+}
