@@ -73,12 +73,7 @@ public final class PipelineIntake {
             log.accept("spindle: knot " + e.knot() + " sent a pipeline that is left out: " + bad.getMessage());
             return;
         }
-        Pipeline.RepoRef ref = p.trigger().repo();
-        if (!ref.knot().equals(e.knot())) {
-            log.accept("spindle: knot " + e.knot() + " sent pipeline " + e.rkey() + " of a repository on knot " + ref.knot()
-                    + "; left out (a knot speaks for its own repositories only)");
-            return;
-        }
+        Pipeline.RepoRef ref = p.trigger().repo(); // on the knot it came from: Pipeline.parse refuses others
         Optional<WatchedRepos.Watched> watched = repos.byName(ref.knot(), ref.did(), ref.name());
         if (watched.isEmpty()) {
             return; // another spindle's repository: knots send every pipeline to every listener
@@ -87,15 +82,12 @@ public final class PipelineIntake {
         if (ref.defaultBranch() != null && !ref.defaultBranch().isEmpty()) {
             forge.defaultBranch(repo, ref.defaultBranch());
         }
+        if (store.received(e.knot(), e.rkey())) {
+            return; // sent again (a knot's cursor is a wall-clock time): told once
+        }
         String commit = commit(p, watched.get());
         if (commit == null) {
             return;
-        }
-        ObjectNode kept = json.createObjectNode();
-        kept.set("pipeline", e.event());
-        kept.put("commit", commit);
-        if (!store.receive(new SpindleStore.Waiting(e.knot(), e.rkey(), repo, json.writeValueAsString(kept)))) {
-            return; // sent again after a reconnect: told once
         }
         Event event = switch (p.trigger().kind()) {
             case PUSH -> Event.PUSH;
@@ -103,20 +95,31 @@ public final class PipelineIntake {
             case MANUAL -> Event.MANUAL;
         };
         Map<String, String> texts = new LinkedHashMap<>();
+        p.workflows().stream().filter(w -> SpindleForge.ENGINE.equals(w.engine())).forEach(w -> texts.put(w.name(), w.raw()));
+        // Which run is which workflow and the pending statuses, then the pipeline is kept: the daemon
+        // cannot start a run before its pending is told, and if we stop in between, the knot sends
+        // the pipeline again and this is done again (a pending told twice, before anything else).
+        List<SpindleStore.WorkflowRun> runs = new ArrayList<>();
+        for (String name : runNames(texts)) {
+            runs.add(new SpindleStore.WorkflowRun(
+                    Planner.runId(runnerId, repo, name, event, commit, List.of(e.knot() + "/" + e.rkey())), e.knot(), e.rkey(), name));
+        }
+        for (SpindleStore.WorkflowRun run : runs) {
+            store.workflow(run);
+        }
         for (Pipeline.PipelineWorkflow w : p.workflows()) {
-            if (SpindleForge.ENGINE.equals(w.engine())) {
-                texts.put(w.name(), w.raw());
-            } else {
+            if (!SpindleForge.ENGINE.equals(w.engine())) {
                 statuses.failed(p.atUri(), w.name(), "this spindle runs workflows of engine '" + SpindleForge.ENGINE
                         + "' (knotless-run's workflow YAML); " + w.name() + " asks for '" + w.engine() + "'");
             }
         }
-        for (String name : runNames(texts)) {
-            SpindleStore.WorkflowRun run = new SpindleStore.WorkflowRun(
-                    Planner.runId(runnerId, repo, name, event, commit, List.of(e.knot() + "/" + e.rkey())), e.knot(), e.rkey(), name);
-            store.workflow(run);
+        for (SpindleStore.WorkflowRun run : runs) {
             statuses.pending(run);
         }
+        ObjectNode kept = json.createObjectNode();
+        kept.set("pipeline", e.event());
+        kept.put("commit", commit);
+        store.receive(new SpindleStore.Waiting(e.knot(), e.rkey(), repo, json.writeValueAsString(kept)));
         log.accept("spindle: pipeline " + e.rkey() + " from " + e.knot() + " for " + repo + ": " + texts.size() + " workflow(s) to run"
                 + (texts.size() == p.workflows().size() ? "" : ", " + (p.workflows().size() - texts.size()) + " of another engine"));
         if (!texts.isEmpty()) {

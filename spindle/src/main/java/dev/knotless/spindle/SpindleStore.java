@@ -25,7 +25,9 @@ import org.sqlite.SQLiteConfig;
  *   <li>{@code events}: the {@code sh.tangled.pipeline.status} events the appview reads from
  *       {@code /events}, numbered by {@code created}, nanoseconds since the epoch and strictly
  *       increasing, which is the stream's cursor;
- *   <li>{@code inbox}: pipelines a knot sent, until the daemon has queued their runs;
+ *   <li>{@code inbox}: pipelines a knot sent, waiting until the daemon has queued their runs, then
+ *       kept by key only, so a knot that sends one again (its cursors are wall-clock times) is
+ *       not planned and told {@code pending} twice;
  *   <li>{@code workflows}: which run is which pipeline's workflow, for its statuses and its log;
  *   <li>{@code secrets}: who set a repository's secret and when (the values are in the runner's
  *       encrypted secret store, never here).
@@ -79,7 +81,8 @@ public final class SpindleStore implements AutoCloseable {
                 s.executeUpdate("CREATE TABLE IF NOT EXISTS events (created INTEGER PRIMARY KEY, rkey TEXT NOT NULL,"
                         + " nsid TEXT NOT NULL, event TEXT NOT NULL)");
                 s.executeUpdate("CREATE TABLE IF NOT EXISTS inbox (knot TEXT NOT NULL, rkey TEXT NOT NULL, repo TEXT NOT NULL,"
-                        + " pipeline TEXT NOT NULL, received_at TEXT NOT NULL, PRIMARY KEY (knot, rkey))");
+                        + " pipeline TEXT NOT NULL, received_at TEXT NOT NULL, queued INTEGER NOT NULL DEFAULT 0,"
+                        + " PRIMARY KEY (knot, rkey))");
                 s.executeUpdate("CREATE TABLE IF NOT EXISTS workflows (run_id TEXT PRIMARY KEY, knot TEXT NOT NULL,"
                         + " rkey TEXT NOT NULL, workflow TEXT NOT NULL)");
                 s.executeUpdate("CREATE INDEX IF NOT EXISTS workflows_by_name ON workflows(knot, rkey, workflow)");
@@ -135,7 +138,7 @@ public final class SpindleStore implements AutoCloseable {
         return locked(() -> lastCreated);
     }
 
-    /** Keeps a pipeline until {@link #queued}; false when it was kept already (a knot sending it again). */
+    /** Keeps a pipeline until {@link #queued}; false when it came before (a knot sending it again), queued or not. */
     public boolean receive(Waiting pipeline) throws IOException {
         return locked(() -> {
             try (PreparedStatement insert = db.prepareStatement(
@@ -150,12 +153,25 @@ public final class SpindleStore implements AutoCloseable {
         });
     }
 
+    /** Whether pipeline {@code knot}/{@code rkey} came before, queued or not. */
+    public boolean received(String knot, String rkey) throws IOException {
+        return locked(() -> {
+            try (PreparedStatement q = db.prepareStatement("SELECT 1 FROM inbox WHERE knot = ? AND rkey = ?")) {
+                q.setString(1, knot);
+                q.setString(2, rkey);
+                try (ResultSet r = q.executeQuery()) {
+                    return r.next();
+                }
+            }
+        });
+    }
+
     /** The pipelines of {@code repo} waiting for their runs, oldest first. */
     public List<Waiting> waiting(String repo) throws IOException {
         return locked(() -> {
             List<Waiting> found = new ArrayList<>();
             try (PreparedStatement q = db.prepareStatement(
-                    "SELECT knot, rkey, repo, pipeline FROM inbox WHERE repo = ? ORDER BY received_at, rowid")) {
+                    "SELECT knot, rkey, repo, pipeline FROM inbox WHERE repo = ? AND queued = 0 ORDER BY received_at, rowid")) {
                 q.setString(1, repo);
                 try (ResultSet r = q.executeQuery()) {
                     while (r.next()) {
@@ -167,10 +183,11 @@ public final class SpindleStore implements AutoCloseable {
         });
     }
 
-    /** A pipeline's runs are queued: it leaves the inbox. */
+    /** A pipeline's runs are queued: it waits no more, and only its key is kept. */
     public void queued(String knot, String rkey) throws IOException {
         locked(() -> {
-            try (PreparedStatement delete = db.prepareStatement("DELETE FROM inbox WHERE knot = ? AND rkey = ?")) {
+            try (PreparedStatement delete = db.prepareStatement(
+                    "UPDATE inbox SET queued = 1, pipeline = '' WHERE knot = ? AND rkey = ?")) {
                 delete.setString(1, knot);
                 delete.setString(2, rkey);
                 delete.executeUpdate();
