@@ -1,0 +1,122 @@
+package dev.knotless.atproto.forge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import okio.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The machinery the firehose and the Jetstream share, with a stream of its own whose text frames
+ * are their position: the bound and the frame kind checked before the stream sees a frame, the
+ * cursor only going forward, and a cursor that cannot be saved said once and once when it is
+ * saved again. (Dialling and reconnecting against a server: {@code JetstreamTest} in spindle.)
+ */
+class StreamFollowerTest {
+
+    static final StreamFollower.Words WORDS = new StreamFollower.Words("test", "stream", "server", "the stream", "", "test stopping");
+
+    @TempDir Path dir;
+    final List<String> log = new CopyOnWriteArrayList<>();
+    final List<String> handled = new CopyOnWriteArrayList<>();
+    final AtomicInteger joined = new AtomicInteger();
+    final AtprotoForgeTest.MutableClock clock = new AtprotoForgeTest.MutableClock();
+    StreamFollower follower;
+
+    /** A follower of text frames, each a number: the position it stands at (a word: no position). */
+    StreamFollower follower(FirehoseCursor store, HttpUrl url) {
+        StreamFollower.Stream stream = new StreamFollower.Stream(from -> url, new StreamFollower.Frames.Text(text -> {
+            handled.add(text);
+            return text.chars().allMatch(Character::isDigit) ? OptionalLong.of(Long.parseLong(text)) : OptionalLong.empty();
+        }), 8, joined::incrementAndGet);
+        // Long delays: a test's one failed dial is not tried again while it runs.
+        return new StreamFollower(new OkHttpClient(), store, stream, WORDS,
+                new ReconnectDelay(Duration.ofMinutes(1), Duration.ofMinutes(1)), new SplittableRandom(1), clock, log::add);
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (follower != null) {
+            follower.close();
+        }
+    }
+
+    /** A loopback URL that nothing listens at: dials fail at once. */
+    static HttpUrl nowhere() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return HttpUrl.get("http://127.0.0.1:" + s.getLocalPort() + "/");
+        }
+    }
+
+    @Test
+    void framesOverTheBoundOrOfTheOtherKindAreSkippedBeforeTheStreamSeesThem() throws Exception {
+        follower = follower(new FirehoseCursor(dir.resolve("c"), "x"), nowhere());
+        follower.received("123456789"); // 9 bytes
+        follower.received(ByteString.encodeUtf8("5"));
+        follower.received("ééééé"); // 5 characters, 10 bytes
+        assertThat(handled).isEmpty();
+        assertThat(log).containsExactly("test: a stream frame is skipped: a frame of over 8 bytes");
+        clock.now = clock.now.plus(StreamFollower.BAD_FRAME_LINE_EVERY);
+        follower.received(ByteString.encodeUtf8("5"));
+        assertThat(log.getLast()).isEqualTo("test: a stream frame is skipped: a binary frame (stream frames are text;"
+                + " compression was not asked for) (and 2 more refused since the last such line)");
+        assertThat(follower.cursor()).isEqualTo(-1);
+    }
+
+    @Test
+    void theCursorGoesOnlyForwardAndIsForgottenWhenAsked() throws Exception {
+        FirehoseCursor store = new FirehoseCursor(dir.resolve("c"), "x");
+        follower = follower(store, nowhere());
+        follower.received("7");
+        follower.received("3"); // a replay: handled, the cursor stays
+        follower.received("word");
+        assertThat(handled).containsExactly("7", "3", "word");
+        assertThat(follower.cursor()).isEqualTo(7);
+        follower.save();
+        assertThat(store.load()).hasValue(7);
+        follower.forgetCursor();
+        assertThat(follower.cursor()).isEqualTo(-1);
+        assertThat(store.load()).isEmpty();
+        assertThat(log).isEmpty();
+    }
+
+    @Test
+    void aCursorThatCannotBeSavedIsSaidOnceAndOnceWhenItIsSavedAgain() throws Exception {
+        Path blocker = dir.resolve("state");
+        Files.writeString(blocker, "a file where the cursor's directory should be");
+        FirehoseCursor store = new FirehoseCursor(blocker.resolve("stream.cursor"), "x");
+        follower = follower(store, nowhere());
+        follower.start();
+        follower.start(); // once only
+        follower.received("5");
+        await().atMost(Duration.ofSeconds(10)).until(() -> log.stream().anyMatch(l -> l.startsWith("test: cannot save the stream cursor ")));
+        follower.received("6");
+        await().during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(10))
+                .until(() -> log.stream().filter(l -> l.startsWith("test: cannot save")).count() == 1);
+        Files.delete(blocker);
+        await().atMost(Duration.ofSeconds(10)).until(() -> log.contains("test: the stream cursor is saved again"));
+        assertThat(store.load()).hasValue(6);
+        follower.received("8");
+        follower.close();
+        assertThat(store.load()).as("saved on close").hasValue(8);
+        assertThat(log).filteredOn(l -> !l.contains("; dialling again in ")).satisfiesExactly(
+                l -> assertThat(l).isEqualTo("test: following the stream from now (no cursor stored)"),
+                l -> assertThat(l).endsWith("; a restart would replay from an older one"),
+                l -> assertThat(l).isEqualTo("test: the stream cursor is saved again"));
+        assertThat(log).filteredOn(l -> l.startsWith("test: the stream ") && l.contains("dialling again in ")).hasSize(1);
+        assertThat(joined).as("never open").hasValue(0);
+    }
+}
