@@ -24,8 +24,11 @@ import java.util.regex.Pattern;
  * clock, so the step's own clock and this process's agree without a network round trip. Split into
  * push → queued (the poll wait and planning), queued → taken, taken → first step (container, checkout,
  * exec). Side by side: {@code docker run --rm IMAGE true} on the same machine.
- * Run by {@code bench/daemon-latency [PUSHES=20] [POLL_INTERVAL=200ms] [warm [idle] | hook]}; with
- * {@code hook}, a second daemon polls hourly and hears of each push through {@code POST /hooks/git}.
+ * Run by {@code bench/daemon-latency [PUSHES=20] [POLL_INTERVAL=200ms] [warm [idle] | hook | kubernetes]}; with
+ * {@code hook}, a second daemon polls hourly and hears of each push through {@code POST /hooks/git};
+ * with {@code kubernetes}, the daemon runs on the test cluster ({@code scripts/test-cluster up}) in a
+ * namespace of its own, side by side with {@code kubectl run --rm -i IMAGE -- true} there (a pod's
+ * {@code /proc/uptime} is the host's too).
  */
 public final class DaemonLatency {
 
@@ -58,24 +61,34 @@ public final class DaemonLatency {
         // "hook": the same pushes twice, first found by polling every POLL_INTERVAL, then by a daemon
         // that polls hourly and is told of each push through POST /hooks/git, as a post-receive hook does.
         boolean hook = args.length > 2 && args[2].equals("hook");
+        Cluster cluster = args.length > 2 && args[2].equals("kubernetes") ? Cluster.create() : null;
         Path root = Path.of("").toAbsolutePath();
         Path tmp = Files.createTempDirectory("daemon-latency");
         List<Trial> trials = new ArrayList<>();
-        trials.add(trial(root, tmp.resolve("poll"), pushes, poll, warm, idle, false));
-        if (hook) {
-            trials.add(trial(root, tmp.resolve("hook"), pushes, "1h", false, false, true));
-        }
-
         List<Long> docker = new ArrayList<>();
-        for (int i = 0; i < Math.max(5, Math.min(pushes, 15)); i++) {
-            long t0 = System.nanoTime();
-            Process p = new ProcessBuilder("docker", "run", "--rm", ExecIT.IMAGE, "true").redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            if (p.waitFor() != 0) {
-                throw new IOException("docker run failed");
+        try {
+            trials.add(trial(root, tmp.resolve("poll"), pushes, poll, warm, idle, false, cluster));
+            if (hook) {
+                trials.add(trial(root, tmp.resolve("hook"), pushes, "1h", false, false, true, null));
             }
-            docker.add((System.nanoTime() - t0) / 1_000_000);
+            for (int i = 0; i < Math.max(5, Math.min(pushes, 15)); i++) {
+                long t0 = System.nanoTime();
+                List<String> raw = cluster == null ? List.of("docker", "run", "--rm", ExecIT.IMAGE, "true")
+                        : cluster.kubectl("run", "latency-raw-" + i, "--image=" + ExecIT.IMAGE, "--image-pull-policy=Never",
+                                "--restart=Never", "--rm", "-i", "--quiet", "--command", "--", "true");
+                Process p = new ProcessBuilder(raw).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes());
+                if (p.waitFor() != 0) {
+                    throw new IOException(String.join(" ", raw.subList(0, 2)) + " failed: " + out);
+                }
+                docker.add((System.nanoTime() - t0) / 1_000_000);
+            }
+        } finally {
+            if (cluster != null) {
+                cluster.delete();
+            }
         }
+        String rawLabel = cluster == null ? "docker run --rm IMAGE true" : "kubectl run --rm -i IMAGE -- true";
 
         boolean ok = true;
         for (Trial trial : trials) {
@@ -87,7 +100,7 @@ public final class DaemonLatency {
             row("created -> started", samples, Sample::engineMs);
             row("started -> first step", samples, Sample::stepMs);
             row("push -> first step", samples, Sample::totalMs);
-            row("docker run --rm IMAGE true", docker.stream().map(Sample::of).toList(), Sample::totalMs);
+            row(rawLabel, docker.stream().map(Sample::of).toList(), Sample::totalMs);
             if (warm && !trial.label().startsWith("hook")) {
                 System.out.printf("%nruns that found no warm container ready: %d of %d%n", trial.colds(), samples.size());
             }
@@ -104,8 +117,9 @@ public final class DaemonLatency {
             System.out.printf("%-44s %5d ms %5d ms %9.2fx%n", "docker run --rm IMAGE true", dockerMedian, percentile(docker, 90), 1.0);
         }
         long median = percentile(trials.getLast().samples().stream().map(Sample::totalMs).toList(), 50);
-        System.out.printf("%nmedian push -> first step %d ms = %.2fx docker run (%d ms); goal < 1000 ms: %s%n", median,
-                (double) median / dockerMedian, dockerMedian, median < 1000 ? "PASS" : "FAIL");
+        long goal = cluster == null ? 1000 : 2000;
+        System.out.printf("%nmedian push -> first step %d ms = %.2fx %s (%d ms); goal < %d ms: %s%n", median,
+                (double) median / dockerMedian, rawLabel, dockerMedian, goal, median < goal ? "PASS" : "FAIL");
         if (ok) {
             DaemonSoak.delete(tmp);
         } else {
@@ -115,7 +129,8 @@ public final class DaemonLatency {
     }
 
     /** One daemon, {@code pushes} pushes one after another (after the warm-up ones), each timed. */
-    static Trial trial(Path root, Path tmp, int pushes, String poll, boolean warm, boolean idle, boolean hook) throws Exception {
+    static Trial trial(Path root, Path tmp, int pushes, String poll, boolean warm, boolean idle, boolean hook, Cluster cluster)
+            throws Exception {
         Path state = tmp.resolve("state");
         String runnerId = "latency-" + UUID.randomUUID().toString().substring(0, 8);
         Upstream upstream = Upstream.create(tmp.resolve("repo"), "latency/app", Map.of("ci.yaml",
@@ -130,6 +145,10 @@ public final class DaemonLatency {
         if (warm) {
             flags.add("--warm-containers");
         }
+        if (cluster != null) {
+            flags.addAll(List.of("--executor", "kubernetes", "--kubeconfig", cluster.kubeconfig(), "--namespace", cluster.namespace(),
+                    "--pending-timeout", "60s"));
+        }
         String token = null;
         if (hook) {
             token = dev.knotless.http.ApiToken.newToken(new java.security.SecureRandom());
@@ -138,7 +157,8 @@ public final class DaemonLatency {
                     dev.knotless.http.ApiToken.hash(token)).fileLine() + "\n");
             flags.addAll(List.of("--listen", "127.0.0.1:0", "--api-token-file", tokens.toString()));
         }
-        String label = hook ? "hook (POST /hooks/git after the push; poll 1h)" : "poll every " + poll + (warm ? ", warm" : "");
+        String label = hook ? "hook (POST /hooks/git after the push; poll 1h)" : "poll every " + poll + (warm ? ", warm" : "")
+                + (cluster != null ? ", kubernetes" : "");
         try (DaemonProcess daemon = DaemonProcess.start(root, tmp.resolve("daemon.log"), flags)) {
             daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
             Hook caller = hook ? Hook.of(daemon, token) : null;
@@ -169,7 +189,7 @@ public final class DaemonLatency {
                 long takeMs = Duration.between(run.createdAt(), run.startedAt()).toMillis();
                 long createMs = 0;
                 long engineMs = 0;
-                if (!warm) {
+                if (!warm && cluster == null) {
                     String container = "knotless-" + run.id();
                     Instant created = events.await(container, "create");
                     Instant started = events.await(container, "start");
@@ -192,7 +212,7 @@ public final class DaemonLatency {
                 Thread.sleep(137); // off the poll's beat, so the poll wait is spread over the interval
             }
             ok &= daemon.stop(Duration.ofSeconds(60)) == 0;
-            ok &= Docker.containersOf(runnerId).isEmpty();
+            ok &= cluster != null ? cluster.empty() : Docker.containersOf(runnerId).isEmpty();
             // With KNOTLESS_LOG=debug the daemon's log times each git process and Engine call.
             String keepLog = System.getenv("DAEMON_LATENCY_LOG");
             if (keepLog != null && !keepLog.isBlank()) {
@@ -202,6 +222,39 @@ public final class DaemonLatency {
             events.close();
         }
         return new Trial(label, samples, colds, ok);
+    }
+
+    /** A namespace of the benchmark's own on the test cluster, used with the admin kubeconfig. */
+    record Cluster(String kubeconfig, String namespace) {
+        static Cluster create() throws Exception {
+            Cluster c = new Cluster(TestCluster.adminKubeconfig(), "latency-" + UUID.randomUUID().toString().substring(0, 8));
+            c.run("create", "namespace", c.namespace);
+            return c;
+        }
+
+        List<String> kubectl(String... args) {
+            List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig, "-n", namespace));
+            command.addAll(List.of(args));
+            return command;
+        }
+
+        String run(String... args) throws IOException, InterruptedException {
+            Process p = new ProcessBuilder(kubectl(args)).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            if (p.waitFor() != 0) {
+                throw new IOException("kubectl " + String.join(" ", args) + ": " + out);
+            }
+            return out;
+        }
+
+        /** No pod or Job of the runs is left. */
+        boolean empty() throws IOException, InterruptedException {
+            return run("get", "pods,jobs", "-o", "name").isBlank();
+        }
+
+        void delete() throws IOException, InterruptedException {
+            run("delete", "namespace", namespace, "--wait=false");
+        }
     }
 
     /** {@code POST /hooks/git} of the daemon's API, as the post-receive hook in docs/guide/daemon.md sends it. */
