@@ -13,7 +13,6 @@ import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.SuppliedWorkflow;
-import java.util.List;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowException;
 import dev.knotless.runner.workflow.WorkflowParser;
@@ -21,6 +20,7 @@ import dev.knotless.runner.workflow.WorkflowSet;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
