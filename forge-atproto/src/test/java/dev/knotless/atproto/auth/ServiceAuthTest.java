@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.identity.AtprotoKey;
 import dev.knotless.atproto.identity.DidResolver;
 import dev.knotless.atproto.repo.TestSigners;
+import dev.knotless.testkit.FakeClock;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
@@ -14,11 +15,8 @@ import java.security.KeyPairGenerator;
 import java.security.Signature;
 import java.security.interfaces.ECPublicKey;
 import java.security.spec.ECGenParameterSpec;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.function.UnaryOperator;
@@ -42,7 +40,7 @@ class ServiceAuthTest {
     private static final Instant T0 = Instant.parse("2026-12-03T10:00:00Z");
 
     private final ObjectMapper json = new ObjectMapper();
-    private final TestClock clock = new TestClock(T0);
+    private final FakeClock clock = new FakeClock(T0);
     private final FakePlc plc = newPlc();
     private final DidResolver resolver = new DidResolver(new OkHttpClient(), plc.url(), json);
     private final ServiceAuth auth = new ServiceAuth(resolver, clock);
@@ -511,34 +509,6 @@ class ServiceAuthTest {
                     }
                 }
             };
-        }
-    }
-
-    /** A clock the test moves by hand. */
-    static final class TestClock extends Clock {
-        private volatile Instant now;
-
-        TestClock(Instant start) {
-            this.now = start;
-        }
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
         }
     }
 }

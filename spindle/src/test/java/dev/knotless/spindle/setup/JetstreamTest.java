@@ -7,10 +7,12 @@ import static org.awaitility.Awaitility.await;
 import dev.knotless.atproto.forge.Firehose;
 import dev.knotless.atproto.forge.FirehoseCursor;
 import dev.knotless.atproto.forge.ReconnectDelay;
+import dev.knotless.testkit.FakeClock;
 import io.javalin.Javalin;
 import io.javalin.websocket.WsContext;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -50,7 +52,7 @@ class JetstreamTest {
             lost.incrementAndGet();
         }
     };
-    final MutableClock clock = new MutableClock();
+    final FakeClock clock = new FakeClock(Instant.parse("2026-05-01T10:00:00Z"));
     /** The query of each dial, in order. */
     final List<Map<String, List<String>>> dials = new CopyOnWriteArrayList<>();
     final List<WsContext> sockets = new CopyOnWriteArrayList<>();

@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.atproto.identity.DidResolver;
+import dev.knotless.testkit.FakeClock;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,7 +25,7 @@ class PdsClientsTest {
     static final String UNKNOWN = "did:plc:" + "unknown".repeat(4).substring(0, 24);
 
     FakePds pds;
-    final MutableClock clock = new MutableClock();
+    final FakeClock clock = new FakeClock(Instant.parse("2026-05-01T10:00:00Z"));
     PdsClients clients;
 
     @BeforeEach

@@ -12,8 +12,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.atproto.xrpc.XrpcClient;
 import dev.knotless.spindle.setup.SpindleDirectory.Reading;
+import dev.knotless.testkit.FakeClock;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,7 +30,7 @@ class SpindleDirectoryTest {
     static final Duration SCAN = Duration.ofMinutes(30);
 
     FakePds pds;
-    final MutableClock clock = new MutableClock();
+    final FakeClock clock = new FakeClock(Instant.parse("2026-05-01T10:00:00Z"));
     final List<String> log = new CopyOnWriteArrayList<>();
     final List<List<TangledRepo>> told = new CopyOnWriteArrayList<>();
     final AtomicInteger wakes = new AtomicInteger();
