@@ -177,9 +177,20 @@ final class Chromium implements AutoCloseable {
         } catch (Exception e) {
             // the browser goes anyway
         }
+        // Its helpers (zygote, renderers, crashpad) can outlive the browser and still write into the
+        // profile, which is a test's temp directory: it could then not be deleted. All of them go.
+        List<ProcessHandle> helpers = process.descendants().toList();
         process.destroy();
         if (!process.waitFor(10, TimeUnit.SECONDS)) {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        for (ProcessHandle helper : helpers) {
+            helper.destroyForcibly();
+            try {
+                helper.onExit().get(10, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                // one that will not die is the test's temp directory's problem, said there
+            }
         }
     }
 

@@ -102,19 +102,23 @@ class StateDirFullFaultIT {
                 steps:
                   - name: print
                     run: |
+                      pad=$(printf '%%0900d' 0)
                       i=0
-                      while [ $i -lt 600 ]; do echo "line $i of a step that prints for a minute"; i=$((i+1)); sleep 0.1; done
+                      while [ $i -lt 600 ]; do echo "line $i of a step that prints for a minute $pad"; i=$((i+1)); sleep 0.1; done
                 """.formatted(ExecIT.IMAGE));
         repo.commit();
         CompletableFuture<CliRun> run = execInBackground(repo);
-        awaitLogWith("line 30 of");
+        Path log = awaitLogWith("line 30 of");
         try (Stream<Path> reserves = Files.list(state.resolve("checks"))) {
             for (Path r : reserves.filter(p -> p.getFileName().toString().endsWith(".reserve")).toList()) {
                 Files.delete(r);
             }
         }
         fill(state.resolve("filler"));
-        Thread.sleep(8_000);
+        // Lines of ~1 KiB fill the log's last page within a second; then the log stops growing. A
+        // fixed wait was not enough on a loaded machine: the step had not yet met the full disk
+        // when space came back, and printed on to its end.
+        awaitNoGrowth(log, Duration.ofSeconds(3), Duration.ofSeconds(60));
         assertThat(run.isDone()).as("the run waits for space to record its end").isFalse();
 
         long spaceBack = System.nanoTime();
@@ -158,6 +162,24 @@ class StateDirFullFaultIT {
             Thread.sleep(100);
         }
         throw new AssertionError("no log with '" + text + "' in " + state);
+    }
+
+    /** Waits until {@code file} has not grown for {@code still}; fails after {@code atMost}. */
+    private static void awaitNoGrowth(Path file, Duration still, Duration atMost) throws Exception {
+        long until = System.nanoTime() + atMost.toNanos();
+        long size = Files.size(file);
+        long since = System.nanoTime();
+        while (System.nanoTime() - since < still.toNanos()) {
+            if (System.nanoTime() > until) {
+                throw new AssertionError(file + " still grows " + atMost + " after the disk was filled");
+            }
+            Thread.sleep(100);
+            long now = Files.size(file);
+            if (now != size) {
+                size = now;
+                since = System.nanoTime();
+            }
+        }
     }
 
     /** Writes {@code file} until the file system has no space left. */
