@@ -17,7 +17,7 @@ final class ExecutorWiring {
     static Executor create(String name, RunnerOptions options) {
         return Guarded.executor(switch (name) {
             case "docker" -> new DockerExecutor(options.dockerSocket, options.warmContainers);
-            case "kubernetes" -> new KubernetesExecutor(kubernetes(options.kubernetes));
+            case "kubernetes" -> new KubernetesExecutor(kubernetes(options.kubernetes), options.warmContainers);
             case "node" -> NodeWiring.executor(options.node, options.stateDir());
             default -> throw new IllegalArgumentException(
                     "--executor " + name + ": unknown executor; choose one of " + String.join(", ", new Names()));

@@ -32,8 +32,9 @@ final class RunnerOptions {
     Path dockerSocket;
 
     @Option(names = "--warm-containers",
-            description = "Docker: keep one container per image (and limits and trust) started ahead of the next run that"
-                    + " needs it, so a run skips the engine's create and start.")
+            description = "Keep one environment per image (and limits and trust) started ahead of the next run that"
+                    + " needs it, so a run skips its start. Docker: a container; Kubernetes: a pod, for trusted runs"
+                    + " without services.")
     boolean warmContainers;
 
     @picocli.CommandLine.ArgGroup(exclusive = false, heading = "%nKubernetes executor:%n")

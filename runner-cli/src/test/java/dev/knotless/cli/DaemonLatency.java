@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * clock, so the step's own clock and this process's agree without a network round trip. Split into
  * push → queued (the poll wait and planning), queued → taken, taken → first step (container, checkout,
  * exec). Side by side: {@code docker run --rm IMAGE true} on the same machine.
- * Run by {@code bench/daemon-latency [PUSHES=20] [POLL_INTERVAL=200ms] [warm [idle] | hook | kubernetes]}; with
+ * Run by {@code bench/daemon-latency [PUSHES=20] [POLL_INTERVAL=200ms] [warm [idle] | hook | kubernetes [warm [idle]]]}; with
  * {@code hook}, a second daemon polls hourly and hears of each push through {@code POST /hooks/git};
  * with {@code kubernetes}, the daemon runs on the test cluster ({@code scripts/test-cluster up}) in a
  * namespace of its own, side by side with {@code kubectl run --rm -i IMAGE -- true} there (a pod's
@@ -54,14 +54,16 @@ public final class DaemonLatency {
         String poll = args.length > 1 ? args[1] : "200ms";
         // "warm": the daemon keeps a container started ahead per image (--warm-containers); a run's
         // container is then renamed, not created and started, so there is no engine part to time.
-        boolean warm = args.length > 2 && args[2].equals("warm");
+        List<String> modes = args.length > 2 ? List.of(args).subList(2, args.length) : List.of();
+        boolean warm = modes.contains("warm");
         // "idle" (with warm): each push waits until the pool holds its next container, as when pushes
         // come seconds apart; without it the pool is still refilling while the next push is planned.
-        boolean idle = warm && args.length > 3 && args[3].equals("idle");
+        boolean idle = warm && modes.contains("idle");
         // "hook": the same pushes twice, first found by polling every POLL_INTERVAL, then by a daemon
         // that polls hourly and is told of each push through POST /hooks/git, as a post-receive hook does.
-        boolean hook = args.length > 2 && args[2].equals("hook");
-        Cluster cluster = args.length > 2 && args[2].equals("kubernetes") ? Cluster.create() : null;
+        boolean hook = modes.contains("hook");
+        // "kubernetes" (with "warm": warm pods) on the test cluster
+        Cluster cluster = modes.contains("kubernetes") ? Cluster.create() : null;
         Path root = Path.of("").toAbsolutePath();
         Path tmp = Files.createTempDirectory("daemon-latency");
         List<Trial> trials = new ArrayList<>();
@@ -168,7 +170,11 @@ public final class DaemonLatency {
                     "created->started", "started->1st step", "total");
             for (int i = 1 - WARM_UP; i <= pushes; i++) {
                 if (idle && i > 1 - WARM_UP) { // the pool makes its first container when the first run ends
-                    awaitWarm(runnerId, Duration.ofSeconds(60));
+                    if (cluster != null) {
+                        cluster.awaitWarm(Duration.ofSeconds(120));
+                    } else {
+                        awaitWarm(runnerId, Duration.ofSeconds(60));
+                    }
                 }
                 String sha = upstream.commitOnMain("push " + i);
                 upstream.push(List.of("main"));
@@ -199,7 +205,8 @@ public final class DaemonLatency {
                 Sample s = new Sample(pollMs, takeMs, createMs, engineMs, totalMs - pollMs - takeMs - createMs - engineMs, totalMs);
                 // With the pool, a run whose container the engine created found no warm one ready (the
                 // pool was still refilling): its first step includes a create and start.
-                boolean cold = warm && events.seen("knotless-" + run.id(), "create");
+                boolean cold = warm && (cluster != null ? !tookWarmPod(daemon.log(), run.id())
+                        : events.seen("knotless-" + run.id(), "create"));
                 System.out.printf("%4s %10d ms %11d ms %11d ms %13d ms %14d ms %9d ms%s%n", i <= 0 ? "w" + (i + WARM_UP) : i,
                         s.pollMs(), s.takeMs(), s.createMs(), s.engineMs(), s.stepMs(), s.totalMs(),
                         cold ? "  (no warm container ready)" : "");
@@ -245,6 +252,18 @@ public final class DaemonLatency {
                 throw new IOException("kubectl " + String.join(" ", args) + ": " + out);
             }
             return out;
+        }
+
+        /** Waits until a warm pod is Ready in the namespace. */
+        void awaitWarm(Duration atMost) throws IOException, InterruptedException {
+            Instant deadline = Instant.now().plus(atMost);
+            while (!run("get", "pods", "-l", "dev.knotless.warm=true",
+                    "-o", "jsonpath={.items[*].status.conditions[?(@.type==\"Ready\")].status}").contains("True")) {
+                if (Instant.now().isAfter(deadline)) {
+                    throw new IllegalStateException("no warm pod in " + namespace + " within " + atMost);
+                }
+                Thread.sleep(100);
+            }
         }
 
         /** No pod or Job of the runs is left. */
@@ -315,6 +334,11 @@ public final class DaemonLatency {
             }
             Thread.sleep(100);
         }
+    }
+
+    /** True when the daemon's log says the run took a warm pod. */
+    static boolean tookWarmPod(String log, String runId) {
+        return log.lines().anyMatch(l -> l.contains("pod taken warm") && l.contains(" run=" + runId + " "));
     }
 
     static double uptime() throws IOException {

@@ -44,7 +44,7 @@ public final class DockerExecutor implements Executor, Resumption {
     private static final Logger log = LoggerFactory.getLogger(DockerExecutor.class);
 
     private final EngineClient engine;
-    private final Optional<WarmPool> warm;
+    private final Optional<WarmContainers> warm;
     /** Whether the engine has answered this executor: from then on an outage is waited out at a start. */
     private volatile boolean reached;
 
@@ -58,17 +58,17 @@ public final class DockerExecutor implements Executor, Resumption {
 
     /**
      * @param warmContainers keep one container per run shape started ahead of the next run of that
-     *     shape ({@link WarmPool}): a run then skips the engine's create and start
+     *     shape ({@link WarmContainers}): a run then skips the engine's create and start
      */
     public DockerExecutor(Path socket, boolean warmContainers) {
         this.engine = new EngineClient(socket, new ObjectMapper());
-        this.warm = warmContainers ? Optional.of(new WarmPool(engine)) : Optional.empty();
+        this.warm = warmContainers ? Optional.of(new WarmContainers(engine)) : Optional.empty();
     }
 
     /** Removes the warm containers still waiting; runs' own containers go with their sessions. */
     @Override
     public void close() {
-        warm.ifPresent(WarmPool::close);
+        warm.ifPresent(WarmContainers::close);
     }
 
     @Override
@@ -107,9 +107,9 @@ public final class DockerExecutor implements Executor, Resumption {
         Runnable refill = () -> {};
         // a warm container has no host entries for services, which are set at create
         if (warm.isPresent() && !spec.keep() && spec.services().isEmpty()) {
-            WarmPool.Shape shape = WarmPool.Shape.of(spec);
+            WarmContainers.Shape shape = WarmContainers.Shape.of(spec);
             refill = () -> warm.get().refill(shape, spec);
-            Optional<WarmPool.Warm> ready = warm.get().take(shape, signal);
+            Optional<WarmContainers.Warm> ready = warm.get().take(shape, signal);
             ExecutorException.throwIfStopped(signal, what);
             if (ready.isPresent()) {
                 Optional<Session> taken = takeWarm(spec, ready.get(), name, refill);
@@ -218,7 +218,7 @@ public final class DockerExecutor implements Executor, Resumption {
             }
             JsonNode c = found.get();
             JsonNode labels = c.path("Config").path("Labels");
-            boolean runs = labels.path(Labels.RUN).asText().equals(spec.runId()) || labels.has(WarmPool.WARM_LABEL);
+            boolean runs = labels.path(Labels.RUN).asText().equals(spec.runId()) || labels.has(WarmContainers.WARM_LABEL);
             if (!spec.runnerId().equals(labels.path(Labels.RUNNER).asText()) || !runs) {
                 log.info("resume refused container={} run={} reason=not this run's", name, spec.runId());
                 return Optional.empty();
@@ -241,7 +241,7 @@ public final class DockerExecutor implements Executor, Resumption {
 
     /** True when a warm container waits for runs like {@code spec}. */
     boolean warmWaiting(RunSpec spec) {
-        return warm.map(pool -> pool.waiting(WarmPool.Shape.of(spec))).orElse(false);
+        return warm.map(pool -> pool.waiting(WarmContainers.Shape.of(spec))).orElse(false);
     }
 
     /**
@@ -249,7 +249,7 @@ public final class DockerExecutor implements Executor, Resumption {
      * that still runs: an engine restart (or anyone) may have stopped it while it waited, and a
      * stopped one would fail the run's first step.
      */
-    private Optional<Session> takeWarm(RunSpec spec, WarmPool.Warm ready, String name, Runnable refill) {
+    private Optional<Session> takeWarm(RunSpec spec, WarmContainers.Warm ready, String name, Runnable refill) {
         try {
             Optional<String> gone = new RunContainer(engine, spec, ready.id(), ready.name()).goneOrFail();
             if (gone.isPresent()) {

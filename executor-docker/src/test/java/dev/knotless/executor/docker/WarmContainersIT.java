@@ -82,7 +82,7 @@ class WarmContainersIT {
             // The pool has only begun making the next container (create and start take most of a second).
             try (Session second = executor.start(RunSpec.builder(runner, "run-2", image).build(), StopSignal.none())) {
                 assertThat(executor.engine().inspectContainer("knotless-run-2").orElseThrow()
-                        .path("Config").path("Labels").path(WarmPool.WARM_LABEL).asText())
+                        .path("Config").path("Labels").path(WarmContainers.WARM_LABEL).asText())
                         .as("the pool's container, renamed").isEqualTo("true");
                 assertThat(executor.containersOf(runner)).containsExactly("knotless-run-2");
                 assertThat(second.run(new StepPayload("one", List.of("true"), Map.of()), new RecordingOutput(), StopSignal.none()))

@@ -65,18 +65,31 @@ public final class KubernetesExecutor implements Executor, Resumption {
     private final Set<String> policiesApplied = ConcurrentHashMap.newKeySet();
     private final KubernetesCounters counters = new KubernetesCounters();
     private final JobDeletion deletion;
+    private final Optional<WarmPods> warm;
 
     public KubernetesExecutor(KubernetesOptions options) {
-        this(options, KEEPALIVE);
+        this(options, false);
+    }
+
+    /**
+     * @param warmPods keep one pod per run shape started ahead of the next trusted run of that
+     *     shape ({@link WarmPods}): a run then skips the Job's create, scheduling and start
+     */
+    public KubernetesExecutor(KubernetesOptions options, boolean warmPods) {
+        this(options, KEEPALIVE, new Vertx5HttpClientFactory(), warmPods);
     }
 
     /** With another keepalive interval (tests that cut idle connections within seconds). */
     KubernetesExecutor(KubernetesOptions options, Duration keepalive) {
-        this(options, keepalive, new Vertx5HttpClientFactory());
+        this(options, keepalive, new Vertx5HttpClientFactory(), false);
     }
 
     /** With another of fabric8's HTTP clients (the benchmark compares them). */
     KubernetesExecutor(KubernetesOptions options, Duration keepalive, HttpClient.Factory http) {
+        this(options, keepalive, http, false);
+    }
+
+    private KubernetesExecutor(KubernetesOptions options, Duration keepalive, HttpClient.Factory http, boolean warmPods) {
         this.options = options;
         Config config;
         try {
@@ -92,6 +105,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
                 .withHttpClientFactory(http)
                 .build();
         this.deletion = new JobDeletion(client, options.namespace(), counters);
+        this.warm = warmPods ? Optional.of(new WarmPods(client, options.namespace(), deletion)) : Optional.empty();
     }
 
     @Override
@@ -117,6 +131,35 @@ public final class KubernetesExecutor implements Executor, Resumption {
                 ensureNetworkPolicy(spec.runnerId(), UntrustedPolicy.allowDns(spec.runnerId(), options.namespace()));
             }
         }
+        // With a pool, the next pod of this shape is asked for when this run's is gone: asked for
+        // while this run starts, it would slow this run's start on the same node.
+        Runnable refill = () -> {};
+        Optional<WarmPods.Shape> shape = warm.isPresent() ? WarmPods.Shape.of(spec) : Optional.empty();
+        if (shape.isPresent()) {
+            refill = () -> warm.get().refill(shape.get(), spec, this::startPod);
+            Optional<RunPod> taken = warm.get().take(shape.get(), spec, signal);
+            ExecutorException.throwIfStopped(signal, "start of run " + spec.runId());
+            if (taken.isPresent()) {
+                return new KubernetesSession(taken.get(), deletion, options.reattachWindow(), refill);
+            }
+        }
+        long started = System.nanoTime();
+        RunPod pod = startPod(spec, signal);
+        KubernetesSession session = new KubernetesSession(pod, deletion, options.reattachWindow(), refill);
+        if (!spec.services().isEmpty()) {
+            try {
+                new ServiceReadiness().await(session, spec, session.services(), signal);
+                log.info("services ready job={} run={} millis={}", pod.job(), spec.runId(), (System.nanoTime() - started) / 1_000_000);
+            } catch (ExecutorException e) {
+                session.close();
+                throw e;
+            }
+        }
+        return session;
+    }
+
+    /** Creates the run's Job and waits for its pod to be Ready; deletes the Job again when it cannot start. */
+    private RunPod startPod(RunSpec spec, StopSignal signal) throws ExecutorException {
         Job job = JobShape.job(spec, options);
         String jobName = job.getMetadata().getName();
         long started = System.nanoTime();
@@ -144,17 +187,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
             throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, "cannot follow the run's pod: " + message(e)), e);
         }
         log.info("pod ready job={} pod={} run={} millis={}", jobName, pod, spec.runId(), (System.nanoTime() - started) / 1_000_000);
-        KubernetesSession session = new KubernetesSession(runPod(spec, jobName, pod), deletion, options.reattachWindow());
-        if (!spec.services().isEmpty()) {
-            try {
-                new ServiceReadiness().await(session, spec, session.services(), signal);
-                log.info("services ready job={} run={} millis={}", jobName, spec.runId(), (System.nanoTime() - started) / 1_000_000);
-            } catch (ExecutorException e) {
-                session.close();
-                throw e;
-            }
-        }
-        return session;
+        return runPod(spec, jobName, pod);
     }
 
     /**
@@ -170,7 +203,10 @@ public final class KubernetesExecutor implements Executor, Resumption {
     public Optional<ResumedSession> resume(RunSpec spec) {
         String jobName = JobShape.jobName(spec.runId());
         try {
-            Job job = client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName).get();
+            Job job = runJob(spec);
+            if (job != null) {
+                jobName = job.getMetadata().getName();
+            }
             if (job == null || job.getMetadata().getDeletionTimestamp() != null
                     || !spec.runnerId().equals(annotation(job, Labels.RUNNER))
                     || !spec.runId().equals(annotation(job, Labels.RUN))) {
@@ -188,11 +224,27 @@ public final class KubernetesExecutor implements Executor, Resumption {
             String pod = ready.get().getMetadata().getName();
             counters.resumed();
             log.info("job resumed job={} pod={} run={}", jobName, pod, spec.runId());
-            return Optional.of(new KubernetesSession(runPod(spec, jobName, pod), deletion, options.reattachWindow()));
+            return Optional.of(new KubernetesSession(runPod(spec, jobName, pod), deletion, options.reattachWindow(), () -> {}));
         } catch (KubernetesClientException e) {
             log.warn("resume failed job={} run={} reason={}", jobName, spec.runId(), message(e));
             return Optional.empty();
         }
+    }
+
+    /**
+     * The run's Job: by its name, or, for a run that took a warm pod ({@link WarmPods}), whose Job
+     * keeps the name it was made with, by the run's label and annotation.
+     */
+    private @Nullable Job runJob(RunSpec spec) {
+        Job named = client.batch().v1().jobs().inNamespace(options.namespace()).withName(JobShape.jobName(spec.runId())).get();
+        if (named != null) {
+            return named;
+        }
+        return client.batch().v1().jobs().inNamespace(options.namespace())
+                .withLabel(Labels.RUN, JobShape.labelValue(spec.runId()))
+                .withLabel(Labels.RUNNER, JobShape.labelValue(spec.runnerId())).list().getItems().stream()
+                .filter(j -> spec.runId().equals(annotation(j, Labels.RUN)))
+                .findFirst().orElse(null);
     }
 
     /** Polls the Job's pod until it is Ready, fails for good, the signal stops, or the pending timeout passes. */
@@ -347,8 +399,15 @@ public final class KubernetesExecutor implements Executor, Resumption {
         return counters;
     }
 
+    /** True when a warm pod waits for runs like {@code spec}. */
+    boolean warmWaiting(RunSpec spec) {
+        return warm.isPresent() && WarmPods.Shape.of(spec).map(warm.get()::waiting).orElse(false);
+    }
+
+    /** Removes the warm pods still waiting, then closes the client; runs' own Jobs go with their sessions. */
     @Override
     public void close() {
+        warm.ifPresent(WarmPods::close);
         client.close();
     }
 

@@ -31,9 +31,12 @@ final class KubernetesSession implements ResumedSession {
     private final PodSteps steps;
     private final PodTransfers transfers;
     private final PodServices services;
+    private final Runnable whenGone;
 
-    KubernetesSession(RunPod pod, JobDeletion deletion, Duration reattachWindow) {
+    /** {@code whenGone} runs once the run's Job is deleted (a warm pool asks for the next pod then). */
+    KubernetesSession(RunPod pod, JobDeletion deletion, Duration reattachWindow, Runnable whenGone) {
         this.pod = pod;
+        this.whenGone = whenGone;
         this.deletion = deletion;
         this.steps = new PodSteps(pod, reattachWindow);
         this.transfers = new PodTransfers(pod);
@@ -95,5 +98,6 @@ final class KubernetesSession implements ResumedSession {
         } catch (RuntimeException e) {
             log.warn("job delete failed job={} run={} reason={}", pod.job(), pod.spec().runId(), e.getMessage());
         }
+        whenGone.run();
     }
 }

@@ -38,9 +38,9 @@ public final class ScopedCredentials {
 
     /** What the runner may do in its namespace, and nothing more. */
     static final List<PolicyRule> RULES = List.of(
-            rule("batch", "jobs", "create", "get", "list", "delete"),
+            rule("batch", "jobs", "create", "get", "list", "patch", "delete"),
             // watch: before every exec, fabric8 waits until the pod is Ready with an informer on it (list, then watch).
-            rule("", "pods", "get", "list", "watch", "delete"),
+            rule("", "pods", "get", "list", "watch", "patch", "delete"),
             rule("", "pods/exec", "create", "get"),
             rule("", "pods/log", "get"),
             rule("", "events", "list"),

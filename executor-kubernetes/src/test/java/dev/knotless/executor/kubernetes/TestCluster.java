@@ -46,6 +46,11 @@ final class TestCluster implements AutoCloseable {
 
     /** {@code http}: one of fabric8's HTTP client factories; null for the executor's own. */
     private TestCluster(String adminKubeconfig, Duration pendingTimeout, HttpClient.Factory http, boolean readNodes) {
+        this(adminKubeconfig, pendingTimeout, http, readNodes, false);
+    }
+
+    private TestCluster(String adminKubeconfig, Duration pendingTimeout, HttpClient.Factory http, boolean readNodes,
+            boolean warmPods) {
         try {
             admin = Kubeconfigs.client(Kubeconfigs.load(adminKubeconfig, null));
             admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
@@ -60,12 +65,18 @@ final class TestCluster implements AutoCloseable {
         }
         refusals = RefusalLog.attach();
         KubernetesOptions options = options(pendingTimeout);
-        executor = http == null ? new KubernetesExecutor(options) : new KubernetesExecutor(options, KubernetesExecutor.KEEPALIVE, http);
+        executor = http != null ? new KubernetesExecutor(options, KubernetesExecutor.KEEPALIVE, http)
+                : new KubernetesExecutor(options, warmPods);
     }
 
     /** A namespace on the test cluster; the runner may also read nodes (the unschedulable reason names free capacity). */
     static TestCluster withNamespace(Duration pendingTimeout) {
         return new TestCluster(kubeconfig(), pendingTimeout, null, true);
+    }
+
+    /** As {@link #withNamespace(Duration)}, with an executor that keeps warm pods ({@link WarmPods}). */
+    static TestCluster withWarmPods(Duration pendingTimeout) {
+        return new TestCluster(kubeconfig(), pendingTimeout, null, true, true);
     }
 
     static TestCluster withNamespace(Duration pendingTimeout, HttpClient.Factory http) {

@@ -1,0 +1,83 @@
+package dev.knotless.executor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+class WarmPoolTest {
+
+    private final List<String> discarded = new CopyOnWriteArrayList<>();
+    private final WarmPool<String, String> pool = new WarmPool<>("thing", discarded::add);
+
+    @Test
+    void aShapeHoldsOneAndATakeEmptiesIt() {
+        pool.refill("a", () -> "a-1");
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> pool.waiting("a"));
+        pool.refill("a", () -> "a-2"); // one waits already: not made
+        assertThat(pool.take("b", StopSignal.none())).isEmpty();
+        assertThat(pool.take("a", StopSignal.none())).contains("a-1");
+        assertThat(pool.take("a", StopSignal.none())).isEmpty();
+        assertThat(discarded).isEmpty();
+    }
+
+    @Test
+    void aTakeWaitsForTheOneBeingMadeAndAStopEndsTheWait() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        pool.refill("a", () -> {
+            release.await(10, TimeUnit.SECONDS);
+            return "a-1";
+        });
+        try (StopSignal stopped = new StopSignal()) {
+            stopped.stop(StopSignal.Reason.CANCELLED);
+            assertThat(pool.take("a", stopped)).isEmpty();
+        }
+        Thread.ofVirtual().start(() -> {
+            sleep(200);
+            release.countDown();
+        });
+        long started = System.nanoTime();
+        assertThat(pool.take("a", StopSignal.none())).contains("a-1");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(WarmPool.MAX_WAIT);
+    }
+
+    @Test
+    void aFailedMakeLeavesNothingAndTheNextRefillTriesAgain() {
+        pool.refill("a", () -> {
+            throw new IllegalStateException("no engine");
+        });
+        assertThat(pool.take("a", StopSignal.none())).isEmpty();
+        pool.refill("a", () -> "a-2");
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> pool.waiting("a"));
+    }
+
+    @Test
+    void closeDiscardsWhatWaitsAndWhatIsMadeAfterwards() throws Exception {
+        pool.refill("a", () -> "a-1");
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> pool.waiting("a"));
+        CountDownLatch making = new CountDownLatch(1);
+        pool.refill("b", () -> {
+            making.countDown();
+            sleep(300);
+            return "b-1";
+        });
+        making.await(5, TimeUnit.SECONDS);
+        pool.close();
+        assertThat(discarded).containsExactlyInAnyOrder("a-1", "b-1");
+        pool.refill("c", () -> "c-1");
+        assertThat(pool.waiting("c")).isFalse();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
