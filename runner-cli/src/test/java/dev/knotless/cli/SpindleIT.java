@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.xrpc.Records;
 import dev.knotless.atproto.xrpc.XrpcClient;
+import dev.knotless.spindle.JsonFrames;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -14,8 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
@@ -23,8 +22,6 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import okhttp3.WebSocket;
-import okhttp3.WebSocketListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -103,12 +100,13 @@ class SpindleIT {
                 assertThat(appview.event(uri, "nix.yml", "failed").path("error").asText()).contains("engine 'knotless'")
                         .contains("'nixery'");
 
-                Logs logs = new Logs(http, spindle.resolve("/logs/" + knot.host() + "/3lpipe1/build.yml"));
-                d.await("the log ends", Duration.ofSeconds(30), () -> logs.closedWith.get() != 0);
-                assertThat(logs.closedWith.get()).isEqualTo(1000);
-                assertThat(logs.lines.stream().map(l -> l.path("content").asText()).collect(Collectors.joining("\n")))
+                // a viewer of one workflow's log
+                JsonFrames logs = new JsonFrames(http, spindle.resolve("/logs/" + knot.host() + "/3lpipe1/build.yml").toString());
+                d.await("the log ends", Duration.ofSeconds(30), () -> logs.closedWith() != 0);
+                assertThat(logs.closedWith()).isEqualTo(1000);
+                assertThat(logs.frames().stream().map(l -> l.path("content").asText()).collect(Collectors.joining("\n")))
                         .contains("hello from a knotless spindle");
-                assertThat(logs.lines).anySatisfy(l -> {
+                assertThat(logs.frames()).anySatisfy(l -> {
                     assertThat(l.path("kind").asText()).isEqualTo("control");
                     assertThat(l.path("step_status").asText()).isEqualTo("start");
                 });
@@ -150,9 +148,9 @@ class SpindleIT {
                         """.formatted(ExecIT.IMAGE)));
                 String uri2 = "at://did:web:" + knot.host() + "/sh.tangled.pipeline/3lpipe2";
                 d.await("the secret's run succeeds", Duration.ofSeconds(120), () -> appview.statuses(uri2, "build.yml").contains("success"));
-                Logs logs2 = new Logs(http, spindle.resolve("/logs/" + knot.host() + "/3lpipe2/build.yml"));
-                d.await("the second log ends", Duration.ofSeconds(30), () -> logs2.closedWith.get() != 0);
-                String text = logs2.lines.stream().map(l -> l.path("content").asText()).collect(Collectors.joining("\n"));
+                JsonFrames logs2 = new JsonFrames(http, spindle.resolve("/logs/" + knot.host() + "/3lpipe2/build.yml").toString());
+                d.await("the second log ends", Duration.ofSeconds(30), () -> logs2.closedWith() != 0);
+                String text = logs2.frames().stream().map(l -> l.path("content").asText()).collect(Collectors.joining("\n"));
                 assertThat(text).contains("got ***").doesNotContain("s3cret-spindle-value");
                 appview.close();
             }
@@ -228,70 +226,30 @@ class SpindleIT {
     }
 
     /** What tangled's appview does with a spindle's {@code /events}: keeps every status it is sent. */
-    static final class Appview extends WebSocketListener implements AutoCloseable {
-        final List<JsonNode> frames = new CopyOnWriteArrayList<>();
-        private final WebSocket socket;
+    static final class Appview implements AutoCloseable {
+        private final JsonFrames frames;
 
         Appview(OkHttpClient http, HttpUrl spindle) {
             // cursor 1: everything the spindle stored, as an appview that last read long ago (backfill)
-            socket = http.newWebSocket(new Request.Builder().url(spindle.resolve("/events?cursor=1")).build(), this);
-        }
-
-        @Override
-        public void onMessage(WebSocket ws, String text) {
-            try {
-                frames.add(JSON.readTree(text));
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
+            frames = new JsonFrames(http, spindle.resolve("/events?cursor=1").toString());
         }
 
         List<String> statuses(String pipeline, String workflow) {
-            return frames.stream().filter(f -> f.path("nsid").asText().equals("sh.tangled.pipeline.status"))
+            return frames.frames().stream().filter(f -> f.path("nsid").asText().equals("sh.tangled.pipeline.status"))
                     .map(f -> f.path("event"))
                     .filter(e -> e.path("pipeline").asText().equals(pipeline) && e.path("workflow").asText().equals(workflow))
                     .map(e -> e.path("status").asText()).toList();
         }
 
         JsonNode event(String pipeline, String workflow, String status) {
-            return frames.stream().map(f -> f.path("event")).filter(e -> e.path("pipeline").asText().equals(pipeline)
+            return frames.frames().stream().map(f -> f.path("event")).filter(e -> e.path("pipeline").asText().equals(pipeline)
                     && e.path("workflow").asText().equals(workflow) && e.path("status").asText().equals(status)).findFirst()
                     .orElseThrow();
         }
 
         @Override
         public void close() {
-            socket.close(1000, "done");
-        }
-    }
-
-    /** A viewer of one workflow's log. */
-    static final class Logs extends WebSocketListener {
-        final List<JsonNode> lines = new CopyOnWriteArrayList<>();
-        final AtomicInteger closedWith = new AtomicInteger();
-
-        Logs(OkHttpClient http, HttpUrl url) {
-            http.newWebSocket(new Request.Builder().url(url).build(), this);
-        }
-
-        @Override
-        public void onMessage(WebSocket ws, String text) {
-            try {
-                lines.add(JSON.readTree(text));
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-
-        @Override
-        public void onClosing(WebSocket ws, int code, String reason) {
-            closedWith.set(code);
-            ws.close(1000, null);
-        }
-
-        @Override
-        public void onFailure(WebSocket ws, Throwable t, Response response) {
-            closedWith.compareAndSet(0, -1);
+            frames.close();
         }
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.knotless.http.forges.ForgeHooks;
+import dev.knotless.runner.ListenFailure;
 import dev.knotless.tar.Printable;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -110,11 +111,7 @@ public final class StatusServer implements AutoCloseable {
         try {
             app.start();
         } catch (RuntimeException e) {
-            Throwable cause = e;
-            while (cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            throw new IllegalStateException("cannot listen on " + listen + ": " + oneLine(cause), e);
+            throw ListenFailure.of("cannot listen on " + listen, e);
         }
         return this;
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.checks.Check;
+import dev.knotless.runner.ListenFailure;
 import dev.knotless.runner.daemon.LiveEvent;
 import dev.knotless.runner.daemon.LiveRun;
 import dev.knotless.runner.daemon.LiveRuns;
@@ -105,11 +106,7 @@ public final class SpindleServer implements AutoCloseable {
         try {
             app.start();
         } catch (RuntimeException e) {
-            Throwable cause = e;
-            while (cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            throw new IllegalStateException("the spindle cannot listen: " + cause.getMessage(), e);
+            throw ListenFailure.of("the spindle cannot listen", e);
         }
         return this;
     }

@@ -13,13 +13,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import okhttp3.WebSocket;
-import okhttp3.WebSocketListener;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -73,68 +69,33 @@ class SpindleServerTest {
     @Test
     void aCursorGetsEverythingAfterItInOrderPastOneBatchThenWhatIsNew() throws Exception {
         pending(SpindleStore.BATCH + 50);
-        Follower f = new Follower(url("/events?cursor=1"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames.size() == SpindleStore.BATCH + 50);
+        JsonFrames f = new JsonFrames(http, url("/events?cursor=1"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames().size() == SpindleStore.BATCH + 50);
         pending(1);
-        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames.size() == SpindleStore.BATCH + 51);
-        assertThat(f.frames).extracting(j -> j.path("event").path("workflow").asText())
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames().size() == SpindleStore.BATCH + 51);
+        assertThat(f.frames()).extracting(j -> j.path("event").path("workflow").asText())
                 .startsWith("w0.yml", "w1.yml", "w2.yml").endsWith("w149.yml", "w0.yml");
-        assertThat(f.frames).allSatisfy(j -> assertThat(j.path("nsid").asText()).isEqualTo("sh.tangled.pipeline.status"));
+        assertThat(f.frames()).allSatisfy(j -> assertThat(j.path("nsid").asText()).isEqualTo("sh.tangled.pipeline.status"));
         f.close();
     }
 
     @Test
     void noCursorMeansFromNowAsTangledsSpindle() throws Exception {
         pending(3);
-        Follower f = new Follower(url("/events"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> f.open.get() == 1);
+        JsonFrames f = new JsonFrames(http, url("/events"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.opened());
         Thread.sleep(300); // a backfill would have come by now
-        assertThat(f.frames).isEmpty();
+        assertThat(f.frames()).isEmpty();
         statuses.failed("at://did:web:knot.test/sh.tangled.pipeline/3lx", "nix.yml", "engine");
-        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames.size() == 1);
-        assertThat(f.frames.getFirst().path("event").path("status").asText()).isEqualTo("failed");
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames().size() == 1);
+        assertThat(f.frames().getFirst().path("event").path("status").asText()).isEqualTo("failed");
         f.close();
     }
 
     @Test
     void theLogOfAWorkflowItDoesNotKnowClosesSayingSo() throws Exception {
-        Follower f = new Follower(url("/logs/knot.test/3lnone/build.yml"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> f.closedWith.get() != 0);
-        assertThat(f.closedWith.get()).isEqualTo(1008);
-    }
-
-    static final class Follower extends WebSocketListener {
-        final List<JsonNode> frames = new CopyOnWriteArrayList<>();
-        final AtomicInteger open = new AtomicInteger();
-        final AtomicInteger closedWith = new AtomicInteger();
-        private final WebSocket socket;
-
-        Follower(String url) {
-            socket = new OkHttpClient().newWebSocket(new Request.Builder().url(url).build(), this);
-        }
-
-        @Override
-        public void onOpen(WebSocket ws, Response response) {
-            open.set(1);
-        }
-
-        @Override
-        public void onMessage(WebSocket ws, String text) {
-            try {
-                frames.add(JSON.readTree(text));
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-
-        @Override
-        public void onClosing(WebSocket ws, int code, String reason) {
-            closedWith.set(code);
-            ws.close(1000, null);
-        }
-
-        void close() {
-            socket.close(1000, null);
-        }
+        JsonFrames f = new JsonFrames(http, url("/logs/knot.test/3lnone/build.yml"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.closedWith() != 0);
+        assertThat(f.closedWith()).isEqualTo(1008);
     }
 }
