@@ -140,6 +140,7 @@ public final class DaemonLatency {
 
         List<Sample> samples = new ArrayList<>();
         int colds = 0;
+        java.util.Set<String> jobsSeen = new java.util.HashSet<>();
         boolean ok = true;
         ContainerEvents events = ContainerEvents.follow(runnerId);
         List<String> flags = new ArrayList<>(List.of("--state-dir", state.toString(),
@@ -205,7 +206,7 @@ public final class DaemonLatency {
                 Sample s = new Sample(pollMs, takeMs, createMs, engineMs, totalMs - pollMs - takeMs - createMs - engineMs, totalMs);
                 // With the pool, a run whose container the engine created found no warm one ready (the
                 // pool was still refilling): its first step includes a create and start.
-                boolean cold = warm && (cluster != null ? !tookWarmPod(daemon.log(), run.id())
+                boolean cold = warm && (cluster != null ? cluster.coldJobsSince(jobsSeen)
                         : events.seen("knotless-" + run.id(), "create"));
                 System.out.printf("%4s %10d ms %11d ms %11d ms %13d ms %14d ms %9d ms%s%n", i <= 0 ? "w" + (i + WARM_UP) : i,
                         s.pollMs(), s.takeMs(), s.createMs(), s.engineMs(), s.stepMs(), s.totalMs(),
@@ -264,6 +265,18 @@ public final class DaemonLatency {
                 }
                 Thread.sleep(100);
             }
+        }
+
+        /**
+         * True when a Job other than a warm one made a pod since the last call (the Job controller's
+         * {@code SuccessfulCreate} events name it): a run that found no warm pod made its own.
+         */
+        boolean coldJobsSince(java.util.Set<String> seen) throws IOException, InterruptedException {
+            List<String> jobs = List.of(run("get", "events", "--field-selector", "reason=SuccessfulCreate",
+                    "-o", "jsonpath={.items[*].involvedObject.name}").trim().split("\\s+"));
+            boolean cold = jobs.stream().anyMatch(j -> !j.isEmpty() && !j.startsWith("knotless-warm-") && !seen.contains(j));
+            seen.addAll(jobs);
+            return cold;
         }
 
         /** No pod or Job of the runs is left. */
@@ -334,11 +347,6 @@ public final class DaemonLatency {
             }
             Thread.sleep(100);
         }
-    }
-
-    /** True when the daemon's log says the run took a warm pod. */
-    static boolean tookWarmPod(String log, String runId) {
-        return log.lines().anyMatch(l -> l.contains("pod taken warm") && l.contains(" run=" + runId + " "));
     }
 
     static double uptime() throws IOException {

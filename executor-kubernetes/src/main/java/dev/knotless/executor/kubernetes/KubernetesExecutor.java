@@ -131,7 +131,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
                 ensureNetworkPolicy(spec.runnerId(), UntrustedPolicy.allowDns(spec.runnerId(), options.namespace()));
             }
         }
-        // With a pool, the next pod of this shape is asked for when this run's is gone: asked for
+        // With a pool, the next pod of this shape is asked for when this run is over: asked for
         // while this run starts, it would slow this run's start on the same node.
         Runnable refill = () -> {};
         Optional<WarmPods.Shape> shape = warm.isPresent() ? WarmPods.Shape.of(spec) : Optional.empty();

@@ -31,12 +31,12 @@ final class KubernetesSession implements ResumedSession {
     private final PodSteps steps;
     private final PodTransfers transfers;
     private final PodServices services;
-    private final Runnable whenGone;
+    private final Runnable whenDone;
 
-    /** {@code whenGone} runs once the run's Job is deleted (a warm pool asks for the next pod then). */
-    KubernetesSession(RunPod pod, JobDeletion deletion, Duration reattachWindow, Runnable whenGone) {
+    /** {@code whenDone} runs when the run's steps are over, as its Job is deleted (a warm pool asks for the next pod then). */
+    KubernetesSession(RunPod pod, JobDeletion deletion, Duration reattachWindow, Runnable whenDone) {
         this.pod = pod;
-        this.whenGone = whenGone;
+        this.whenDone = whenDone;
         this.deletion = deletion;
         this.steps = new PodSteps(pod, reattachWindow);
         this.transfers = new PodTransfers(pod);
@@ -93,11 +93,12 @@ final class KubernetesSession implements ResumedSession {
             log.info("job kept job={} pod={} run={}", pod.job(), pod.pod(), pod.spec().runId());
             return;
         }
+        // before the delete, which waits 5-8 s for the kubelet while the node has nothing to do
+        whenDone.run();
         try {
             deletion.delete(pod.job());
         } catch (RuntimeException e) {
             log.warn("job delete failed job={} run={} reason={}", pod.job(), pod.spec().runId(), e.getMessage());
         }
-        whenGone.run();
     }
 }
