@@ -157,7 +157,8 @@ final class RunEvents {
                 client.sendComment("waiting for the run to start");
                 quietSince = System.nanoTime();
             }
-            Thread.sleep(250);
+            // its start wakes this at once; whether it ended without starting is asked once a second
+            sources.live().await(id, Duration.ofSeconds(1));
         }
         return Optional.empty();
     }

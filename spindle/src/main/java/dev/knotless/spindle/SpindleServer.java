@@ -254,7 +254,8 @@ public final class SpindleServer implements AutoCloseable {
                 sendLogFile(ctx, done.get());
                 break;
             }
-            Thread.sleep(250); // queued: not started yet
+            // queued: its start wakes this at once; whether it ended without starting is asked once a second
+            live.await(runId, Duration.ofSeconds(1));
         }
         closeQuietly(ctx, 1000, "log stream complete");
     }

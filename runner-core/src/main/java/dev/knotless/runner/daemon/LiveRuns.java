@@ -6,10 +6,12 @@ import dev.knotless.executor.OutputSink;
 import dev.knotless.runner.run.RunListener;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.workflow.Step;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The live output of the daemon's runs, in memory, for the HTTP API to stream: a {@link RunListener}
@@ -37,6 +39,8 @@ public final class LiveRuns implements RunListener {
     private final int keepFinished;
     private final Map<String, LiveRun> runs = new ConcurrentHashMap<>();
     private final ArrayDeque<String> finished = new ArrayDeque<>();
+    /** Notified when a run starts. */
+    private final Object started = new Object();
 
     public LiveRuns() {
         this(DEFAULT_MAX_EVENTS, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_BYTES, DEFAULT_KEEP_FINISHED);
@@ -57,10 +61,30 @@ public final class LiveRuns implements RunListener {
         return Optional.ofNullable(runs.get(id));
     }
 
+    /**
+     * The run of that id once it starts, waiting at most {@code atMost}: a follower of a queued run
+     * hears of its start at once, and looks at the state store (did it end without starting?) only
+     * between waits.
+     */
+    public Optional<LiveRun> await(String id, Duration atMost) throws InterruptedException {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        synchronized (started) {
+            Optional<LiveRun> run = run(id);
+            for (long left = atMost.toNanos(); run.isEmpty() && left > 0; left = deadline - System.nanoTime()) {
+                TimeUnit.NANOSECONDS.timedWait(started, left);
+                run = run(id);
+            }
+            return run;
+        }
+    }
+
     @Override
     public void runStarted(RunRequest run) {
         runs.put(run.runId(), new LiveRun(run.runId(), run.repo(), run.workflow().name(),
                 run.workflow().steps().stream().map(Step::name).toList(), maxEvents, maxLineBytes, maxBytes));
+        synchronized (started) {
+            started.notifyAll();
+        }
     }
 
     @Override

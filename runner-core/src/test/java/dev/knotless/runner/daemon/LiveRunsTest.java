@@ -132,4 +132,29 @@ class LiveRunsTest {
         assertThat(live.run("b")).isPresent();
         assertThat(live.run("c")).isPresent();
     }
+
+    @Test
+    void aFollowerOfAQueuedRunIsWokenByItsStartAndOtherwiseWaitsNoLongerThanAsked() throws Exception {
+        LiveRuns live = new LiveRuns();
+        long started = System.nanoTime();
+        assertThat(live.await("queued", Duration.ofMillis(200))).isEmpty();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+
+        CompletableFuture<java.util.Optional<LiveRun>> follower = CompletableFuture.supplyAsync(() -> {
+            try {
+                return live.await("r1", Duration.ofSeconds(30));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(100);
+        live.runStarted(request("r2")); // another run's start: the follower waits on
+        Thread.sleep(100);
+        assertThat(follower).isNotDone();
+        long start = System.nanoTime();
+        live.runStarted(request("r1"));
+        assertThat(follower.get(10, TimeUnit.SECONDS)).isPresent();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        assertThat(live.await("r1", Duration.ofSeconds(30))).as("already going: at once").isPresent();
+    }
 }
