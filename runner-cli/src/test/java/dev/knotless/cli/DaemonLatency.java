@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * clock, so the step's own clock and this process's agree without a network round trip. Split into
  * push → queued (the poll wait and planning), queued → taken, taken → first step (container, checkout,
  * exec). Side by side: {@code docker run --rm IMAGE true} on the same machine.
- * Run by {@code bench/daemon-latency [PUSHES=20] [POLL_INTERVAL=200ms] [warm [idle] | hook | kubernetes [warm [idle]]]}; with
+ * Run by {@code bench/daemon-latency [PUSHES=20] [POLL_INTERVAL=200ms] [warm [idle]] [hook | kubernetes]}; with
  * {@code hook}, a second daemon polls hourly and hears of each push through {@code POST /hooks/git};
  * with {@code kubernetes}, the daemon runs on the test cluster ({@code scripts/test-cluster up}) in a
  * namespace of its own, side by side with {@code kubectl run --rm -i IMAGE -- true} there (a pod's
@@ -60,7 +60,8 @@ public final class DaemonLatency {
         // come seconds apart; without it the pool is still refilling while the next push is planned.
         boolean idle = warm && modes.contains("idle");
         // "hook": the same pushes twice, first found by polling every POLL_INTERVAL, then by a daemon
-        // that polls hourly and is told of each push through POST /hooks/git, as a post-receive hook does.
+        // that polls hourly and is told of each push through POST /hooks/git, as a post-receive hook does
+        // (with "warm", both daemons keep warm containers).
         boolean hook = modes.contains("hook");
         // "kubernetes" (with "warm": warm pods) on the test cluster
         Cluster cluster = modes.contains("kubernetes") ? Cluster.create() : null;
@@ -71,7 +72,7 @@ public final class DaemonLatency {
         try {
             trials.add(trial(root, tmp.resolve("poll"), pushes, poll, warm, idle, false, cluster));
             if (hook) {
-                trials.add(trial(root, tmp.resolve("hook"), pushes, "1h", false, false, true, null));
+                trials.add(trial(root, tmp.resolve("hook"), pushes, "1h", warm, idle, true, null));
             }
             for (int i = 0; i < Math.max(5, Math.min(pushes, 15)); i++) {
                 long t0 = System.nanoTime();
@@ -103,7 +104,7 @@ public final class DaemonLatency {
             row("started -> first step", samples, Sample::stepMs);
             row("push -> first step", samples, Sample::totalMs);
             row(rawLabel, docker.stream().map(Sample::of).toList(), Sample::totalMs);
-            if (warm && !trial.label().startsWith("hook")) {
+            if (warm) {
                 System.out.printf("%nruns that found no warm container ready: %d of %d%n", trial.colds(), samples.size());
             }
             ok &= trial.ok();
@@ -160,7 +161,7 @@ public final class DaemonLatency {
                     dev.knotless.http.ApiToken.hash(token)).fileLine() + "\n");
             flags.addAll(List.of("--listen", "127.0.0.1:0", "--api-token-file", tokens.toString()));
         }
-        String label = hook ? "hook (POST /hooks/git after the push; poll 1h)" : "poll every " + poll + (warm ? ", warm" : "")
+        String label = (hook ? "hook (POST /hooks/git after the push; poll 1h)" : "poll every " + poll) + (warm ? ", warm" : "")
                 + (cluster != null ? ", kubernetes" : "");
         try (DaemonProcess daemon = DaemonProcess.start(root, tmp.resolve("daemon.log"), flags)) {
             daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
