@@ -165,8 +165,11 @@ class HttpApiIT {
                     "knotless_step_duration_seconds_count{status=\"success\"} 2",
                     "knotless_step_duration_seconds_bucket{status=\"success\",le=",
                     "knotless_queue_depth 0.0", "knotless_runs_running 0.0",
-                    "knotless_executor_sweeps_total{result=\"ok\"} 1.0",
-                    "knotless_executor_cleanups_total{result=\"ok\"} 1.0", "knotless_forge_poll_seconds_count ");
+                    "knotless_executor_sweeps_total{result=\"ok\"} 1.0", "knotless_forge_poll_seconds_count ");
+            // The check is final before the container is removed (a user sees the result first), so the cleanup is
+            // counted a moment after the run reads success.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> assertThat(d.get("/metrics").body())
+                    .contains("knotless_executor_cleanups_total{result=\"ok\"} 1.0"));
 
             HttpResponse<String> page = d.get("/");
             assertThat(page.statusCode()).isEqualTo(200);
