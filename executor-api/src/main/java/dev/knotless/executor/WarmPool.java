@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * starting at once on one engine or node each start slower. Of two runs of a shape that come at
  * once, one takes it and the other makes its own.
  *
+ * <p>At most {@code maxShapes} environments wait at once: a daemon that sees many images (a
+ * repository's one-off, a bumped tag) would otherwise keep one idle per image forever. When one
+ * more is made, the one whose shape's run ended longest ago is discarded.
+ *
  * <p>Concurrency: thread-safe; at most one environment per shape is waiting or being made.
  */
 public final class WarmPool<S, W> implements AutoCloseable {
@@ -39,14 +44,21 @@ public final class WarmPool<S, W> implements AutoCloseable {
     /** The longest a run waits for its shape's environment being made before making its own. */
     public static final Duration MAX_WAIT = Duration.ofSeconds(30);
 
+    /** How many environments wait at once by default: a few images in turn, not every image ever seen. */
+    public static final int MAX_SHAPES = 4;
+
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
 
     private final String what;
     private final Consumer<W> discard;
+    private final int maxShapes;
     private final Map<S, W> ready = new ConcurrentHashMap<>();
     /** Shapes whose environment is being made; each future completes when its maker is done, made or not. */
     private final Map<S, CompletableFuture<Void>> making = new ConcurrentHashMap<>();
     private final Set<Thread> makers = ConcurrentHashMap.newKeySet();
+    /** When each shape's refill was last asked for, in order: the oldest goes first when too many wait. */
+    private final Map<S, Long> asked = new ConcurrentHashMap<>();
+    private final AtomicLong askedAt = new AtomicLong();
     private volatile boolean closed;
 
     /**
@@ -54,8 +66,17 @@ public final class WarmPool<S, W> implements AutoCloseable {
      * @param discard removes an environment nobody will take; must not throw
      */
     public WarmPool(String what, Consumer<W> discard) {
+        this(what, discard, MAX_SHAPES);
+    }
+
+    /** @param maxShapes how many environments may wait at once, at least one */
+    public WarmPool(String what, Consumer<W> discard, int maxShapes) {
+        if (maxShapes < 1) {
+            throw new IllegalArgumentException("maxShapes must be at least 1: " + maxShapes);
+        }
         this.what = what;
         this.discard = discard;
+        this.maxShapes = maxShapes;
     }
 
     /** True when an environment of this shape is waiting. */
@@ -70,6 +91,7 @@ public final class WarmPool<S, W> implements AutoCloseable {
      * The caller owns what it takes: it uses it or discards it.
      */
     public Optional<W> take(S shape, StopSignal signal) {
+        asked.remove(shape); // the run's end asks again
         W now = ready.remove(shape);
         if (now != null) {
             return Optional.of(now);
@@ -93,10 +115,28 @@ public final class WarmPool<S, W> implements AutoCloseable {
         return signal.reason().isPresent() ? Optional.empty() : Optional.ofNullable(ready.remove(shape));
     }
 
+    /**
+     * What a run's end asks for: {@link #refill}, unless the run was stopped ({@code run}, its
+     * signal, cancelled or timed out). A stop is often the runner's own, and an environment made
+     * while the runner stops is only discarded again, after its make delayed the stop (40 s once,
+     * on an engine busy with fifty other containers).
+     */
+    public void refillAfter(S shape, StopSignal run, Making<W> maker) {
+        if (run.isStopped()) {
+            log.debug("warm {} not made shape={} reason=the run was stopped", what, shape);
+            return;
+        }
+        refill(shape, maker);
+    }
+
     /** Starts making an environment of this shape in the background, unless one is waiting or being made. */
     public void refill(S shape, Making<W> maker) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        if (closed || ready.containsKey(shape) || making.putIfAbsent(shape, done) != null) {
+        if (closed) {
+            return;
+        }
+        asked.put(shape, askedAt.incrementAndGet());
+        if (ready.containsKey(shape) || making.putIfAbsent(shape, done) != null) {
             return;
         }
         Thread thread = Thread.ofVirtual().name("warm-" + what).unstarted(() -> {
@@ -104,6 +144,8 @@ public final class WarmPool<S, W> implements AutoCloseable {
                 W warm = maker.make();
                 if (closed || ready.putIfAbsent(shape, warm) != null) {
                     discard.accept(warm);
+                } else {
+                    evictBeyondCap(shape);
                 }
             } catch (Exception e) {
                 log.warn("warm {} not made shape={} reason={}", what, shape, e.getMessage());
@@ -117,16 +159,46 @@ public final class WarmPool<S, W> implements AutoCloseable {
         thread.start();
     }
 
+    /** Discards the waiting environments of the shapes asked for longest ago, beyond {@code maxShapes}; never {@code kept}'s. */
+    private void evictBeyondCap(S kept) {
+        while (ready.size() > maxShapes) {
+            S oldest = null;
+            long oldestAt = Long.MAX_VALUE;
+            for (S shape : ready.keySet()) {
+                long at = asked.getOrDefault(shape, 0L);
+                if (!shape.equals(kept) && at < oldestAt) {
+                    oldest = shape;
+                    oldestAt = at;
+                }
+            }
+            if (oldest == null) {
+                return;
+            }
+            W evicted = ready.remove(oldest);
+            asked.remove(oldest);
+            if (evicted != null) {
+                log.info("warm {} discarded shape={} reason=more than {} shapes waiting", what, oldest, maxShapes);
+                discard.accept(evicted);
+            }
+        }
+    }
+
     /** Discards what waits, after the environments being made are done (each is discarded then). */
     @Override
     public void close() {
         closed = true;
+        // An interrupt (how a stopping daemon's thread may arrive here) cuts neither the wait nor the
+        // discards short, whose engine calls it would fail: what waits or is being made would outlive
+        // the process that made it. It is set again at the end.
+        boolean interrupted = Thread.interrupted();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         for (Thread maker : Set.copyOf(makers)) {
-            try {
-                maker.join(Duration.ofSeconds(60));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
+            while (maker.isAlive() && System.nanoTime() < deadline) {
+                try {
+                    maker.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
         }
         for (S shape : Set.copyOf(ready.keySet())) {
@@ -134,6 +206,9 @@ public final class WarmPool<S, W> implements AutoCloseable {
             if (warm != null) {
                 discard.accept(warm);
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -27,6 +27,55 @@ class WarmPoolTest {
     }
 
     @Test
+    void beyondItsCapThePoolDiscardsTheShapeAskedForLongestAgo() {
+        WarmPool<String, String> capped = new WarmPool<>("thing", discarded::add, 2);
+        for (String shape : List.of("a", "b")) {
+            capped.refill(shape, () -> shape + "-1");
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> capped.waiting(shape));
+        }
+        capped.refill("a", () -> "a-2"); // a's run ended again: a is now the newest ask, b the oldest
+        capped.refill("c", () -> "c-1");
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> capped.waiting("c"));
+        assertThat(discarded).containsExactly("b-1");
+        assertThat(capped.waiting("a")).isTrue();
+        assertThat(capped.waiting("b")).isFalse();
+        capped.close();
+        assertThat(discarded).containsExactlyInAnyOrder("b-1", "a-1", "c-1");
+    }
+
+    @Test
+    void closingOnAnInterruptedThreadStillDiscardsWhatWaitsAndKeepsTheInterrupt() {
+        WarmPool<String, String> strict = new WarmPool<>("thing", warm -> {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new IllegalStateException("an engine call fails on an interrupted thread");
+            }
+            discarded.add(warm);
+        });
+        strict.refill("a", () -> "a-1");
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> strict.waiting("a"));
+        Thread.currentThread().interrupt();
+        try {
+            strict.close();
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(discarded).containsExactly("a-1");
+    }
+
+    @Test
+    void aStoppedRunsEndMakesNothingAnEndedOnesDoes() {
+        try (StopSignal cancelled = new StopSignal()) {
+            cancelled.stop(StopSignal.Reason.CANCELLED);
+            pool.refillAfter("a", cancelled, () -> "a-1");
+        }
+        pool.refillAfter("b", StopSignal.none(), () -> "b-1");
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> pool.waiting("b"));
+        assertThat(pool.waiting("a")).isFalse();
+        assertThat(pool.take("a", StopSignal.none())).isEmpty();
+    }
+
+    @Test
     void aTakeWaitsForTheOneBeingMadeAndAStopEndsTheWait() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         pool.refill("a", () -> {

@@ -152,7 +152,7 @@ final class DaemonCommand implements Callable<Integer> {
 
         Path stateDir = runner.stateDir();
         try (StateStore state = StateStore.open(stateDir);
-             Executor executor = runner.executor();
+             Executor executor = runner.executor(true);
              RunnerLock lock = RunnerLock.take(stateDir, runnerId)) {
             if (!lock.exclusive()) {
                 err.println("knotless-run: another process runs as runner " + runnerId + " on " + stateDir

@@ -155,7 +155,7 @@ final class ExecCommand implements Callable<Integer> {
         Console console = new Console(human, !json && Console.colours());
         Cancellation cancellation = new Cancellation();
         List<Check> checks = new ArrayList<>();
-        try (Executor executor = runner.executor();
+        try (Executor executor = runner.executor(false);
              RunnerLock lock = RunnerLock.take(stateDir, runner.runnerId())) {
             if (lock.exclusive()) {
                 Sweeper.sweep(executor, runner.runnerId(), console);

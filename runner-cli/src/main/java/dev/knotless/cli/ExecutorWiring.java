@@ -14,10 +14,10 @@ final class ExecutorWiring {
     private ExecutorWiring() {}
 
     /** The chosen executor, guarded ({@link Guarded}): what every run of this process gets. */
-    static Executor create(String name, RunnerOptions options) {
+    static Executor create(String name, RunnerOptions options, boolean warm) {
         return Guarded.executor(switch (name) {
-            case "docker" -> new DockerExecutor(options.dockerSocket, options.warmContainers);
-            case "kubernetes" -> new KubernetesExecutor(kubernetes(options.kubernetes), options.warmContainers);
+            case "docker" -> new DockerExecutor(options.dockerSocket, warm);
+            case "kubernetes" -> new KubernetesExecutor(kubernetes(options.kubernetes), warm);
             case "node" -> NodeWiring.executor(options.node, options.stateDir());
             default -> throw new IllegalArgumentException(
                     "--executor " + name + ": unknown executor; choose one of " + String.join(", ", new Names()));

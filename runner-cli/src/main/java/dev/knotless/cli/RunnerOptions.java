@@ -31,11 +31,13 @@ final class RunnerOptions {
             description = "The Docker Engine's unix socket (default: ${DEFAULT-VALUE}).")
     Path dockerSocket;
 
-    @Option(names = "--warm-containers",
+    @Option(names = "--warm-containers", negatable = true,
             description = "Keep one environment per image (and limits and trust) started ahead of the next run that"
-                    + " needs it, so a run skips its start. Docker: a container; Kubernetes: a pod, for trusted runs"
-                    + " without services.")
-    boolean warmContainers;
+                    + " needs it, so a run skips its start; at most " + dev.knotless.executor.WarmPool.MAX_SHAPES + " shapes"
+                    + " wait at once. Docker: a container; Kubernetes: a pod, for trusted runs without services (default:"
+                    + " on for the daemon on docker, where an idle container costs a sleeping process; off for exec, and for"
+                    + " kubernetes, where a pod holds its requests).")
+    @Nullable Boolean warmContainers;
 
     @picocli.CommandLine.ArgGroup(exclusive = false, heading = "%nKubernetes executor:%n")
     KubernetesFlags kubernetes = new KubernetesFlags();
@@ -130,8 +132,14 @@ final class RunnerOptions {
         return runnerId;
     }
 
-    Executor executor() {
-        return ExecutorWiring.create(executor, this);
+    /** The chosen executor; {@code daemon} says whether more runs follow this one, which warm environments need. */
+    Executor executor(boolean daemon) {
+        return ExecutorWiring.create(executor, this, warmContainers(daemon));
+    }
+
+    /** {@code --warm-containers} as given, else on only where it costs nothing: the daemon on docker. */
+    boolean warmContainers(boolean daemon) {
+        return warmContainers != null ? warmContainers : daemon && executor.equals("docker");
     }
 
     /** The node fleet the API shows ({@code /api/nodes}), with {@code --executor node}; else null. */

@@ -115,9 +115,9 @@ class DaemonKillIT {
             List<RunRecord> atKill = runs(state);
             long waiting = atKill.stream().filter(r -> r.status() == CheckStatus.PENDING).count();
             System.out.printf("at the kill: the slow run pulling, %d run(s) waiting, %d container(s)%n", waiting,
-                    Docker.containersOf(runnerId).size());
+                    Docker.runContainersOf(runnerId).size());
             assertThat(atKill).hasSize(3);
-            assertThat(Docker.containersOf(runnerId)).as("a pulling run has no container yet").isEmpty();
+            assertThat(Docker.runContainersOf(runnerId)).as("a pulling run has no container yet").isEmpty();
 
             DaemonProcess second = daemon(state, "second.log", "1");
             second.await("every run ended", Duration.ofSeconds(120), () -> {
@@ -210,7 +210,7 @@ class DaemonKillIT {
                 boolean justStarted = now.stream().anyMatch(r -> r.status() == CheckStatus.RUNNING && r.startedAt() != null
                         && r.startedAt().isAfter(from) && r.startedAt().isBefore(to));
                 return counts.getOrDefault(CheckStatus.SUCCESS, 0L) >= 2 && counts.getOrDefault(CheckStatus.PENDING, 0L) >= 4
-                        && justStarted && Docker.containersOf(runnerId).size() >= 2;
+                        && justStarted && Docker.runContainersOf(runnerId).size() >= 2;
             } catch (IOException | InterruptedException e) {
                 return false;
             }
@@ -222,7 +222,7 @@ class DaemonKillIT {
                 .collect(Collectors.toSet());
         Set<String> doneAtKill = atKill.stream().filter(r -> r.status().isFinal()).map(RunRecord::id)
                 .collect(Collectors.toSet());
-        List<String> leftByKill = Docker.containersOf(runnerId);
+        List<String> leftByKill = Docker.runContainersOf(runnerId);
         assertThat(atKill).extracting(RunRecord::id).containsExactlyInAnyOrderElementsOf(expected);
         assertThat(runningAtKill).as("runs the kill caught running").isNotEmpty();
         assertThat(leftByKill).as("SIGKILL leaves the running runs' containers").isNotEmpty();

@@ -52,8 +52,9 @@ public final class DaemonLatency {
     public static void main(String[] args) throws Exception {
         int pushes = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         String poll = args.length > 1 ? args[1] : "200ms";
-        // "warm": the daemon keeps a container started ahead per image (--warm-containers); a run's
-        // container is then renamed, not created and started, so there is no engine part to time.
+        // "warm": the daemon keeps a container started ahead per image (default flags on docker,
+        // --warm-containers on kubernetes; without "warm", --no-warm-containers); a run's container is
+        // then renamed, not created and started, so there is no engine part to time.
         List<String> modes = args.length > 2 ? List.of(args).subList(2, args.length) : List.of();
         boolean warm = modes.contains("warm");
         // "idle" (with warm): each push waits until the pool holds its next container, as when pushes
@@ -146,8 +147,10 @@ public final class DaemonLatency {
         ContainerEvents events = ContainerEvents.follow(runnerId);
         List<String> flags = new ArrayList<>(List.of("--state-dir", state.toString(),
                 "--runner-id", runnerId, "--discover", "--concurrency", "1", "--poll-interval", poll, "--image", ExecIT.IMAGE));
-        if (warm) {
-            flags.add("--warm-containers");
+        if (!warm) {
+            flags.add("--no-warm-containers");
+        } else if (cluster != null) {
+            flags.add("--warm-containers"); // on docker the daemon keeps warm containers with default flags
         }
         if (cluster != null) {
             flags.addAll(List.of("--executor", "kubernetes", "--kubeconfig", cluster.kubeconfig(), "--namespace", cluster.namespace(),
@@ -167,7 +170,7 @@ public final class DaemonLatency {
             daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
             Hook caller = hook ? Hook.of(daemon, token) : null;
             System.out.printf("%s: daemon pid %d, --poll-interval %s%s, %d pushes after %d warm-up%n%n", label, daemon.pid(), poll,
-                    warm ? ", --warm-containers" + (idle ? ", each push once the pool is refilled" : "") : "", pushes, WARM_UP);
+                    warm ? (cluster != null ? ", --warm-containers" : ", default flags (warm containers)") + (idle ? ", each push once the pool is refilled" : "") : "", pushes, WARM_UP);
             System.out.printf("%4s %13s %14s %14s %16s %17s %12s%n", "#", "push->queued", "queued->taken", "taken->created",
                     "created->started", "started->1st step", "total");
             for (int i = 1 - WARM_UP; i <= pushes; i++) {

@@ -89,7 +89,7 @@ class DockerResumeIT {
         first.kill();
         long killed = System.nanoTime();
         assertThat(DaemonKillIT.runs(state)).extracting(RunRecord::status).containsOnly(CheckStatus.RUNNING);
-        assertThat(Docker.containersOf(runnerId)).as("the kill leaves the runs' containers").hasSize(2);
+        assertThat(Docker.runContainersOf(runnerId)).as("the kill leaves the runs' containers").hasSize(2);
 
         DaemonProcess second = daemon(state, "second.log");
         second.await("the runs ended", Duration.ofSeconds(180), () -> {

@@ -170,6 +170,10 @@ class HttpApiIT {
             // counted a moment after the run reads success.
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> assertThat(d.get("/metrics").body())
                     .contains("knotless_executor_cleanups_total{result=\"ok\"} 1.0"));
+            // With default flags on docker the daemon starts the next run's container as this one's is removed;
+            // closing the daemon removes it (HttpDaemon.close finds no container of the runner).
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60))
+                    .until(() -> Docker.warmContainersOf(runnerId).size() == 1);
 
             HttpResponse<String> page = d.get("/");
             assertThat(page.statusCode()).isEqualTo(200);

@@ -108,7 +108,7 @@ public final class DockerExecutor implements Executor, Resumption {
         // a warm container has no host entries for services, which are set at create
         if (warm.isPresent() && !spec.keep() && spec.services().isEmpty()) {
             WarmContainers.Shape shape = WarmContainers.Shape.of(spec);
-            refill = () -> warm.get().refill(shape, spec);
+            refill = () -> warm.get().refillAfter(shape, spec, signal);
             Optional<WarmContainers.Warm> ready = warm.get().take(shape, signal);
             ExecutorException.throwIfStopped(signal, what);
             if (ready.isPresent()) {

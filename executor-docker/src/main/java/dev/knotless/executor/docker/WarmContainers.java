@@ -61,9 +61,9 @@ final class WarmContainers implements AutoCloseable {
         return pool.take(shape, signal);
     }
 
-    /** Starts making a container of this shape, like {@code like}'s, unless one is waiting or being made. */
-    void refill(Shape shape, RunSpec like) {
-        pool.refill(shape, () -> make(like));
+    /** At the end of a run like {@code like}: see {@link WarmPool#refillAfter}. */
+    void refillAfter(Shape shape, RunSpec like, StopSignal run) {
+        pool.refillAfter(shape, run, () -> make(like));
     }
 
     private Warm make(RunSpec like) throws IOException {

@@ -136,7 +136,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
         Runnable refill = () -> {};
         Optional<WarmPods.Shape> shape = warm.isPresent() ? WarmPods.Shape.of(spec) : Optional.empty();
         if (shape.isPresent()) {
-            refill = () -> warm.get().refill(shape.get(), spec, this::startPod);
+            refill = () -> warm.get().refillAfter(shape.get(), spec, this::startPod, signal);
             Optional<RunPod> taken = warm.get().take(shape.get(), spec, signal);
             ExecutorException.throwIfStopped(signal, "start of run " + spec.runId());
             if (taken.isPresent()) {

@@ -82,9 +82,9 @@ final class WarmPods implements AutoCloseable {
         return pool.waiting(shape);
     }
 
-    /** Starts making a pod of this shape, like {@code like}'s, unless one is waiting or being made. */
-    void refill(Shape shape, RunSpec like, PodStart start) {
-        pool.refill(shape, () -> {
+    /** At the end of a run like {@code like}: see {@link WarmPool#refillAfter}. */
+    void refillAfter(Shape shape, RunSpec like, PodStart start, StopSignal run) {
+        pool.refillAfter(shape, run, () -> {
             long asked = System.nanoTime();
             RunPod pod = start.start(placeholder(like), StopSignal.none());
             log.info("warm pod ready job={} pod={} runner={} image={} millis={}", pod.job(), pod.pod(), like.runnerId(), like.image(),
