@@ -79,15 +79,7 @@ class CeilingFlagsTest {
     }
 
     private static RunLimits limits(String command, String... flags) {
-        String[] args = new String[flags.length + (command.equals("exec") ? 2 : 1)];
-        args[0] = command;
-        int at = 1;
-        if (command.equals("exec")) {
-            args[at++] = ".";
-        }
-        System.arraycopy(flags, 0, args, at, flags.length);
-        CommandLine.ParseResult parsed = Main.commandLine().parseArgs(args);
-        Object user = parsed.subcommand().commandSpec().userObject();
+        Object user = ParsedCommand.of(command, flags);
         RunOptions options = user instanceof ExecCommand e ? e.runOptions : ((DaemonCommand) user).runOptions;
         return options.limits();
     }

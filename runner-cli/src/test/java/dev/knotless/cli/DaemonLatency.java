@@ -334,15 +334,11 @@ public final class DaemonLatency {
         }
     }
 
-    /** Waits until a warm container of the runner is running, and a moment more for its layout. */
+    /** Waits until a warm container of the runner waits for a run, and a moment more for its layout. */
     static void awaitWarm(String runnerId, Duration atMost) throws IOException, InterruptedException {
         Instant deadline = Instant.now().plus(atMost);
         while (true) {
-            Process p = new ProcessBuilder("docker", "ps", "-q", "--filter", "status=running",
-                    "--filter", "label=dev.knotless.runner=" + runnerId, "--filter", "label=dev.knotless.warm=true")
-                    .redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes()).strip();
-            if (p.waitFor() == 0 && !out.isEmpty()) {
+            if (!Docker.warmContainersOf(runnerId).isEmpty()) {
                 Thread.sleep(300);
                 return;
             }

@@ -44,6 +44,8 @@ public final class DaemonSoak {
         int runs = args.length > 0 ? Integer.parseInt(args[0]) : 200;
         int concurrency = args.length > 1 ? Integer.parseInt(args[1]) : 8;
         int sampleSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        // the rest are the daemon's own flags, e.g. --no-warm-containers for a side-by-side run
+        List<String> extra = args.length > 3 ? List.of(args).subList(3, args.length) : List.of();
         int branches = (runs + WORKFLOWS - 1) / WORKFLOWS;
         int expected = branches * WORKFLOWS;
         Path root = Path.of("").toAbsolutePath();
@@ -57,9 +59,10 @@ public final class DaemonSoak {
         }
         Upstream upstream = Upstream.create(tmp.resolve("repo"), "soak/app", workflows, state, runnerId);
         boolean ok;
-        try (DaemonProcess daemon = DaemonProcess.start(root, tmp.resolve("daemon.log"), List.of("--state-dir", state.toString(),
-                "--runner-id", runnerId, "--discover", "--concurrency", String.valueOf(concurrency), "--poll-interval", "500ms",
-                "--image", ExecIT.IMAGE))) {
+        List<String> flags = new java.util.ArrayList<>(List.of("--state-dir", state.toString(), "--runner-id", runnerId, "--discover",
+                "--concurrency", String.valueOf(concurrency), "--poll-interval", "500ms", "--image", ExecIT.IMAGE));
+        flags.addAll(extra);
+        try (DaemonProcess daemon = DaemonProcess.start(root, tmp.resolve("daemon.log"), flags)) {
             daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
             JvmProbe probe = new JvmProbe(daemon.pid());
             long startHeap = probe.heapRetainedKb();
@@ -103,7 +106,7 @@ public final class DaemonSoak {
             List<RunRecord> all = runs(state);
             long success = all.stream().filter(r -> r.status() == CheckStatus.SUCCESS).count();
             long notSuccess = all.size() - success;
-            List<String> left = Docker.containersOf(runnerId);
+            List<String> left = Docker.runContainersOf(runnerId); // a warm one waits while the daemon runs
 
             System.out.printf("%nthreads when the last run ended: %d%n", doneThreads);
             System.out.printf("end (idle %d s, after full GC): heap %s, threads %d, rss %s; peak heap used %s, peak threads %d%n",
@@ -121,7 +124,7 @@ public final class DaemonSoak {
                     + secondHalfMax + " in the second (allowed +2)");
             System.out.println("INFO threads when idle again: " + startThreads + " at start, " + endThreads + " after "
                     + IDLE.toSeconds() + " s idle (the changed names are listed above)");
-            verdict(left.isEmpty(), "no container of the runner left: " + left.size());
+            verdict(left.isEmpty(), "no run's container left: " + left.size());
             ok = allComplete && heapFlat && threadsBounded && left.isEmpty();
             if (!allComplete) {
                 all.stream().filter(r -> r.status() != CheckStatus.SUCCESS).limit(5)
@@ -129,7 +132,9 @@ public final class DaemonSoak {
             }
             int exit = daemon.stop(Duration.ofSeconds(60));
             verdict(exit == 0, "daemon stopped on SIGTERM with status " + exit);
-            ok &= exit == 0;
+            List<String> afterStop = Docker.containersOf(runnerId);
+            verdict(afterStop.isEmpty(), "no container of the runner left after the stop (warm ones included): " + afterStop.size());
+            ok &= exit == 0 && afterStop.isEmpty();
         }
         if (ok) {
             delete(tmp);

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knotless.executor.kubernetes.KubernetesOptions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** The Kubernetes flags of {@code exec} and {@code daemon} reach the executor's options as they say. */
 class KubernetesFlagsTest {
@@ -49,16 +48,6 @@ class KubernetesFlagsTest {
     }
 
     private static KubernetesOptions options(String command, String... flags) {
-        String[] args = new String[flags.length + (command.equals("exec") ? 2 : 1)];
-        args[0] = command;
-        int at = 1;
-        if (command.equals("exec")) {
-            args[at++] = ".";
-        }
-        System.arraycopy(flags, 0, args, at, flags.length);
-        CommandLine.ParseResult parsed = Main.commandLine().parseArgs(args);
-        Object user = parsed.subcommand().commandSpec().userObject();
-        RunnerOptions runner = user instanceof ExecCommand e ? e.runner : ((DaemonCommand) user).runner;
-        return ExecutorWiring.kubernetes(runner.kubernetes);
+        return ExecutorWiring.kubernetes(ParsedCommand.runner(command, flags).kubernetes);
     }
 }

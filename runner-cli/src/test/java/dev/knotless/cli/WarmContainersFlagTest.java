@@ -3,7 +3,6 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** Warm environments are on by default only where they cost nothing: the daemon on docker. */
 class WarmContainersFlagTest {
@@ -26,14 +25,6 @@ class WarmContainersFlagTest {
     }
 
     private static boolean warm(String command, String... flags) {
-        String[] args = new String[flags.length + (command.equals("exec") ? 2 : 1)];
-        args[0] = command;
-        int at = 1;
-        if (command.equals("exec")) {
-            args[at++] = ".";
-        }
-        System.arraycopy(flags, 0, args, at, flags.length);
-        Object user = Main.commandLine().parseArgs(args).subcommand().commandSpec().userObject();
-        return user instanceof ExecCommand e ? e.runner.warmContainers(false) : ((DaemonCommand) user).runner.warmContainers(true);
+        return ParsedCommand.runner(command, flags).warmContainers(command.equals("daemon"));
     }
 }
