@@ -148,6 +148,7 @@ public final class WarmPool<S, W> implements AutoCloseable {
                     evictBeyondCap(shape);
                 }
             } catch (Exception e) {
+                asked.remove(shape); // nothing waits to be ordered; the next run's end asks again
                 log.warn("warm {} not made shape={} reason={}", what, shape, e.getMessage());
             } finally {
                 making.remove(shape);
