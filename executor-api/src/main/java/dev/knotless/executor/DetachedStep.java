@@ -39,8 +39,11 @@ import java.util.List;
  * non-interactive shell starts it with INT and QUIT ignored, which is what it wants). The
  * follower and its helpers ignore TERM and INT, and the receiver traps them (the follower ends
  * when the step has a status, or by KILL), so the exec still ends only with the step, as the
- * stopper expects. It polls (10 ms doubling to 250 ms while nothing is written), and the step's
- * end wakes it at once with {@code SIGUSR1}, so a short step costs one or two polls.
+ * stopper expects. It polls (10 ms growing to 500 ms while nothing is written; every 250 ms while
+ * output comes), and the step's end wakes it at once with {@code SIGUSR1}, so a short step costs
+ * one or two polls. Each poll that finds output costs four processes ({@code wc}, {@code tail},
+ * {@code head}, {@code sleep}), so the pace while output comes is what a chatty step pays: at
+ * 10 ms it was half a core (performance.md, "A running step's follower").
  *
  * <p>The step's stdout and stderr are pipes, as elsewhere, with a copier each between the step and
  * its file ({@link #COPIERS}).
@@ -82,21 +85,24 @@ public final class DetachedStep {
      */
     private static final String FOLLOW = String.join("\n",
             "follow() {",
-            // a wake-up from the step's end (the receiver ignores USR1 until the follower is here)
-            "  trap : USR1",
+            // a wake-up from the step's end (the receiver ignores USR1 until the follower is here);
+            // one that comes while a wc or tail runs, not the wait, is remembered, so the next
+            // sleep is skipped rather than slept through
+            "  trap 'z=1' USR1",
             // ignored, not trapped: the stopper's kill -TERM -1 reaches the follower's wc, tail,
             // head and sleep too, and a killed wc or tail would end or garble the follow
             "  trap '' TERM INT",
             "  d=$1 o=$2 e=$3 t=0.01",
             "  while :; do",
-            "    f=0; [ -s \"$d/status\" ] && f=1",
+            "    z=0 f=0; [ -s \"$d/status\" ] && f=1",
             "    n=0; [ -s \"$d/out\" ] && { n=$(wc -c <\"$d/out\") || exit " + NO_SUCH_STEP + "; }",
             "    m=0; [ -s \"$d/err\" ] && { m=$(wc -c <\"$d/err\") || exit " + NO_SUCH_STEP + "; }",
-            "    if [ \"$n\" -gt \"$o\" ]; then tail -c +$((o + 1)) \"$d/out\" | head -c $((n - o)); o=$n; t=0.01; fi",
-            "    if [ \"$m\" -gt \"$e\" ]; then tail -c +$((e + 1)) \"$d/err\" | head -c $((m - e)) >&2; e=$m; t=0.01; fi",
+            "    if [ \"$n\" -gt \"$o\" ]; then tail -c +$((o + 1)) \"$d/out\" | head -c $((n - o)); o=$n; t=0.25; fi",
+            "    if [ \"$m\" -gt \"$e\" ]; then tail -c +$((e + 1)) \"$d/err\" | head -c $((m - e)) >&2; e=$m; t=0.25; fi",
             "    if [ $f = 1 ]; then IFS= read -r s <\"$d/status\"; exit \"$s\"; fi",
+            "    [ $z = 1 ] && continue",
             "    sleep $t & w=$!; wait $w 2>/dev/null; kill -KILL $w 2>/dev/null",
-            "    case $t in 0.01) t=0.02;; 0.02) t=0.05;; 0.05) t=0.1;; *) t=0.25;; esac",
+            "    case $t in 0.01) t=0.02;; 0.02) t=0.05;; 0.05) t=0.1;; 0.1) t=0.25;; *) t=0.5;; esac",
             "  done",
             "}");
 

@@ -23,12 +23,35 @@ import java.util.stream.Stream;
  *
  * <p>Goals: step overhead at most 1.3x {@code docker exec}; upload throughput at least 1.0x
  * {@code docker cp}.
+ *
+ * <p>It also prints what a running step costs the container's CPU beyond the step's own work: the
+ * same quiet step ({@code sleep 5}) and chatty step (a line every 50 ms for 5 s) run as a session
+ * step, whose output a follower in the container copies out (DetachedStep), and as {@code docker
+ * exec}, read from the container's CPU counter (the Engine's stats) before and after each.
  */
 public final class DockerBench {
 
     private static final int WARMUP = 5;
 
+    private static final int CPU_ROUNDS = 3;
+
     private DockerBench() {}
+
+    /** The container's CPU time (ns, every process in it) spent while {@code action} ran. */
+    private static long containerCpu(String container, Bench.Action action) throws Exception {
+        EngineClient engine = new EngineClient(java.nio.file.Path.of("/var/run/docker.sock"), new com.fasterxml.jackson.databind.ObjectMapper());
+        long before = cpuNanos(engine, container);
+        action.run();
+        return cpuNanos(engine, container) - before;
+    }
+
+    private static long cpuNanos(EngineClient engine, String container) throws java.io.IOException {
+        var stats = engine.call("GET", "/containers/" + container + "/stats?stream=false&one-shot=true", null);
+        if (stats == null) {
+            throw new IllegalStateException("no stats for " + container);
+        }
+        return stats.path("cpu_stats").path("cpu_usage").path("total_usage").asLong();
+    }
 
     public static void main(String[] args) throws Exception {
         int steps = args.length > 0 ? Integer.parseInt(args[0]) : 30;
@@ -53,6 +76,21 @@ public final class DockerBench {
             for (int i = 0; i < steps; i++) {
                 ours.add(Bench.time(() -> Bench.runStep(session, trueStep)));
                 theirs.add(Bench.time(() -> Bench.cli(List.of(docker, "exec", container, "true"))));
+            }
+
+            Map<String, String> busy = new java.util.LinkedHashMap<>();
+            busy.put("quiet step (sleep 5)", "sleep 5");
+            busy.put("chatty step (20 lines/s, 5 s)", "i=0; while [ $i -lt 100 ]; do echo line $i; sleep 0.05; i=$((i+1)); done");
+            Map<String, double[]> cpu = new java.util.LinkedHashMap<>();
+            for (Map.Entry<String, String> b : busy.entrySet()) {
+                StepPayload step = new StepPayload("busy", List.of("/bin/sh", "-c", b.getValue()), Map.of());
+                List<Long> ourCpu = new ArrayList<>();
+                List<Long> cliCpu = new ArrayList<>();
+                for (int i = 0; i < CPU_ROUNDS; i++) {
+                    ourCpu.add(containerCpu(container, () -> Bench.runStep(session, step)));
+                    cliCpu.add(containerCpu(container, () -> Bench.cli(List.of(docker, "exec", container, "/bin/sh", "-c", b.getValue()))));
+                }
+                cpu.put(b.getKey(), new double[] {Bench.median(ourCpu) / 1e6, Bench.median(cliCpu) / 1e6});
             }
 
             Path file = dir.resolve("payload.bin");
@@ -81,6 +119,11 @@ public final class DockerBench {
             System.out.printf("%-28s %9.0f MiB/s %9.0f MiB/s %9.2fx %8s%n", "upload throughput (100 MiB)", upOurs, upCli,
                     upOurs / upCli, ">= 1.0x");
             System.out.printf("%-28s %11.1f ms %11.1f ms%n", "upload time", Bench.median(ourUploads) / 1e6, Bench.median(cpUploads) / 1e6);
+            System.out.printf("%nContainer CPU while a step runs (medians of %d; executor: step and its follower; docker exec: step)%n", CPU_ROUNDS);
+            for (Map.Entry<String, double[]> c : cpu.entrySet()) {
+                System.out.printf("%-30s %9.0f ms %9.0f ms   follower +%.0f ms (%.1f%% of a core)%n", c.getKey(), c.getValue()[0],
+                        c.getValue()[1], c.getValue()[0] - c.getValue()[1], (c.getValue()[0] - c.getValue()[1]) / 50.0);
+            }
         } finally {
             session.close();
             try (Stream<Path> files = Files.walk(dir)) {
