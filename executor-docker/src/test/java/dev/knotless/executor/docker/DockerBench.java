@@ -1,5 +1,7 @@
 package dev.knotless.executor.docker;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StepPayload;
@@ -7,10 +9,12 @@ import dev.knotless.executor.StopSignal;
 import dev.knotless.tar.DirectoryTar;
 import dev.knotless.testkit.Bench;
 import dev.knotless.testkit.TestImages;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -34,19 +38,31 @@ public final class DockerBench {
     private static final int WARMUP = 5;
 
     private static final int CPU_ROUNDS = 3;
+    /** Each busy step lasts about this long, so its CPU reads as a share of a core. */
+    private static final double BUSY_SECONDS = 5;
 
     private DockerBench() {}
 
-    /** The container's CPU time (ns, every process in it) spent while {@code action} ran. */
-    private static long containerCpu(String container, Bench.Action action) throws Exception {
-        EngineClient engine = new EngineClient(java.nio.file.Path.of("/var/run/docker.sock"), new com.fasterxml.jackson.databind.ObjectMapper());
+    /** Median container CPU of one busy step run both ways. */
+    private record BusyCpu(double executorMillis, double execMillis) {
+        double followerMillis() {
+            return executorMillis - execMillis;
+        }
+
+        double followerShareOfACore() {
+            return followerMillis() / (BUSY_SECONDS * 1000) * 100;
+        }
+    }
+
+    /** The container's CPU time (ns, every process in it) spent while {@code action} ran, from the Engine's stats. */
+    private static long containerCpu(EngineClient engine, String container, Bench.Action action) throws Exception {
         long before = cpuNanos(engine, container);
         action.run();
         return cpuNanos(engine, container) - before;
     }
 
-    private static long cpuNanos(EngineClient engine, String container) throws java.io.IOException {
-        var stats = engine.call("GET", "/containers/" + container + "/stats?stream=false&one-shot=true", null);
+    private static long cpuNanos(EngineClient engine, String container) throws IOException {
+        JsonNode stats = engine.call("GET", "/containers/" + container + "/stats?stream=false&one-shot=true", null);
         if (stats == null) {
             throw new IllegalStateException("no stats for " + container);
         }
@@ -78,19 +94,21 @@ public final class DockerBench {
                 theirs.add(Bench.time(() -> Bench.cli(List.of(docker, "exec", container, "true"))));
             }
 
-            Map<String, String> busy = new java.util.LinkedHashMap<>();
-            busy.put("quiet step (sleep 5)", "sleep 5");
+            EngineClient engine = new EngineClient(Path.of("/var/run/docker.sock"), new ObjectMapper());
+            Map<String, String> busy = new LinkedHashMap<>();
+            busy.put("quiet step (sleep 5)", "sleep " + (int) BUSY_SECONDS);
             busy.put("chatty step (20 lines/s, 5 s)", "i=0; while [ $i -lt 100 ]; do echo line $i; sleep 0.05; i=$((i+1)); done");
-            Map<String, double[]> cpu = new java.util.LinkedHashMap<>();
+            Map<String, BusyCpu> cpu = new LinkedHashMap<>();
             for (Map.Entry<String, String> b : busy.entrySet()) {
                 StepPayload step = new StepPayload("busy", List.of("/bin/sh", "-c", b.getValue()), Map.of());
                 List<Long> ourCpu = new ArrayList<>();
                 List<Long> cliCpu = new ArrayList<>();
                 for (int i = 0; i < CPU_ROUNDS; i++) {
-                    ourCpu.add(containerCpu(container, () -> Bench.runStep(session, step)));
-                    cliCpu.add(containerCpu(container, () -> Bench.cli(List.of(docker, "exec", container, "/bin/sh", "-c", b.getValue()))));
+                    ourCpu.add(containerCpu(engine, container, () -> Bench.runStep(session, step)));
+                    cliCpu.add(containerCpu(engine, container,
+                            () -> Bench.cli(List.of(docker, "exec", container, "/bin/sh", "-c", b.getValue()))));
                 }
-                cpu.put(b.getKey(), new double[] {Bench.median(ourCpu) / 1e6, Bench.median(cliCpu) / 1e6});
+                cpu.put(b.getKey(), new BusyCpu(Bench.median(ourCpu) / 1e6, Bench.median(cliCpu) / 1e6));
             }
 
             Path file = dir.resolve("payload.bin");
@@ -119,10 +137,12 @@ public final class DockerBench {
             System.out.printf("%-28s %9.0f MiB/s %9.0f MiB/s %9.2fx %8s%n", "upload throughput (100 MiB)", upOurs, upCli,
                     upOurs / upCli, ">= 1.0x");
             System.out.printf("%-28s %11.1f ms %11.1f ms%n", "upload time", Bench.median(ourUploads) / 1e6, Bench.median(cpUploads) / 1e6);
-            System.out.printf("%nContainer CPU while a step runs (medians of %d; executor: step and its follower; docker exec: step)%n", CPU_ROUNDS);
-            for (Map.Entry<String, double[]> c : cpu.entrySet()) {
-                System.out.printf("%-30s %9.0f ms %9.0f ms   follower +%.0f ms (%.1f%% of a core)%n", c.getKey(), c.getValue()[0],
-                        c.getValue()[1], c.getValue()[0] - c.getValue()[1], (c.getValue()[0] - c.getValue()[1]) / 50.0);
+            System.out.printf("%nContainer CPU while a step runs (medians of %d; executor: step and its follower; docker exec: step)%n",
+                    CPU_ROUNDS);
+            for (Map.Entry<String, BusyCpu> c : cpu.entrySet()) {
+                BusyCpu b = c.getValue();
+                System.out.printf("%-30s %9.0f ms %9.0f ms   follower +%.0f ms (%.1f%% of a core)%n", c.getKey(), b.executorMillis(),
+                        b.execMillis(), b.followerMillis(), b.followerShareOfACore());
             }
         } finally {
             session.close();
