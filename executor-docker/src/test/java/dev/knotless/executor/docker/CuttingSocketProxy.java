@@ -9,6 +9,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -41,12 +42,11 @@ final class CuttingSocketProxy implements CuttableExecutor {
 
     @Override
     public int cutAll() {
-        int n = 0;
-        for (Link l : links) {
-            l.close();
-            n++;
-        }
-        return n;
+        // Only the connections open now: a client that sees its stream cut at once opens a new
+        // one (to ask for the exit code), and a live iteration over the set could cut that too.
+        List<Link> open = List.copyOf(links);
+        open.forEach(Link::close);
+        return open.size();
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -65,12 +66,11 @@ final class CuttingProxy implements AutoCloseable {
 
     /** Closes every connection open now; new ones are accepted as before. */
     int cutAll() {
-        int n = 0;
-        for (Link l : links) {
-            l.close();
-            n++;
-        }
-        return n;
+        // Only the connections open now: a client that sees its stream cut at once opens a new
+        // one (to ask for the exit code), and a live iteration over the set could cut that too.
+        List<Link> open = List.copyOf(links);
+        open.forEach(Link::close);
+        return open.size();
     }
 
     int idleCuts() {
