@@ -82,7 +82,18 @@ final class DockerSteps {
                 cut = carrier.send(input, sink(streams));
             }
             // at a clean end the engine has the exit code already; still running, the stream was cut
-            Optional<Integer> exit = carrier.exitCode(0);
+            Optional<Integer> exit;
+            try {
+                exit = carrier.exitCode(0);
+            } catch (IOException broken) {
+                if (!streams.stepStarted() || broken instanceof EngineException) {
+                    throw broken; // refused, or the engine not reached at all: lost() names the cause
+                }
+                // the ask's connection broke as the stream's did (a proxy resetting what is open):
+                // the engine answers, so the step is followed again like any cut step
+                exit = Optional.empty();
+                cut = broken;
+            }
             if (exit.isEmpty() && signal.reason().isEmpty()) {
                 exit = streams.stepStarted()
                         ? reattach(step, dir, streams, current, signal, cut)

@@ -9,6 +9,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,6 +26,7 @@ final class CuttingSocketProxy implements CuttableExecutor {
     private final ServerSocketChannel server;
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     private final DockerExecutor executor;
+    private volatile long resetUntil = System.nanoTime();
 
     CuttingSocketProxy(Path directory, Path engine) throws IOException {
         this.engine = engine;
@@ -49,6 +51,16 @@ final class CuttingSocketProxy implements CuttableExecutor {
         return open.size();
     }
 
+    /**
+     * Cuts every open connection, then for {@code window} closes each new one as soon as it is
+     * accepted (a proxy resetting connections for a moment), as a client sees an engine that
+     * answers nothing; after it, connections pass again. How many it cut.
+     */
+    int cutAndResetFor(Duration window) {
+        resetUntil = System.nanoTime() + window.toNanos();
+        return cutAll();
+    }
+
     @Override
     public void close() throws IOException {
         executor.close();
@@ -61,6 +73,10 @@ final class CuttingSocketProxy implements CuttableExecutor {
         while (server.isOpen()) {
             try {
                 SocketChannel client = server.accept();
+                if (System.nanoTime() - resetUntil < 0) {
+                    client.close();
+                    continue;
+                }
                 SocketChannel upstream = SocketChannel.open(StandardProtocolFamily.UNIX);
                 upstream.connect(UnixDomainSocketAddress.of(engine));
                 Link link = new Link(client, upstream);

@@ -14,21 +14,27 @@ import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.Trust;
 import dev.knotless.testkit.Commands;
+import dev.knotless.testkit.CuttableExecutor;
 import dev.knotless.testkit.RecordingOutput;
 import dev.knotless.testkit.RunEnvironment;
 import dev.knotless.testkit.TestImages;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What only the Docker executor promises: container hardening, and how it reports a lost container. */
 class DockerSpecificsIT {
@@ -122,6 +128,29 @@ class DockerSpecificsIT {
                 out, StopSignal.none());
         assertThat(outcome).isEqualTo(new StepOutcome.Exited(0));
         assertThat(out.stdout()).isEqualTo("lo\nNoNewPrivs:\t1\n");
+    }
+
+    /**
+     * A proxy that cuts a step's stream and then resets new connections for a moment: the ask for
+     * the exit code that follows the cut breaks too, but the engine is there, so the step is
+     * followed again like any cut step and ends with its own exit code, its output whole.
+     */
+    @Test
+    void aStepWhoseExitCodeAskBreaksAfterTheCutIsFollowedToItsOwnExit(@TempDir Path temp) throws Exception {
+        StepPayload step = new StepPayload("reset", List.of("/bin/sh", "-c",
+                "echo before; echo to-stderr >&2; sleep 2; echo after; exit 7"), Map.of());
+        try (CuttingSocketProxy proxy = new CuttingSocketProxy(temp, DockerExecutor.DEFAULT_SOCKET);
+             Session s = proxy.executor().start(spec().build(), StopSignal.none())) {
+            RecordingOutput out = new RecordingOutput();
+            CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(
+                    () -> s.run(step, out, StopSignal.none()), CuttableExecutor.OWN_THREAD);
+            Awaitility.await().atMost(60, TimeUnit.SECONDS).until(() -> out.stderr().contains("to-stderr"));
+            assertThat(proxy.cutAndResetFor(Duration.ofMillis(300))).as("connections cut").isPositive();
+
+            assertThat(outcome.get(120, TimeUnit.SECONDS)).isEqualTo(new StepOutcome.Exited(7));
+            assertThat(out.stdout()).isEqualTo("before\nafter\n");
+            assertThat(out.stderr()).isEqualTo("to-stderr\n");
+        }
     }
 
     @Test
