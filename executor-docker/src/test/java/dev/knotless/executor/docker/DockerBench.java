@@ -25,8 +25,8 @@ import java.util.stream.Stream;
  * about: per-step overhead ({@code session.run(true)} vs {@code docker exec <c> true}) and a
  * 100 MiB file upload ({@code session.upload} vs {@code docker cp}). Run with {@code bench/docker-bench}.
  *
- * <p>Goals: step overhead at most 1.3x {@code docker exec}; upload throughput at least 1.0x
- * {@code docker cp}.
+ * <p>Goals: step overhead at most 1.3x {@code docker exec}; upload throughput at least 1.2x
+ * {@code docker cp} in every run (it was 1.0x before the throughput issue raised it).
  *
  * <p>It also prints what a running step costs the container's CPU beyond the step's own work: the
  * same quiet step ({@code sleep 5}) and chatty step (a line every 50 ms for 5 s) run as a session
@@ -135,7 +135,7 @@ public final class DockerBench {
             System.out.printf("%-28s %11.1f ms %11.1f ms %9.2fx %8s%n", "step overhead (true)", stepOurs, stepCli,
                     stepOurs / stepCli, "<= 1.3x");
             System.out.printf("%-28s %9.0f MiB/s %9.0f MiB/s %9.2fx %8s%n", "upload throughput (100 MiB)", upOurs, upCli,
-                    upOurs / upCli, ">= 1.0x");
+                    upOurs / upCli, ">= 1.2x");
             System.out.printf("%-28s %11.1f ms %11.1f ms%n", "upload time", Bench.median(ourUploads) / 1e6, Bench.median(cpUploads) / 1e6);
             System.out.printf("%nContainer CPU while a step runs (medians of %d; executor: step and its follower; docker exec: step)%n",
                     CPU_ROUNDS);
