@@ -35,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -46,12 +45,12 @@ import org.slf4j.LoggerFactory;
  * Runs each run in an allocation on one of the runner's nodes, driving the node agent with signed
  * actions over the channel the node dialled ({@link NodeHub}).
  *
- * <p>Placement ({@link NodePlacement}): a trusted run goes to a connected node that no untrusted
- * run holds and where its CPU and memory fit (the node's reported capacity less what this runner
- * allocated there), the best fit first; an untrusted run gets a node of its own (one with no
- * allocation at all), holds it until it ends, and is never attached to a network. With no such node
- * the start waits up to {@link Options#placementWait()}, then fails as unschedulable; a run larger
- * than every connected node fails at once.
+ * <p>Placement ({@link Placements}, which {@link NodePlacement} decides for): a trusted run goes to
+ * a connected node that no untrusted run holds and where its CPU and memory fit (the node's
+ * reported capacity less what is allocated there), the best fit first; an untrusted run gets a
+ * node of its own (one with no allocation at all), holds it until it ends, and is never attached
+ * to a network. With no such node the start waits up to {@link Options#placementWait()}, then
+ * fails as unschedulable; a run larger than every connected node fails at once.
  */
 public final class NodeExecutor implements Executor, Resumption {
 
@@ -68,19 +67,10 @@ public final class NodeExecutor implements Executor, Resumption {
         public static final Options DEFAULT = new Options(Optional.of("default"), Duration.ofSeconds(30), Duration.ofMinutes(2));
     }
 
-    /** What a node holds for this runner: the allocation, what it asked for, and whether an untrusted run owns the node. */
-    record Placement(String node, String allocation, boolean exclusive, NodePlacement.Request request) {
-        Booking booking() {
-            return new Booking(request.milliCpu(), request.memoryBytes(), exclusive);
-        }
-    }
-
     private final NodeHub hub;
     private final NodeCalls calls;
     private final Options options;
-    private final ConcurrentHashMap<String, Placement> placements = new ConcurrentHashMap<>();
-    private final Object placing = new Object();
-    private final Supplier<Set<String>> drained;
+    private final Placements placements;
 
     public NodeExecutor(NodeHub hub, Signer signer, Clock clock, Options options) {
         this(hub, signer, clock, options, Set::of);
@@ -91,38 +81,13 @@ public final class NodeExecutor implements Executor, Resumption {
         this.hub = hub;
         this.calls = new NodeCalls(hub, signer, clock);
         this.options = options;
-        this.drained = drained;
+        this.placements = new Placements(hub, calls, options.placementWait(), drained);
         hub.onConnect((node, orphans) -> sweepLateNode(node));
     }
 
     /** What this runner knows of each node now, for the fleet view ({@link FleetSnapshot}). */
     public List<FleetSnapshot.Node> fleet() {
-        Map<String, Held> held = heldByNode();
-        Set<String> connected = hub.connected();
-        Set<String> off = drained.get();
-        Set<String> ids = new java.util.TreeSet<>(hub.known());
-        ids.addAll(held.keySet());
-        return ids.stream().map(n -> {
-            Held h = held.getOrDefault(n, Held.NOTHING);
-            return new FleetSnapshot.Node(n, hub.keyIdOf(n).orElse("-"), connected.contains(n), off.contains(n), hub.lastSeen(n),
-                    h.allocations(), h.booked().milliCpu(), h.booked().memoryBytes(), hub.status(n).map(FleetSnapshot.Reported::of));
-        }).toList();
-    }
-
-    /** What allocations hold of one node: how many, and what they booked. */
-    private record Held(int allocations, Booking booked) {
-        static final Held NOTHING = new Held(0, Booking.NONE);
-
-        Held plus(Held other) {
-            return new Held(allocations + other.allocations, booked.plus(other.booked));
-        }
-    }
-
-    /** This runner's placements, per node. */
-    private Map<String, Held> heldByNode() {
-        Map<String, Held> held = new java.util.TreeMap<>();
-        placements.values().forEach(p -> held.merge(p.node(), new Held(1, p.booking()), Held::plus));
-        return held;
+        return placements.fleet();
     }
 
     /** The last sweep asked for: a node that connects later gets it too (see {@link #sweepLateNode}). */
@@ -154,13 +119,12 @@ public final class NodeExecutor implements Executor, Resumption {
         boolean untrusted = spec.trust() == Trust.UNTRUSTED;
         long deadline = System.nanoTime() + options.placementWait().toNanos();
         while (true) {
-            Placement placement = place(allocation, untrusted, request(spec), signal, deadline);
+            Placements.Placement placement = placements.place(allocation, untrusted, Placements.request(spec), signal, deadline);
             try {
                 return startOn(placement, spec, image, services, signal);
             } catch (NoRoom e) {
                 // Another runner sharing the node booked the room first; the node's list now says so.
-                placements.remove(allocation);
-                listings.remove(placement.node());
+                placements.refused(placement);
                 LOG.info("node had no room, placing again allocation={} node={} reason={}", allocation, placement.node(), e.getMessage());
                 if (System.nanoTime() > deadline) {
                     throw new ExecutorException(Failure.Kind.UNSCHEDULABLE, "no node can take the run: " + e.getMessage());
@@ -177,7 +141,7 @@ public final class NodeExecutor implements Executor, Resumption {
         }
     }
 
-    private Session startOn(Placement placement, RunSpec spec, String image, List<ServiceContainer> services, StopSignal signal)
+    private Session startOn(Placements.Placement placement, RunSpec spec, String image, List<ServiceContainer> services, StopSignal signal)
             throws ExecutorException, NoRoom {
         String node = placement.node();
         String allocation = placement.allocation();
@@ -232,7 +196,7 @@ public final class NodeExecutor implements Executor, Resumption {
         if (created) {
             delete(node, allocation);
         } else {
-            placements.remove(allocation);
+            placements.forget(allocation);
         }
     }
 
@@ -288,7 +252,7 @@ public final class NodeExecutor implements Executor, Resumption {
         for (String node : hub.connected()) {
             Result.AllocationList list;
             try {
-                list = recentList(node, LISTING_FRESH, StopSignal.none());
+                list = placements.recentList(node, LISTING_FRESH, StopSignal.none());
             } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
                 LOG.warn("resume could not list node={} run={} reason={}", node, spec.runId(), e.getMessage());
                 continue;
@@ -301,7 +265,7 @@ public final class NodeExecutor implements Executor, Resumption {
                     LOG.info("resume refused node={} allocation={} run={} state={}", node, allocation, spec.runId(), a.state());
                     return Optional.empty();
                 }
-                placements.put(allocation, new Placement(node, allocation, spec.trust() == Trust.UNTRUSTED, request(spec)));
+                placements.resumed(new Placements.Placement(node, allocation, spec.trust() == Trust.UNTRUSTED, Placements.request(spec)));
                 LOG.info("allocation resumed node={} allocation={} run={} steps={}", node, allocation, spec.runId(), a.steps());
                 return Optional.of(new NodeSession(this, spec, node, allocation, a.steps()));
             }
@@ -310,31 +274,8 @@ public final class NodeExecutor implements Executor, Resumption {
         return Optional.empty();
     }
 
-    /** A node's allocations as listed at a moment (monotonic nanos). */
-    private record Listing(long at, Result.AllocationList list) {}
-
     /** How long a listing serves the resumes of a restart: they come in a burst, one per run. */
     private static final Duration LISTING_FRESH = Duration.ofSeconds(5);
-
-    private final ConcurrentHashMap<String, Listing> listings = new ConcurrentHashMap<>();
-
-    /**
-     * The node's allocations, listed again only when the last listing is older than {@link
-     * #LISTING_FRESH}: a restart resumes its runs one after the other, and listing a node with 50
-     * allocations for each of them made the recovery take tens of seconds. An allocation that
-     * stopped since is found out by the step's follow, which then fails as lost.
-     */
-    private Result.AllocationList recentList(String node, Duration fresh, StopSignal signal)
-            throws NodeCalls.LinkLost, NodeCalls.Refused, TransferLimitException {
-        Listing last = listings.get(node);
-        if (last != null && System.nanoTime() - last.at() < fresh.toNanos()) {
-            return last.list();
-        }
-        Result.AllocationList list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class, null,
-                NodeCalls.ChunkHandler.NONE, signal);
-        listings.put(node, new Listing(System.nanoTime(), list));
-        return list;
-    }
 
     /** The allocation's lifetime on the node: the run's backstop ({@link RunSpec#backstop}). */
     static long lifetimeMs(RunSpec spec) {
@@ -383,7 +324,7 @@ public final class NodeExecutor implements Executor, Resumption {
             Result.AllocationList list = calls.call(node, new Action.ListAllocations(node), Result.AllocationList.class);
             for (Result.Allocation a : list.allocations()) {
                 if (ownedBy(a, runnerId) && !goingRuns.contains(a.labels().get(Labels.RUN))
-                        && !(spareOwn && placements.containsKey(a.allocation()))) {
+                        && !(spareOwn && placements.holds(a.allocation()))) {
                     sweepOne(node, a.allocation(), removed, failed);
                 }
             }
@@ -411,7 +352,7 @@ public final class NodeExecutor implements Executor, Resumption {
     private void sweepOne(String node, String allocation, List<String> removed, List<String> failed) {
         try {
             calls.call(node, new Action.DeleteAllocation(node, allocation), Result.Done.class);
-            placements.remove(allocation);
+            placements.forget(allocation);
             removed.add(node + "/" + allocation);
             LOG.info("swept allocation node={} allocation={}", node, allocation);
         } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
@@ -441,11 +382,7 @@ public final class NodeExecutor implements Executor, Resumption {
         } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
             LOG.warn("allocation delete failed node={} allocation={} reason={}", node, allocation, e.getMessage());
         } finally {
-            placements.remove(allocation);
-            listings.remove(node);
-            synchronized (placing) {
-                placing.notifyAll();
-            }
+            placements.released(node, allocation);
         }
     }
 
@@ -473,144 +410,6 @@ public final class NodeExecutor implements Executor, Resumption {
             case TransferLimitException t -> new ExecutorException(Failure.Kind.LIMIT, t.getMessage());
             default -> new ExecutorException(Failure.Kind.INFRASTRUCTURE, e.getMessage());
         };
-    }
-
-    /**
-     * How long after a node connects placement waits for its status before taking its capacity as
-     * unknown (an agent older than the status report never sends one). Without it, runs queued at a
-     * daemon's start went to the first node to dial back, whatever their size.
-     */
-    static final Duration STATUS_GRACE = Duration.ofSeconds(2);
-
-    /**
-     * What the run holds on its node for placement: what it asked for (after the runner's ceilings
-     * and defaults), zero where it asked for nothing. The executor's own defaults are limits on the
-     * allocation, not a reservation: counting them would let a 2-CPU node take two runs that never
-     * said what they need, where before it took any number.
-     */
-    static NodePlacement.Request request(RunSpec spec) {
-        return new NodePlacement.Request(spec.resources().milliCpu(), spec.resources().memoryBytes());
-    }
-
-    private Placement place(String allocation, boolean untrusted, NodePlacement.Request request, StopSignal signal, long deadline)
-            throws ExecutorException {
-        synchronized (placing) {
-            while (true) {
-                NodePlacement.Decision decision = NodePlacement.decide(request, candidates(untrusted));
-                if (decision instanceof NodePlacement.Decision.Place(String node)) {
-                    Placement p = new Placement(node, allocation, untrusted, request);
-                    placements.put(allocation, p);
-                    return p;
-                }
-                if (decision instanceof NodePlacement.Decision.Refuse(String reason)) {
-                    LOG.info("run refused by placement allocation={} reason={}", allocation, reason);
-                    throw new ExecutorException(Failure.Kind.UNSCHEDULABLE, reason);
-                }
-                if (signal.isStopped()) {
-                    throw new ExecutorException(Failure.Kind.STOPPED, "stopped while waiting for a node");
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new ExecutorException(Failure.Kind.UNSCHEDULABLE,
-                            unschedulable(untrusted, request, (NodePlacement.Decision.Wait) decision));
-                }
-                try {
-                    placing.wait(Math.max(1, Math.min(200, left / 1_000_000)));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new ExecutorException(Failure.Kind.STOPPED, "interrupted while waiting for a node");
-                }
-            }
-        }
-    }
-
-    /** One line on why a run waited the whole node wait in vain. */
-    private String unschedulable(boolean untrusted, NodePlacement.Request request, NodePlacement.Decision.Wait waited) {
-        Set<String> connected = hub.connected();
-        long seconds = options.placementWait().toSeconds();
-        if (connected.isEmpty()) {
-            return "no node is connected to this runner (waited " + seconds + " s)";
-        }
-        Set<String> off = drained.get();
-        long drainedConnected = connected.stream().filter(off::contains).count();
-        if (drainedConnected == connected.size()) {
-            return "no node can take the run: every connected node (" + connected.size() + ") is drained";
-        }
-        List<NodePlacement.Candidate> all = candidates(false);
-        String why;
-        if (untrusted) {
-            why = "none free for an untrusted run, which needs a node of its own";
-        } else if (all.stream().anyMatch(NodePlacement.Candidate::open)) {
-            why = waited.reason() + " (waited " + seconds + " s)";
-        } else {
-            why = "all held by untrusted runs";
-        }
-        // A drained node that could take the run is what an operator undrains: name it.
-        List<String> drainedFits = all.stream().filter(c -> off.contains(c.node()) && c.capacity().isPresent() && c.couldEverFit(request))
-                .map(NodePlacement.Candidate::node).sorted().toList();
-        return "no node can take the run: " + connected.size() + " connected"
-                + (drainedConnected > 0 ? " (" + drainedConnected + " drained)" : "") + ", " + why
-                + (drainedFits.isEmpty() ? "" : "; large enough but drained: " + String.join(", ", drainedFits));
-    }
-
-    /**
-     * The connected nodes as placement sees them for this run: open or not, their capacity, and
-     * what is held there: by this runner (its placements) and by others that share the node (the
-     * rest of the node's signed allocation list, at most {@link #PLACEMENT_FRESH} old).
-     */
-    private List<NodePlacement.Candidate> candidates(boolean untrusted) {
-        Map<String, Held> mine = heldByNode();
-        Set<String> off = drained.get();
-        return hub.connected().stream().map(n -> {
-            Held h = mine.getOrDefault(n, Held.NOTHING);
-            boolean usable = !off.contains(n) && !hub.statusPending(n, STATUS_GRACE);
-            if (usable) {
-                // Only a node placement could use is asked for its list: a drained one is not.
-                h = h.plus(heldByOthers(n));
-            }
-            boolean open = usable && !h.booked().exclusive() && (!untrusted || h.allocations() == 0);
-            return new NodePlacement.Candidate(n, open, hub.status(n).map(s -> s.status().capacity()), h.booked().milliCpu(),
-                    h.booked().memoryBytes(), h.allocations());
-        }).toList();
-    }
-
-    /** How old a node's allocation list may be for placement: runners that share a node book it a few times a second at most. */
-    static final Duration PLACEMENT_FRESH = Duration.ofSeconds(1);
-    /**
-     * How long placement waits for a node's list. A node that does not answer in that time is
-     * taken to hold nothing more for {@link #PLACEMENT_FRESH}: placement runs under one lock, and a
-     * node that hangs must not hold every start with it. The node itself still refuses a booking
-     * that does not fit.
-     */
-    static final Duration PLACEMENT_LIST_TIMEOUT = Duration.ofSeconds(2);
-
-    private final ConcurrentHashMap<String, Long> unlisted = new ConcurrentHashMap<>();
-
-    /**
-     * What the node's allocation list holds that is not this runner's placement: other runners'
-     * allocations, and this runner's own from before a restart until they are resumed or swept.
-     */
-    private Held heldByOthers(String node) {
-        Long failedAt = unlisted.get(node);
-        if (failedAt != null && System.nanoTime() - failedAt < PLACEMENT_FRESH.toNanos()) {
-            return Held.NOTHING;
-        }
-        Result.AllocationList list;
-        try (StopSignal limit = StopSignal.none().child(PLACEMENT_LIST_TIMEOUT)) {
-            list = recentList(node, PLACEMENT_FRESH, limit);
-            unlisted.remove(node);
-        } catch (NodeCalls.LinkLost | NodeCalls.Refused | TransferLimitException e) {
-            unlisted.put(node, System.nanoTime());
-            LOG.info("placement could not list node={} reason={}", node, e.getMessage());
-            return Held.NOTHING;
-        }
-        Held held = Held.NOTHING;
-        for (Result.Allocation a : list.allocations()) {
-            if (a.state() != Result.State.STOPPED && !placements.containsKey(a.allocation())) {
-                held = held.plus(new Held(1, Booking.of(a.labels())));
-            }
-        }
-        return held;
     }
 
     /** The seam's hardening as the signed action carries it: the node applies exactly this. */

@@ -39,9 +39,9 @@ class NodeHubStatusTest {
                      PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(10))) {
             assertThat(hub.awaitLink("node-a", Duration.ofSeconds(10), StopSignal.none())).isPresent();
             assertThat(hub.status("node-a")).isEmpty();
-            assertThat(hub.statusPending("node-a", NodeExecutor.STATUS_GRACE)).as("just connected, nothing said").isTrue();
+            assertThat(hub.statusPending("node-a", Placements.STATUS_GRACE)).as("just connected, nothing said").isTrue();
             clock.advance(Duration.ofSeconds(3));
-            assertThat(hub.statusPending("node-a", NodeExecutor.STATUS_GRACE)).as("an older agent: capacity unknown").isFalse();
+            assertThat(hub.statusPending("node-a", Placements.STATUS_GRACE)).as("an older agent: capacity unknown").isFalse();
 
             NodeStatus status = new NodeStatus(new NodeStatus.Capacity(4000, 8L << 30, 20L << 30),
                     new NodeStatus.Health("0.9.0", "1.1.12", List.of("bridge")));
@@ -54,7 +54,7 @@ class NodeHubStatusTest {
             NodeHub.Status known = hub.status("node-a").orElseThrow();
             assertThat(known.status()).isEqualTo(status);
             assertThat(known.skew()).isEqualTo(Duration.ofMillis(-1500));
-            assertThat(hub.statusPending("node-a", NodeExecutor.STATUS_GRACE)).isFalse();
+            assertThat(hub.statusPending("node-a", Placements.STATUS_GRACE)).isFalse();
         }
     }
 }
