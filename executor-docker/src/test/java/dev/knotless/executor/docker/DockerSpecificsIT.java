@@ -36,7 +36,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What only the Docker executor promises: container hardening, and how it reports a lost container. */
+/**
+ * What only the Docker executor promises: container hardening, how it reports a lost container,
+ * and what a step does when its Engine connections break.
+ */
 class DockerSpecificsIT {
 
     private static final DockerExecutor EXECUTOR = new DockerExecutor();
