@@ -48,6 +48,8 @@ class LockedDatabaseTest {
         final List<RunProgress> asked = new CopyOnWriteArrayList<>();
         final List<RunProgress> taken = new CopyOnWriteArrayList<>();
         final List<Long> takenAt = new CopyOnWriteArrayList<>();
+        /** What the real journal threw, with its causes: a failure of this test names them. */
+        final List<String> failures = new CopyOnWriteArrayList<>();
 
         Watched(RunJournal real) {
             this.real = real;
@@ -58,7 +60,16 @@ class LockedDatabaseTest {
             if (asked.isEmpty() || !asked.getLast().equals(progress)) {
                 asked.add(progress);
             }
-            real.record(runId, progress);
+            try {
+                real.record(runId, progress);
+            } catch (IOException | RuntimeException | Error e) {
+                StringBuilder chain = new StringBuilder();
+                for (Throwable t = e; t != null; t = t.getCause()) {
+                    chain.append(chain.isEmpty() ? "" : " <- ").append(t);
+                }
+                failures.add(progress + ": " + chain);
+                throw e;
+            }
             taken.add(progress);
             takenAt.add(System.nanoTime());
         }
@@ -101,8 +112,8 @@ class LockedDatabaseTest {
             long[] lock = held.get(60, TimeUnit.SECONDS);
 
             assertThat(check.status()).as(check.reason()).isEqualTo(CheckStatus.SUCCESS);
-            assertThat(journal.taken).as("every entry the run gave the journal arrived, in order")
-                    .containsExactlyElementsOf(journal.asked);
+            assertThat(journal.taken).as("every entry the run gave the journal arrived, in order (what the journal threw: %s)",
+                    journal.failures).containsExactlyElementsOf(journal.asked);
             assertThat(journal.taken.getLast().ended()).hasSize(1);
             assertThat(store.runs().run(check.id())).hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(CheckStatus.SUCCESS));
             assertThat(journal.taken.stream().filter(RunProgress::stepGoing).count())
