@@ -65,4 +65,13 @@ public final class Bench {
             }
         }
     }
+
+    /** The one-minute load average, as {@code /proc/loadavg} has it; "?" where it cannot be read. */
+    public static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException e) {
+            return "?";
+        }
+    }
 }

@@ -83,7 +83,7 @@ public final class ExecStreamBench {
                     Counters before = Counters.now();
                     Bench.cli(raw);
                     print("kubectl exec -i", Counters.now().since(before));
-                    System.out.printf("%-22s load %s%n", "", loadAverage());
+                    System.out.printf("%-22s load %s%n", "", Bench.loadAverage());
                 }
             }
         } finally {
@@ -159,9 +159,5 @@ public final class ExecStreamBench {
             }
         }
         return jiffies;
-    }
-
-    private static String loadAverage() throws IOException {
-        return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
     }
 }

@@ -82,7 +82,7 @@ public final class KubernetesBench {
                 double stepOurs = Bench.median(ours) / 1e6;
                 double stepCli = Bench.median(theirs) / 1e6;
                 System.out.printf("%nKubernetes executor benchmark (medians; %d steps, %d uploads of %.0f MiB each, after %d warm-up steps;"
-                        + " fabric8 HTTP client %s; load %s)%n", steps, uploads, mib, WARMUP, client, loadAverage());
+                        + " fabric8 HTTP client %s; load %s)%n", steps, uploads, mib, WARMUP, client, Bench.loadAverage());
                 System.out.printf("%-34s %14s %14s %10s %8s%n", "measure", "executor", "kubectl", "ratio", "goal");
                 System.out.printf("%-34s %11.1f ms %11.1f ms %9.2fx %8s%n", "step overhead (true)", stepOurs, stepCli,
                         stepOurs / stepCli, "<= 0.3x");
@@ -146,14 +146,6 @@ public final class KubernetesBench {
                     from = 0;
                 }
             }
-        }
-    }
-
-    private static String loadAverage() {
-        try {
-            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
-        } catch (IOException e) {
-            return "?";
         }
     }
 }

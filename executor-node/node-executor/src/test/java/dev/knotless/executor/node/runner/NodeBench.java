@@ -86,7 +86,7 @@ public final class NodeBench {
                 double ourRate = mib / (Bench.median(upOurs) / 1e9);
                 double rawRate = mib / (Bench.median(upRaw) / 1e9);
                 System.out.printf("%nNode executor benchmark (medians; %d steps, %d uploads of %.0f MiB, after %d warm-up rounds; load %s)%s%n",
-                        steps, uploads, mib, WARMUP, loadAverage(), System.getProperty("node.agent.launcher", "").isEmpty() ? ""
+                        steps, uploads, mib, WARMUP, Bench.loadAverage(), System.getProperty("node.agent.launcher", "").isEmpty() ? ""
                                 : "; agent under '" + System.getProperty("node.agent.launcher") + "', raw tar -c under '" + source
                                 + "', raw runc under '" + sink + "'");
                 System.out.printf("%-34s %14s %14s %10s %8s%n", "measure", "executor", "raw runc", "ratio", "goal");
@@ -178,9 +178,5 @@ public final class NodeBench {
         static double median(List<long[]> rows, int column) {
             return Bench.median(rows.stream().map(r -> r[column]).toList());
         }
-    }
-
-    private static String loadAverage() throws java.io.IOException {
-        return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
     }
 }
