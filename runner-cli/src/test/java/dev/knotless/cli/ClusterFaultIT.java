@@ -14,22 +14,29 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The test cluster's real kube-apiserver stopped mid-step ({@code scripts/test-cluster stop
- * kube-apiserver}) and started again later: the pod goes on without it, the runner reattaches to
- * the step and the run ends as if nothing happened; kept down past the runner's reattach window,
- * the run ends {@code error} with one reason and its Job is deleted once the API server is back.
- * A 1.20 API server refuses non-admin requests for a moment after it answers again (its RBAC
- * caches are still filling): the runner's tries then are refused and tried again, and the refusal
- * warnings of that moment are excused ({@link ClusterNamespace#excuseRefusalsOfTheOutageSince}).
- * Holds the cluster lock exclusively ({@link ClusterFault}).
+ * Faults of the test cluster's real components ({@code scripts/test-cluster stop|start}), each
+ * mid-step. The kube-apiserver stopped and started again later: the pod goes on without it, the
+ * runner reattaches to the step and the run ends as if nothing happened; kept down past the
+ * runner's reattach window, the run ends {@code error} with one reason and its Job is deleted once
+ * the API server is back. A 1.20 API server refuses non-admin requests for a moment after it
+ * answers again (its RBAC caches are still filling): the runner's tries then are refused and tried
+ * again, and the refusal warnings of that moment are excused ({@link
+ * ClusterNamespace#excuseRefusalsOfTheOutageSince}). The kubelet stopped and started again: its
+ * exec streams break, the pod's container (the Docker Engine's) runs on, the runner reattaches once
+ * the kubelet serves execs again, and the run ends as if nothing happened.
+ *
+ * <p>Holds the cluster lock exclusively ({@link ClusterFault}), so the suite's other cluster tests
+ * wait while it runs: it is one class, not one per component, and its name sorts before theirs
+ * (failsafe's {@code runOrder} is alphabetical in runner-cli), so it takes the lock before any of
+ * them holds it and neither fork waits for the other (docs/guide/testing.md).
  */
-class KubernetesApiServerFaultIT {
+class ClusterFaultIT {
 
     @RegisterExtension static final ClusterFault FAULT = new ClusterFault();
-    @RegisterExtension static final ClusterNamespace NAMESPACE = ClusterNamespace.underFault("knotless-apifault-", FAULT);
+    @RegisterExtension static final ClusterNamespace NAMESPACE = ClusterNamespace.underFault("knotless-clusterfault-", FAULT);
 
     @TempDir Path tmp;
-    final String runnerId = "apifault-it-" + UUID.randomUUID().toString().substring(0, 8);
+    final String runnerId = "clusterfault-it-" + UUID.randomUUID().toString().substring(0, 8);
 
     @Test
     void aStepGoesOnThroughThirtySecondsWithoutTheApiServerAndEndsWithItsOwnExitCode() throws Exception {
@@ -80,5 +87,25 @@ class KubernetesApiServerFaultIT {
         assertThat(check.get("steps").get(2).get("status").asText()).isEqualTo("skipped");
         assertThat(r.err()).doesNotContain("\tat ");
         // ClusterNamespace: no Job or pod is left in the namespace after the test
+    }
+
+    @Test
+    void aStepGoesOnThroughAKubeletRestartAndEndsWithItsOwnExitCode() throws Exception {
+        Path state = tmp.resolve("state");
+        int reattachedBefore = FAULT.reattaches().size();
+        CompletableFuture<CliRun> run = ClusterFaultRun.exec(NAMESPACE, state, runnerId, ClusterFaultRun.repo(tmp.resolve("repo")).dir);
+        DockerEngineRestartFaultIT.awaitLog(state, "tick 20\n");
+        long down = System.nanoTime();
+        FAULT.stop("kubelet");
+        Thread.sleep(5_000);
+        FAULT.start("kubelet");
+        System.out.printf("kubelet down %d ms (from the stop to the node Ready again)%n", (System.nanoTime() - down) / 1_000_000);
+        CliRun r = run.get(5, TimeUnit.MINUTES);
+        System.out.printf("the run ended %d ms after the kubelet stopped%n", (System.nanoTime() - down) / 1_000_000);
+        ClusterFaultRun.passedWhole(r);
+        List<String> reattached = FAULT.reattaches().subList(reattachedBefore, FAULT.reattaches().size());
+        reattached.forEach(System.out::println);
+        assertThat(reattached).as("the kubelet's stop cut the step's stream and the runner reattached").isNotEmpty();
+        assertThat(r.err()).doesNotContain("Exception").doesNotContain("\tat ");
     }
 }
