@@ -215,7 +215,7 @@ public final class Mirror {
             }
             return new FileTexts(new TreeMap<>(texts), new TreeMap<>(refused));
         } finally {
-            Git.kill(process);
+            Git.endLocal(process);
         }
     }
 

@@ -112,8 +112,10 @@ final class KillMatrix {
         Set<String> caughtInAStep = new HashSet<>();
         int metRuns = 0;
         for (int k = 0; k <= kills; k++) {
+            long born = System.nanoTime();
             DaemonProcess d = daemon(state, runs);
             d.await("the daemon watching, after its recovery", Duration.ofMinutes(3), () -> d.log().contains(" watching "));
+            long recovered = (System.nanoTime() - born) / 1_000_000;
             if (k == 0) {
                 d.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
                 Map<String, String> made = upstream.branches("kill", branches);
@@ -139,6 +141,7 @@ final class KillMatrix {
             // meets runs at work (and, the first, some still starting).
             d.await("half the runs going in a step", Duration.ofMinutes(5),
                     () -> allFinal(state, expected.size()) || halfInAStep(state));
+            long atWork = (System.nanoTime() - born) / 1_000_000;
             long delay = minDelay.toMillis() + (long) (moments.nextDouble() * (maxDelay.toMillis() - minDelay.toMillis()));
             Thread.sleep(delay);
             d.kill();
@@ -154,8 +157,9 @@ final class KillMatrix {
             if (counts.getOrDefault(CheckStatus.RUNNING, 0L) > 0) {
                 metRuns++;
             }
-            System.out.printf("%s kill %d after %d ms: %d final, %d running (%d in a step), %d waiting%n", target.executor(), k + 1,
-                    delay, counts.entrySet().stream().filter(e -> e.getKey().isFinal()).mapToLong(Map.Entry::getValue).sum(),
+            System.out.printf("%s kill %d after %d ms (watching %d ms after its start, half in a step at %d ms): %d final,"
+                            + " %d running (%d in a step), %d waiting%n", target.executor(), k + 1, delay, recovered, atWork,
+                    counts.entrySet().stream().filter(e -> e.getKey().isFinal()).mapToLong(Map.Entry::getValue).sum(),
                     counts.getOrDefault(CheckStatus.RUNNING, 0L), inStep, counts.getOrDefault(CheckStatus.PENDING, 0L));
         }
         Duration took = Duration.ofNanos(System.nanoTime() - started);
