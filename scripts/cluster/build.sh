@@ -7,7 +7,7 @@
 K8S_BINARIES=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
 # Bump when the patches applied below change, so that old caches are not used. (A cluster that is
 # up and healthy keeps running its binaries; the next start after `down` builds and uses the new.)
-K8S_PATCH_LEVEL=2
+K8S_PATCH_LEVEL=3
 K8S_PATCHES_DIR=$ROOT/scripts/cluster/patches
 
 # Adds a deb-src entry for the same archive as the system's deb entries (a copy of
@@ -84,7 +84,8 @@ patch_k8s_source() {
         echo "test-cluster: the oom_score_adj patch did not apply to this source version" >&2
         return 1
     }
-    # Fixes for building this old tree with a newer Go (see each file's header).
+    # Fixes for building this old tree with a newer Go, and the kubelet's status sync period (see
+    # each file's header).
     local p
     for p in "$K8S_PATCHES_DIR"/*.patch; do
         patch -d "$tree" -p1 --forward --batch --silent <"$p" || {

@@ -20,6 +20,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +39,9 @@ import org.slf4j.LoggerFactory;
 final class Recovery {
 
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
+
+    /** How many runs' resumptions are looked for at once: the executor's API is asked for each. */
+    private static final int PARALLELISM = 8;
 
     /** The reason of a run a killed or crashed process left running. */
     static final String RESTARTED = "runner restarted";
@@ -65,12 +73,14 @@ final class Recovery {
         List<Resumed> resumed = new ArrayList<>();
         List<RunRecord> lost = new ArrayList<>();
         List<RunRecord> full = new ArrayList<>();
+        List<RunRecord> others = new ArrayList<>();
         for (RunRecord record : queue.going()) {
-            if (metFullStateDirectory(record)) {
-                full.add(record);
-            } else {
-                resumable(record).ifPresentOrElse(resumed::add, () -> lost.add(record));
-            }
+            (metFullStateDirectory(record) ? full : others).add(record);
+        }
+        List<Optional<Resumed>> resumptions = resumable(others);
+        for (int i = 0; i < others.size(); i++) {
+            RunRecord record = others.get(i);
+            resumptions.get(i).ifPresentOrElse(resumed::add, () -> lost.add(record));
         }
         Set<String> resumedIds = resumed.stream().map(r -> r.record().id()).collect(Collectors.toSet());
         SweepReport swept = executor.sweep(runnerId, resumedIds);
@@ -107,6 +117,46 @@ final class Recovery {
 
     /** A run a previous process left going, and what this process needs to go on with it. */
     private record Resumed(RunRecord record, RunRequest request, RunProgress progress, ResumedSession session) {}
+
+    /**
+     * Each run's resumption, in the order given. They are found side by side: each reads the run's
+     * workflow and asks the executor for its environment, and a daemon restarted under 50 runs
+     * spent seconds doing that one run after another before it watched anything again.
+     */
+    private List<Optional<Resumed>> resumable(List<RunRecord> records) {
+        List<Future<Optional<Resumed>>> found = new ArrayList<>(records.size());
+        Semaphore slots = new Semaphore(PARALLELISM);
+        try (ExecutorService finders = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (RunRecord record : records) {
+                found.add(finders.submit(() -> {
+                    slots.acquire();
+                    try {
+                        return resumable(record);
+                    } finally {
+                        slots.release();
+                    }
+                }));
+            }
+        }
+        List<Optional<Resumed>> resumptions = new ArrayList<>(records.size());
+        for (int i = 0; i < records.size(); i++) {
+            resumptions.add(outcome(found.get(i), records.get(i)));
+        }
+        return resumptions;
+    }
+
+    private Optional<Resumed> outcome(Future<Optional<Resumed>> found, RunRecord record) {
+        try {
+            return found.get();
+        } catch (ExecutionException e) {
+            log.line(describe(record) + " cannot be resumed: " + oneLine(e.getCause()));
+            LOG.debug("resume failed", e.getCause());
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
 
     /** The run's resumption, when the journal has its progress and the executor its environment. */
     private Optional<Resumed> resumable(RunRecord record) {

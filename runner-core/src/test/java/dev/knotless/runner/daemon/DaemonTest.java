@@ -11,6 +11,7 @@ import dev.knotless.checks.Event;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
+import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
@@ -24,6 +25,7 @@ import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunJournal;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.run.RunListener;
+import dev.knotless.runner.run.RunProgress;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunRecord;
@@ -35,8 +37,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,9 +54,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DaemonTest {
 
-    /** Makes nothing; records sweeps. */
+    /** Makes nothing; records sweeps; looks for earlier environments with {@link #resumption}, when set. */
     static final class RefusingExecutor implements Executor {
         final List<String> swept = new CopyOnWriteArrayList<>();
+        volatile Resumption resumption;
+
+        @Override
+        public Optional<Resumption> resumption() {
+            return Optional.ofNullable(resumption);
+        }
 
         @Override
         public String name() {
@@ -254,6 +265,42 @@ class DaemonTest {
         assertThat(executor.swept).containsExactly("a");
         await("the waiting run ran", () -> runs().stream().filter(r -> r.id().equals("waiting-1")).allMatch(r -> r.status().isFinal()));
         assertThat(state.runs().run("waiting-1").orElseThrow().reason()).contains("no environments here");
+    }
+
+    /**
+     * A restart looks for the environments of the runs it finds going side by side: one after
+     * another, lookups that each wait up to 2 s for all the others to be asked would never meet.
+     */
+    @Test
+    void theEnvironmentsOfRunsLeftGoingAreLookedForSideBySide() throws Exception {
+        String sha = source.git("rev-parse", "HEAD").strip();
+        List<String> ids = List.of("left-1", "left-2", "left-3", "left-4");
+        for (String id : ids) {
+            state.runs().enqueue(new QueuedRun(id, "acme/app", sha, "refs/heads/main", "ci", Event.PUSH, Trust.TRUSTED, "a"));
+            assertThat(state.runs().takeNext(ids.size()).orElseThrow().id()).isEqualTo(id);
+            state.progress().record(id, new RunProgress(1, 0, 0, 0, List.of()));
+        }
+        CountDownLatch allAsked = new CountDownLatch(ids.size());
+        List<String> metTheOthers = new CopyOnWriteArrayList<>();
+        executor.resumption = spec -> {
+            allAsked.countDown();
+            try {
+                if (allAsked.await(2, TimeUnit.SECONDS)) {
+                    metTheOthers.add(spec.runId());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Optional.empty();
+        };
+
+        daemon = daemon();
+        daemon.start();
+
+        assertThat(metTheOthers).as("lookups that met all the others").containsExactlyInAnyOrderElementsOf(ids);
+        for (String id : ids) {
+            assertThat(state.runs().run(id).orElseThrow().reason()).as(id).isEqualTo("runner restarted");
+        }
     }
 
     /** A process that met a full state directory and died before it could record the check: its reserve says so. */
