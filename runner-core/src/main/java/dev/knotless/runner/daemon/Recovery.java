@@ -7,6 +7,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.SweepReport;
+import dev.knotless.runner.SideBySide;
 import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunJournal;
@@ -21,10 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,20 +122,7 @@ final class Recovery {
      * spent seconds doing that one run after another before it watched anything again.
      */
     private List<Optional<Resumed>> resumable(List<RunRecord> records) {
-        List<Future<Optional<Resumed>>> found = new ArrayList<>(records.size());
-        Semaphore slots = new Semaphore(PARALLELISM);
-        try (ExecutorService finders = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (RunRecord record : records) {
-                found.add(finders.submit(() -> {
-                    slots.acquire();
-                    try {
-                        return resumable(record);
-                    } finally {
-                        slots.release();
-                    }
-                }));
-            }
-        }
+        List<Future<Optional<Resumed>>> found = SideBySide.each(records, PARALLELISM, this::resumable);
         List<Optional<Resumed>> resumptions = new ArrayList<>(records.size());
         for (int i = 0; i < records.size(); i++) {
             resumptions.add(outcome(found.get(i), records.get(i)));

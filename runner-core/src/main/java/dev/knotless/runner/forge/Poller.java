@@ -1,15 +1,13 @@
 package dev.knotless.runner.forge;
 
+import dev.knotless.runner.SideBySide;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.function.Predicate;
 
 /**
@@ -61,20 +59,7 @@ public final class Poller {
                 due.add(repo);
             }
         }
-        List<Future<Outcome>> outcomes = new ArrayList<>();
-        Semaphore slots = new Semaphore(PARALLELISM);
-        try (ExecutorService polls = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (Repository repo : due) {
-                outcomes.add(polls.submit(() -> {
-                    slots.acquire();
-                    try {
-                        return poll(repo);
-                    } finally {
-                        slots.release();
-                    }
-                }));
-            }
-        }
+        List<Future<Outcome>> outcomes = SideBySide.each(due, PARALLELISM, this::poll);
         List<Repository> polled = new ArrayList<>();
         List<ForgeEvent> events = new ArrayList<>();
         List<String> errors = new ArrayList<>();
