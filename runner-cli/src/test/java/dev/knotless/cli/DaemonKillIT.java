@@ -296,17 +296,23 @@ class DaemonKillIT {
         assertThat(Docker.containersOf(runnerId)).as("containers after the restart").isEmpty();
     }
 
+    /** The docker matrix's sizes: the suite's, and the benchmark's (bench/kill-matrix docker). */
+    static final KillMatrix.Size MATRIX = KillMatrix.Size.of(
+            new KillMatrix.Size(10, 5, 40, Duration.ofMillis(500), Duration.ofSeconds(4)),
+            new KillMatrix.Size(50, 20, 150, Duration.ofMillis(500), Duration.ofSeconds(4)));
+
     /**
-     * SIGKILL at 20 seeded random moments under 50 runs going at once on docker ({@link KillMatrix}):
-     * 0 lost, 0 run twice, 0 containers left, every check final, and the runs a kill caught in a
-     * step end with their real exit codes.
+     * SIGKILL at seeded random moments under runs going at once on docker ({@link KillMatrix}; 5
+     * kills under 10 runs in the suite, 20 under 50 in bench/kill-matrix): 0 lost, 0 run twice, 0
+     * containers left, every check final, and the runs a kill caught in a step end with their real
+     * exit codes.
      */
     @Test
-    void twentySeededKillsUnderFiftyRunsOnDockerLoseNoneAndDoubleNone() throws Exception {
+    void seededKillsUnderRunsOnDockerLoseNoneAndDoubleNone() throws Exception {
         KillMatrix matrix = new KillMatrix(tmp, runnerId, new KillMatrix.Target("docker", List.of(), ExecIT.IMAGE, true,
                 Docker::containersOf));
         try {
-            KillMatrix.Report report = matrix.run(50, 20, 150, Duration.ofMillis(500), Duration.ofSeconds(4));
+            KillMatrix.Report report = matrix.run(MATRIX);
             assertThat(report.caughtInAStep()).as("runs the kills caught in a step").isPositive();
         } finally {
             matrix.close();

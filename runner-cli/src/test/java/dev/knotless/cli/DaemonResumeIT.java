@@ -209,13 +209,21 @@ class DaemonResumeIT {
     }
 
     /**
-     * SIGKILL at 5 seeded random moments under 10 runs going at once in Kubernetes Jobs
-     * ({@link KillMatrix}; fewer than on docker and the node, as the test cluster starts a pod in
-     * seconds): 0 lost, 0 run twice, no Job or pod left, every check final, and the runs a kill
-     * caught in a step end with their real exit codes.
+     * The Kubernetes matrix's sizes, smaller than docker's and the node's as the test cluster
+     * takes seconds a pod: the suite's, and the benchmark's (bench/kill-matrix kubernetes).
+     */
+    static final KillMatrix.Size MATRIX = KillMatrix.Size.of(
+            new KillMatrix.Size(5, 3, 40, Duration.ofSeconds(2), Duration.ofSeconds(8)),
+            new KillMatrix.Size(10, 5, 60, Duration.ofSeconds(2), Duration.ofSeconds(8)));
+
+    /**
+     * SIGKILL at seeded random moments under runs going at once in Kubernetes Jobs ({@link
+     * KillMatrix}; 3 kills under 5 runs in the suite, 5 under 10 in bench/kill-matrix): 0 lost, 0
+     * run twice, no Job or pod left, every check final, and the runs a kill caught in a step end
+     * with their real exit codes.
      */
     @Test
-    void fiveSeededKillsUnderTenRunsLoseNoneAndDoubleNone() throws Exception {
+    void seededKillsUnderRunsLoseNoneAndDoubleNone() throws Exception {
         List<String> args = List.of("--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(), "--namespace",
                 NAMESPACE.name, "--pending-timeout", "120s");
         KillMatrix matrix = new KillMatrix(tmp, runnerId, new KillMatrix.Target("kubernetes", args, ExecIT.IMAGE, true, runner -> {
@@ -229,7 +237,7 @@ class DaemonResumeIT {
             }
         }));
         try {
-            KillMatrix.Report report = matrix.run(10, 5, 60, Duration.ofSeconds(2), Duration.ofSeconds(8));
+            KillMatrix.Report report = matrix.run(MATRIX);
             assertThat(report.caughtInAStep()).as("runs the kills caught in a step").isPositive();
         } finally {
             matrix.close();

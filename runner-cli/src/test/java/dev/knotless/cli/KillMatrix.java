@@ -37,6 +37,10 @@ import java.util.stream.Stream;
  *
  * <p>The moments come from a {@link Random} with a fixed seed (printed, and settable with
  * {@code -Dknotless.killSeed=N}), so a failure can be replayed with the same kill times.
+ *
+ * <p>Two sizes ({@link Size}): the suite's proves the mechanism (a handful of kills, each meeting
+ * runs at work, some caught in a step); the full size, {@code -Dknotless.killMatrix=full}, is
+ * the benchmark {@code bench/kill-matrix} runs, whose figures docs/design/runs.md keeps.
  */
 final class KillMatrix {
 
@@ -50,6 +54,18 @@ final class KillMatrix {
     @FunctionalInterface
     interface Leftovers {
         List<String> of(String runnerId) throws Exception;
+    }
+
+    /**
+     * How many runs, how many kills, how long each run's work step prints (a line a second), and
+     * the range each kill's moment is drawn from (after half the runs going are in a step).
+     */
+    record Size(int runs, int kills, int lines, Duration minDelay, Duration maxDelay) {
+
+        /** The size asked for: {@code full} with {@code -Dknotless.killMatrix=full} (bench/kill-matrix), else {@code suite}. */
+        static Size of(Size suite, Size full) {
+            return "full".equals(System.getProperty("knotless.killMatrix")) ? full : suite;
+        }
     }
 
     /** What the matrix saw, printed and returned for the caller's own assertions. */
@@ -98,7 +114,12 @@ final class KillMatrix {
     }
 
     /** Runs the matrix; the daemons it started are stopped by {@link #close}. */
-    Report run(int runs, int kills, int lines, Duration minDelay, Duration maxDelay) throws Exception {
+    Report run(Size size) throws Exception {
+        int runs = size.runs();
+        int kills = size.kills();
+        int lines = size.lines();
+        Duration minDelay = size.minDelay();
+        Duration maxDelay = size.maxDelay();
         long seed = seed();
         Random moments = new Random(seed);
         Path state = tmp.resolve("state");

@@ -32,16 +32,17 @@ class NodeDaemonKillIT {
     }
 
     /**
-     * SIGKILL of the daemon at 20 seeded random moments under 50 runs going at once on the node
-     * ({@link KillMatrix}): 0 lost, 0 run twice, no allocation left, every check final, and the runs
-     * a kill caught in a step end with their real exit codes.
+     * SIGKILL of the daemon at seeded random moments under runs going at once on the node
+     * ({@link KillMatrix}; the docker matrix's sizes, {@link DaemonKillIT#MATRIX}): 0 lost, 0 run
+     * twice, no allocation left, every check final, and the runs a kill caught in a step end with
+     * their real exit codes.
      */
     @Test
-    void twentySeededDaemonKillsUnderFiftyRunsLoseNoneAndDoubleNone(@TempDir Path tmp) throws Exception {
+    void seededDaemonKillsUnderRunsLoseNoneAndDoubleNone(@TempDir Path tmp) throws Exception {
         KillMatrix matrix = new KillMatrix(tmp, "node-kill-" + java.util.UUID.randomUUID().toString().substring(0, 8),
                 new KillMatrix.Target("node", rig.runnerArgs(), rig.image, true, runner -> rig.allocations().stream().map(Path::toString).toList()));
         try {
-            KillMatrix.Report report = matrix.run(50, 20, 150, Duration.ofMillis(500), Duration.ofSeconds(4));
+            KillMatrix.Report report = matrix.run(DaemonKillIT.MATRIX);
             assertThat(report.caughtInAStep()).as("runs the kills caught in a step").isPositive();
         } finally {
             matrix.close();
