@@ -274,10 +274,11 @@ class KnotEventsTest {
         }
 
         events.close();
-        Thread.sleep(100);
         int after = lookups.size();
-        Thread.sleep(1_000);
-        assertThat(lookups).hasSize(after);
+        // Six waits at the 320 ms cap would pass meanwhile; only a dial already under way when
+        // close came may still look its host up.
+        Thread.sleep(2_000);
+        assertThat(lookups.size()).as("lookups after close").isLessThanOrEqualTo(after + 1);
         assertThatThrownBy(() -> events.follow("other.example.com")).isInstanceOf(IllegalStateException.class);
     }
 
