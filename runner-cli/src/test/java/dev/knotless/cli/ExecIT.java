@@ -1,9 +1,10 @@
 package dev.knotless.cli;
 
-import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.testkit.TestImages;
+import dev.knotless.testkit.TestRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -88,13 +89,14 @@ class ExecIT {
     @Test
     void anImageThatDoesNotExistIsAnErrorWithOneClearLine() throws Exception {
         TestRepo repo = new TestRepo(tmp.resolve("repo"))
-                .workflow("ci.yaml", "image: local/knotless-no-such-image:404\nsteps: [{run: 'true'}]\n");
+                .workflow("ci.yaml", "image: \"" + TestImages.MISSING + "\"\nsteps: [{run: 'true'}]\n");
         repo.commit();
         CliRun r = exec(repo.dir);
         assertThat(r.exit()).isEqualTo(3);
         JsonNode check = r.checks().get(0);
         assertThat(check.get("status").asText()).isEqualTo("error");
-        assertThat(check.get("reason").asText()).contains("local/knotless-no-such-image:404").doesNotContain("\n");
+        assertThat(check.get("reason").asText()).startsWith("image '" + TestImages.MISSING + "' ")
+                .contains("connection refused").doesNotContain("\n");
         assertThat(r.err()).doesNotContain("Exception").doesNotContain("\tat ");
     }
 
@@ -102,10 +104,10 @@ class ExecIT {
     void aDefaultImageThatCannotBeHadSaysItWasTheDefaultAndHowToChooseAnother() throws Exception {
         TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
         repo.commit();
-        CliRun r = exec(repo.dir, "--image", "local/knotless-no-such-image:404");
+        CliRun r = exec(repo.dir, "--image", TestImages.MISSING);
         assertThat(r.exit()).isEqualTo(3);
         String reason = r.checks().get(0).get("reason").asText();
-        assertThat(reason).startsWith("image \"local/knotless-no-such-image:404\" (the default: the workflow names none) ")
+        assertThat(reason).startsWith("image \"" + TestImages.MISSING + "\" (the default: the workflow names none) ")
                 .endsWith("; set image: in the workflow or --image").doesNotContain("\n");
         assertThat(r.err()).contains(reason).doesNotContain("Exception");
     }

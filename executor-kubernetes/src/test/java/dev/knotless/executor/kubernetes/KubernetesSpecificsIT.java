@@ -170,7 +170,7 @@ class KubernetesSpecificsIT {
 
     @Test
     void aMissingImageFailsWithImageAndLeavesNoJob() {
-        String missing = "local/knotless-missing-" + hex() + ":none";
+        String missing = TestImages.MISSING;
         RunSpec spec = RunSpec.builder(runner, "run-" + hex(), missing).build();
         assertThatThrownBy(() -> cluster.executor.start(spec, StopSignal.none()))
                 .isInstanceOfSatisfying(ExecutorException.class, e -> {
