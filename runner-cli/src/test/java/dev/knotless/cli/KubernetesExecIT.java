@@ -126,7 +126,7 @@ class KubernetesExecIT {
         TestRepo repo = DeadlineRun.repo(tmp.resolve("repo"), ExecIT.IMAGE);
         long started = System.nanoTime();
         CliRun r = exec(repo.dir, "--default-timeout", DeadlineRun.RUNNER_DEFAULT);
-        DeadlineRun.endedAtTheWorkflowsDeadline("kubernetes", r, Duration.ofNanos(System.nanoTime() - started), Duration.ofSeconds(150));
+        DeadlineRun.endedAtTheWorkflowsDeadline("kubernetes", r, Duration.ofNanos(System.nanoTime() - started));
     }
 
     @Test
