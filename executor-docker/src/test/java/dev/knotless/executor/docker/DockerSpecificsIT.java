@@ -147,7 +147,7 @@ class DockerSpecificsIT {
             RecordingOutput out = new RecordingOutput();
             CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(
                     () -> s.run(step, out, StopSignal.none()), CuttableExecutor.OWN_THREAD);
-            Awaitility.await().atMost(60, TimeUnit.SECONDS).until(() -> out.stderr().contains("to-stderr"));
+            Awaitility.await("out.stderr().contains(\"to-stderr\")").atMost(60, TimeUnit.SECONDS).until(() -> out.stderr(), v -> v.contains("to-stderr"));
             assertThat(proxy.cutAndResetFor(Duration.ofMillis(300))).as("connections cut").isPositive();
 
             assertThat(outcome.get(120, TimeUnit.SECONDS)).isEqualTo(new StepOutcome.Exited(7));

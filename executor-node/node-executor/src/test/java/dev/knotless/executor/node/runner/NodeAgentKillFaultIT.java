@@ -52,7 +52,7 @@ class NodeAgentKillFaultIT {
             allocation = s.describe().split(" ")[1];
             Thread killer = Thread.ofVirtual().start(() -> {
                 try {
-                    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !NodeFixture.shimsOf(allocation).isEmpty());
+                    Awaitility.await("!NodeFixture.shimsOf(allocation).isEmpty()").atMost(Duration.ofSeconds(20)).until(() -> NodeFixture.shimsOf(allocation), v -> !v.isEmpty());
                     Thread.sleep(1500);
                     node.killAgent();
                     shimsAfterKill.set(NodeFixture.shimsOf(allocation).size());

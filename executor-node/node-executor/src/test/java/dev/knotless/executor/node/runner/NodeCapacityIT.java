@@ -78,7 +78,7 @@ class NodeCapacityIT {
         try {
             agents.add(agent(dir, hub, nodeA, keysA, keyset, 2000, 3 * GIB));
             agents.add(agent(dir, hub, nodeB, keysB, keyset, 2000, 6 * GIB));
-            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            Awaitility.await("hub.status(nodeA).isPresent() && hub.status(nodeB).isPresent()").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> hub.status(nodeA).isPresent() && hub.status(nodeB).isPresent());
             assertThat(hub.status(nodeA).orElseThrow().status().capacity().memoryBytes()).isEqualTo(3 * GIB);
             assertThat(hub.status(nodeB).orElseThrow().status().capacity().memoryBytes()).isEqualTo(6 * GIB);

@@ -141,7 +141,7 @@ class NodeFleetIT {
             a.start();
             b.start();
             NodeHub h = hub;
-            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            Awaitility.await("h.status(nodeA).isPresent() && h.status(nodeB).isPresent()").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> h.status(nodeA).isPresent() && h.status(nodeB).isPresent());
             assertThat(hub.status(nodeA).orElseThrow().status().capacity().memoryBytes()).isEqualTo(3 * GIB);
             assertThat(hub.status(nodeB).orElseThrow().status().capacity().memoryBytes()).isEqualTo(6 * GIB);
@@ -236,13 +236,13 @@ class NodeFleetIT {
                 AtomicReference<Throwable> killerFailed = new AtomicReference<>();
                 Thread killer = Thread.ofVirtual().start(() -> {
                     try {
-                        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !NodeFixture.shimsOf(allocationA).isEmpty());
+                        Awaitility.await("!NodeFixture.shimsOf(allocationA).isEmpty()").atMost(Duration.ofSeconds(20)).until(() -> NodeFixture.shimsOf(allocationA), v -> !v.isEmpty());
                         Thread.sleep(1000);
                         long killed = System.nanoTime();
                         a.kill();
                         shimsAfterKill.set(NodeFixture.shimsOf(allocationA).size());
                         a.start();
-                        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+                        Awaitility.await("h.link(nodeA).filter(c -> c != before).isPresent()").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
                                 .until(() -> h.link(nodeA).filter(c -> c != before).isPresent());
                         restartMillis.set(since(killed).toMillis());
                         // The step's second half waits for this, so the new agent finds it running.

@@ -92,7 +92,7 @@ class NodeSharedIT {
                     Integer.toString(hubA.address().getPort()), written.privateKey().toString(), keyset.toString(),
                     home.resolve("ledger").toString(), home.resolve("state").toString(), "none")
                     .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
-            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            Awaitility.await("hubA.status(node).isPresent() && hubB.status(node).isPresent()").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> hubA.status(node).isPresent() && hubB.status(node).isPresent());
 
             try (Session big = runnerA.start(spec("a", tag, image.reference(), 4 * GIB, Trust.TRUSTED), StopSignal.none())) {

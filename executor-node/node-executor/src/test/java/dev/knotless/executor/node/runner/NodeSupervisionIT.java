@@ -122,11 +122,11 @@ class NodeSupervisionIT {
         node.hub.onConnect((n, orphans) -> reported.addAll(orphans));
         node.killAgent();
         node.startAgent();
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> reported.contains(allocation));
+        Awaitility.await("reported.contains(allocation)").atMost(Duration.ofSeconds(30)).until(() -> reported, v -> v.contains(allocation));
 
         // An executor that swept before removes reported orphans as the node reconnects; a sweep now finds none left.
         node.executor.sweep("some-other-runner", Set.of());
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !runc("list", "-q").contains(allocation));
+        Awaitility.await("!runc(\"list\", \"-q\").contains(allocation)").atMost(Duration.ofSeconds(30)).until(() -> runc("list", "-q"), v -> !v.contains(allocation));
         assertThat(dir.resolve("state/allocations").resolve(allocation)).doesNotExist();
         assertThat(node.hub.orphans(NodeFixture.NODE)).doesNotContain(allocation);
         s.close();
@@ -143,7 +143,7 @@ class NodeSupervisionIT {
         SweepReport early = restarted.sweep(runner, Set.of());
         assertThat(early.removed()).isEmpty();
         node.startAgent();
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> node.allocationsOf(runner).isEmpty());
+        Awaitility.await("node.allocationsOf(runner).isEmpty()").atMost(Duration.ofSeconds(30)).until(() -> node.allocationsOf(runner), v -> v.isEmpty());
         assertThat(runc("list", "-q")).doesNotContain(abandoned.describe().split(" ")[1]);
         abandoned.close();
     }
