@@ -172,8 +172,8 @@ class HttpApiIT {
                     .contains("knotless_executor_cleanups_total{result=\"ok\"} 1.0"));
             // With default flags on docker the daemon starts the next run's container as this one's is removed;
             // closing the daemon removes it (HttpDaemon.close finds no container of the runner).
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60))
-                    .until(() -> Docker.warmContainersOf(runnerId).size() == 1);
+            org.awaitility.Awaitility.await("one warm container of the runner").atMost(java.time.Duration.ofSeconds(60))
+                    .until(() -> Docker.warmContainersOf(runnerId), warm -> warm.size() == 1);
 
             HttpResponse<String> page = d.get("/");
             assertThat(page.statusCode()).isEqualTo(200);
