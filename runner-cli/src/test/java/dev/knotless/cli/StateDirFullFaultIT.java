@@ -166,7 +166,8 @@ class StateDirFullFaultIT {
             }
             Thread.sleep(100);
         }
-        throw new AssertionError("no log with '" + text + "' in " + state);
+        throw new AssertionError("no log with '" + text + "' in " + state + " within 90 s; the logs' last lines:\n"
+                + DockerEngineRestartFaultIT.lastLines(state.resolve("logs")));
     }
 
     /** Waits until {@code file} has not grown for {@code still}; fails after {@code atMost}. */
