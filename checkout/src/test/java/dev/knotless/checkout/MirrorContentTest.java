@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -216,12 +215,44 @@ class MirrorContentTest {
 
     @Test
     void aTarLargerThanTheCallersBoundFailsAndStopsGit() throws Exception {
-        TarSource tree = mirror.tree(sha);
-        Instant start = Instant.now();
+        // Far more than a pipe holds: git is still writing when the bound is hit, and would stay
+        // blocked on its full pipe for as long as nobody stopped it.
+        String big = java.util.HexFormat.of().formatHex(randomBytes(512 * 1024));
+        source.write("big.txt", big);
+        String bigSha = source.commit("big");
+        Mirror synced = new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString());
+        TarSource tree = synced.tree(bigSha);
+
         assertThatThrownBy(() -> tree.writeTo(Bounded.output(OutputStream.nullOutputStream(), 1024, null, "checkout")))
                 .isInstanceOf(TransferLimitException.class)
                 .hasMessage("checkout is larger than its limit of 1 KiB");
-        assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(2));
+        awaitNoGitArchiveOf(bigSha);
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] bytes = new byte[n];
+        new java.util.Random().nextBytes(bytes);
+        return bytes;
+    }
+
+    /** Waits (30 s, a hang-catcher) until no {@code git archive} of {@code sha} runs under this JVM. */
+    private static void awaitNoGitArchiveOf(String sha) throws InterruptedException {
+        Instant deadline = Instant.now().plusSeconds(30);
+        List<String> left;
+        while (!(left = gitArchivesOf(sha)).isEmpty()) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new AssertionError("git archive of " + sha + " still running 30 s after the write failed: " + left);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private static List<String> gitArchivesOf(String sha) {
+        return ProcessHandle.current().descendants()
+                .filter(ProcessHandle::isAlive)
+                .map(p -> p.pid() + " " + p.info().commandLine().orElse(""))
+                .filter(line -> line.contains("archive") && line.contains(sha))
+                .toList();
     }
 
     @Test

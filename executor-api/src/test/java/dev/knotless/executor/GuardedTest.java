@@ -218,11 +218,15 @@ class GuardedTest {
             output.write(OutputSink.Stream.STDOUT, first, 0, first.length);
             byte[] second = "second".getBytes(StandardCharsets.UTF_8);
             output.write(OutputSink.Stream.STDOUT, second, 0, second.length);
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (!signal.isStopped() && System.nanoTime() < deadline) {
+            // The failing write stops the signal before it returns; the ceiling only catches a hang.
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!signal.isStopped()) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("the step's signal was not stopped 30 s after its output failed");
+                }
                 Thread.onSpinWait();
             }
-            return signal.reason().map(StepOutcome::stopped).orElse(new StepOutcome.Exited(0));
+            return signal.reason().map(StepOutcome::stopped).orElseThrow();
         }
 
         @Override

@@ -283,7 +283,7 @@ class ShellPayloadThroughShellTest {
                 process.destroyForcibly();
                 throw new AssertionError("the shell did not exit within 30 s; stdin open=" + !closeStdin);
             }
-            writer.get(5, TimeUnit.SECONDS);
+            writer.get(30, TimeUnit.SECONDS); // the shell has exited: writing ends at once; 30 s catch a hang
             return new Result(process.exitValue(), Files.readString(err, StandardCharsets.UTF_8));
         } finally {
             in.close();

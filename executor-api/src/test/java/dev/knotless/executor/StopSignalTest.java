@@ -41,7 +41,7 @@ class StopSignalTest {
         CountDownLatch timedOut = new CountDownLatch(1);
         StopSignal timed = parent.child(Duration.ofMillis(50));
         timed.onStop(r -> timedOut.countDown());
-        assertThat(timedOut.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(timedOut.await(30, TimeUnit.SECONDS)).as("the 50 ms deadline fired (30 s catch a hang)").isTrue();
         assertThat(timed.reason()).contains(StopSignal.Reason.TIMEOUT);
         assertThat(parent.isStopped()).isFalse();
     }
@@ -50,9 +50,14 @@ class StopSignalTest {
     void aClosedChildIgnoresItsParentAndDeadline() throws Exception {
         StopSignal parent = new StopSignal();
         StopSignal child = parent.child(Duration.ofMillis(20));
+        // A sibling with the same deadline, left open: once it fired, the closed one's deadline has passed too.
+        StopSignal sibling = parent.child(Duration.ofMillis(20));
+        CountDownLatch siblingTimedOut = new CountDownLatch(1);
+        sibling.onStop(r -> siblingTimedOut.countDown());
         child.close();
-        Thread.sleep(100);
+        assertThat(siblingTimedOut.await(30, TimeUnit.SECONDS)).as("the open sibling's 20 ms deadline fired").isTrue();
         parent.stop(StopSignal.Reason.CANCELLED);
+        assertThat(sibling.reason()).contains(StopSignal.Reason.TIMEOUT);
         assertThat(child.isStopped()).isFalse();
     }
 }

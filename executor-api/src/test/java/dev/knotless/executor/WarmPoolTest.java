@@ -12,13 +12,16 @@ import org.junit.jupiter.api.Test;
 
 class WarmPoolTest {
 
+    /** Only catches a hang: each of these waits is for work of a few milliseconds. */
+    private static final Duration HANG = Duration.ofSeconds(30);
+
     private final List<String> discarded = new CopyOnWriteArrayList<>();
     private final WarmPool<String, String> pool = new WarmPool<>("thing", discarded::add);
 
     @Test
     void aShapeHoldsOneAndATakeEmptiesIt() {
         pool.refill("a", () -> "a-1");
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> pool.waiting("a"));
+        Awaitility.await("a's environment waiting").atMost(HANG).until(() -> pool.waiting("a"));
         pool.refill("a", () -> "a-2"); // one waits already: not made
         assertThat(pool.take("b", StopSignal.none())).isEmpty();
         assertThat(pool.take("a", StopSignal.none())).contains("a-1");
@@ -31,11 +34,11 @@ class WarmPoolTest {
         WarmPool<String, String> capped = new WarmPool<>("thing", discarded::add, 2);
         for (String shape : List.of("a", "b")) {
             capped.refill(shape, () -> shape + "-1");
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> capped.waiting(shape));
+            Awaitility.await(shape + "'s environment waiting").atMost(HANG).until(() -> capped.waiting(shape));
         }
         capped.refill("a", () -> "a-2"); // a's run ended again: a is now the newest ask, b the oldest
         capped.refill("c", () -> "c-1");
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> capped.waiting("c"));
+        Awaitility.await("c's environment waiting").atMost(HANG).until(() -> capped.waiting("c"));
         assertThat(discarded).containsExactly("b-1");
         assertThat(capped.waiting("a")).isTrue();
         assertThat(capped.waiting("b")).isFalse();
@@ -52,7 +55,7 @@ class WarmPoolTest {
             discarded.add(warm);
         });
         strict.refill("a", () -> "a-1");
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> strict.waiting("a"));
+        Awaitility.await("a's environment waiting").atMost(HANG).until(() -> strict.waiting("a"));
         Thread.currentThread().interrupt();
         try {
             strict.close();
@@ -70,7 +73,7 @@ class WarmPoolTest {
             pool.refillAfter("a", cancelled, () -> "a-1");
         }
         pool.refillAfter("b", StopSignal.none(), () -> "b-1");
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> pool.waiting("b"));
+        Awaitility.await("b's environment waiting").atMost(HANG).until(() -> pool.waiting("b"));
         assertThat(pool.waiting("a")).isFalse();
         assertThat(pool.take("a", StopSignal.none())).isEmpty();
     }
@@ -102,20 +105,20 @@ class WarmPoolTest {
         });
         assertThat(pool.take("a", StopSignal.none())).isEmpty();
         pool.refill("a", () -> "a-2");
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> pool.waiting("a"));
+        Awaitility.await("a's environment waiting").atMost(HANG).until(() -> pool.waiting("a"));
     }
 
     @Test
     void closeDiscardsWhatWaitsAndWhatIsMadeAfterwards() throws Exception {
         pool.refill("a", () -> "a-1");
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> pool.waiting("a"));
+        Awaitility.await("a's environment waiting").atMost(HANG).until(() -> pool.waiting("a"));
         CountDownLatch making = new CountDownLatch(1);
         pool.refill("b", () -> {
             making.countDown();
             sleep(300);
             return "b-1";
         });
-        making.await(5, TimeUnit.SECONDS);
+        assertThat(making.await(HANG.toSeconds(), TimeUnit.SECONDS)).as("b's making started").isTrue();
         pool.close();
         assertThat(discarded).containsExactlyInAnyOrder("a-1", "b-1");
         pool.refill("c", () -> "c-1");

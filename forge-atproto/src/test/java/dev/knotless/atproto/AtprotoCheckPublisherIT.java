@@ -101,7 +101,7 @@ class AtprotoCheckPublisherIT {
         String runId = "it-" + System.nanoTime();
         long t0 = System.nanoTime();
         p.publish(Checks.running(runId));
-        await().atMost(Duration.ofSeconds(20)).until(() -> status(pds.url(), runner.did(), runId).equals("running"));
+        await("the check's status 'running'").atMost(Duration.ofSeconds(30)).until(() -> status(pds.url(), runner.did(), runId), org.hamcrest.Matchers.equalTo("running"));
         long firstMs = (System.nanoTime() - t0) / 1_000_000;
 
         byte[] logBytes = ("step build\n" + "x".repeat(200_000) + "\nstep test exited 3\n").getBytes(StandardCharsets.UTF_8);
@@ -112,9 +112,8 @@ class AtprotoCheckPublisherIT {
                 ended.executor(), ended.status(), ended.reason(), ended.startedAt(), ended.finishedAt(), ended.steps(),
                 List.of(new Output("chart.png", "image/png", Files.size(png), png.toString())), ended.log());
         long t1 = System.nanoTime();
-        p.publish(ended);
-        assertThat(Duration.ofNanos(System.nanoTime() - t1)).isLessThan(Duration.ofMillis(100));
-        await().atMost(Duration.ofSeconds(20)).until(() -> status(pds.url(), runner.did(), runId).equals("failure"));
+        p.publish(ended); // that publish never waits for the PDS is AtprotoCheckPublisherTest's (a PDS that answers nothing)
+        await("the check's status 'failure'").atMost(Duration.ofSeconds(30)).until(() -> status(pds.url(), runner.did(), runId), org.hamcrest.Matchers.equalTo("failure"));
         long finalMs = (System.nanoTime() - t1) / 1_000_000;
         System.out.printf("publish to readable: running %d ms; final with a %d-byte log and one output blob %d ms%n",
                 firstMs, logBytes.length, finalMs);
@@ -148,9 +147,9 @@ class AtprotoCheckPublisherIT {
         String runId = "twice-" + System.nanoTime();
         Check check = Checks.ended(runId, CheckStatus.SUCCESS, null);
         p.publish(check);
-        await().atMost(Duration.ofSeconds(20)).until(p::idle);
+        await("the publisher idle").atMost(Duration.ofSeconds(30)).until(p::idle);
         p.publish(check);
-        await().atMost(Duration.ofSeconds(20)).until(p::idle);
+        await("the publisher idle").atMost(Duration.ofSeconds(30)).until(p::idle);
 
         XrpcClient reader = new XrpcClient(new OkHttpClient(), pds.url(), null, json);
         List<String> uris = new ArrayList<>();
@@ -182,20 +181,19 @@ class AtprotoCheckPublisherIT {
         String runId = "fault-" + System.nanoTime();
 
         p.publish(Checks.running(runId));
-        await().atMost(Duration.ofSeconds(20)).until(() -> status(own, account.did(), runId).equals("running"));
+        await("the check's status 'running'").atMost(Duration.ofSeconds(30)).until(() -> status(own, account.did(), runId), org.hamcrest.Matchers.equalTo("running"));
 
         long down0 = System.nanoTime();
         pds.script(env, "down");
         Path log = Files.writeString(dir.resolve("log"), "the whole log\n");
-        long t0 = System.nanoTime();
-        p.publish(Checks.ended(runId, CheckStatus.SUCCESS, log.toString()));
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("publish with the PDS away").isLessThan(Duration.ofMillis(100));
-        await().atMost(Duration.ofSeconds(10)).until(() -> lines.stream().anyMatch(l -> l.startsWith("ATProto: cannot reach the PDS")));
+        p.publish(Checks.ended(runId, CheckStatus.SUCCESS, log.toString())); // queued: the PDS is away
+        await("the publisher's 'cannot reach the PDS' line").atMost(Duration.ofSeconds(30))
+                .until(() -> List.copyOf(lines), l -> l.stream().anyMatch(line -> line.startsWith("ATProto: cannot reach the PDS")));
         Thread.sleep(1500); // a few retries against the stopped PDS
 
         long up0 = System.nanoTime();
         pds.script(env, "up", "--keep-data");
-        await().atMost(Duration.ofSeconds(30)).until(() -> status(own, account.did(), runId).equals("success"));
+        await("the check's status 'success'").atMost(Duration.ofSeconds(30)).until(() -> status(own, account.did(), runId), org.hamcrest.Matchers.equalTo("success"));
         System.out.printf("PDS down %d ms; the final check readable %d ms after `scripts/pds up --keep-data` began%n",
                 (up0 - down0) / 1_000_000, (System.nanoTime() - up0) / 1_000_000);
         JsonNode v = read(own, account.did(), runId).orElseThrow().value();

@@ -13,6 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
@@ -28,6 +32,9 @@ class AtprotoCheckPublisherTest {
 
     private static final RetryPolicy FAST = new RetryPolicy(Duration.ofMillis(20), Duration.ofMillis(200), 0.5, Duration.ofMinutes(1));
 
+    /** Only catches a hang: what these tests wait for takes milliseconds. */
+    private static final Duration HANG = Duration.ofSeconds(30);
+
     private final FakePds pds = new FakePds();
     private final List<String> lines = new CopyOnWriteArrayList<>();
     private AtprotoCheckPublisher publisher;
@@ -35,7 +42,11 @@ class AtprotoCheckPublisherTest {
     AtprotoCheckPublisherTest() throws IOException {}
 
     private AtprotoCheckPublisher publisher(int capacity, Duration grace) {
-        XrpcClient client = new XrpcClient(new OkHttpClient(), pds.url(), new Identity("runner.test", FakePds.PASSWORD), new ObjectMapper());
+        return publisher(capacity, grace, new OkHttpClient());
+    }
+
+    private AtprotoCheckPublisher publisher(int capacity, Duration grace, OkHttpClient http) {
+        XrpcClient client = new XrpcClient(http, pds.url(), new Identity("runner.test", FakePds.PASSWORD), new ObjectMapper());
         publisher = new AtprotoCheckPublisher(client, repo -> "https://git.example/" + repo,
                 new AtprotoCheckPublisher.Settings(capacity, FAST, 1 << 20, grace), lines::add);
         return publisher;
@@ -50,19 +61,34 @@ class AtprotoCheckPublisherTest {
     }
 
     @Test
-    void whileThePdsIsAwayPublishReturnsAtOnceAndOnlyTheNewestStateIsSentWhenItIsBack(@TempDir Path dir) throws IOException {
-        var p = publisher(10, Duration.ofSeconds(5));
-        pds.down = true;
+    void whileThePdsIsAwayPublishReturnsAtOnceAndOnlyTheNewestStateIsSentWhenItIsBack(@TempDir Path dir) throws Exception {
+        // A client that would wait ten minutes for an answer, and a PDS that answers nothing until
+        // released: a publish that waited for the PDS would not return within the 30 s below.
+        var p = publisher(10, Duration.ofSeconds(5), new OkHttpClient.Builder().readTimeout(Duration.ofMinutes(10)).build());
+        CountDownLatch answer = new CountDownLatch(1);
+        pds.held = answer;
         Path log = Files.writeString(dir.resolve("run-1.log"), "step build\nok\n");
-        long t0 = System.nanoTime();
-        p.publish(Checks.running("run-1"));
-        p.publish(Checks.ended("run-1", CheckStatus.SUCCESS, log.toString()));
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("publish never waits for the PDS").isLessThan(Duration.ofMillis(200));
-        await().atMost(Duration.ofSeconds(5)).until(() -> pds.calls.size() >= 3);
+        CompletableFuture<Void> published = CompletableFuture.runAsync(() -> {
+            try {
+                p.publish(Checks.running("run-1"));
+                p.publish(Checks.ended("run-1", CheckStatus.SUCCESS, log.toString()));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        try {
+            published.get(HANG.toSeconds(), TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("publish waited for a PDS that had answered nothing (calls taken: " + pds.calls + ")");
+        }
+        assertThat(answer.getCount()).as("the PDS has answered nothing yet").isOne();
+        pds.down = true;
+        answer.countDown();
+        await("three calls to the PDS that is away").atMost(HANG).until(() -> pds.calls.size() >= 3);
         assertThat(pds.storedPuts.get()).isZero();
 
         pds.down = false;
-        await().atMost(Duration.ofSeconds(5)).until(p::idle);
+        await("the publisher idle").atMost(HANG).until(p::idle);
         var record = pds.records.get("dev.knotless.check/run-1");
         assertThat(record.get("status").asText()).isEqualTo("success");
         assertThat(record.get("repo").asText()).isEqualTo("https://git.example/alice/hello");
@@ -79,12 +105,12 @@ class AtprotoCheckPublisherTest {
         var p = publisher(10, Duration.ofSeconds(5));
         pds.refusePuts = true;
         p.publish(Checks.running("run-1"));
-        await().atMost(Duration.ofSeconds(5)).until(p::idle);
+        await("the publisher idle").atMost(HANG).until(p::idle);
         assertThat(lines).containsExactly("ATProto: the PDS refused check run-1 (running): com.atproto.repo.putRecord at "
                 + pds.url() + ": HTTP 400 InvalidRequest: Invalid record");
         pds.refusePuts = false;
         p.publish(Checks.running("run-2"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> pds.records.containsKey("dev.knotless.check/run-2"));
+        await("run-2's record").atMost(HANG).until(() -> pds.records.containsKey("dev.knotless.check/run-2"));
     }
 
     @Test
@@ -104,7 +130,7 @@ class AtprotoCheckPublisherTest {
         var p = publisher(10, Duration.ofMillis(300));
         pds.down = true;
         p.publish(Checks.ended("run-1", CheckStatus.FAILURE, null));
-        await().atMost(Duration.ofSeconds(5)).until(() -> !pds.calls.isEmpty());
+        await("a call to the PDS").atMost(HANG).until(() -> !pds.calls.isEmpty());
         p.close();
         assertThat(lines).last().asString()
                 .startsWith("ATProto: check run-1 (failure) not published: the runner stopped (last error: ")
@@ -114,7 +140,7 @@ class AtprotoCheckPublisherTest {
 
     @Test
     void closeSendsWhatWaitsWithinTheGrace() throws IOException {
-        var p = publisher(10, Duration.ofSeconds(5));
+        var p = publisher(10, HANG); // two 503s and retries of 20 and 40 ms; close returns once it is sent
         pds.failPuts.set(2);
         p.publish(Checks.ended("run-1", CheckStatus.SUCCESS, null));
         p.close();

@@ -43,6 +43,8 @@ final class FakePds implements AutoCloseable {
     volatile boolean refusePuts;
     /** While set, every call answers 503 (the PDS is away). */
     volatile boolean down;
+    /** While set, every call waits until it is counted down (at most 10 minutes) before answering: a PDS that takes calls and answers none. */
+    volatile java.util.concurrent.CountDownLatch held;
     /** The access token the fake accepts; others are "ExpiredToken". */
     volatile String validAccess = "access-1";
     volatile boolean refreshAllowed = true;
@@ -75,6 +77,15 @@ final class FakePds implements AutoCloseable {
         calls.add(nsid);
         byte[] body = ex.getRequestBody().readAllBytes();
         try {
+            java.util.concurrent.CountDownLatch hold = held;
+            if (hold != null) {
+                try {
+                    hold.await(10, java.util.concurrent.TimeUnit.MINUTES);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
             if (down) {
                 send(ex, 503, error("ServiceUnavailable", "down for a test"));
                 return;

@@ -56,7 +56,7 @@ class RecordVerifierIT {
         try (var publisher = new AtprotoCheckPublisher(client, name -> "https://git.example/alice/hello",
                 new AtprotoCheckPublisher.Settings(10, RetryPolicy.DEFAULT, 1 << 20, Duration.ofSeconds(10)), line -> {})) {
             publisher.publish(Checks.ended(runId, CheckStatus.SUCCESS, null));
-            await().atMost(Duration.ofSeconds(20)).until(publisher::idle);
+            await("the publisher idle").atMost(Duration.ofSeconds(30)).until(publisher::idle);
         }
     }
 

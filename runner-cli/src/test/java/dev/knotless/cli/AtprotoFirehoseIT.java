@@ -66,17 +66,18 @@ class AtprotoFirehoseIT {
         long seq;
         try (DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve("daemon-1.log"), args)) {
             d.await("the daemon is up", Duration.ofSeconds(60), () -> d.log().contains("runner " + runner.did() + " watching"));
-            d.await("the firehose is followed", Duration.ofSeconds(10), () -> d.log().contains("atproto: following the firehose of "));
+            d.await("the firehose is followed", Duration.ofSeconds(30), () -> d.log().contains("atproto: following the firehose of "));
             assertThat(d.log()).contains("from now (no cursor stored)");
             Thread.sleep(1500); // the start-up scan is done and the stream open: what comes next can only come by the stream
 
             Instant written = Instant.now();
             Records.Written webRecord = ownerClient.putRecord(owner.did(), "dev.knotless.repo", "web", record("web", web, runner.did()));
-            d.await("the record is watched", Duration.ofSeconds(5), () -> d.log().contains("atproto: watching " + owned + "/web"));
+            // The scan is hourly: only the firehose brings the record within this (hang-catching) minute.
+            d.await("the record is watched", Duration.ofSeconds(60), () -> d.log().contains("atproto: watching " + owned + "/web"));
             long latency = Duration.between(written, Instant.now()).toMillis();
             System.out.println("AtprotoFirehoseIT: record written -> watching in " + latency + " ms (scan 1h, poll 20s)");
 
-            Thread.sleep(1000); // the first poll of a new repository takes its baseline
+            d.awaitBaseline(state, owned + "/web"); // a push before the first poll's baseline would be part of it
             String sha = work.file("a.txt", "pushed").commit();
             work.git("push", "-q", web.toString(), "HEAD:refs/heads/main");
             // Polled at the next interval (20 s): the firehose says nothing of git pushes.

@@ -67,7 +67,7 @@ class AtprotoForgeIT {
                 "--poll-interval", "200ms", "--kill-grace", "2s", "--image", ExecIT.IMAGE));
         try (DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve("daemon.log"), args)) {
             d.await("the record is found", Duration.ofSeconds(60), () -> d.log().contains("atproto: watching " + repoName));
-            Thread.sleep(1000); // the first poll records the baseline
+            d.awaitBaseline(tmp.resolve("state"), repoName);
             String sha = repo.push("a.txt", "pushed");
 
             XrpcClient reader = new XrpcClient(new OkHttpClient(), pds, null, JSON);

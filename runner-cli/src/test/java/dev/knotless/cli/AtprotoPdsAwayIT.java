@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
@@ -81,7 +82,9 @@ class AtprotoPdsAwayIT {
                 d.await("it serves", Duration.ofSeconds(60), () -> serving.reset(d.log()).find());
                 String base = serving.group(1).replaceAll("/$", "");
                 d.await("the record is found", Duration.ofSeconds(60), () -> d.log().contains("atproto: watching "));
-                Thread.sleep(1000); // the first poll records the baseline
+                Matcher watching = Pattern.compile("atproto: watching (\\S+) ").matcher(d.log());
+                assertThat(watching.find()).isTrue();
+                d.awaitBaseline(tmp.resolve("state"), watching.group(1)); // a push before it would be part of the baseline
                 String sha = repo.push("a.txt", "pushed");
 
                 XrpcClient reader = new XrpcClient(new OkHttpClient(), url, null, JSON);

@@ -22,8 +22,16 @@ final class DaemonApi {
         HttpResponse<String> send() throws Exception;
     }
 
-    /** The run a hook started, and how long after the hook it left pending. */
-    record Started(JsonNode run, Duration took) {}
+    /**
+     * The run a hook started, how long after the hook it left pending (printed, never asserted:
+     * latency is bench/daemon-latency's), and how long the daemon's log was when the hook was sent.
+     */
+    record Started(JsonNode run, Duration took, int logBefore) {
+
+        String id() {
+            return run.get("id").asText();
+        }
+    }
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
@@ -45,13 +53,14 @@ final class DaemonApi {
 
     /** Sends {@code hook} (which must be taken: 202) and waits up to 30 s for the run of {@code sha} to leave pending. */
     Started startedRun(DaemonProcess d, String sha, Hook hook) throws Exception {
+        int logBefore = d.log().length();
         Instant hooked = Instant.now();
         HttpResponse<String> r = hook.send();
         assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
         while (true) {
             for (JsonNode run : get("/api/runs")) {
                 if (run.get("commit").asText().equals(sha) && !run.get("status").asText().equals("pending")) {
-                    return new Started(run, Duration.between(hooked, Instant.now()));
+                    return new Started(run, Duration.between(hooked, Instant.now()), logBefore);
                 }
             }
             if (Duration.between(hooked, Instant.now()).toSeconds() > 30) {
@@ -59,6 +68,27 @@ final class DaemonApi {
             }
             Thread.sleep(20);
         }
+    }
+
+    /**
+     * That the hook, not a poll, started the run: after the hook was sent the daemon's log says the
+     * hook had {@code repo} polled, and only then that the run started. With an hourly poll interval
+     * nothing else looks at the repository meanwhile.
+     */
+    static void assertStartedByTheHook(DaemonProcess d, Started started, String repo) throws InterruptedException {
+        String startLine = "run " + started.id() + " started";
+        d.await("the log says " + startLine, Duration.ofSeconds(30), () -> d.log().contains(startLine));
+        assertStartedByTheHook(d.log(), started.logBefore(), repo, started.id());
+    }
+
+    /** As above, for the log of a daemon in this process, from {@code logBefore} on. */
+    static void assertStartedByTheHook(String log, int logBefore, String repo, String runId) {
+        String after = log.substring(Math.min(logBefore, log.length()));
+        String hookLine = repo + ": push hook; polling now";
+        String startLine = "run " + runId + " started";
+        assertThat(after).as("the daemon's log after the hook was sent").contains(hookLine).contains(startLine);
+        assertThat(after.indexOf(hookLine)).as("the hook's poll came before the run started; the log after the hook:\n%s", after)
+                .isLessThan(after.indexOf(startLine));
     }
 
     /** Waits for run {@code id} to pass. */

@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.runner.state.StateStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -83,6 +84,21 @@ final class DaemonProcess implements AutoCloseable {
             }
             Thread.sleep(100);
         }
+    }
+
+    /**
+     * Waits (60 s, a hang-catcher) until the daemon's first poll of {@code repo} has taken its
+     * baseline in the state directory {@code state}: a push before that is part of the baseline and
+     * starts no run.
+     */
+    void awaitBaseline(Path state, String repo) throws InterruptedException {
+        await("the baseline of " + repo, Duration.ofSeconds(60), () -> {
+            try (StateStore store = StateStore.open(state)) {
+                return store.cursors().get(repo).containsKey("@baseline");
+            } catch (Exception e) {
+                return false;
+            }
+        });
     }
 
     /** SIGKILL: no shutdown hook, no clean-up. */

@@ -218,6 +218,23 @@ class DockerEngineRestartFaultIT {
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("no log with '" + text.strip() + "' in " + state);
+        throw new AssertionError("no log with '" + text.strip() + "' in " + state + " within 120 s; the logs' last lines:\n"
+                + lastLines(state.resolve("logs")));
+    }
+
+    /** Each run log in {@code logs} with its last three lines: what a wait for a log line last saw. */
+    static String lastLines(Path logs) throws java.io.IOException {
+        if (!Files.isDirectory(logs)) {
+            return "(no logs directory)";
+        }
+        StringBuilder out = new StringBuilder();
+        try (var files = Files.list(logs)) {
+            for (Path f : files.sorted().toList()) {
+                List<String> lines = Files.readAllLines(f);
+                out.append(f.getFileName()).append(":\n  ")
+                        .append(String.join("\n  ", lines.subList(Math.max(0, lines.size() - 3), lines.size()))).append('\n');
+            }
+        }
+        return out.toString();
     }
 }

@@ -38,12 +38,6 @@ class ForgeHooksIT {
 
     static final ObjectMapper JSON = new ObjectMapper();
     static final Pattern SERVING = Pattern.compile("status page and API on (http://\\S+/)");
-    /**
-     * What proves a hook, not a poll, started the run: far below the 1 h poll interval. The latency
-     * itself is printed (90-356 ms measured alone); under the full suite's load it reached 1.6 s, so
-     * a 1 s bound here failed for load, not for polling.
-     */
-    static final Duration HOOKED = Duration.ofSeconds(5);
     static final String SECRET = "it-webhook-secret-" + UUID.randomUUID();
 
     @TempDir Path tmp;
@@ -70,7 +64,7 @@ class ForgeHooksIT {
     }
 
     @Test
-    void aSignedGitHubPushWebhookStartsTheRunWithinASecondUnderAnHourlyPoll() throws Exception {
+    void aSignedGitHubPushWebhookStartsTheRunUnderAnHourlyPoll() throws Exception {
         // The "forge": a bare repository, pushed to from a working copy.
         PushedRepo repo = PushedRepo.create(tmp, "web", """
                 on: [push]
@@ -129,9 +123,8 @@ class ForgeHooksIT {
             assertThat(daemon.get("/api/runs")).as("a refused hook polls nothing").isEmpty();
 
             DaemonApi.Started started = daemon.startedRun(d, sha, () -> hook(base, body, "sha256=" + hmac(body)));
-            System.out.println("ForgeHooksIT: webhook -> run started in " + started.took().toMillis() + " ms");
-            assertThat(started.took()).as("webhook -> run started").isLessThan(HOOKED);
-            String id = started.run().get("id").asText();
+            assertStartedByTheHook(d, started, "github");
+            String id = started.id();
             daemon.awaitSuccess(d, id);
             d.await("GitHub hears pending, then success", Duration.ofSeconds(30),
                     () -> statuses.stream().anyMatch(s -> s.contains("\"success\"")));
@@ -150,7 +143,7 @@ class ForgeHooksIT {
                     """.formatted(sha, giteaSha, bare, bare).getBytes(StandardCharsets.UTF_8);
             assertThat(daemon.post("/hooks/gitea", gitea, "X-Gitea-Event", "push", "X-Gitea-Signature", "0".repeat(64)).statusCode())
                     .isEqualTo(401);
-            assertStartsWithinASecond(daemon.startedRun(d, giteaSha,
+            assertStartedByTheHook(d, daemon.startedRun(d, giteaSha,
                     () -> daemon.post("/hooks/gitea", gitea, "X-Gitea-Event", "push", "X-Gitea-Signature", hmac(gitea))), "gitea");
 
             String gitlabSha = repo.push("c.txt", "gitlab");
@@ -163,7 +156,7 @@ class ForgeHooksIT {
                     """.formatted(giteaSha, gitlabSha, gitlabSha, bare, bare).getBytes(StandardCharsets.UTF_8);
             assertThat(daemon.post("/hooks/gitlab", gitlab, "X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", "not-the-token").statusCode())
                     .isEqualTo(401);
-            assertStartsWithinASecond(daemon.startedRun(d, gitlabSha,
+            assertStartedByTheHook(d, daemon.startedRun(d, gitlabSha,
                     () -> daemon.post("/hooks/gitlab", gitlab, "X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", SECRET)), "gitlab");
             assertThat(d.log()).contains("gitea webhook refused").contains("gitlab webhook refused").doesNotContain(SECRET);
         } finally {
@@ -171,8 +164,13 @@ class ForgeHooksIT {
         }
     }
 
-    static void assertStartsWithinASecond(DaemonApi.Started started, String forge) {
+    /**
+     * The hook, not a poll, started the run: under the hourly poll only the hook has acme/web polled
+     * before the run starts (DaemonApi.assertStartedByTheHook). How long it took is printed, not
+     * asserted (90-356 ms alone, 1.6 s under the full suite's load; bench/daemon-latency measures it).
+     */
+    static void assertStartedByTheHook(DaemonProcess d, DaemonApi.Started started, String forge) throws InterruptedException {
         System.out.println("ForgeHooksIT: " + forge + " webhook -> run started in " + started.took().toMillis() + " ms");
-        assertThat(started.took()).as(forge + " webhook -> run started").isLessThan(HOOKED);
+        DaemonApi.assertStartedByTheHook(d, started, "acme/web");
     }
 }

@@ -126,7 +126,7 @@ class KubernetesExecIT {
         TestRepo repo = DeadlineRun.repo(tmp.resolve("repo"), ExecIT.IMAGE);
         long started = System.nanoTime();
         CliRun r = exec(repo.dir, "--default-timeout", DeadlineRun.RUNNER_DEFAULT);
-        DeadlineRun.endedAtTheWorkflowsDeadline("kubernetes", r, Duration.ofNanos(System.nanoTime() - started), Duration.ofSeconds(150));
+        DeadlineRun.endedAtTheWorkflowsDeadline("kubernetes", r, Duration.ofNanos(System.nanoTime() - started));
     }
 
     @Test
@@ -225,9 +225,10 @@ class KubernetesExecIT {
             }
             client.batch().v1().jobs().inNamespace(NAMESPACE.name).withPropagationPolicy(
                     io.fabric8.kubernetes.api.model.DeletionPropagation.FOREGROUND).delete();
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(90)).until(() ->
-                    client.pods().inNamespace(NAMESPACE.name).list().getItems().isEmpty()
-                            && client.batch().v1().jobs().inNamespace(NAMESPACE.name).list().getItems().isEmpty());
+            org.awaitility.Awaitility.await("no pod or Job left in " + NAMESPACE.name).atMost(Duration.ofSeconds(90)).until(() ->
+                    client.pods().inNamespace(NAMESPACE.name).list().getItems().stream().map(p -> "pod/" + p.getMetadata().getName()).toList()
+                            + " " + client.batch().v1().jobs().inNamespace(NAMESPACE.name).list().getItems().stream()
+                                    .map(j -> "job/" + j.getMetadata().getName()).toList(), left -> left.equals("[] []"));
         }
 
         CliRun pull = exec(repo.dir, "--event", "pull");

@@ -162,7 +162,7 @@ class StatusPageIT {
 
             // Sections: a person opens the build step; its ::group:: is a collapsed section with one nested in it.
             browser.click("#step-2 > summary");
-            browser.await("the build step opens", "document.querySelector('#step-2').open", Duration.ofSeconds(5));
+            browser.await("the build step opens", "document.querySelector('#step-2').open", Duration.ofSeconds(30));
             assertThat(browser.eval("document.querySelector('#step-2 details.group > summary').textContent").asText()).isEqualTo("Compile");
             assertThat(browser.eval("document.querySelector('#step-2 details.group').open").asBoolean()).isFalse();
             assertThat(browser.eval("document.querySelector('#step-2 details.group details.group > summary').textContent").asText())
@@ -176,7 +176,7 @@ class StatusPageIT {
             assertThat(browser.eval("[...document.querySelectorAll('#step-2 .line')].some(l => l.textContent.endsWith('::group::nest-9'))").asBoolean())
                     .isTrue();
             browser.click("#step-2 details.group > summary");
-            browser.await("the group opens", "document.querySelector('#step-2 details.group').open", Duration.ofSeconds(5));
+            browser.await("the group opens", "document.querySelector('#step-2 details.group').open", Duration.ofSeconds(30));
 
             // Colours: the ANSI red bold line is a red, bold span; the 256-colour one has a computed colour.
             assertThat(browser.eval("(() => { const s = [...document.querySelectorAll('#step-2 span.fg-1')].find(e => e.textContent === 'red-bold');"

@@ -70,9 +70,9 @@ class SpindleServerTest {
     void aCursorGetsEverythingAfterItInOrderPastOneBatchThenWhatIsNew() throws Exception {
         pending(SpindleStore.BATCH + 50);
         JsonFrames f = new JsonFrames(http, url("/events?cursor=1"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames().size() == SpindleStore.BATCH + 50);
+        await("f.frames().size() == SpindleStore.BATCH + 50").atMost(Duration.ofSeconds(10)).until(() -> f.frames().size(), v -> v == SpindleStore.BATCH + 50);
         pending(1);
-        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames().size() == SpindleStore.BATCH + 51);
+        await("f.frames().size() == SpindleStore.BATCH + 51").atMost(Duration.ofSeconds(10)).until(() -> f.frames().size(), v -> v == SpindleStore.BATCH + 51);
         assertThat(f.frames()).extracting(j -> j.path("event").path("workflow").asText())
                 .startsWith("w0.yml", "w1.yml", "w2.yml").endsWith("w149.yml", "w0.yml");
         assertThat(f.frames()).allSatisfy(j -> assertThat(j.path("nsid").asText()).isEqualTo("sh.tangled.pipeline.status"));
@@ -83,19 +83,26 @@ class SpindleServerTest {
     void noCursorMeansFromNowAsTangledsSpindle() throws Exception {
         pending(3);
         JsonFrames f = new JsonFrames(http, url("/events"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> f.opened());
-        Thread.sleep(300); // a backfill would have come by now
-        assertThat(f.frames()).isEmpty();
-        statuses.failed("at://did:web:knot.test/sh.tangled.pipeline/3lx", "nix.yml", "engine");
-        await().atMost(Duration.ofSeconds(10)).until(() -> f.frames().size() == 1);
-        assertThat(f.frames().getFirst().path("event").path("status").asText()).isEqualTo("failed");
+        await("the stream open").atMost(Duration.ofSeconds(30)).until(() -> f.opened());
+        // "Now" is when the server has taken the stream on, which the client cannot see: a new status
+        // is published every 200 ms until one arrives (30 s only catch a stream that never sends).
+        // A backfill would come before any of them: every frame being a new status says there was none.
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        for (int i = 0; f.frames().isEmpty(); i++) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("no frame 30 s after the stream opened, " + i + " statuses published since");
+            }
+            statuses.failed("at://did:web:knot.test/sh.tangled.pipeline/3lx" + i, "nix.yml", "engine");
+            Thread.sleep(200);
+        }
+        assertThat(f.frames()).allSatisfy(j -> assertThat(j.path("event").path("status").asText()).isEqualTo("failed"));
         f.close();
     }
 
     @Test
     void theLogOfAWorkflowItDoesNotKnowClosesSayingSo() throws Exception {
         JsonFrames f = new JsonFrames(http, url("/logs/knot.test/3lnone/build.yml"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> f.closedWith() != 0);
+        await("f.closedWith() != 0").atMost(Duration.ofSeconds(10)).until(() -> f.closedWith(), v -> v != 0);
         assertThat(f.closedWith()).isEqualTo(1008);
     }
 }

@@ -37,7 +37,7 @@ public interface CutStreamContract {
              Session s = Guarded.executor(cuttable.executor()).start(contract().spec().build(), StopSignal.none())) {
             RecordingOutput out = new RecordingOutput();
             CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(() -> s.run(step, out, StopSignal.none()), CuttableExecutor.OWN_THREAD);
-            Awaitility.await().atMost(60, TimeUnit.SECONDS).until(() -> out.stderr().contains("to-stderr"));
+            Awaitility.await("out.stderr().contains(\"to-stderr\")").atMost(60, TimeUnit.SECONDS).until(() -> out.stderr(), v -> v.contains("to-stderr"));
             assertThat(cuttable.cutAll()).as("connections cut").isPositive();
 
             assertThat(outcome.get(120, TimeUnit.SECONDS)).isEqualTo(new StepOutcome.Exited(7));

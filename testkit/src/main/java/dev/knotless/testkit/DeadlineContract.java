@@ -46,7 +46,8 @@ public interface DeadlineContract {
             System.out.printf("%s: the step ended %d ms past the run's deadline, the environment was gone %d ms past it%n",
                     contract().executor().name(), ended.minus(DEADLINE).toMillis(), gone.minus(DEADLINE).toMillis());
             assertThat(outcome).isEqualTo(new StepOutcome.TimedOut());
-            assertThat(ended).isBetween(DEADLINE, DEADLINE.plus(contract().killGrace()).plusSeconds(5));
+            // At the deadline, not before; the ceiling only tells a stopped step from its 10-minute sleep.
+            assertThat(ended).isGreaterThanOrEqualTo(DEADLINE).isLessThan(StopContract.STOPPED_WITHIN);
             assertThat(contract().leftovers()).isEmpty();
         }
     }
@@ -61,7 +62,9 @@ public interface DeadlineContract {
                     StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
             Optional<Duration> within = contract().abandonment().endsWithin();
             if (within.isPresent()) {
-                Duration limit = DEADLINE.plus(within.get());
+                // A wait for the executor's own end, with two minutes past its promise to catch only a
+                // hang: the process would sleep 10 minutes, so ending under that is the executor's doing.
+                Duration limit = DEADLINE.plus(within.get()).plus(Duration.ofMinutes(2));
                 List<String> running = contract().abandonment().stillRunning(contract().runnerId());
                 while (!running.isEmpty() && Duration.ofNanos(System.nanoTime() - started).compareTo(limit) < 0) {
                     Thread.sleep(250);
@@ -70,7 +73,7 @@ public interface DeadlineContract {
                 Duration ended = Duration.ofNanos(System.nanoTime() - started);
                 System.out.printf("%s: with no runner, the run's environment ended %d ms past its deadline%n",
                         contract().executor().name(), ended.minus(DEADLINE).toMillis());
-                assertThat(running).as("what still runs %s after the deadline", within.get()).isEmpty();
+                assertThat(running).as("what still runs %s after the deadline", within.get().plus(Duration.ofMinutes(2))).isEmpty();
                 assertThat(ended).as("ended by the executor, not before the deadline").isGreaterThanOrEqualTo(DEADLINE);
             } else {
                 Thread.sleep(Math.max(0, DEADLINE.toMillis() - Duration.ofNanos(System.nanoTime() - started).toMillis()));

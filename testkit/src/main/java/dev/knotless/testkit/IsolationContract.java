@@ -163,7 +163,7 @@ public interface IsolationContract {
 
     @Test
     default void startWithAnImageThatDoesNotExistFailsWithImageAndLeavesNothing() throws Exception {
-        String missing = "local/knotless-missing-" + randomHex(6) + ":none";
+        String missing = TestImages.MISSING;
         RunSpec spec = RunSpec.builder(contract().runnerId(), "run-" + randomHex(6), missing).killGrace(contract().killGrace()).build();
         assertThatThrownBy(() -> contract().executor().start(spec, StopSignal.none()))
                 .isInstanceOfSatisfying(ExecutorException.class, e -> {

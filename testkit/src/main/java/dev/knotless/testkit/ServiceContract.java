@@ -132,7 +132,7 @@ public interface ServiceContract {
 
     @Test
     default void aServiceWhoseImageDoesNotExistFailsNamingItAndLeavesNothing() throws Exception {
-        String missing = "local/knotless-missing-" + ContractSupport.randomHex(6) + ":none";
+        String missing = TestImages.MISSING;
         ServiceSpec ghost = new ServiceSpec("ghost", missing, Map.of(), List.of(), List.of(), Duration.ofSeconds(5));
         RunSpec spec = contract().spec().services(List.of(ghost)).build();
         assertThatThrownBy(() -> contract().executor().start(spec, StopSignal.none()))

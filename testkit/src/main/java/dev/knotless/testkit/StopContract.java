@@ -17,6 +17,12 @@ import org.junit.jupiter.api.Test;
  */
 public interface StopContract {
 
+    /**
+     * The ceiling on a stop: the steps would sleep 10 minutes, so anything under that tells a stopped
+     * step from one that ran out; it only catches a stop that never comes (the times are printed).
+     */
+    Duration STOPPED_WITHIN = Duration.ofMinutes(5);
+
     /** The test's runner, executor and sessions. */
     ContractRun contract();
 
@@ -29,8 +35,9 @@ public interface StopContract {
             outcome = s.run(sh("hangs", "sleep 600"), new RecordingOutput(), step);
         }
         Duration took = Duration.ofNanos(System.nanoTime() - started);
+        System.out.printf("%s: a step past its 2 s timeout ended after %d ms%n", contract().executor().name(), took.toMillis());
         assertThat(outcome).isEqualTo(new StepOutcome.TimedOut());
-        assertThat(took).isLessThan(Duration.ofSeconds(2).plus(contract().killGrace()).plusSeconds(5));
+        assertThat(took).as("stopped, not run out its 10-minute sleep").isLessThan(STOPPED_WITHIN);
         assertThat(processes(s)).doesNotContain("sleep 600");
     }
 
@@ -43,8 +50,10 @@ public interface StopContract {
             outcome = s.run(sh("stubborn", "trap '' TERM; sleep 601; echo survived"), new RecordingOutput(), step);
         }
         Duration took = Duration.ofNanos(System.nanoTime() - started);
+        System.out.printf("%s: a step ignoring TERM ended %d ms after it was sent (timeout 2 s, kill grace %d ms)%n",
+                contract().executor().name(), took.toMillis(), contract().killGrace().toMillis());
         assertThat(outcome).isEqualTo(new StepOutcome.TimedOut());
-        assertThat(took).isLessThan(Duration.ofSeconds(2).plus(contract().killGrace()).plusSeconds(5));
+        assertThat(took).as("killed, not run out its 10-minute sleep").isLessThan(STOPPED_WITHIN);
         assertThat(processes(s)).doesNotContain("sleep 601");
         RecordingOutput after = new RecordingOutput();
         assertThat(s.run(sh("still usable", "echo fine"), after, StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
@@ -55,17 +64,22 @@ public interface StopContract {
     default void cancellationMidStepReturnsCancelledAndClosingLeavesNothing() throws Exception {
         Session s = contract().open();
         StopSignal run = new StopSignal();
+        RecordingOutput out = new RecordingOutput();
         Thread canceller = Thread.ofVirtual().start(() -> {
-            try {
-                Thread.sleep(1000);
-            } catch (InterruptedException e) {
-                return;
+            // Cancelled once the step is going (it said so), not after a guess at when it would be.
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!out.stdout().contains("going") && System.nanoTime() - deadline < 0) {
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    return;
+                }
             }
             run.stop(StopSignal.Reason.CANCELLED);
         });
         StepOutcome outcome;
         try (StopSignal step = run.child(Duration.ofMinutes(5))) {
-            outcome = s.run(sh("cancelled", "sleep 602"), new RecordingOutput(), step);
+            outcome = s.run(sh("cancelled", "echo going; sleep 602"), out, step);
         }
         canceller.join();
         assertThat(outcome).isEqualTo(new StepOutcome.Cancelled());

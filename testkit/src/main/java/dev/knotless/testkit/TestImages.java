@@ -22,6 +22,13 @@ public final class TestImages {
      */
     public static final String JDK_MAVEN = "local/knotless-jdk:17";
 
+    /**
+     * An image that cannot be had, at an address that cannot answer: port 9 (discard) on loopback,
+     * where nothing listens, so a pull fails at once with "connection refused". A name without a
+     * registry ({@code local/...}) would send the Docker Engine or the kubelet to Docker Hub.
+     */
+    public static final String MISSING = "127.0.0.1:9/none:0";
+
     private TestImages() {}
 
     /** Runs {@code scripts/test-images test} from the repository root and returns {@link #BUSYBOX_GIT}. */

@@ -153,7 +153,8 @@ public interface TransferContract {
         assertThatThrownBy(() -> s.upload("/work", endless, signal))
                 .isInstanceOfSatisfying(ExecutorException.class, e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.STOPPED));
         stopper.join();
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+        // The upload is endless: only the stop ends it; the ceiling only catches one that was not stopped.
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(60));
     }
 
     @Test

@@ -56,7 +56,8 @@ class DockerResumptionIT {
     void aRestartedRunnerFollowsTheStepItsPredecessorSent() throws Exception {
         RunSpec spec = RunSpec.builder(runner, "run-" + hex(), image).killGrace(Duration.ofSeconds(2)).build();
         StepPayload step = new StepPayload("long", List.of("/bin/sh", "-c",
-                "echo before; echo to-stderr >&2; sleep 3; i=0; while [ $i -lt 2000 ]; do i=$((i+1)); echo after-$i; done; exit 7"),
+                "echo before; echo to-stderr >&2; while [ ! -e /tmp/go-on ]; do sleep 0.1; done;"
+                        + " i=0; while [ $i -lt 2000 ]; do i=$((i+1)); echo after-$i; done; exit 7"),
                 Map.of());
         RecordingOutput first = new RecordingOutput();
         CuttingSocketProxy dying = new CuttingSocketProxy(temp, DockerExecutor.DEFAULT_SOCKET);
@@ -64,11 +65,14 @@ class DockerResumptionIT {
         // its own thread: the abandoned step keeps trying to reattach long after the test, and must
         // not hold a pool the rest of the process shares
         CompletableFuture.runAsync(() -> gone.run(step, first, StopSignal.none()), CuttableExecutor.OWN_THREAD);
-        Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> first.stderr().contains("to-stderr"));
+        Awaitility.await("the step's first lines").atMost(30, TimeUnit.SECONDS)
+                .until(() -> first.stdout().contains("before") && first.stderr().contains("to-stderr"));
         dying.close(); // the process's end, as far as the engine can tell: no connection of it is left
-        Thread.sleep(500);
+        // The step prints nothing more until it is told to go on: what the first runner got is all
+        // it will ever get, and the rest comes only after it has gone.
         long stdoutFrom = first.stdout().getBytes(StandardCharsets.UTF_8).length;
         long stderrFrom = first.stderr().getBytes(StandardCharsets.UTF_8).length;
+        goOn(((DockerSession) gone).id());
 
         DockerExecutor restarted = new DockerExecutor();
         assertThat(restarted.resume(RunSpec.builder(runner, "run-" + hex(), image).build())).as("another run").isEmpty();
@@ -94,6 +98,13 @@ class DockerResumptionIT {
             assertThat(next.stdout()).isEqualTo("fine\n");
         }
         assertThat(restarted.resume(spec)).as("after the session closed").isEmpty();
+    }
+
+    /** Has the step waiting in container {@code id} go on: an exec of its own creates the file it waits for. */
+    private void goOn(String id) throws Exception {
+        var config = engine.engine().json().createObjectNode();
+        config.putArray("Cmd").add("touch").add("/tmp/go-on");
+        engine.engine().startExecDetached(engine.engine().createExec(id, config));
     }
 
     private static String hex() {

@@ -147,7 +147,7 @@ class DockerSpecificsIT {
             RecordingOutput out = new RecordingOutput();
             CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(
                     () -> s.run(step, out, StopSignal.none()), CuttableExecutor.OWN_THREAD);
-            Awaitility.await().atMost(60, TimeUnit.SECONDS).until(() -> out.stderr().contains("to-stderr"));
+            Awaitility.await("out.stderr().contains(\"to-stderr\")").atMost(60, TimeUnit.SECONDS).until(() -> out.stderr(), v -> v.contains("to-stderr"));
             assertThat(proxy.cutAndResetFor(Duration.ofMillis(300))).as("connections cut").isPositive();
 
             assertThat(outcome.get(120, TimeUnit.SECONDS)).isEqualTo(new StepOutcome.Exited(7));
@@ -159,16 +159,18 @@ class DockerSpecificsIT {
     @Test
     void aContainerRemovedMidStepIsReportedLostNeverPassed() throws Exception {
         DockerSession s = open(spec().build());
+        RecordingOutput out = new RecordingOutput();
+        // Removed once the step runs (it said so), not after a guess at when it would.
         Thread remover = Thread.ofVirtual().start(() -> {
             try {
-                Thread.sleep(1000);
+                Awaitility.await("the step's 'started' line").atMost(60, TimeUnit.SECONDS).until(() -> out.stdout().contains("started"));
                 EXECUTOR.engine().removeContainer(s.id());
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         });
-        StepOutcome outcome = s.run(new StepPayload("long", List.of("/bin/sh", "-c", "sleep 60"), Map.of()),
-                new RecordingOutput(), StopSignal.none());
+        StepOutcome outcome = s.run(new StepPayload("long", List.of("/bin/sh", "-c", "echo started; sleep 600"), Map.of()),
+                out, StopSignal.none());
         remover.join();
         assertThat(outcome).isInstanceOfSatisfying(StepOutcome.Failed.class,
                 f -> assertThat(f.failure().kind()).isEqualTo(Failure.Kind.LOST));

@@ -18,7 +18,7 @@ class EngineOutageTest {
                 throw new EngineException("cannot reach the Docker Engine at /x.sock: No such file or directory", null);
             }
             return "removed";
-        }, Duration.ofSeconds(10));
+        }, EngineOutage.RIDE_OUT); // three pauses of 100, 200 and 400 ms; the bound only catches a hang
         assertThat(answer).isEqualTo("removed");
         assertThat(calls).hasValue(4);
     }
@@ -47,9 +47,11 @@ class EngineOutageTest {
         long started = System.nanoTime();
         assertThatThrownBy(() -> EngineOutage.retrying(() -> {
             throw new IOException("Connection refused " + calls.incrementAndGet());
-        }, Duration.ofMillis(400))).hasMessageStartingWith("Connection refused");
-        long tookMillis = (System.nanoTime() - started) / 1_000_000;
-        assertThat(tookMillis).isBetween(400L, 2_000L);
-        assertThat(calls.get()).isBetween(2, 5);
+        }, Duration.ofMillis(400))).hasMessage("Connection refused " + calls.get());
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        // Given up only once the bound had passed (load only makes this longer); asked again meanwhile,
+        // and well before the 60 s an unbounded ride-out would take (a hang-catcher, not a latency figure).
+        assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(400)).isLessThan(Duration.ofSeconds(30));
+        assertThat(calls.get()).as("pauses of 100 ms doubling: at most five calls fit in 400 ms").isBetween(1, 5);
     }
 }

@@ -40,7 +40,7 @@ class WarmContainersIT {
                         .isEqualTo(new StepOutcome.Exited(0));
             }
             RunSpec next = RunSpec.builder(runner, "run-2", image).build();
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executor.warmWaiting(next));
+            Awaitility.await("executor.warmWaiting(next)").atMost(Duration.ofSeconds(30)).until(() -> executor.warmWaiting(next));
             String warmName = executor.containersOf(runner).getFirst();
             String warmId = executor.engine().inspectContainer(warmName).orElseThrow().path("Id").asText();
 
@@ -55,7 +55,7 @@ class WarmContainersIT {
             }
 
             // Another shape (untrusted: no network) never takes a trusted container.
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executor.warmWaiting(next));
+            Awaitility.await("executor.warmWaiting(next)").atMost(Duration.ofSeconds(30)).until(() -> executor.warmWaiting(next));
             String trustedWarm = executor.containersOf(runner).getFirst();
             try (Session untrusted = executor.start(RunSpec.builder(runner, "run-3", image).trust(Trust.UNTRUSTED).build(),
                     StopSignal.none())) {
@@ -96,7 +96,7 @@ class WarmContainersIT {
             assertThatThrownBy(() -> executor.start(fourth, soon)).isInstanceOfSatisfying(ExecutorException.class,
                     e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.STOPPED));
             assertThat(executor.containersOf(runner)).doesNotContain("knotless-run-4");
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executor.warmWaiting(fourth));
+            Awaitility.await("executor.warmWaiting(fourth)").atMost(Duration.ofSeconds(30)).until(() -> executor.warmWaiting(fourth));
         } finally {
             executor.close();
         }

@@ -77,11 +77,14 @@ class KubernetesReattachIT {
              KubernetesSession s = (KubernetesSession) executor.start(spec(), StopSignal.none())) {
             RecordingOutput out = new RecordingOutput();
             StepPayload step = new StepPayload("cut", List.of("/bin/sh", "-c",
-                    "echo before; echo to-stderr >&2; sleep 4; i=0; while [ $i -lt 2000 ]; do i=$((i+1)); echo after-$i; done; exit 7"),
+                    "echo before; echo to-stderr >&2; while [ ! -e /tmp/go-on ]; do sleep 0.1; done;"
+                            + " i=0; while [ $i -lt 2000 ]; do i=$((i+1)); echo after-$i; done; exit 7"),
                     Map.of());
             CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(() -> s.run(step, out, StopSignal.none()), CuttableExecutor.OWN_THREAD);
-            Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> out.stdout().contains("before"));
+            Awaitility.await("the step's first line").atMost(30, TimeUnit.SECONDS).until(() -> out.stdout().contains("before"));
+            // The step waits until the test has cut its stream: the cut is mid-step, whatever the load.
             assertThat(proxy.cutAll()).as("connections cut").isPositive();
+            goOn(s.pod());
 
             assertThat(outcome.get(90, TimeUnit.SECONDS)).isEqualTo(new StepOutcome.Exited(7));
             assertThat(executor.counters().snapshot().reattaches()).isGreaterThanOrEqualTo(1);
@@ -101,8 +104,10 @@ class KubernetesReattachIT {
 
     @Test
     void keepalivePingsHoldASilentStepOpenThroughAProxyThatCutsQuietConnections() throws Exception {
-        Duration idle = Duration.ofSeconds(3);
-        StepPayload silent = new StepPayload("silent", List.of("/bin/sh", "-c", "sleep 8; echo done; exit 3"), Map.of());
+        // Pings every second against a proxy that cuts after 10 s of quiet: a loaded machine that
+        // held the pinger for 2-3 s cut a stream that had 3 s; the step is quiet for twice the 10 s.
+        Duration idle = Duration.ofSeconds(10);
+        StepPayload silent = new StepPayload("silent", List.of("/bin/sh", "-c", "sleep 22; echo done; exit 3"), Map.of());
         try (CuttingProxy proxy = new CuttingProxy(apiServerAddress(), idle);
              KubernetesExecutor executor = throughProxy(proxy, Duration.ofSeconds(1));
              KubernetesSession s = (KubernetesSession) executor.start(spec(), StopSignal.none())) {
@@ -176,19 +181,22 @@ class KubernetesReattachIT {
     void aRestartedRunnerFollowsTheStepItsPredecessorSent() throws Exception {
         RunSpec spec = spec();
         StepPayload step = new StepPayload("long", List.of("/bin/sh", "-c",
-                "echo before; echo to-stderr >&2; sleep 3; i=0; while [ $i -lt 2000 ]; do i=$((i+1)); echo after-$i; done; exit 7"),
+                "echo before; echo to-stderr >&2; while [ ! -e /tmp/go-on ]; do sleep 0.1; done;"
+                        + " i=0; while [ $i -lt 2000 ]; do i=$((i+1)); echo after-$i; done; exit 7"),
                 Map.of());
         RecordingOutput first = new RecordingOutput();
         KubernetesExecutor dying = newExecutor();
         KubernetesSession gone = (KubernetesSession) dying.start(spec, StopSignal.none());
         CompletableFuture<StepOutcome> lost = CompletableFuture.supplyAsync(() -> gone.run(step, first, StopSignal.none()), CuttableExecutor.OWN_THREAD);
-        Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> first.stderr().contains("to-stderr"));
+        Awaitility.await("the step's first lines").atMost(30, TimeUnit.SECONDS)
+                .until(() -> first.stdout().contains("before") && first.stderr().contains("to-stderr"));
         dying.close(); // the process's end, as far as the API server can tell
         // Its streams are gone with its client; what its thread makes of that does not matter (a
-        // dead process has none), only that no more output reaches it.
-        Thread.sleep(1000);
+        // dead process has none). The step prints nothing more until it is told to go on, after the
+        // measure: no more output can reach the first runner.
         long stdoutFrom = first.stdout().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
         long stderrFrom = first.stderr().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        goOn(gone.pod());
 
         try (KubernetesExecutor restarted = newExecutor()) {
             assertThat(restarted.resume(RunSpec.builder(runner, "run-" + hex(), image).build())).as("another run").isEmpty();
@@ -229,6 +237,14 @@ class KubernetesReattachIT {
 
     private RunSpec spec() {
         return RunSpec.builder(runner, "run-" + hex(), image).killGrace(Duration.ofSeconds(2)).build();
+    }
+
+    /** Has the step waiting in {@code pod} go on: an exec of its own, straight to the API server, creates its file. */
+    private static void goOn(String pod) throws Exception {
+        try (PodExec touch = PodExec.start(cluster.client(), cluster.namespace, pod, false, java.io.OutputStream.nullOutputStream(),
+                java.io.OutputStream.nullOutputStream(), "touch", "/tmp/go-on")) {
+            assertThat(touch.await(60_000).exitCode()).as("touch /tmp/go-on in " + pod).isZero();
+        }
     }
 
     private static String hex() {

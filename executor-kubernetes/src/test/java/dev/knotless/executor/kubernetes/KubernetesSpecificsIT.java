@@ -27,6 +27,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -142,7 +143,9 @@ class KubernetesSpecificsIT {
                             .doesNotContain("\n");
                     System.out.println("unschedulable reason: " + e.failure().reason());
                 });
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(PENDING.plusSeconds(15));
+        // That the pending timeout ended it is the reason's "pending after 20s"; the bound, ten times
+        // that timeout, only catches a wait that ignores it.
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(PENDING.multipliedBy(10));
         assertThat(cluster.executor.leftovers(runner)).isEmpty();
     }
 
@@ -170,7 +173,7 @@ class KubernetesSpecificsIT {
 
     @Test
     void aMissingImageFailsWithImageAndLeavesNoJob() {
-        String missing = "local/knotless-missing-" + hex() + ":none";
+        String missing = TestImages.MISSING;
         RunSpec spec = RunSpec.builder(runner, "run-" + hex(), missing).build();
         assertThatThrownBy(() -> cluster.executor.start(spec, StopSignal.none()))
                 .isInstanceOfSatisfying(ExecutorException.class, e -> {
@@ -199,16 +202,19 @@ class KubernetesSpecificsIT {
     @Test
     void aPodDeletedMidStepFailsTheStepAsLost() throws Exception {
         try (KubernetesSession s = (KubernetesSession) cluster.executor.start(spec().build(), StopSignal.none())) {
+            RecordingOutput out = new RecordingOutput();
+            // Deleted once the step runs (it said so), not after a guess at when it would.
             Thread deleter = Thread.ofVirtual().start(() -> {
                 try {
-                    Thread.sleep(1000);
-                } catch (InterruptedException e) {
-                    return;
+                    Awaitility.await("the step's 'started' line").atMost(Duration.ofSeconds(60))
+                            .until(() -> out.stdout().contains("started"));
+                } catch (RuntimeException e) {
+                    return; // the step's outcome below tells why
                 }
                 cluster.client().pods().inNamespace(cluster.namespace).withName(s.pod()).delete();
             });
-            StepOutcome outcome = s.run(new StepPayload("long", List.of("/bin/sh", "-c", "sleep 600"), Map.of()),
-                    new RecordingOutput(), StopSignal.none());
+            StepOutcome outcome = s.run(new StepPayload("long", List.of("/bin/sh", "-c", "echo started; sleep 600"), Map.of()),
+                    out, StopSignal.none());
             deleter.join();
             assertThat(outcome).isInstanceOfSatisfying(StepOutcome.Failed.class, f -> {
                 assertThat(f.failure().kind()).isEqualTo(Failure.Kind.LOST);
@@ -220,20 +226,23 @@ class KubernetesSpecificsIT {
     @Test
     void startingStoppedDeletesTheJobAndSaysStopped() {
         StopSignal signal = new StopSignal();
+        // Stopped while the Job waits to be scheduled (it asks for 64 CPU), not after a guess at when it would.
         Thread.ofVirtual().start(() -> {
             try {
-                Thread.sleep(300);
-            } catch (InterruptedException e) {
-                return;
+                Awaitility.await("the run's Job").atMost(PENDING).until(() -> !cluster.executor.leftovers(runner).isEmpty());
+            } finally {
+                signal.stop(StopSignal.Reason.CANCELLED);
             }
-            signal.stop(StopSignal.Reason.CANCELLED);
         });
         assertThatThrownBy(() -> cluster.executor.start(spec().resources(new Resources(64_000, 0)).build(), signal))
                 .isInstanceOfSatisfying(ExecutorException.class, e -> assertThat(e.failure().kind()).isEqualTo(Failure.Kind.STOPPED));
         assertThat(cluster.executor.leftovers(runner)).isEmpty();
     }
 
-    /** Not a benchmark: records the per-step and upload cost on this cluster in the log, loosely bounded. */
+    /**
+     * Not a benchmark: records the per-step and upload cost on this cluster in the log and asserts
+     * only what ran; {@code bench/kubernetes-bench} measures them against {@code kubectl}.
+     */
     @Test
     void stepLatencyAndUploadThroughputAreLogged() throws Exception {
         try (KubernetesSession s = (KubernetesSession) cluster.executor.start(spec().build(), StopSignal.none())) {
@@ -269,7 +278,6 @@ class KubernetesSpecificsIT {
             org.slf4j.LoggerFactory.getLogger(KubernetesSpecificsIT.class).info(
                     "measured step run(true) median={}ms min={}ms upload 100MiB={}s ({} MiB/s)",
                     medianMillis, nanos[0] / 1_000_000, String.format("%.2f", seconds), String.format("%.0f", 100 / seconds));
-            assertThat(medianMillis).isLessThan(2_000);
         }
     }
 

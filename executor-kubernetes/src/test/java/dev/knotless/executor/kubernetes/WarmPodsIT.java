@@ -45,7 +45,7 @@ class WarmPodsIT {
                 System.out.printf("kubernetes: a cold start took %d ms%n", cold);
             }
             RunSpec next = spec(runner, "run-2").timeout(Duration.ofMinutes(7)).labels(Map.of("team", "web")).build();
-            Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> executor.warmWaiting(next));
+            Awaitility.await("executor.warmWaiting(next)").atMost(Duration.ofSeconds(120)).until(() -> executor.warmWaiting(next));
             List<Job> waiting = jobs(cluster, runner);
             assertThat(waiting).hasSize(1);
             String warmJob = waiting.getFirst().getMetadata().getName();
@@ -83,7 +83,7 @@ class WarmPodsIT {
             }
 
             // An untrusted run never takes one: it starts its own pod, and the warm one still waits.
-            Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> executor.warmWaiting(next));
+            Awaitility.await("executor.warmWaiting(next)").atMost(Duration.ofSeconds(120)).until(() -> executor.warmWaiting(next));
             String stillWarm = jobs(cluster, runner).getFirst().getMetadata().getName();
             try (Session untrusted = executor.start(spec(runner, "run-3").trust(Trust.UNTRUSTED).build(), StopSignal.none())) {
                 assertThat(untrusted.describe()).doesNotContain(stillWarm).contains("knotless-run-3");

@@ -102,12 +102,12 @@ class StreamFollowerTest {
         follower.start();
         follower.start(); // once only
         follower.received("5");
-        await().atMost(Duration.ofSeconds(10)).until(() -> log.stream().anyMatch(l -> l.startsWith("test: cannot save the stream cursor ")));
+        await("log.stream().anyMatch(l -> l.startsWith(\"test: cannot save the stream cursor \"))").atMost(Duration.ofSeconds(10)).until(() -> log.stream().anyMatch(l -> l.startsWith("test: cannot save the stream cursor ")));
         follower.received("6");
-        await().during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(10))
+        await("log.stream().filter(l -> l.startsWith(\"test: cannot save\")).count() == 1").during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(10))
                 .until(() -> log.stream().filter(l -> l.startsWith("test: cannot save")).count() == 1);
         Files.delete(blocker);
-        await().atMost(Duration.ofSeconds(10)).until(() -> log.contains("test: the stream cursor is saved again"));
+        await("log.contains(\"test: the stream cursor is saved again\")").atMost(Duration.ofSeconds(10)).until(() -> log, v -> v.contains("test: the stream cursor is saved again"));
         assertThat(store.load()).hasValue(6);
         follower.received("8");
         follower.close();

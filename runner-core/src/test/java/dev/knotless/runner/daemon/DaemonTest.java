@@ -128,11 +128,13 @@ class DaemonTest {
         return new CheckRecorder(new CheckStore(dir), state.runs(), forge.publisher(), lines::add);
     }
 
-    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    /** Waits until {@code condition}; 20 s only catch a hang, and then say what the daemon last did. */
+    void await(String what, BooleanSupplier condition) throws InterruptedException {
         Instant deadline = Instant.now().plusSeconds(20);
         while (!condition.getAsBoolean()) {
             if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("timed out waiting until " + what);
+                throw new AssertionError("gave up after 20 s waiting until " + what + "; the runs: " + runs()
+                        + "; the daemon's lines: " + lines);
             }
             Thread.sleep(50);
         }
@@ -269,7 +271,7 @@ class DaemonTest {
 
     /**
      * A restart looks for the environments of the runs it finds going side by side: one after
-     * another, lookups that each wait up to 2 s for all the others to be asked would never meet.
+     * another, lookups that each wait up to 30 s for all the others to be asked would never meet.
      */
     @Test
     void theEnvironmentsOfRunsLeftGoingAreLookedForSideBySide() throws Exception {
@@ -285,7 +287,7 @@ class DaemonTest {
         executor.resumption = spec -> {
             allAsked.countDown();
             try {
-                if (allAsked.await(2, TimeUnit.SECONDS)) {
+                if (allAsked.await(30, TimeUnit.SECONDS)) { // only catches lookups that never meet
                     metTheOthers.add(spec.runId());
                 }
             } catch (InterruptedException e) {

@@ -42,7 +42,7 @@ class JournalQueueTest {
             assertThat(flushing.join(Duration.ofMillis(500))).as("flush waits while the entry is unwritten").isFalse();
             assertThat(journal.written).isFalse();
             journal.letGo.countDown();
-            assertThat(flushing.join(Duration.ofSeconds(10))).as("flush returns once it is written").isTrue();
+            assertThat(flushing.join(Duration.ofSeconds(30))).as("flush returns once it is written").isTrue();
             assertThat(journal.written).isTrue();
         }
     }
@@ -63,7 +63,7 @@ class JournalQueueTest {
         try (JournalQueue queue = new JournalQueue("r2", broken, Duration.ofMinutes(2))) {
             queue.offer(new RunProgress(1, 0, 0, 0, List.of()));
             Thread flushing = Thread.ofVirtual().start(queue::flush);
-            assertThat(flushing.join(Duration.ofSeconds(10))).as("a journal that gave up does not hold the step").isTrue();
+            assertThat(flushing.join(Duration.ofSeconds(30))).as("a journal that gave up does not hold the step").isTrue();
         }
     }
 }

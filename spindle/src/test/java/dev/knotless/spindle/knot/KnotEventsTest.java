@@ -61,13 +61,13 @@ class KnotEventsTest {
         KnotEvents events = events(HTTP, KnotCursors.inMemory(), handled::add, FAST);
 
         events.follow(knot.host());
-        await().until(() -> knot.connections() == 1);
+        await("knot.connections() == 1").until(() -> knot.connections(), v -> v == 1);
         knot.publish("3lbpush", Pipeline.NSID, PipelineEvents.push(knot.host()));
         knot.publish("3lbref", "sh.tangled.git.refUpdate", JSON.createObjectNode().put("ref", "refs/heads/main"));
         knot.publish("3lbpull", Pipeline.NSID, PipelineEvents.pullRequest(knot.host()));
         knot.publish("3lbmanual", Pipeline.NSID, PipelineEvents.manual(knot.host()));
 
-        await().until(() -> handled.size() == 3);
+        await("handled.size() == 3").until(() -> handled.size(), v -> v == 3);
         assertThat(handled).extracting(KnotEvent::rkey).containsExactly("3lbpush", "3lbpull", "3lbmanual");
         List<Pipeline.Kind> kinds = new ArrayList<>();
         for (KnotEvent e : handled) {
@@ -91,26 +91,26 @@ class KnotEventsTest {
         StandInKnot knot = knot(0, false);
         KnotEvents first = events(HTTP, KnotCursors.inFile(file), handled::add, FAST);
         first.follow(knot.host());
-        await().until(() -> knot.connections() == 1);
+        await("knot.connections() == 1").until(() -> knot.connections(), v -> v == 1);
 
         knot.publish("a", Pipeline.NSID, PipelineEvents.push(knot.host()));
         long b = knot.publish("b", Pipeline.NSID, PipelineEvents.push(knot.host()));
-        await().until(() -> handled.size() == 2);
-        await().until(() -> KnotCursors.inFile(file).get(knot.host()) > b);
+        await("handled.size() == 2").until(() -> handled.size(), v -> v == 2);
+        await("KnotCursors.inFile(file).get(knot.host()) > b").until(() -> KnotCursors.inFile(file).get(knot.host()), v -> v > b);
         long saved = KnotCursors.inFile(file).get(knot.host());
         assertThat(first.states().get(knot.host()).cursor()).isEqualTo(saved);
         first.close();
-        await().until(() -> knot.connections() == 0);
+        await("knot.connections() == 0").until(() -> knot.connections(), v -> v == 0);
 
         long c = knot.publish("c", Pipeline.NSID, PipelineEvents.push(knot.host()));
         handled.clear();
         KnotEvents second = events(HTTP, KnotCursors.inFile(file), handled::add, FAST);
         second.follow(knot.host());
 
-        await().until(() -> handled.size() == 1);
+        await("handled.size() == 1").until(() -> handled.size(), v -> v == 1);
         assertThat(handled).extracting(KnotEvent::rkey).containsExactly("c");
         assertThat(knot.dials).containsExactly(0L, saved);
-        await().until(() -> KnotCursors.inFile(file).get(knot.host()) > c);
+        await("KnotCursors.inFile(file).get(knot.host()) > c").until(() -> KnotCursors.inFile(file).get(knot.host()), v -> v > c);
         assertThat(log).contains("knot " + knot.host() + ": following ws://" + knot.host() + "/events from cursor " + saved);
     }
 
@@ -120,19 +120,19 @@ class KnotEventsTest {
         StandInKnot knot = knot(0, true);
         KnotEvents first = events(HTTP, KnotCursors.inFile(file), handled::add, FAST);
         first.follow(knot.host());
-        await().until(() -> knot.connections() == 1);
+        await("knot.connections() == 1").until(() -> knot.connections(), v -> v == 1);
 
         knot.publish("a", Pipeline.NSID, PipelineEvents.push(knot.host()));
         long b = knot.publish("b", Pipeline.NSID, PipelineEvents.push(knot.host()));
-        await().until(() -> handled.size() == 2);
-        await().until(() -> KnotCursors.inFile(file).get(knot.host()) == b);
+        await("handled.size() == 2").until(() -> handled.size(), v -> v == 2);
+        await("KnotCursors.inFile(file).get(knot.host()) == b").until(() -> KnotCursors.inFile(file).get(knot.host()), v -> v == b);
         first.close();
 
         knot.publish("c", Pipeline.NSID, PipelineEvents.push(knot.host()));
         KnotEvents second = events(HTTP, KnotCursors.inFile(file), handled::add, FAST);
         second.follow(knot.host());
 
-        await().until(() -> handled.size() == 3);
+        await("handled.size() == 3").until(() -> handled.size(), v -> v == 3);
         assertThat(handled).extracting(KnotEvent::rkey).containsExactly("a", "b", "c");
         assertThat(knot.dials).containsExactly(0L, b);
     }
@@ -148,13 +148,13 @@ class KnotEventsTest {
             handled.add(e);
         }, FAST);
         events.follow(knot.host());
-        await().until(() -> knot.connections() == 1);
+        await("knot.connections() == 1").until(() -> knot.connections(), v -> v == 1);
 
         long a = knot.publish("a", Pipeline.NSID, PipelineEvents.push(knot.host()));
         knot.publish("b", Pipeline.NSID, PipelineEvents.push(knot.host()));
         knot.publish("c", Pipeline.NSID, PipelineEvents.push(knot.host()));
 
-        await().until(() -> handled.stream().anyMatch(e -> e.rkey().equals("c")));
+        await("handled.stream().anyMatch(e -> e.rkey().equals(\"c\"))").until(() -> handled.stream().anyMatch(e -> e.rkey().equals("c")));
         List<String> rkeys = handled.stream().map(KnotEvent::rkey).toList();
         assertThat(rkeys).containsSubsequence("a", "b", "c");
         assertThat(rkeys.stream().distinct()).containsExactly("a", "b", "c");
@@ -176,13 +176,13 @@ class KnotEventsTest {
             handled.add(e);
         }, FAST);
         events.follow(knot.host());
-        await().until(() -> knot.connections() == 1);
+        await("knot.connections() == 1").until(() -> knot.connections(), v -> v == 1);
 
         long a = knot.publish("a", Pipeline.NSID, PipelineEvents.push(knot.host()));
         knot.publish("b", Pipeline.NSID, PipelineEvents.push(knot.host()));
         knot.publish("c", Pipeline.NSID, PipelineEvents.push(knot.host()));
 
-        await().until(() -> handled.size() == 3);
+        await("handled.size() == 3").until(() -> handled.size(), v -> v == 3);
         assertThat(handled).extracting(KnotEvent::rkey).containsExactly("a", "b", "c");
         assertThat(knot.dials).containsExactly(0L, a);
     }
@@ -201,10 +201,10 @@ class KnotEventsTest {
         events.follow(knot.host());
 
         // (The knot may not have noticed yet that the connection it was writing 8 MiB to is gone.)
-        await().until(() -> knot.dials.size() == 3 && events.states().get(knot.host()).status() == KnotState.Status.CONNECTED);
+        await("knot.dials.size() == 3 && events.states().get(knot.host()).status() == KnotState.Status.CONNECTED").until(() -> knot.dials.size() == 3 && events.states().get(knot.host()).status() == KnotState.Status.CONNECTED);
         knot.publish("ok", Pipeline.NSID, PipelineEvents.push(knot.host()));
 
-        await().until(() -> handled.size() == 1);
+        await("handled.size() == 1").until(() -> handled.size(), v -> v == 1);
         assertThat(handled.get(0).rkey()).isEqualTo("ok");
         String at = "knot " + knot.host() + ": ";
         assertThat(log).anyMatch(l -> l.startsWith(at + "a frame of 1048586 bytes, over the 1048576 allowed; dialling again in "));
@@ -218,10 +218,10 @@ class KnotEventsTest {
         KnotCursors cursors = KnotCursors.inMemory();
         KnotEvents events = events(HTTP, cursors, handled::add, FAST);
         events.follow(knot.host());
-        await().until(() -> knot.connections() == 1);
+        await("knot.connections() == 1").until(() -> knot.connections(), v -> v == 1);
 
         knot.sendRaw("not json");
-        await().until(() -> cursors.get(knot.host()) > 0);
+        await("cursors.get(knot.host()) > 0").until(() -> cursors.get(knot.host()), v -> v > 0);
         knot.sendRaw("[1, 2]");
         knot.sendRaw("{\"rkey\": \"x\", \"nsid\": \"sh.tangled.pipeline\"}");
         knot.sendRaw("{\"rkey\": \"\", \"nsid\": \"sh.tangled.pipeline\", \"event\": {}}");
@@ -229,7 +229,7 @@ class KnotEventsTest {
         knot.sendRaw("{\"rkey\": \"x\", \"rkey\": \"y\", \"nsid\": \"sh.tangled.pipeline\", \"event\": {}}");
         knot.publish("fine", Pipeline.NSID, PipelineEvents.push(knot.host()));
 
-        await().until(() -> handled.size() == 1);
+        await("handled.size() == 1").until(() -> handled.size(), v -> v == 1);
         assertThat(handled.get(0).rkey()).isEqualTo("fine");
         assertThat(log.stream().filter(l -> l.contains("skipped"))).containsExactly(
                 "knot " + knot.host() + ": a frame is skipped: not JSON (Unrecognized token 'not': was expecting"
@@ -243,7 +243,7 @@ class KnotEventsTest {
         KnotEvents events = events(HTTP, KnotCursors.inMemory(), handled::add, FAST);
         events.follow("no-such-knot.invalid");
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> events.states().get("no-such-knot.invalid").failures() >= 8);
+        await("events.states().get(\"no-such-knot.invalid\").failures() >= 8").atMost(Duration.ofSeconds(20)).until(() -> events.states().get("no-such-knot.invalid").failures(), v -> v >= 8);
         KnotState state = events.states().get("no-such-knot.invalid");
         assertThat(state.status()).isEqualTo(KnotState.Status.RETRYING);
         assertThat(state.lastError()).startsWith("its host does not resolve");
@@ -266,7 +266,7 @@ class KnotEventsTest {
         KnotEvents events = events(counting, KnotCursors.inMemory(), handled::add, delays);
         events.follow("knot.example.com");
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> lookups.size() >= 7);
+        await("lookups.size() >= 7").atMost(Duration.ofSeconds(20)).until(() -> lookups.size(), v -> v >= 7);
         for (int i = 0; i < 6; i++) {
             long nominal = Math.min(40L << i, 320L);
             long gapMillis = (lookups.get(i + 1) - lookups.get(i)) / 1_000_000;
@@ -274,10 +274,11 @@ class KnotEventsTest {
         }
 
         events.close();
-        Thread.sleep(100);
         int after = lookups.size();
-        Thread.sleep(1_000);
-        assertThat(lookups).hasSize(after);
+        // Six waits at the 320 ms cap would pass meanwhile; only a dial already under way when
+        // close came may still look its host up.
+        Thread.sleep(2_000);
+        assertThat(lookups.size()).as("lookups after close").isLessThanOrEqualTo(after + 1);
         assertThatThrownBy(() -> events.follow("other.example.com")).isInstanceOf(IllegalStateException.class);
     }
 
@@ -290,14 +291,14 @@ class KnotEventsTest {
         String host = "127.0.0.1:" + port;
         KnotEvents events = events(HTTP, KnotCursors.inMemory(), handled::add, FAST);
         events.follow(host);
-        await().until(() -> events.states().get(host).failures() >= 3);
+        await("events.states().get(host).failures() >= 3").until(() -> events.states().get(host).failures(), v -> v >= 3);
         assertThat(events.states().get(host).lastError()).startsWith("cannot connect");
 
         StandInKnot knot = knot(port, false);
-        await().until(() -> events.states().get(host).status() == KnotState.Status.CONNECTED && knot.connections() == 1);
+        await("events.states().get(host).status() == KnotState.Status.CONNECTED && knot.connections() == 1").until(() -> events.states().get(host).status() == KnotState.Status.CONNECTED && knot.connections() == 1);
         knot.publish("late", Pipeline.NSID, PipelineEvents.push(host));
 
-        await().until(() -> handled.size() == 1);
+        await("handled.size() == 1").until(() -> handled.size(), v -> v == 1);
         assertThat(log).contains("knot " + host + ": following again from now");
         assertThat(log.stream().filter(l -> l.contains("cannot connect")).findFirst()).hasValueSatisfying(
                 l -> assertThat(l).startsWith("knot " + host + ": cannot connect (").contains("dialling again in"));
@@ -310,17 +311,17 @@ class KnotEventsTest {
         String host = knot.host();
         KnotEvents events = events(HTTP, KnotCursors.inMemory(), handled::add, FAST);
         events.follow(host);
-        await().until(() -> knot.connections() == 1);
+        await("knot.connections() == 1").until(() -> knot.connections(), v -> v == 1);
         knot.publish("a", Pipeline.NSID, PipelineEvents.push(host));
-        await().until(() -> handled.size() == 1);
+        await("handled.size() == 1").until(() -> handled.size(), v -> v == 1);
         long cursor = events.states().get(host).cursor();
 
         knot.close();
-        await().until(() -> events.states().get(host).status() == KnotState.Status.RETRYING);
+        await("events.states().get(host).status() == KnotState.Status.RETRYING").until(() -> events.states().get(host).status(), v -> v == KnotState.Status.RETRYING);
         assertThat(log).anyMatch(l -> l.startsWith("knot " + host + ": ") && l.contains("dialling again in"));
         StandInKnot again = knot(port, false);
 
-        await().until(() -> again.connections() == 1);
+        await("again.connections() == 1").until(() -> again.connections(), v -> v == 1);
         assertThat(again.dials).containsExactly(cursor);
         assertThat(log).contains("knot " + host + ": following again from cursor " + cursor);
     }
@@ -360,7 +361,7 @@ class KnotEventsTest {
             KnotEvents events = events(HTTP, KnotCursors.inMemory(), handled::add, FAST);
             events.follow(host);
 
-            await().until(() -> events.states().get(host).failures() >= 1);
+            await("events.states().get(host).failures() >= 1").until(() -> events.states().get(host).failures(), v -> v >= 1);
             assertThat(handled).isEmpty();
             System.out.println(events.states().get(host).lastError());
             assertThat(events.states().get(host).lastError()).contains("rsv1");
@@ -374,18 +375,18 @@ class KnotEventsTest {
             String host = "127.0.0.1:" + silent.getLocalPort(); // the backlog accepts; nothing answers
             KnotEvents events = events(impatient, KnotCursors.inMemory(), handled::add, FAST);
             events.follow(host);
-            await().until(() -> events.states().get(host).failures() >= 1);
+            await("events.states().get(host).failures() >= 1").until(() -> events.states().get(host).failures(), v -> v >= 1);
             assertThat(events.states().get(host).lastError()).contains("timeout");
         }
 
         StandInKnot knot = knot(0, false);
         KnotEvents events = events(impatient, KnotCursors.inMemory(), handled::add, FAST);
         events.follow(knot.host());
-        await().until(() -> knot.connections() == 1);
+        await("knot.connections() == 1").until(() -> knot.connections(), v -> v == 1);
         Thread.sleep(1_000);
         knot.publish("later", Pipeline.NSID, PipelineEvents.push(knot.host()));
 
-        await().until(() -> handled.size() == 1);
+        await("handled.size() == 1").until(() -> handled.size(), v -> v == 1);
         assertThat(knot.dials).hasSize(1);
     }
 

@@ -97,7 +97,7 @@ class JetstreamTest {
     }
 
     private WsContext connected(int n) {
-        await().atMost(QUICK).until(() -> sockets.size() >= n);
+        await("sockets.size() >= n").atMost(QUICK).until(() -> sockets.size(), v -> v >= n);
         return sockets.get(n - 1);
     }
 
@@ -120,7 +120,7 @@ class JetstreamTest {
         WsContext socket = connected(1);
         assertThat(dials.getFirst()).containsEntry("wantedCollections", List.of("sh.tangled.repo", "sh.tangled.spindle.member", "sh.tangled.spindle"))
                 .doesNotContainKey("cursor");
-        await().atMost(QUICK).until(() -> lost.get() == 1); // joined from now: one full read covers what came before
+        await("lost.get() == 1").atMost(QUICK).until(() -> lost.get(), v -> v == 1); // joined from now: one full read covers what came before
 
         socket.send(commit(ALICE, 1_000_000_001L, "sh.tangled.repo", "create"));
         socket.send(commit(BOB, 1_000_000_002L, "app.bsky.feed.like", "create"));
@@ -128,9 +128,9 @@ class JetstreamTest {
                 + "\",\"handle\":\"bob.test\",\"seq\":1,\"time\":\"2026-05-01T10:00:00Z\"}}");
         socket.send(commit(BOB, 1_000_000_004L, "sh.tangled.spindle.member", "delete"));
         socket.send(commit(ALICE, 1_000_000_005L, "sh.tangled.spindle", "update"));
-        await().atMost(QUICK).until(() -> jetstream.cursor() == 1_000_000_005L);
+        await("jetstream.cursor() == 1_000_000_005L").atMost(QUICK).until(() -> jetstream.cursor(), v -> v == 1_000_000_005L);
         assertThat(changed).containsExactly(ALICE, BOB, ALICE);
-        await().atMost(QUICK).until(() -> cursor.load().equals(OptionalLong.of(1_000_000_005L)));
+        await("cursor.load().equals(OptionalLong.of(1_000_000_005L))").atMost(QUICK).until(() -> cursor.load().equals(OptionalLong.of(1_000_000_005L)));
         assertThat(log).containsExactly("spindle: following the Jetstream at " + url + " from now (no cursor stored)");
     }
 
@@ -168,7 +168,7 @@ class JetstreamTest {
         WsContext socket = connected(1);
         socket.send(commit(ALICE, 10, "sh.tangled.repo", "create").replace("\"knot\":", "\"pad\":\"" + "x".repeat(Jetstream.MAX_FRAME_BYTES) + "\",\"knot\":"));
         socket.send(commit(BOB, 11, "sh.tangled.repo", "create"));
-        await().atMost(QUICK).until(() -> jetstream.cursor() == 11);
+        await("jetstream.cursor() == 11").atMost(QUICK).until(() -> jetstream.cursor(), v -> v == 11);
         assertThat(changed).containsExactly(BOB);
         assertThat(log).contains("spindle: a Jetstream frame is skipped: a frame of over 1048576 bytes");
     }
@@ -178,14 +178,14 @@ class JetstreamTest {
         jetstream.start();
         WsContext first = connected(1);
         first.send(commit(ALICE, 100_000_000L, "sh.tangled.repo", "create"));
-        await().atMost(QUICK).until(() -> jetstream.cursor() == 100_000_000L);
+        await("jetstream.cursor() == 100_000_000L").atMost(QUICK).until(() -> jetstream.cursor(), v -> v == 100_000_000L);
         first.closeSession();
         WsContext second = connected(2);
         assertThat(dials.get(1)).containsEntry("cursor", List.of(Long.toString(100_000_000L - 5_000_000L)));
         // Replayed by the rewind: marked again (harmless), the cursor does not go back.
         second.send(commit(ALICE, 99_000_000L, "sh.tangled.repo", "update"));
         second.send(commit(BOB, 100_000_001L, "sh.tangled.repo", "update"));
-        await().atMost(QUICK).until(() -> jetstream.cursor() == 100_000_001L);
+        await("jetstream.cursor() == 100_000_001L").atMost(QUICK).until(() -> jetstream.cursor(), v -> v == 100_000_001L);
         assertThat(changed).containsExactly(ALICE, ALICE, BOB);
         assertThat(log).filteredOn(l -> !l.startsWith("spindle: following the Jetstream at ")).hasSize(2).satisfiesExactly(
                 l -> assertThat(l).startsWith("spindle: the Jetstream ").contains("; dialling again in ")
@@ -198,7 +198,7 @@ class JetstreamTest {
     void aRestartResumesFromTheStoredCursorLessTheRewind() throws Exception {
         jetstream.start();
         connected(1).send(commit(ALICE, 200_000_000L, "sh.tangled.repo", "create"));
-        await().atMost(QUICK).until(() -> jetstream.cursor() == 200_000_000L);
+        await("jetstream.cursor() == 200_000_000L").atMost(QUICK).until(() -> jetstream.cursor(), v -> v == 200_000_000L);
         jetstream.close();
         assertThat(cursor.load()).hasValue(200_000_000L);
 
@@ -207,7 +207,7 @@ class JetstreamTest {
         connected(2);
         assertThat(dials.get(1)).containsEntry("cursor", List.of("195000000"));
         assertThat(log).contains("spindle: following the Jetstream at " + url + " from cursor 200000000 (less 5 s)");
-        await().during(Duration.ofMillis(300)).atMost(QUICK).until(() -> lost.get() == 1); // no full read: nothing was missed
+        await("lost.get() == 1").during(Duration.ofMillis(300)).atMost(QUICK).until(() -> lost.get(), v -> v == 1); // no full read: nothing was missed
     }
 
     @Test
@@ -216,8 +216,8 @@ class JetstreamTest {
         server.stop();
         jetstream.start();
         // Dialled every 10-100 ms meanwhile: many failures, one line.
-        await().atMost(QUICK).until(() -> log.stream().anyMatch(l -> l.startsWith("spindle: the Jetstream ")));
-        await().during(Duration.ofMillis(500)).atMost(QUICK).until(() -> log.stream().filter(l -> l.startsWith("spindle: the Jetstream ")).count() == 1);
+        await("log.stream().anyMatch(l -> l.startsWith(\"spindle: the Jetstream \"))").atMost(QUICK).until(() -> log.stream().anyMatch(l -> l.startsWith("spindle: the Jetstream ")));
+        await("log.stream().filter(l -> l.startsWith(\"spindle: the Jetstream \")).count() == 1").during(Duration.ofMillis(500)).atMost(QUICK).until(() -> log.stream().filter(l -> l.startsWith("spindle: the Jetstream ")).count() == 1);
         server = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.jetty.host = "127.0.0.1";
@@ -225,8 +225,8 @@ class JetstreamTest {
             config.routes.ws("/subscribe", ws -> ws.onConnect(ctx -> sockets.add(ctx)));
         }).start();
         connected(1);
-        await().atMost(QUICK).until(() -> log.contains("spindle: following the Jetstream again"));
+        await("log.contains(\"spindle: following the Jetstream again\")").atMost(QUICK).until(() -> log, v -> v.contains("spindle: following the Jetstream again"));
         assertThat(log).hasSize(3);
-        await().atMost(QUICK).until(() -> lost.get() == 1); // it never had a cursor: the directory reads everything once
+        await("lost.get() == 1").atMost(QUICK).until(() -> lost.get(), v -> v == 1); // it never had a cursor: the directory reads everything once
     }
 }

@@ -132,7 +132,7 @@ class SpindleRecordsIT {
                 RandomGenerator.getDefault(), Clock.systemUTC(), log::add, Set.copyOf(Jetstream.COLLECTIONS))) {
             firehose.start();
             // Joined without a cursor: the firehose asks for one full read; done, what comes next comes by the stream.
-            await().atMost(Duration.ofSeconds(10)).until(() -> lost.get() == 1);
+            await("lost.get() == 1").atMost(Duration.ofSeconds(10)).until(() -> lost.get(), v -> v == 1);
             assertThat(d.readMarked()).isInstanceOf(Reading.Read.class);
             assertThat(d.readMarked()).isEqualTo(new Reading.Idle());
 
@@ -140,7 +140,7 @@ class SpindleRecordsIT {
             Instant written = Instant.now();
             member.client().putRecord(member.did(), TangledRepo.COLLECTION, "3lrepo000005", repo("epsilon", "knot2.example.com", s.host()));
             String epsilon = TangledRepo.owner(member.did()) + "/epsilon";
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            await("the directory serving " + epsilon).atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
                 d.readMarked();
                 return served(d).contains(epsilon);
             });

@@ -28,11 +28,14 @@ class BookingDeskTest {
     static class HoldingRuntime extends RecordingRuntime {
         final Map<String, Result.Allocation> held = new TreeMap<>();
         CountDownLatch creating = new CountDownLatch(0);
+        /** Counted down when a create has reached the runtime. */
+        final CountDownLatch entered = new CountDownLatch(1);
 
         @Override
         public Result.Done createAllocation(Action.CreateAllocation a) throws RuntimeFailure {
+            entered.countDown();
             try {
-                creating.await(10, TimeUnit.SECONDS);
+                creating.await(60, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 throw new RuntimeFailure("interrupted");
             }
@@ -111,11 +114,11 @@ class BookingDeskTest {
             Future<Result.Done> first = pool.submit(() -> desk.createAllocation(
                     create("kn-000000000000000000000001", new Booking(0, 4 * GIB, false), "runner-a")));
             // the first is inside the runtime (held back by the latch), not yet in the node's list
-            Thread.sleep(200);
+            assertThat(runtime.entered.await(30, TimeUnit.SECONDS)).as("the first create reached the runtime").isTrue();
             assertThatThrownBy(() -> desk.createAllocation(create("kn-000000000000000000000002", new Booking(0, 4 * GIB, false), "runner-b")))
                     .hasMessageStartingWith(Booking.NO_ROOM + "kn-000000000000000000000002 books 0 milli-CPU and 4294967296 bytes; 0 of");
             runtime.creating.countDown();
-            first.get(10, TimeUnit.SECONDS);
+            first.get(30, TimeUnit.SECONDS);
         } finally {
             pool.shutdownNow();
         }

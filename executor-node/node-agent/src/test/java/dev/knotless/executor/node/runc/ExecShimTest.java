@@ -71,7 +71,13 @@ class ExecShimTest {
         // A background child keeps stdout open after the step's process ended: its line still arrives.
         Process shim = start("(sleep 1; echo from-the-background) & echo started; exit 0");
         shim.getOutputStream().close();
-        Thread.sleep(300);
+        // Signalled once the step runs (it said so): the shim set itself up before it started the step.
+        Path stdout = files.dir().resolve("stdout");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!Files.readString(stdout).contains("started") && System.nanoTime() - deadline < 0) {
+            Thread.sleep(20);
+        }
+        assertThat(Files.readString(stdout)).as("the step started within 30 s").contains("started");
         shim.destroy();
         new ProcessBuilder("kill", "-HUP", Long.toString(shim.pid())).start().waitFor();
         assertThat(shim.waitFor(20, TimeUnit.SECONDS)).isTrue();

@@ -112,7 +112,8 @@ class FleetSnapshotTest {
                 assertThat(fleet.get(1)).isEqualTo(new FleetSnapshot.Node("node-b", Ed25519Keys.keyIdOf(Ed25519Keys.raw(b.getPublic())),
                         false, true, Optional.empty(), 0));
             }
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !executor.fleet().get(0).connected());
+            org.awaitility.Awaitility.await("node-a seen as gone").atMost(Duration.ofSeconds(30))
+                    .until(() -> executor.fleet().get(0), n -> !n.connected());
             assertThat(executor.fleet().get(0).lastSeen()).as("last seen when it went away").isPresent();
         }
     }

@@ -52,7 +52,7 @@ class NodeAgentKillFaultIT {
             allocation = s.describe().split(" ")[1];
             Thread killer = Thread.ofVirtual().start(() -> {
                 try {
-                    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !NodeFixture.shimsOf(allocation).isEmpty());
+                    Awaitility.await("!NodeFixture.shimsOf(allocation).isEmpty()").atMost(Duration.ofSeconds(20)).until(() -> NodeFixture.shimsOf(allocation), v -> !v.isEmpty());
                     Thread.sleep(1500);
                     node.killAgent();
                     shimsAfterKill.set(NodeFixture.shimsOf(allocation).size());
@@ -89,18 +89,19 @@ class NodeAgentKillFaultIT {
             allocation = s.describe().split(" ")[1];
             Thread killer = Thread.ofVirtual().start(() -> {
                 try {
-                    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !NodeFixture.shimsOf(allocation).isEmpty());
-                    Thread.sleep(500);
+                    Awaitility.await("the step's shim").atMost(Duration.ofSeconds(30)).until(() -> !NodeFixture.shimsOf(allocation).isEmpty());
                     node.killAgent();
-                    // The step ends, and its shim records it, with no agent there.
-                    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> NodeFixture.shimsOf(allocation).isEmpty());
+                    // The step ends once the agent is dead (it waits for this file), and its shim records it, with no agent there.
+                    Files.writeString(node.dir.resolve("state/allocations").resolve(allocation).resolve("work/agent-killed"), "");
+                    Awaitility.await("the step's end in its shim").atMost(Duration.ofSeconds(60)).until(() -> NodeFixture.shimsOf(allocation).isEmpty());
                     node.startAgent();
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
             });
             RecordingOutput out = new RecordingOutput();
-            StepOutcome outcome = s.run(sh("echo before; sleep 2; echo after >&2; echo last; exit 3"), out, StopSignal.none());
+            StepOutcome outcome = s.run(sh("echo before; while [ ! -e /work/agent-killed ]; do sleep 0.1; done;"
+                    + " echo after >&2; echo last; exit 3"), out, StopSignal.none());
             killer.join();
 
             assertThat(outcome).isEqualTo(new StepOutcome.Exited(3));

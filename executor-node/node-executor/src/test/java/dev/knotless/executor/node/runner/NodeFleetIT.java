@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -102,8 +103,13 @@ class NodeFleetIT {
                     json, Clock.systemUTC(), new ChannelOptions(Duration.ofSeconds(5), Duration.ofSeconds(10)),
                     Optional.of(new NodeEnrolment(tokens, nodesFile, "runner-" + tag, runnerKeys.getPublic())));
             NodeDrains drains = new NodeDrains(dir.resolve("runner"));
-            NodeExecutor executor = new NodeExecutor(hub, new Signer("runner-" + tag, runnerKeys.getPrivate(), json), Clock.systemUTC(),
+            Signer signer = new Signer("runner-" + tag, runnerKeys.getPrivate(), json);
+            NodeExecutor executor = new NodeExecutor(hub, signer, Clock.systemUTC(),
                     new NodeExecutor.Options(Optional.of("default"), PLACEMENT_WAIT, Duration.ofSeconds(30)), drains::drained);
+            // The same fleet with a placement wait of 10 minutes: what it refuses within a minute it
+            // refused at once, not after waiting for room.
+            NodeExecutor patient = new NodeExecutor(hub, signer, Clock.systemUTC(),
+                    new NodeExecutor.Options(Optional.of("default"), Duration.ofMinutes(10), Duration.ofSeconds(30)), drains::drained);
             int port = hub.address().getPort();
 
             // Enrolment, from inside each node's namespace, over the bridge.
@@ -135,7 +141,7 @@ class NodeFleetIT {
             a.start();
             b.start();
             NodeHub h = hub;
-            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            Awaitility.await("h.status(nodeA).isPresent() && h.status(nodeB).isPresent()").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> h.status(nodeA).isPresent() && h.status(nodeB).isPresent());
             assertThat(hub.status(nodeA).orElseThrow().status().capacity().memoryBytes()).isEqualTo(3 * GIB);
             assertThat(hub.status(nodeB).orElseThrow().status().capacity().memoryBytes()).isEqualTo(6 * GIB);
@@ -163,22 +169,35 @@ class NodeFleetIT {
 
                 started = System.nanoTime();
                 String finalImage = image.reference();
-                assertThatThrownBy(() -> executor.start(spec(tag, finalImage, 64 * GIB), StopSignal.none()).close())
-                        .isInstanceOfSatisfying(ExecutorException.class, e -> {
-                            assertThat(e.failure().kind()).isEqualTo(Failure.Kind.UNSCHEDULABLE);
-                            assertThat(e.getMessage())
-                                    .isEqualTo("no node can take 64 GiB of memory: the largest, " + nodeB + ", has 6 GiB");
-                        });
+                CompletableFuture<Throwable> tooBig = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        patient.start(spec(tag, finalImage, 64 * GIB), StopSignal.none()).close();
+                        return null;
+                    } catch (Exception e) {
+                        return e;
+                    }
+                });
+                Throwable refusal;
+                try {
+                    refusal = tooBig.get(60, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError("64 GiB was not refused within a minute: it waited for room (10 minutes)");
+                }
+                assertThat(refusal).as("at once, not after the placement wait").isInstanceOfSatisfying(ExecutorException.class, e -> {
+                    assertThat(e.failure().kind()).isEqualTo(Failure.Kind.UNSCHEDULABLE);
+                    assertThat(e.getMessage())
+                            .isEqualTo("no node can take 64 GiB of memory: the largest, " + nodeB + ", has 6 GiB");
+                });
                 Duration refused = since(started);
-                assertThat(refused).as("at once, not after the placement wait").isLessThan(Duration.ofSeconds(2));
 
                 // Drain B while its step runs: the step goes on, a run that fits only B is not placed, a small one goes to A.
                 String allocationB = onB.describe().split(" ")[1];
                 RecordingOutput goingOut = new RecordingOutput();
-                FutureTask<StepOutcome> going = new FutureTask<>(() -> onB.run(sh("echo started; sleep 6; echo finished; exit 5"),
+                FutureTask<StepOutcome> going = new FutureTask<>(() -> onB.run(sh("echo started; while [ ! -e /work/drained ]; do sleep 0.1; done; echo finished; exit 5"),
                         goingOut, StopSignal.none()));
                 Thread.ofVirtual().start(going);
-                Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !NodeFixture.shimsOf(allocationB).isEmpty());
+                // The step waits until the test has seen the drained refusal: it is going through the drain.
+                Awaitility.await("B's step in its shim").atMost(Duration.ofSeconds(30)).until(() -> !NodeFixture.shimsOf(allocationB).isEmpty());
                 drains.drain(nodeB);
                 started = System.nanoTime();
                 assertThatThrownBy(() -> executor.start(spec(tag, finalImage, 4 * GIB), StopSignal.none()).close())
@@ -193,7 +212,8 @@ class NodeFleetIT {
                 Session onA = executor.start(spec(tag, finalImage, GIB), StopSignal.none());
                 open.add(onA);
                 assertThat(onA.describe()).endsWith("on node " + nodeA);
-                assertThat(going.get(30, TimeUnit.SECONDS)).isEqualTo(new StepOutcome.Exited(5));
+                Files.writeString(b.home.resolve("state/allocations").resolve(allocationB).resolve("work/drained"), "");
+                assertThat(going.get(60, TimeUnit.SECONDS)).isEqualTo(new StepOutcome.Exited(5));
                 assertThat(goingOut.stdout()).isEqualTo("started\nfinished\n");
                 assertThat(executor.fleet()).filteredOn(n -> n.node().equals(nodeB)).singleElement().satisfies(n -> {
                     assertThat(n.drained()).isTrue();
@@ -216,13 +236,13 @@ class NodeFleetIT {
                 AtomicReference<Throwable> killerFailed = new AtomicReference<>();
                 Thread killer = Thread.ofVirtual().start(() -> {
                     try {
-                        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !NodeFixture.shimsOf(allocationA).isEmpty());
+                        Awaitility.await("!NodeFixture.shimsOf(allocationA).isEmpty()").atMost(Duration.ofSeconds(20)).until(() -> NodeFixture.shimsOf(allocationA), v -> !v.isEmpty());
                         Thread.sleep(1000);
                         long killed = System.nanoTime();
                         a.kill();
                         shimsAfterKill.set(NodeFixture.shimsOf(allocationA).size());
                         a.start();
-                        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+                        Awaitility.await("h.link(nodeA).filter(c -> c != before).isPresent()").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
                                 .until(() -> h.link(nodeA).filter(c -> c != before).isPresent());
                         restartMillis.set(since(killed).toMillis());
                         // The step's second half waits for this, so the new agent finds it running.

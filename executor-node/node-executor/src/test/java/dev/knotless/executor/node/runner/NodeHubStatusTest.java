@@ -50,7 +50,7 @@ class NodeHubStatusTest {
             try (Stream s = link.open(signer.sign(new Observation(Observation.VERSION, "node-a", nodeClock, status)))) {
                 s.out().close();
             }
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> hub.status("node-a").isPresent());
+            Awaitility.await("hub.status(\"node-a\").isPresent()").atMost(Duration.ofSeconds(10)).until(() -> hub.status("node-a"), v -> v.isPresent());
             NodeHub.Status known = hub.status("node-a").orElseThrow();
             assertThat(known.status()).isEqualTo(status);
             assertThat(known.skew()).isEqualTo(Duration.ofMillis(-1500));

@@ -95,9 +95,9 @@ class NodeLinkCutFaultIT {
                     + " went away and did not come back within 10 s");
         });
         // Still cut off: the node ends and removes the allocation at its own deadline, alone.
-        Awaitility.await().atMost(CUT).pollInterval(Duration.ofSeconds(1)).until(() -> node.leftoversOf(allocation).isEmpty());
+        Awaitility.await("node.leftoversOf(allocation).isEmpty()").atMost(CUT).pollInterval(Duration.ofSeconds(1)).until(() -> node.leftoversOf(allocation), v -> v.isEmpty());
         assertThat(node.agentLog()).contains("allocation=" + allocation + " passed its deadline");
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> node.hub.link(NodeFixture.NODE).isPresent());
+        Awaitility.await("node.hub.link(NodeFixture.NODE).isPresent()").atMost(Duration.ofSeconds(60)).until(() -> node.hub.link(NodeFixture.NODE), v -> v.isPresent());
         assertThat(node.allocationsOf(runner)).isEmpty();
         assertThat(node.leftoversOf(allocation)).isEmpty();
     }
@@ -106,7 +106,7 @@ class NodeLinkCutFaultIT {
     private static Thread cutOnceTheStepRuns(String allocation) {
         return Thread.ofVirtual().start(() -> {
             try {
-                Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !NodeFixture.shimsOf(allocation).isEmpty());
+                Awaitility.await("!NodeFixture.shimsOf(allocation).isEmpty()").atMost(Duration.ofSeconds(20)).until(() -> NodeFixture.shimsOf(allocation), v -> !v.isEmpty());
                 Thread.sleep(1500);
                 link.cut(CUT);
             } catch (Exception e) {

@@ -78,6 +78,10 @@ class NodeSharedIT {
                 new NodeExecutor.Options(Optional.empty(), Duration.ofSeconds(3), Duration.ofMinutes(1)));
         NodeExecutor runnerB = new NodeExecutor(hubB, signerB, Clock.systemUTC(),
                 new NodeExecutor.Options(Optional.empty(), Duration.ofSeconds(3), Duration.ofMinutes(1)));
+        // Runner B again, waiting up to 10 minutes for room: placed when A's run ends, not by a race
+        // between A's close and a 3 s wait.
+        NodeExecutor patientB = new NodeExecutor(hubB, signerB, Clock.systemUTC(),
+                new NodeExecutor.Options(Optional.empty(), Duration.ofMinutes(10), Duration.ofMinutes(1)));
         Process agent = null;
         try {
             Path home = Files.createDirectories(dir.resolve(node));
@@ -88,7 +92,7 @@ class NodeSharedIT {
                     Integer.toString(hubA.address().getPort()), written.privateKey().toString(), keyset.toString(),
                     home.resolve("ledger").toString(), home.resolve("state").toString(), "none")
                     .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
-            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            Awaitility.await("hubA.status(node).isPresent() && hubB.status(node).isPresent()").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> hubA.status(node).isPresent() && hubB.status(node).isPresent());
 
             try (Session big = runnerA.start(spec("a", tag, image.reference(), 4 * GIB, Trust.TRUSTED), StopSignal.none())) {
@@ -126,7 +130,7 @@ class NodeSharedIT {
 
                 CompletableFuture<Session> waiting = CompletableFuture.supplyAsync(() -> {
                     try {
-                        return runnerB.start(spec("b", tag, image.reference(), 4 * GIB, Trust.TRUSTED), StopSignal.none());
+                        return patientB.start(spec("b", tag, image.reference(), 4 * GIB, Trust.TRUSTED), StopSignal.none());
                     } catch (ExecutorException e) {
                         throw new CompletionException(e);
                     }
@@ -135,7 +139,7 @@ class NodeSharedIT {
                 assertThat(waiting).as("B's 4 GiB run waits while A holds 4 of 6 GiB").isNotDone();
                 big.close();
                 long freed = System.nanoTime();
-                try (Session landed = waiting.get(10, TimeUnit.SECONDS)) {
+                try (Session landed = waiting.get(60, TimeUnit.SECONDS)) { // only catches a run never placed
                     System.out.println("B's run placed " + Duration.ofNanos(System.nanoTime() - freed).toMillis() + " ms after A's ended");
                     assertThat(landed.run(new StepPayload("step", List.of("/bin/sh", "-c", "exit 4"), Map.of()), new RecordingOutput(),
                             StopSignal.none())).isEqualTo(new StepOutcome.Exited(4));

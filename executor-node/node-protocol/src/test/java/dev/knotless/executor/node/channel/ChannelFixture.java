@@ -54,14 +54,14 @@ final class ChannelFixture implements AutoCloseable {
     /** A node whose side of the channel has its own options (its own limits). */
     Connection dial(int port, ChannelOptions nodeOptions) throws IOException {
         Connection c = ChannelClient.connect("127.0.0.1", port, TlsIdentity.of(nodeKeys),
-                PeerPins.of(runnerKeys.getPublic(), "runner"), Duration.ofSeconds(5), nodeOptions);
+                PeerPins.of(runnerKeys.getPublic(), "runner"), Duration.ofSeconds(30), nodeOptions);
         dialed.add(c);
         return c;
     }
 
     /** The server's side of the next connection. */
     Connection serverSide() throws InterruptedException {
-        Connection c = accepted.poll(5, TimeUnit.SECONDS);
+        Connection c = accepted.poll(30, TimeUnit.SECONDS);
         assertThat(c).as("the server accepted a connection").isNotNull();
         return c;
     }

@@ -96,7 +96,7 @@ class ChannelProtocolTest {
                 // The runner may close while the last frames are still being written.
             }
 
-            assertThat(closed.await(5, TimeUnit.SECONDS)).as(what).isTrue();
+            assertThat(closed.await(30, TimeUnit.SECONDS)).as(what).isTrue();
             assertThat(runner.closeReason()).get().asString()
                     .startsWith("protocol error from " + f.nodeId + ": ").contains(reason);
         }
@@ -123,7 +123,7 @@ class ChannelProtocolTest {
             frame(out, Frames.PING, 0, new byte[8]);
             frame(out, Frames.FIN, 1, new byte[0]);
             out.flush();
-            assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
             assertThat(got.toString()).isEqualTo("abc");
             DataInputStream in = new DataInputStream(raw.getInputStream());
             assertThat(in.readUnsignedByte()).isEqualTo(Frames.PONG);
@@ -135,7 +135,7 @@ class ChannelProtocolTest {
         SSLSocket s = (SSLSocket) TlsIdentity.of(f.nodeKeys).sslContext(PeerPins.of(f.runnerKeys.getPublic(), "runner"))
                 .getSocketFactory().createSocket("127.0.0.1", f.port());
         TlsIdentity.restrict(s, false);
-        s.setSoTimeout(5000);
+        s.setSoTimeout(30_000);
         s.startHandshake();
         DataInputStream in = new DataInputStream(s.getInputStream());
         assertThat(in.readUnsignedByte()).isEqualTo(Frames.READY);

@@ -38,7 +38,7 @@ class EnrolmentChannelTest {
     void anUnpinnedNodeEnrolsWithTheKeyItProvedInTheHandshake() throws Exception {
         try (ChannelServer server = server(desk)) {
             Enrolment.Answer answer = ChannelClient.enrol("127.0.0.1", server.address().getPort(), TlsIdentity.of(node),
-                    Enrolment.Request.of("node-a", token), PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(5));
+                    Enrolment.Request.of("node-a", token), PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(30));
 
             assertThat(answer).isEqualTo(new Enrolment.Accepted("runner-1", Ed25519Keys.encodeBase64Key(Ed25519Keys.raw(runner.getPublic()))));
             assertThat(seenKey.get()).isEqualTo(node.getPublic());
@@ -52,7 +52,7 @@ class EnrolmentChannelTest {
     void theSameUnpinnedKeyWithoutTheEnrolmentProtocolIsStillRefused() throws Exception {
         try (ChannelServer server = server(desk)) {
             assertThatThrownBy(() -> ChannelClient.connect("127.0.0.1", server.address().getPort(), TlsIdentity.of(node),
-                    PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(5)))
+                    PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(30)))
                     .isInstanceOf(java.io.IOException.class);
             assertThat(seenRequest.get()).isNull();
         }
@@ -64,7 +64,7 @@ class EnrolmentChannelTest {
         try (ChannelServer server = new ChannelServer(new InetSocketAddress("127.0.0.1", 0), TlsIdentity.of(impostor),
                 new PeerPins(), c -> {}, ChannelOptions.DEFAULTS, desk)) {
             assertThatThrownBy(() -> ChannelClient.enrol("127.0.0.1", server.address().getPort(), TlsIdentity.of(node),
-                    Enrolment.Request.of("node-a", token), PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(5)))
+                    Enrolment.Request.of("node-a", token), PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(30)))
                     .hasMessageContaining("refused").hasMessageContaining("is not pinned");
             assertThat(seenRequest.get()).as("the secret never reached the impostor").isNull();
         }
@@ -75,7 +75,7 @@ class EnrolmentChannelTest {
         try (ChannelServer server = new ChannelServer(new InetSocketAddress("127.0.0.1", 0), TlsIdentity.of(runner),
                 new PeerPins(), c -> {}, ChannelOptions.DEFAULTS)) {
             assertThatThrownBy(() -> ChannelClient.enrol("127.0.0.1", server.address().getPort(), TlsIdentity.of(node),
-                    Enrolment.Request.of("node-a", token), PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(5)))
+                    Enrolment.Request.of("node-a", token), PeerPins.of(runner.getPublic(), "runner"), Duration.ofSeconds(30)))
                     .hasMessageContaining("takes no enrolments");
         }
     }
@@ -87,7 +87,7 @@ class EnrolmentChannelTest {
                 try (SSLSocket tls = (SSLSocket) TlsIdentity.of(node).sslContext(PeerPins.of(runner.getPublic(), "runner"))
                         .getSocketFactory().createSocket("127.0.0.1", server.address().getPort())) {
                     TlsIdentity.restrict(tls, false, new String[] {Enrolment.ALPN});
-                    tls.setSoTimeout(5000);
+                    tls.setSoTimeout(30_000);
                     tls.startHandshake();
                     DataOutputStream out = new DataOutputStream(tls.getOutputStream());
                     out.writeInt(length);
