@@ -70,7 +70,11 @@ public interface HostileOutputContract {
         Path bigDir = Files.createDirectories(parent.resolve("big"));
         long started = System.nanoTime();
         assertRefused(() -> s.download("/outputs/big", outputs(bigDir), StopSignal.none()), "larger than its limit of 16 MiB");
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(60));
+        Duration refusedAfter = Duration.ofNanos(System.nanoTime() - started);
+        System.out.printf("%s: the 1 GiB output refused after %d ms%n", contract().executor().name(), refusedAfter.toMillis());
+        // only a hang-catcher: 2-31 s here, 77 s on a node under the suite's load (the refusal's
+        // bound is the bytes written, below, not the time)
+        assertThat(refusedAfter).isLessThan(Duration.ofMinutes(10));
         assertThat(bytesUnder(bigDir)).isLessThanOrEqualTo(16 * MiB);
 
         Path manyDir = Files.createDirectories(parent.resolve("many"));
