@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>A process started with SIGINT ignored keeps it ignored, and so does every process it
  * starts: Maven started as a script's background job hands that to this JVM and on to the
  * launcher, whose Ctrl-C handler the JVM then never installs. So the launcher runs under {@code
- * env --default-signal=INT}, as a terminal's foreground job would have it.
+ * env --default-signal=INT}, as a terminal's foreground job would have it; the second test starts
+ * it with SIGINT ignored on purpose.
  */
 class InterruptIT {
 
@@ -62,8 +63,37 @@ class InterruptIT {
         assertThat(check.get("steps").get(2).get("status").asText()).as(err).isEqualTo("success");
         assertThat(err).contains("tidy │ tidied up");
         assertThat(err).contains("cancelling (SIGINT)");
+        assertThat(err).doesNotContain("was ignored when this process started");
         assertThat(Docker.containersOf(runnerId)).isEmpty();
         assertThat(Files.exists(tmp.resolve("state/checks").resolve(check.get("id").asText() + ".json"))).isTrue();
+    }
+
+    /**
+     * Started with SIGINT ignored (as a script's background job is), the launcher cannot be
+     * cancelled by Ctrl-C: it says so before the run's output, and SIGTERM still cancels.
+     */
+    @Test
+    void startedWithSigintIgnoredItSaysCtrlCCannotCancelAndSigtermStillDoes() throws Exception {
+        String runnerId = "interrupt-it-" + UUID.randomUUID().toString().substring(0, 8);
+        Cli cli = Cli.start(tmp, runnerId, "--ignore-signal=INT");
+        try {
+            cli.await("the step's first line", line -> line.contains("wait │ started"));
+            assertThat(cli.ignores("INT")).as("started with SIGINT ignored").isTrue();
+            assertThat(cli.err()).as("what the launcher said before its run's output")
+                    .contains("SIGINT was ignored when this process started (as in a script's background job), "
+                            + "so Ctrl-C cannot cancel; SIGTERM can");
+            new ProcessBuilder("kill", "-TERM", String.valueOf(cli.process.pid())).start().waitFor();
+            cli.awaitExit();
+        } finally {
+            cli.stop();
+        }
+        String err = cli.err();
+        assertThat(cli.process.exitValue()).as(err).isEqualTo(1);
+        JsonNode check = cli.check();
+        assertThat(check.get("status").asText()).isEqualTo("cancelled");
+        assertThat(check.get("reason").asText()).isEqualTo("cancelled by SIGTERM");
+        assertThat(err).contains("cancelling (SIGTERM)");
+        assertThat(Docker.containersOf(runnerId)).isEmpty();
     }
 
     /** The launcher running the test workflow, its stderr read line by line as it comes. */
