@@ -7,6 +7,7 @@ import static dev.knotless.testkit.ContractSupport.sh;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.executor.Failure;
+import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
@@ -15,14 +16,16 @@ import dev.knotless.tar.TarExtractor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract's steps: an exit code with stdout and stderr apart, hostile variable values
- * byte-exact and in no process's argv, and a variable over Linux's limit failing as LIMIT.
+ * The contract's steps: an exit code with stdout and stderr apart, output that arrives while the
+ * step runs, hostile variable values byte-exact and in no process's argv, and a variable over
+ * Linux's limit failing as LIMIT.
  * Part of {@link ExecutorContract}, which every executor's integration test extends.
  */
 public interface StepContract {
@@ -38,6 +41,32 @@ public interface StepContract {
         assertThat(outcome).isEqualTo(new StepOutcome.Exited(3));
         assertThat(out.stdout()).isEqualTo("to-out\n");
         assertThat(out.stderr()).isEqualTo("to-err\n");
+    }
+
+    /**
+     * A step's output reaches the sink while the step runs, not with its end: a step that prints a
+     * line and then sleeps for ten minutes is cancelled by its sink on seeing the line, as a user
+     * watching it would. A line held back until the end leaves the step to its own timeout, a
+     * minute here (the line comes within a second or two, several under load).
+     */
+    @Test
+    default void aStepsFirstLineReachesTheSinkWhileTheStepStillRuns() throws Exception {
+        Session s = contract().open();
+        StopSignal run = new StopSignal();
+        RecordingOutput out = new RecordingOutput();
+        OutputSink cancelOnTheLine = (stream, buffer, offset, length) -> {
+            out.write(stream, buffer, offset, length);
+            if (out.stdout().contains("started\n")) {
+                run.stop(StopSignal.Reason.CANCELLED);
+            }
+        };
+        StepOutcome outcome;
+        try (StopSignal step = run.child(Duration.ofSeconds(60))) {
+            outcome = s.run(sh("live", "echo started; sleep 604; echo ended"), cancelOnTheLine, step);
+        }
+        assertThat(outcome).as("cancelled on its first line, which must come while the step runs (timed out: not within"
+                + " 60 s); stdout: %s, stderr: %s", out.stdout(), out.stderr()).isEqualTo(new StepOutcome.Cancelled());
+        assertThat(out.stdout()).startsWith("started\n").doesNotContain("ended");
     }
 
     @Test
