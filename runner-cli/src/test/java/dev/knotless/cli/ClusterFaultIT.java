@@ -26,10 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
  * exec streams break, the pod's container (the Docker Engine's) runs on, the runner reattaches once
  * the kubelet serves execs again, and the run ends as if nothing happened.
  *
- * <p>Holds the cluster lock exclusively ({@link ClusterFault}), so the suite's other cluster tests
- * wait while it runs: it is one class, not one per component, and its name sorts before theirs
- * (failsafe's {@code runOrder} is alphabetical in runner-cli), so it takes the lock before any of
- * them holds it and neither fork waits for the other (docs/guide/testing.md).
+ * <p>Holds the cluster lock exclusively ({@link ClusterFault}); in the suite it is a part of its
+ * own, before every other cluster test (docs/guide/testing.md, "What runs where").
+ *
+ * <p>Why it takes about 5 minutes: the outages are real and must outlast what they test (30 s
+ * down, within the runner's reattach window; 40 s down, past a 15 s window), and each component's
+ * start is real too (an API server ready, a kubelet's node Ready again), as is each run's Job and
+ * pod, made and deleted. Shorter outages would test a blip, not the window.
  */
 class ClusterFaultIT {
 

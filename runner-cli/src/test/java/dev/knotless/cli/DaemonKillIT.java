@@ -39,7 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  * run twice, those the kill caught running are resumed in their containers or, when not yet in a
  * step, end {@code error} "runner restarted", and the containers the kill left are swept. And a
  * run killed while its image is still being pulled ends {@code error} "runner restarted", with no
- * container, while the runs waiting behind it start.
+ * container, while the runs waiting behind it start. And the kill matrix on docker ({@link KillMatrix}).
+ *
+ * <p>Why it takes 2-3 minutes: the matrix's daemon started six times under ten runs whose work
+ * step prints for 40 s, which is the matrix's point (kills that meet runs in a step).
  */
 class DaemonKillIT {
 

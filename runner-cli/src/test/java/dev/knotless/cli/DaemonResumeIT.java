@@ -32,6 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
  * the step is followed from where the log stopped, and the check ends {@code success} with every
  * step once and every line of output once, in order; nothing is left in the namespace. And a run
  * killed while its pod is still pending ends once at the restart, and the run queued behind it starts.
+ * And the kill matrix on Kubernetes ({@link KillMatrix}).
+ *
+ * <p>Why it takes 4-7 minutes: three daemons' lives on the real cluster, each stop waiting until
+ * its runs' Jobs and pods are gone, a pending pod held until its timeout, and the matrix's daemon
+ * started four times under five runs of 40 s.
  */
 class DaemonResumeIT {
 

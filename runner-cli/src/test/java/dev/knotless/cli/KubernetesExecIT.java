@@ -31,6 +31,10 @@ import picocli.CommandLine;
  * Kubernetes Secret, no process's argv in the pod or on the host, no file in the run, no file
  * under the state dir, no log); a pull run gets none; a
  * cache is cold then warm. Nothing is left in the namespace after each test.
+ *
+ * <p>Why it takes 3-6 minutes: eight whole {@code exec}s, each a CLI process, a Job, a pod started
+ * and deleted on the real cluster (the delete waits until the pod is gone, 5-8 s), with the secret
+ * and cache scenarios looking through the pod and the host after each.
  */
 class KubernetesExecIT {
 

@@ -11,8 +11,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The kill matrix ({@link KillMatrix}) on the node executor, with a node of its own ({@link
- * NodeRig}), so that the 50 runs it leaves the node to clean up never share a node with the timed
- * tests of {@link NodeExecIT}.
+ * NodeRig}), so that the runs it leaves the node to clean up never share a node with the tests of
+ * {@link NodeExecIT}.
+ *
+ * <p>Why it takes 2-3 minutes: the matrix's daemon started six times under ten runs whose work
+ * step prints for 40 s, which is the matrix's point (kills that meet runs in a step).
  */
 class NodeDaemonKillIT {
 

@@ -7,7 +7,12 @@ import dev.knotless.testkit.TestImages;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The executor contract against the local Docker Engine, on the image {@code scripts/test-images} builds. */
+/**
+ * The executor contract against the local Docker Engine, on the image {@code scripts/test-images} builds.
+ *
+ * <p>Why it takes 2-3 minutes: the whole contract (37 scenarios), each a container made and
+ * removed, several with deadlines and kill graces that take real seconds.
+ */
 class DockerExecutorIT extends ExecutorContract {
 
     private static final DockerExecutor EXECUTOR = new DockerExecutor();

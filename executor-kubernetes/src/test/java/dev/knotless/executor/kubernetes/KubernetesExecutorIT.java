@@ -17,6 +17,11 @@ import org.junit.jupiter.api.BeforeAll;
  * The executor contract against the real test cluster, in a namespace of its own. The cluster's
  * network plugin does not enforce NetworkPolicy, so the untrusted network is checked in the
  * policies (unless {@code KNOTLESS_K8S_POLICY_ENFORCED=1}, docs/guide/testing.md).
+ *
+ * <p>Why it takes 8-13 minutes, the suite's longest class: the whole contract (37 scenarios),
+ * each one or more Jobs made on the real cluster, their pods scheduled and started, and deleted
+ * until the pod is gone (5-8 s each, the kubelet's own pace), several with deadlines and kill
+ * graces that take real seconds. It is the one class that proves every feature on Kubernetes.
  */
 class KubernetesExecutorIT extends ExecutorContract {
 

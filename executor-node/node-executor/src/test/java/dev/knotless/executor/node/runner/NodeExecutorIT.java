@@ -16,6 +16,9 @@ import org.junit.jupiter.api.BeforeAll;
  * The executor contract, unchanged, on the node executor: a real node agent process (runc, CNI's
  * bridge and host-local plugins) dialling this runner's hub over loopback TLS, with the project's
  * test image pulled by digest from a real registry on loopback.
+ *
+ * <p>Why it takes 3-6 minutes: the whole contract (37 scenarios), each an allocation made and
+ * deleted on the node, several with deadlines, kill graces and refusals that take real seconds.
  */
 class NodeExecutorIT extends ExecutorContract {
 

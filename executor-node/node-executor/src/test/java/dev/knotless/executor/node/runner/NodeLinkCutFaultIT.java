@@ -24,6 +24,9 @@ import org.junit.jupiter.api.Test;
  * The link between the runner and its node cut for 60 s mid-step: every connection dropped and
  * new ones refused ({@link LinkCut}, a proxy the agent dials through). Real agent, runc and CNI;
  * only the cut is injected.
+ *
+ * <p>Why it takes about 2 minutes: two cuts of 60 s each, which is the point (longer than the
+ * channel's keepalive and the agent's redial backoff, so the node is really away and comes back).
  */
 class NodeLinkCutFaultIT {
 
