@@ -42,16 +42,7 @@ class InterruptIT {
     @Test
     void ctrlCCancelsTheRunningStepCleanly() throws Exception {
         String runnerId = "interrupt-it-" + UUID.randomUUID().toString().substring(0, 8);
-        Cli cli = Cli.start(tmp, runnerId, "--default-signal=INT");
-        try {
-            cli.await("the step's first line", line -> line.contains("wait │ started"));
-            assertThat(cli.ignores("INT")).as("the launcher must have SIGINT at its default to test Ctrl-C; stderr so far:%n%s",
-                    cli.err()).isFalse();
-            new ProcessBuilder("kill", "-INT", String.valueOf(cli.process.pid())).start().waitFor();
-            cli.awaitExit();
-        } finally {
-            cli.stop();
-        }
+        Cli cli = cancelledMidStep(runnerId, "--default-signal=INT", "INT", false);
         String err = cli.err();
         assertThat(cli.process.exitValue()).as(err).isEqualTo(1);
         JsonNode check = cli.check();
@@ -75,18 +66,7 @@ class InterruptIT {
     @Test
     void startedWithSigintIgnoredItSaysCtrlCCannotCancelAndSigtermStillDoes() throws Exception {
         String runnerId = "interrupt-it-" + UUID.randomUUID().toString().substring(0, 8);
-        Cli cli = Cli.start(tmp, runnerId, "--ignore-signal=INT");
-        try {
-            cli.await("the step's first line", line -> line.contains("wait │ started"));
-            assertThat(cli.ignores("INT")).as("started with SIGINT ignored").isTrue();
-            assertThat(cli.err()).as("what the launcher said before its run's output")
-                    .contains("SIGINT was ignored when this process started (as in a script's background job), "
-                            + "so Ctrl-C cannot cancel; SIGTERM can");
-            new ProcessBuilder("kill", "-TERM", String.valueOf(cli.process.pid())).start().waitFor();
-            cli.awaitExit();
-        } finally {
-            cli.stop();
-        }
+        Cli cli = cancelledMidStep(runnerId, "--ignore-signal=INT", "TERM", true);
         String err = cli.err();
         assertThat(cli.process.exitValue()).as(err).isEqualTo(1);
         JsonNode check = cli.check();
@@ -94,6 +74,30 @@ class InterruptIT {
         assertThat(check.get("reason").asText()).isEqualTo("cancelled by SIGTERM");
         assertThat(err).contains("cancelling (SIGTERM)");
         assertThat(Docker.containersOf(runnerId)).isEmpty();
+    }
+
+    /**
+     * Starts the launcher under {@code env SIGNAL_FLAG}, waits for its step's first line, checks
+     * whether it ignores SIGINT as {@code sigintIgnored} says (and, when it does, that it said so
+     * before the run's output), sends it {@code signal} and waits for its exit.
+     */
+    private Cli cancelledMidStep(String runnerId, String signalFlag, String signal, boolean sigintIgnored) throws Exception {
+        Cli cli = Cli.start(tmp, runnerId, signalFlag);
+        try {
+            cli.await("the step's first line", line -> line.contains("wait │ started"));
+            assertThat(cli.ignores("INT")).as("the launcher's SIGINT ignored (env %s); stderr so far:%n%s", signalFlag, cli.err())
+                    .isEqualTo(sigintIgnored);
+            if (sigintIgnored) {
+                assertThat(cli.err()).as("what the launcher said before its run's output")
+                        .contains("SIGINT was ignored when this process started (as in a script's background job), "
+                                + "so Ctrl-C cannot cancel; SIGTERM can");
+            }
+            new ProcessBuilder("kill", "-" + signal, String.valueOf(cli.process.pid())).start().waitFor();
+            cli.awaitExit();
+        } finally {
+            cli.stop();
+        }
+        return cli;
     }
 
     /** The launcher running the test workflow, its stderr read line by line as it comes. */

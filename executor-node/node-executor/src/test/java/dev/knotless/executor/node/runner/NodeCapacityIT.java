@@ -134,20 +134,7 @@ class NodeCapacityIT {
             }
 
             long started = System.nanoTime();
-            CompletableFuture<Throwable> tooBig = CompletableFuture.supplyAsync(() -> {
-                try {
-                    executor.start(spec(tag, image.reference(), 500, 64 * GIB), StopSignal.none()).close();
-                    return null;
-                } catch (Exception e) {
-                    return e;
-                }
-            });
-            Throwable refusal;
-            try {
-                refusal = tooBig.get(60, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
-                throw new AssertionError("64 GiB was not refused within a minute: it waited for room (the node wait is 10 minutes)");
-            }
+            Throwable refusal = NodeFixture.refusalOf(executor, spec(tag, image.reference(), 500, 64 * GIB));
             assertThat(refusal).as("at once, not after the node wait").isInstanceOfSatisfying(ExecutorException.class, e -> {
                 assertThat(e.failure().kind()).isEqualTo(Failure.Kind.UNSCHEDULABLE);
                 assertThat(e.getMessage()).isEqualTo("no node can take 64 GiB of memory: the largest, " + nodeB + ", has 6 GiB");

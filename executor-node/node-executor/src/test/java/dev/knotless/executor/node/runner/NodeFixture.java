@@ -1,5 +1,8 @@
 package dev.knotless.executor.node.runner;
 
+import dev.knotless.executor.Executor;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.node.channel.ChannelOptions;
 import dev.knotless.executor.node.channel.TlsIdentity;
 import dev.knotless.executor.node.image.ProjectImage;
@@ -20,8 +23,10 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A runner's node hub and one real node agent process dialling it over loopback, with the
@@ -278,6 +283,28 @@ public final class NodeFixture implements AutoCloseable {
         }
         try (var files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /**
+     * What starting {@code spec} threw, which must happen within a minute: a run no node can take
+     * is refused at once, while one that waits for room would wait the executor's placement wait
+     * (the tests set it to 10 minutes, so a minute tells the two apart under any load).
+     */
+    public static Throwable refusalOf(Executor executor, RunSpec spec)
+            throws Exception {
+        CompletableFuture<Throwable> start = CompletableFuture.supplyAsync(() -> {
+            try {
+                executor.start(spec, StopSignal.none()).close();
+                return null;
+            } catch (Exception e) {
+                return e;
+            }
+        });
+        try {
+            return start.get(60, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("the run was not refused within a minute: it waited for room (the placement wait is 10 minutes)");
         }
     }
 }

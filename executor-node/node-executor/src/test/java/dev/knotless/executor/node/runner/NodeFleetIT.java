@@ -37,7 +37,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -169,20 +168,7 @@ class NodeFleetIT {
 
                 started = System.nanoTime();
                 String finalImage = image.reference();
-                CompletableFuture<Throwable> tooBig = CompletableFuture.supplyAsync(() -> {
-                    try {
-                        patient.start(spec(tag, finalImage, 64 * GIB), StopSignal.none()).close();
-                        return null;
-                    } catch (Exception e) {
-                        return e;
-                    }
-                });
-                Throwable refusal;
-                try {
-                    refusal = tooBig.get(60, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.TimeoutException e) {
-                    throw new AssertionError("64 GiB was not refused within a minute: it waited for room (10 minutes)");
-                }
+                Throwable refusal = NodeFixture.refusalOf(patient, spec(tag, finalImage, 64 * GIB));
                 assertThat(refusal).as("at once, not after the placement wait").isInstanceOfSatisfying(ExecutorException.class, e -> {
                     assertThat(e.failure().kind()).isEqualTo(Failure.Kind.UNSCHEDULABLE);
                     assertThat(e.getMessage())
