@@ -9,6 +9,7 @@ import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.testkit.RecordingOutput;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -31,6 +32,8 @@ import org.junit.jupiter.api.Test;
 class NodeLinkCutFaultIT {
 
     private static final Duration CUT = Duration.ofSeconds(60);
+    /** In the run: written by the test once the cut has begun. */
+    private static final String CUT_BEGUN = "/work/cut-begun";
     private static LinkCut link;
     private static NodeFixture node;
 
@@ -61,7 +64,8 @@ class NodeLinkCutFaultIT {
             Thread cutter = cutOnceTheStepRuns(allocation);
             long started = System.nanoTime();
             RecordingOutput out = new RecordingOutput();
-            StepOutcome outcome = s.run(printed.step(7), out, StopSignal.none());
+            // the step waits halfway until the cut has begun, so its end falls inside the cut however slow the machine
+            StepOutcome outcome = s.run(printed.stepWaitingHalfwayFor(CUT_BEGUN, 7), out, StopSignal.none());
             cutter.join();
 
             assertThat(Duration.ofNanos(System.nanoTime() - started)).as("the step ended on the node during the cut")
@@ -89,7 +93,8 @@ class NodeLinkCutFaultIT {
         try (Session s = impatient.start(spec(runner, Duration.ofSeconds(20)), StopSignal.none())) {
             allocation = s.describe().split(" ")[1];
             Thread cutter = cutOnceTheStepRuns(allocation);
-            outcome = s.run(sh("echo started; sleep 15; echo finished"), new RecordingOutput(), StopSignal.none());
+            outcome = s.run(sh("echo started; while [ ! -e " + CUT_BEGUN + " ]; do sleep 0.1; done; sleep 15; echo finished"),
+                    new RecordingOutput(), StopSignal.none());
             cutter.join();
         }
         assertThat(outcome).isInstanceOfSatisfying(StepOutcome.Failed.class, f -> {
@@ -105,13 +110,17 @@ class NodeLinkCutFaultIT {
         assertThat(node.leftoversOf(allocation)).isEmpty();
     }
 
-    /** Cuts the link 1.5 s after the step's shim started, for {@link #CUT}. */
+    /**
+     * Cuts the link 1.5 s after the step's shim started, for {@link #CUT}, then tells the step
+     * ({@link #CUT_BEGUN}, written into the allocation's work directory on the node).
+     */
     private static Thread cutOnceTheStepRuns(String allocation) {
         return Thread.ofVirtual().start(() -> {
             try {
-                Awaitility.await("!NodeFixture.shimsOf(allocation).isEmpty()").atMost(Duration.ofSeconds(20)).until(() -> NodeFixture.shimsOf(allocation), v -> !v.isEmpty());
+                Awaitility.await("!NodeFixture.shimsOf(allocation).isEmpty()").atMost(Duration.ofSeconds(60)).until(() -> NodeFixture.shimsOf(allocation), v -> !v.isEmpty());
                 Thread.sleep(1500);
                 link.cut(CUT);
+                Files.writeString(node.dir.resolve("state/allocations").resolve(allocation).resolve("work/cut-begun"), "");
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
