@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.time.Clock;
@@ -197,11 +198,14 @@ public final class NodeFixture implements AutoCloseable {
         if (Files.exists(dir.resolve("state/allocations").resolve(allocation))) {
             left.add("state directory of " + allocation);
         }
-        try (var files = Files.walk(dir.resolve("state"))) {
-            for (Path f : files.filter(f -> f.toString().contains("/ipam/") && Files.isRegularFile(f)).toList()) {
-                if (Files.readString(f).lines().findFirst().orElse("").equals(allocation)) {
-                    left.add("address " + f.getFileName() + " leased to " + allocation);
+        for (Path lease : leases()) {
+            // the node may release a lease between the listing and the read: a released one is not left over
+            try {
+                if (Files.readString(lease).lines().findFirst().orElse("").equals(allocation)) {
+                    left.add("address " + lease.getFileName() + " leased to " + allocation);
                 }
+            } catch (NoSuchFileException released) {
+                continue;
             }
         }
         if (subnet.isPresent()) {
@@ -211,6 +215,23 @@ public final class NodeFixture implements AutoCloseable {
         }
         shimsOf(allocation).forEach(p -> left.add("step shim pid " + p.pid()));
         return left;
+    }
+
+    /** The host-local IPAM's lease files, one per address, under each network's directory. */
+    private List<Path> leases() throws IOException {
+        Path ipam = dir.resolve("state/cni/ipam");
+        if (!Files.isDirectory(ipam)) {
+            return List.of();
+        }
+        List<Path> leases = new ArrayList<>();
+        try (var networks = Files.list(ipam)) {
+            for (Path network : networks.filter(Files::isDirectory).toList()) {
+                try (var files = Files.list(network)) {
+                    files.filter(f -> f.getFileName().toString().matches("[0-9a-f.:]+")).forEach(leases::add);
+                }
+            }
+        }
+        return leases;
     }
 
     /**

@@ -19,6 +19,7 @@ import java.util.UUID;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,6 +53,13 @@ class NodeLinkCutFaultIT {
         if (link != null) {
             link.close();
         }
+    }
+
+    /** Each test begins with the node linked, whatever a cut of an earlier one left going. */
+    @BeforeEach
+    void nodeLinked() {
+        Awaitility.await("node.hub.link(NodeFixture.NODE).isPresent()").atMost(CUT.multipliedBy(2))
+                .until(() -> node.hub.link(NodeFixture.NODE), v -> v.isPresent());
     }
 
     @Test
