@@ -1,6 +1,7 @@
 package dev.knotless.cache;
 
 import dev.knotless.tar.TarStreams;
+import dev.knotless.testkit.Figures;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,7 +24,7 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 /**
  * Compress and restore throughput of a cache layer, through the store's own paths: {@link
  * Upper#sink()} (zstd level 3 into a staging file, fsynced) and {@link CacheStore#restore} (into
- * a discarding stream). Not a unit test; run its {@code main} with the test classpath.
+ * a discarding stream). Not a unit test; run by {@code bench/cache-bench}.
  *
  * <p>Workload: a tar of files from 4 KiB to 1 MiB, in thirds by bytes: source-like text (build
  * files, code), incompressible bytes (already-compressed archives and jars), and repetitive
@@ -60,6 +61,12 @@ public final class CacheBench {
                     best.ratio, mbps(tar.length, best.compressWallNs), mbps(tar.length, best.restoreWallNs),
                     mbps(tar.length, best.bothWallNs()), mbps(tar.length, best.compressCpuNs),
                     mbps(tar.length, best.restoreCpuNs));
+            System.out.println();
+            Figures.report("cache.compress", String.format(Locale.ROOT, "%.0f MB/s", mbps(tar.length, best.compressWallNs)),
+                    String.format(Locale.ROOT, "%.0f MB/s by CPU time; %.1f:1 on mixed content", mbps(tar.length, best.compressCpuNs),
+                            best.ratio));
+            Figures.report("cache.restore", String.format(Locale.ROOT, "%.0f MB/s", mbps(tar.length, best.restoreWallNs)),
+                    String.format(Locale.ROOT, "%.0f MB/s by CPU time", mbps(tar.length, best.restoreCpuNs)));
         } finally {
             try (Stream<Path> walk = Files.walk(root)) {
                 walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -43,7 +43,7 @@ import java.util.List;
  * output comes), and the step's end wakes it at once with {@code SIGUSR1}, so a short step costs
  * one or two polls. Each poll that finds output costs four processes ({@code wc}, {@code tail},
  * {@code head}, {@code sleep}), so the pace while output comes is what a chatty step pays: at
- * 10 ms it was half a core (performance.md, "A running step's follower").
+ * 10 ms it was half a core (bench/results/docker.md, "A running step's follower").
  *
  * <p>The step's stdout and stderr are pipes, as elsewhere, with a copier each between the step and
  * its file ({@link #COPIERS}).

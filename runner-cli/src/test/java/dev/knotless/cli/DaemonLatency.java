@@ -3,6 +3,7 @@ package dev.knotless.cli;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.testkit.Figures;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -124,6 +126,20 @@ public final class DaemonLatency {
         long goal = cluster == null ? 1000 : 2000;
         System.out.printf("%nmedian push -> first step %d ms = %.2fx %s (%d ms); goal < %d ms: %s%n", median,
                 (double) median / dockerMedian, rawLabel, dockerMedian, goal, median < goal ? "PASS" : "FAIL");
+        System.out.println();
+        for (Trial trial : trials) {
+            if (!trial.ok() || trial.samples().isEmpty()) {
+                continue; // a trial that failed measured nothing to keep
+            }
+            // The key names what was measured: the executor, the pool (and whether each push waited for it), how the push was found.
+            String key = "daemon-latency." + (cluster == null ? "docker" : "kubernetes") + "." + (warm ? (idle ? "warm-idle" : "warm") : "cold")
+                    + "." + (trial.label().startsWith("hook") ? "hook" : "poll-" + poll);
+            List<Long> totals = trial.samples().stream().map(Sample::totalMs).toList();
+            long p50 = percentile(totals, 50);
+            Figures.report(key, Figures.millis(p50), String.format(Locale.ROOT, "median of %d; p90 %,d ms; %s %,d ms (%.2f×)%s",
+                    totals.size(), percentile(totals, 90), rawLabel, dockerMedian, (double) p50 / dockerMedian,
+                    warm ? "; " + trial.colds() + " found no warm one ready" : ""));
+        }
         if (ok) {
             DaemonSoak.delete(tmp);
         } else {

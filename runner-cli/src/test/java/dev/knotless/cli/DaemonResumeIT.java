@@ -47,7 +47,7 @@ class DaemonResumeIT {
      * close waits up to 150 s for the Job to be gone (JobDeletion.WAIT). On the test cluster some
      * deletes end only at a once-a-minute tick (all at the same second of the minute within a run;
      * the kubelet's one-minute sync is the likely one), 25-85 s after they were asked
-     * (performance.md, "The test suite's own time"); a run ended just before a stop then holds it
+     * (bench/results/suite.md, "The test suite's own time"); a run ended just before a stop then holds it
      * past a minute. The kill matrix allows the same.
      */
     static final Duration STOP = Duration.ofSeconds(200);

@@ -14,6 +14,7 @@ import dev.knotless.runner.forge.Poller;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.testkit.Figures;
 import dev.knotless.testkit.TestRepo;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -29,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -130,6 +132,19 @@ final class DaemonScale {
             System.out.printf("%-58s %9d/%d ms %12s%n", "/api/runs?limit=50 median/p90 of 50", percentile(api, 50),
                     percentile(api, 90), "≤ 50 ms");
             System.out.printf("%-58s %14s %12s%n", "status page: first contentful paint / runs list shown", paint, "≤ 1000 ms");
+
+            System.out.println();
+            String scale = String.format(Locale.ROOT, "%,d repositories, %,d checks", repos, checks);
+            Figures.report("daemon-scale.rss", memory[0] / 1024 + " MiB", scale + "; peak (VmHWM) " + memory[1] / 1024 + " MiB");
+            Figures.report("daemon-scale.poll-round", String.format(Locale.ROOT, "%.1f s", roundSeconds), String.format(Locale.ROOT,
+                    "git ls-remote of each in a row %.1f s (%.2f×); %s", raw.toMillis() / 1000.0, raw.toMillis() / 1000.0 / roundSeconds,
+                    scale));
+            Figures.report("daemon-scale.cpu", String.format(Locale.ROOT, "%.1f %%", cpuShare),
+                    "of one core, " + rounds + " rounds at " + args(interval) + "; " + scale);
+            Figures.report("daemon-scale.api", percentile(api, 50) + " ms", "/api/runs?limit=50, median of 50; p90 " + percentile(api, 90)
+                    + " ms");
+            String[] painted = paint.replace(" ms", "").split(" / ");
+            Figures.report("daemon-scale.page", painted[0] + " ms", "first contentful paint; the runs list shown at " + painted[1] + " ms");
         }
     }
 

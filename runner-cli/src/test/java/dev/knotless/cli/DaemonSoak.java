@@ -4,6 +4,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.testkit.Figures;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,6 +127,14 @@ public final class DaemonSoak {
                     + IDLE.toSeconds() + " s idle (the changed names are listed above)");
             verdict(left.isEmpty(), "no run's container left: " + left.size());
             ok = allComplete && heapFlat && threadsBounded && left.isEmpty();
+            if (allComplete) {
+                // The key carries the daemon flags, so a side-by-side run (--no-warm-containers) keeps a figure of its own.
+                String key = "daemon-soak." + expected + "x" + concurrency + extra.stream().map(f -> "." + f.replaceAll("^-+", ""))
+                        .collect(java.util.stream.Collectors.joining()).toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9.-]", "-");
+                Figures.report(key, heapFlat && threadsBounded ? "flat" : "grows", String.format(java.util.Locale.ROOT,
+                        "retained heap %s → %s, threads %d / %d / %d (start / peak / end); %d runs in %.1f s", mib(startHeap),
+                        mib(endHeap), startThreads, maxThreads, endThreads, all.size(), took.toMillis() / 1000.0));
+            }
             if (!allComplete) {
                 all.stream().filter(r -> r.status() != CheckStatus.SUCCESS).limit(5)
                         .forEach(r -> System.out.println("  " + r.id() + " " + r.status().wireName() + ": " + r.reason()));

@@ -2,6 +2,7 @@ package dev.knotless.cli;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.runner.state.RunRecord;
+import dev.knotless.testkit.Figures;
 import dev.knotless.testkit.PrivateEngine;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -130,6 +131,9 @@ public final class FaultSoak {
                     DaemonSoak.IDLE.toSeconds(), heap / 1024.0, threads, exit);
             ok = lost == 0 && startedTwice == 0 && outputTwice == 0 && orphans.isEmpty() && exit == 0;
             DaemonSoak.verdict(ok, "0 lost, 0 duplicated, 0 orphans");
+            Figures.report("fault-soak.lost", lost + " lost, " + (startedTwice + outputTwice) + " duplicated, " + orphans.size() + " orphans",
+                    String.format(java.util.Locale.ROOT, "%d runs in %.0f s, %d success; the last daemon: heap %.1f MiB, %d threads", end.size(),
+                            took, byOutcome.getOrDefault("success", 0L), heap / 1024.0, threads));
             for (DaemonProcess d : daemons) {
                 d.close();
             }

@@ -9,6 +9,7 @@ import dev.knotless.checks.Event;
 import dev.knotless.checks.StepResult;
 import dev.knotless.runner.daemon.Planner;
 import dev.knotless.runner.state.RunRecord;
+import dev.knotless.testkit.Figures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -225,6 +226,12 @@ final class KillMatrix {
                         + " 'runner restarted', final %s, 0 lost, 0 twice, 0 orphans, in %d s%n", target.executor(), seed, report.runs(),
                 kills, metRuns,
                 report.caughtInAStep(), restarted, report.byStatus(), took.toSeconds());
+        // A figure at the benchmark's size only: the suite's smaller matrix proves the mechanism, it measures nothing to keep.
+        if ("full".equals(System.getProperty("knotless.killMatrix"))) {
+            Figures.report("kill-matrix." + target.executor(), "0 lost, 0 twice, 0 orphans", String.format(java.util.Locale.ROOT,
+                    "%d runs, %d kills, %d caught in a step, %d ended 'runner restarted', %d s, seed %d", report.runs(), kills,
+                    report.caughtInAStep(), restarted, took.toSeconds(), seed));
+        }
         return report;
     }
 

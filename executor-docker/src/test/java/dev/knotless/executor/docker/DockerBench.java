@@ -8,6 +8,7 @@ import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.tar.DirectoryTar;
 import dev.knotless.testkit.Bench;
+import dev.knotless.testkit.Figures;
 import dev.knotless.testkit.TestImages;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -144,6 +146,11 @@ public final class DockerBench {
                 System.out.printf("%-30s %9.0f ms %9.0f ms   follower +%.0f ms (%.1f%% of a core)%n", c.getKey(), b.executorMillis(),
                         b.execMillis(), b.followerMillis(), b.followerShareOfACore());
             }
+            System.out.println();
+            Figures.report("docker.step-overhead-ratio", Figures.ratio(stepOurs / stepCli),
+                    String.format(Locale.ROOT, "executor %.1f ms, docker exec %.1f ms", stepOurs, stepCli));
+            Figures.report("docker.upload-ratio", Figures.ratio(upOurs / upCli),
+                    String.format(Locale.ROOT, "executor %.0f MiB/s, docker cp %.0f MiB/s", upOurs, upCli));
         } finally {
             session.close();
             try (Stream<Path> files = Files.walk(dir)) {

@@ -3,6 +3,7 @@ package dev.knotless.executor.kubernetes;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.testkit.Bench;
+import dev.knotless.testkit.Figures;
 import dev.knotless.testkit.TestImages;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -76,15 +78,24 @@ public final class ExecStreamBench {
                 System.out.printf("%n100 MiB into a pod's stdin, turn about; CPU in ms (the machine has %d cores)%n",
                         Runtime.getRuntime().availableProcessors());
                 System.out.printf("%-22s %8s %9s %8s %8s   %s%n", "path", "ms", "MiB/s", "machine", "this JVM", "per process");
+                List<Cost> oneStream = new ArrayList<>();
+                List<Cost> kubectlCosts = new ArrayList<>();
                 for (int round = 1; round <= rounds; round++) {
                     for (int streams : STREAMS) {
-                        print("fabric8, " + streams + (streams == 1 ? " stream" : " streams"), fabric8(cluster, session, chunk, streams));
+                        Cost cost = fabric8(cluster, session, chunk, streams);
+                        print("fabric8, " + streams + (streams == 1 ? " stream" : " streams"), cost);
+                        if (streams == 1) {
+                            oneStream.add(cost);
+                        }
                     }
                     Counters before = Counters.now();
                     Bench.cli(raw);
-                    print("kubectl exec -i", Counters.now().since(before));
+                    Cost cost = Counters.now().since(before);
+                    print("kubectl exec -i", cost);
+                    kubectlCosts.add(cost);
                     System.out.printf("%-22s load %s%n", "", Bench.loadAverage());
                 }
+                report(oneStream, kubectlCosts);
             }
         } finally {
             Files.deleteIfExists(file);
@@ -122,6 +133,23 @@ public final class ExecStreamBench {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * The two answers as figures: the best rate of one exec stream against kubectl's (load only slows
+     * a transfer, so the best is the least disturbed), and the kubelet's CPU for the bytes each way.
+     */
+    private static void report(List<Cost> oneStream, List<Cost> kubectl) {
+        double ours = oneStream.stream().mapToDouble(Cost::mibPerSecond).max().orElseThrow();
+        double theirs = kubectl.stream().mapToDouble(Cost::mibPerSecond).max().orElseThrow();
+        double kubeletOurs = Bench.median(oneStream.stream().map(c -> c.processMillis().getOrDefault("kubelet", 0L)).toList());
+        double kubeletTheirs = Bench.median(kubectl.stream().map(c -> c.processMillis().getOrDefault("kubelet", 0L)).toList());
+        System.out.println();
+        Figures.report("kubernetes.stream-ratio", Figures.ratio(ours / theirs), String.format(Locale.ROOT,
+                "one fabric8 exec stream %.0f MiB/s, kubectl exec -i %.0f MiB/s, best of %d rounds", ours, theirs, oneStream.size()));
+        Figures.report("kubernetes.kubelet-cpu", Figures.millis(kubeletOurs), String.format(Locale.ROOT,
+                "per 100 MiB through one fabric8 stream; %,.0f ms through kubectl exec -i; medians of %d rounds", kubeletTheirs,
+                oneStream.size()));
     }
 
     private static void print(String path, Cost cost) {

@@ -7,7 +7,7 @@ import java.util.Arrays;
 
 /**
  * Per-run cost of an allocation's root filesystem, overlay against copy, on an unpacked image tree
- * (docs/design/performance.md). Needs root for the overlay.
+ * (its runs: bench/results/node.md). Needs root for the overlay.
  *
  * <p>Arguments: image tree (e.g. a copy of /usr/lib/jvm/java-17-openjdk-amd64 with a base system), work directory, runs.
  */

@@ -100,6 +100,14 @@ public final class NodeBench {
                         Cpu.median(cpuOurs, 0), Cpu.median(cpuOurs, 1), Cpu.median(cpuOurs, 3),
                         Cpu.median(cpuOurs, 0) + Cpu.median(cpuOurs, 1) + Cpu.median(cpuOurs, 3),
                         Cpu.median(cpuRaw, 2), Cpu.median(cpuRaw, 3));
+                // Headline figures (bench/results/figures.tsv); --split's are its own, as on two machines.
+                String figure = System.getProperty("node.agent.launcher", "").isEmpty() ? "node." : "node.split.";
+                dev.knotless.testkit.Figures.report(figure + "step-overhead-ratio", dev.knotless.testkit.Figures.ratio(stepOurs / stepRaw),
+                        String.format(java.util.Locale.ROOT, "executor %.1f ms, runc exec %.1f ms", stepOurs, stepRaw));
+                dev.knotless.testkit.Figures.report(figure + "upload-ratio", dev.knotless.testkit.Figures.ratio(ourRate / rawRate),
+                        String.format(java.util.Locale.ROOT, "executor %.0f MiB/s, raw runc %.0f MiB/s; CPU per upload %.0f ms, raw at most %.0f ms",
+                                ourRate, rawRate, Cpu.median(cpuOurs, 0) + Cpu.median(cpuOurs, 1) + Cpu.median(cpuOurs, 3),
+                                Cpu.median(cpuRaw, 2) + Cpu.median(cpuRaw, 3)));
             }
         }
     }

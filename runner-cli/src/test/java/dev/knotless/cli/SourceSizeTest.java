@@ -1,0 +1,127 @@
+package dev.knotless.cli;
+
+import static java.util.Map.entry;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How large main code may grow (docs/design/architecture.md, "Rules, each checked by a test"): no
+ * main class over {@value #MOST_LINES} lines, and no module over a quarter of all main lines. A
+ * longer class does more than one thing to be read at once; a module that large is where the next
+ * split belongs. Lines as {@code wc -l} counts them, over every module's {@code src/main/java}.
+ */
+class SourceSizeTest {
+
+    static final int MOST_LINES = 400;
+
+    /**
+     * The main classes over {@value #MOST_LINES} lines when the rule came in, each with its length
+     * then as a ceiling: it may shrink, never grow, and leaves the list once it is at or under the
+     * rule. The list is to be emptied, not added to: split a class here when it is next changed.
+     * Keyed by module and file name rather than package, so a class moved to another package keeps
+     * its entry.
+     */
+    static final Map<String, Integer> OVER_WHEN_THE_RULE_CAME = Map.ofEntries(
+            entry("cache:CacheStore.java", 402),
+            entry("checkout:Mirror.java", 430),
+            entry("executor-docker:DockerSteps.java", 408),
+            entry("executor-docker:HttpConnection.java", 424),
+            entry("executor-kubernetes:KubernetesExecutor.java", 439),
+            entry("executor-node/node-agent:Runc.java", 450),
+            entry("executor-node/node-agent:RuncRuntime.java", 419),
+            entry("executor-node/node-executor:NodeExecutor.java", 462),
+            entry("executor-node/node-protocol:Connection.java", 448),
+            entry("executor-node/node-protocol:Stream.java", 436),
+            entry("forge-atproto:ServiceAuth.java", 413),
+            entry("runner-core:EmbeddedForge.java", 452),
+            entry("runner-core:RunQueue.java", 466),
+            entry("runner-http:RunsApi.java", 407),
+            entry("spindle:KnotConnection.java", 479),
+            entry("spindle:Pipeline.java", 403));
+
+    /** Lines of each main class, by "module:File.java". */
+    static Map<String, Integer> lines;
+
+    @BeforeAll
+    static void countMainLines() throws IOException {
+        Path root = Path.of("").toAbsolutePath();
+        while (!Files.exists(root.resolve("docs/design/architecture.md"))) {
+            root = root.getParent();
+        }
+        lines = new TreeMap<>();
+        for (Path module : modules(root)) {
+            String name = root.relativize(module).toString();
+            try (Stream<Path> files = Files.walk(module.resolve("src/main/java"))) {
+                files.filter(f -> f.toString().endsWith(".java"))
+                        .forEach(f -> lines.merge(name + ":" + f.getFileName(), wcLines(f), Math::max));
+            }
+        }
+    }
+
+    @Test
+    void noMainClassIsOver400LinesBeyondTheListWhichOnlyShrinks() {
+        List<String> problems = new ArrayList<>();
+        lines.forEach((file, n) -> {
+            Integer ceiling = OVER_WHEN_THE_RULE_CAME.get(file);
+            if (ceiling == null && n > MOST_LINES) {
+                problems.add(file + " has " + n + " lines, over " + MOST_LINES + ": split it");
+            } else if (ceiling != null && n > ceiling) {
+                problems.add(file + " has " + n + " lines, more than its " + ceiling + " when the rule came: it may only shrink");
+            }
+        });
+        OVER_WHEN_THE_RULE_CAME.forEach((file, ceiling) -> {
+            Integer n = lines.get(file);
+            if (n == null || n <= MOST_LINES) {
+                problems.add(file + (n == null ? " is gone" : " has " + n + " lines") + ": take it off OVER_WHEN_THE_RULE_CAME");
+            }
+        });
+        assertThat(problems).as("main classes over " + MOST_LINES + " lines (docs/design/architecture.md)").isEmpty();
+    }
+
+    @Test
+    void noModuleHoldsMoreThanAQuarterOfTheMainCode() {
+        Map<String, Integer> byModule = new TreeMap<>();
+        lines.forEach((file, n) -> byModule.merge(file.substring(0, file.indexOf(':')), n, Integer::sum));
+        int all = byModule.values().stream().mapToInt(Integer::intValue).sum();
+        assertThat(byModule).as("modules found").containsKeys("executor-api", "runner-core", "executor-node/node-agent");
+        assertThat(byModule).allSatisfy((module, n) ->
+                assertThat(n * 4).as(module + " has " + n + " of " + all + " main lines").isLessThanOrEqualTo(all));
+    }
+
+    /** Every module of the build: each directory at the top and under executor-node with a src/main/java. */
+    private static List<Path> modules(Path root) throws IOException {
+        List<Path> modules = new ArrayList<>();
+        for (Path parent : List.of(root, root.resolve("executor-node"))) {
+            try (Stream<Path> children = Files.list(parent)) {
+                children.filter(c -> Files.isDirectory(c.resolve("src/main/java"))).sorted().forEach(modules::add);
+            }
+        }
+        return modules;
+    }
+
+    /** Line breaks, as {@code wc -l} counts them. */
+    private static int wcLines(Path file) {
+        try {
+            int n = 0;
+            for (byte b : Files.readAllBytes(file)) {
+                if (b == '\n') {
+                    n++;
+                }
+            }
+            return n;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
