@@ -1,6 +1,6 @@
 package dev.knotless.cli;
 
-import dev.knotless.executor.node.runner.FleetSnapshot;
+import dev.knotless.executor.node.FleetSnapshot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

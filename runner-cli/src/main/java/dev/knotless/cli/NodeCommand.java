@@ -1,21 +1,21 @@
 package dev.knotless.cli;
 
 import dev.knotless.executor.Resources;
-import dev.knotless.executor.node.channel.ChannelOptions;
-import dev.knotless.executor.node.image.ImageReference;
-import dev.knotless.executor.node.protocol.Ed25519Keys;
-import dev.knotless.executor.node.protocol.EnrolmentToken;
-import dev.knotless.executor.node.protocol.KeyFiles;
-import dev.knotless.executor.node.protocol.Names;
-import dev.knotless.executor.node.runner.EnrolmentTokens;
-import dev.knotless.executor.node.runner.NodeDrains;
-import dev.knotless.executor.node.service.Enroller;
+import dev.knotless.node.channel.ChannelOptions;
+import dev.knotless.node.image.ImageReference;
+import dev.knotless.node.protocol.Ed25519Keys;
+import dev.knotless.node.protocol.EnrolmentToken;
+import dev.knotless.node.protocol.KeyFiles;
+import dev.knotless.node.protocol.Names;
+import dev.knotless.executor.node.EnrolmentTokens;
+import dev.knotless.executor.node.NodeDrains;
+import dev.knotless.node.process.Enroller;
 import java.security.PrivateKey;
-import dev.knotless.executor.node.runc.NodeOptions;
-import dev.knotless.executor.node.runc.RunAs;
-import dev.knotless.executor.node.runc.UserNamespace;
-import dev.knotless.executor.node.service.CniAllocationNetwork;
-import dev.knotless.executor.node.service.NodeService;
+import dev.knotless.node.runc.NodeOptions;
+import dev.knotless.node.runc.RunAs;
+import dev.knotless.node.runc.UserNamespace;
+import dev.knotless.node.process.CniAllocationNetwork;
+import dev.knotless.node.process.AgentProcess;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -169,29 +169,29 @@ final class NodeCommand implements Callable<Integer> {
         Set<String> plainHttp = plainHttpRegistries();
         logFormat.applyToLogback();
         showAgentLines();
-        List<NodeService.Server> runners = new ArrayList<>();
+        List<AgentProcess.Server> runners = new ArrayList<>();
         for (String server : servers) {
             InetSocketAddress address = NodeWiring.address(server);
-            runners.add(new NodeService.Server(address.getHostString(), address.getPort()));
+            runners.add(new AgentProcess.Server(address.getHostString(), address.getPort()));
         }
-        if (runners.size() > NodeService.MAX_SERVERS) {
+        if (runners.size() > AgentProcess.MAX_SERVERS) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                    "--server: at most " + NodeService.MAX_SERVERS + " runners, got " + runners.size());
+                    "--server: at most " + AgentProcess.MAX_SERVERS + " runners, got " + runners.size());
         }
-        NodeService.Trusted trusted = trust.keyset != null ? new NodeService.Trusted.File(trust.keyset)
-                : new NodeService.Trusted.Single(trust.single.keyId, trust.single.publicKey);
+        AgentProcess.Trusted trusted = trust.keyset != null ? new AgentProcess.Trusted.File(trust.keyset)
+                : new AgentProcess.Trusted.Single(trust.single.keyId, trust.single.publicKey);
         NodeOptions options = new NodeOptions(readOnlyRoot, Optional.ofNullable(runAs).map(RunAs::parse),
                 Optional.ofNullable(userNamespace).map(UserNamespace::parse), Optional.ofNullable(apparmor));
-        Optional<NodeService.NetworkConfig> network = Optional.ofNullable(cniBin)
-                .map(bin -> new NodeService.NetworkConfig(networkName, bin, bridge, subnet, stateDir.resolve("cni")));
+        Optional<AgentProcess.NetworkConfig> network = Optional.ofNullable(cniBin)
+                .map(bin -> new AgentProcess.NetworkConfig(networkName, bin, bridge, subnet, stateDir.resolve("cni")));
         Duration every = keepalive;
-        NodeService.Config config = new NodeService.Config(nodeId, runners, identityKey,
+        AgentProcess.Config config = new AgentProcess.Config(nodeId, runners, identityKey,
                 trusted, ledger != null ? ledger : stateDir.resolve("ledger"), stateDir, runc, options, network,
                 ChannelOptions.DEFAULTS.withKeepalive(every), declaredCapacity(), plainHttp);
-        NodeService service = new NodeService(config, CniAllocationNetwork::new);
-        Thread hook = new Thread(service::close, "node-shutdown");
+        AgentProcess agent = new AgentProcess(config, CniAllocationNetwork::new);
+        Thread hook = new Thread(agent::close, "node-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        service.run();
+        agent.run();
         return ExitCodes.SUCCESS;
     }
 
@@ -205,9 +205,9 @@ final class NodeCommand implements Callable<Integer> {
         return Set.copyOf(plainHttpRegistries);
     }
 
-    private NodeService.DeclaredCapacity declaredCapacity() {
+    private AgentProcess.DeclaredCapacity declaredCapacity() {
         try {
-            return new NodeService.DeclaredCapacity(
+            return new AgentProcess.DeclaredCapacity(
                     cpuCapacity == null ? OptionalLong.empty() : OptionalLong.of(Resources.parseMilliCpu(cpuCapacity)),
                     memoryCapacity == null ? OptionalLong.empty() : OptionalLong.of(Resources.parseMemory(memoryCapacity)));
         } catch (IllegalArgumentException e) {
@@ -216,13 +216,13 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     /**
-     * A service's log says when it connects, what it refuses and what it finds: the agent's own
+     * An agent process's log says when it connects, what it refuses and what it finds: the agent's own
      * lines are shown at info unless KNOTLESS_LOG asks for another level.
      */
     private static void showAgentLines() {
         if (System.getenv("KNOTLESS_LOG") == null
                 && org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
-            context.getLogger("dev.knotless.executor.node").setLevel(ch.qos.logback.classic.Level.INFO);
+            context.getLogger("dev.knotless.node").setLevel(ch.qos.logback.classic.Level.INFO);
         }
     }
 

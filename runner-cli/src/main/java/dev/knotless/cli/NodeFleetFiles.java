@@ -1,9 +1,9 @@
 package dev.knotless.cli;
 
-import dev.knotless.executor.node.protocol.Ed25519Keys;
-import dev.knotless.executor.node.runner.FleetSnapshot;
-import dev.knotless.executor.node.runner.NodeDrains;
-import dev.knotless.executor.node.runner.NodesFile;
+import dev.knotless.node.protocol.Ed25519Keys;
+import dev.knotless.executor.node.FleetSnapshot;
+import dev.knotless.executor.node.NodeDrains;
+import dev.knotless.executor.node.NodesFile;
 import dev.knotless.http.NodeFleet;
 import java.io.IOException;
 import java.nio.file.Path;

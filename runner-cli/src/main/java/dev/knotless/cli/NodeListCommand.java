@@ -3,7 +3,7 @@ package dev.knotless.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.knotless.executor.node.runner.FleetSnapshot;
+import dev.knotless.executor.node.FleetSnapshot;
 import dev.knotless.http.NodeFleet;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -2,12 +2,12 @@ package dev.knotless.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.knotless.executor.node.protocol.Ed25519Keys;
-import dev.knotless.executor.node.protocol.KeyFiles;
-import dev.knotless.executor.node.protocol.NodeStatus;
-import dev.knotless.executor.node.runner.FleetSnapshot;
-import dev.knotless.executor.node.runner.NodeExecutor;
-import dev.knotless.executor.node.runner.NodesFile;
+import dev.knotless.node.protocol.Ed25519Keys;
+import dev.knotless.node.protocol.KeyFiles;
+import dev.knotless.node.protocol.NodeStatus;
+import dev.knotless.executor.node.FleetSnapshot;
+import dev.knotless.executor.node.NodeExecutor;
+import dev.knotless.executor.node.NodesFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.checks.CheckStore;
-import dev.knotless.executor.node.protocol.Ed25519Keys;
-import dev.knotless.executor.node.protocol.NodeStatus;
-import dev.knotless.executor.node.runner.FleetSnapshot;
-import dev.knotless.executor.node.runner.NodeDrains;
-import dev.knotless.executor.node.runner.NodesFile;
+import dev.knotless.node.protocol.Ed25519Keys;
+import dev.knotless.node.protocol.NodeStatus;
+import dev.knotless.executor.node.FleetSnapshot;
+import dev.knotless.executor.node.NodeDrains;
+import dev.knotless.executor.node.NodesFile;
 import dev.knotless.http.ApiAccess;
 import dev.knotless.http.ApiSources;
 import dev.knotless.http.ApiToken;
