@@ -33,13 +33,13 @@ class NodeRunnerLabelTest {
     @Test
     void ownershipComparesTheRawIdNotOnlyTheLabel() {
         Result.Allocation mine = allocation(DID, "run-1", RunnerLabel.of(DID));
-        assertThat(NodeExecutor.ownedBy(mine, DID)).isTrue();
+        assertThat(NodeSweeper.ownedBy(mine, DID)).isTrue();
         // Another runner whose id is this DID's label form carries the same label, but its allocation id differs.
         String alias = RunnerLabel.of(DID);
         Result.Allocation aliased = allocation(alias, "run-1", RunnerLabel.of(DID));
-        assertThat(NodeExecutor.ownedBy(aliased, DID)).isFalse();
-        assertThat(NodeExecutor.ownedBy(mine, alias)).isFalse();
-        assertThat(NodeExecutor.ownedBy(aliased, alias)).isTrue();
+        assertThat(NodeSweeper.ownedBy(aliased, DID)).isFalse();
+        assertThat(NodeSweeper.ownedBy(mine, alias)).isFalse();
+        assertThat(NodeSweeper.ownedBy(aliased, alias)).isTrue();
     }
 
     private static Result.Allocation allocation(String runnerId, String run, String label) {
