@@ -1,16 +1,14 @@
 package dev.knotless.cli;
 
 import dev.knotless.executor.Resources;
+import dev.knotless.http.NodeFleet;
 import dev.knotless.node.channel.ChannelOptions;
 import dev.knotless.node.image.ImageReference;
 import dev.knotless.node.protocol.Ed25519Keys;
 import dev.knotless.node.protocol.EnrolmentToken;
 import dev.knotless.node.protocol.KeyFiles;
 import dev.knotless.node.protocol.Names;
-import dev.knotless.executor.node.EnrolmentTokens;
-import dev.knotless.executor.node.NodeDrains;
 import dev.knotless.node.process.Enroller;
-import java.security.PrivateKey;
 import dev.knotless.node.runc.NodeOptions;
 import dev.knotless.node.runc.RunAs;
 import dev.knotless.node.runc.UserNamespace;
@@ -257,7 +255,7 @@ final class NodeCommand implements Callable<Integer> {
     @Command(name = "token", mixinStandardHelpOptions = true,
             description = {"On the runner host: prints a one-time enrolment token for 'node enroll' on a new node.",
                     "The token carries this runner's public key (the node pins it before it sends anything) and a"
-                    + " secret; only the secret's SHA-256 is kept, in STATE_DIR/" + EnrolmentTokens.FILE_NAME + ". It works"
+                    + " secret; only the secret's SHA-256 is kept, in STATE_DIR/" + NodeWiring.TOKENS_FILE + ". It works"
                     + " once, until it expires, with a daemon started with --executor node and this --state-dir."})
     static final class Token implements Callable<Integer> {
         @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "1h", converter = DurationConverter.class,
@@ -275,9 +273,8 @@ final class NodeCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            PrivateKey key = KeyFiles.readPrivateKey(nodeKey);
-            EnrolmentToken token = NodeWiring.tokens(state.stateDir()).issue(ttl, Ed25519Keys.publicKeyOf(key));
-            spec.commandLine().getOut().println(token.format());
+            NodeWiring.IssuedToken token = NodeWiring.issueToken(state.stateDir(), nodeKey, ttl);
+            spec.commandLine().getOut().println(token.text());
             spec.commandLine().getOut().flush();
             spec.commandLine().getErr().println("token " + token.id() + " for runner key " + token.runnerKeyId()
                     + ", valid until " + java.time.Instant.now().plus(ttl).truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
@@ -340,7 +337,7 @@ final class NodeCommand implements Callable<Integer> {
 
     @Command(name = "drain", mixinStandardHelpOptions = true,
             description = {"On the runner host: the daemon places no new run on the node; runs already on it finish.",
-                    "Kept in STATE_DIR/" + NodeDrains.FILE_NAME + " (durable; the daemon sees it within a placement);"
+                    "Kept in STATE_DIR/" + NodeWiring.DRAINS_FILE + " (durable; the daemon sees it within a placement);"
                     + " 'node undrain' gives the node runs again."})
     static final class Drain implements Callable<Integer> {
         @picocli.CommandLine.Parameters(paramLabel = "NODE_ID", description = "The node, as the nodes file names it.")
@@ -353,7 +350,7 @@ final class NodeCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            boolean changed = new NodeDrains(state.stateDir()).drain(node);
+            boolean changed = NodeWiring.fleet(state.stateDir(), null).setDrained(node, true) == NodeFleet.Change.CHANGED;
             spec.commandLine().getOut().println(node + (changed ? " drained" : " was drained already")
                     + ": no new run is placed on it; runs on it finish");
             return ExitCodes.SUCCESS;
@@ -373,7 +370,7 @@ final class NodeCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            boolean changed = new NodeDrains(state.stateDir()).undrain(node);
+            boolean changed = NodeWiring.fleet(state.stateDir(), null).setDrained(node, false) == NodeFleet.Change.CHANGED;
             spec.commandLine().getOut().println(node + (changed ? " undrained" : " was not drained") + ": new runs may be placed on it");
             return ExitCodes.SUCCESS;
         }

@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.PrivateKey;
+import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.List;
 import java.time.Clock;
@@ -52,7 +53,8 @@ class NodeEnrollCommandTest {
         Path nodesFile = runnerState.resolve("nodes.txt");
         try (NodeHub hub = new NodeHub(new InetSocketAddress("127.0.0.1", 0),
                 TlsIdentity.of(runnerKey, Ed25519Keys.publicKeyOf(runnerKey)), NodesFile.readOrEmpty(nodesFile), new ProtocolJson(),
-                Clock.systemUTC(), ChannelOptions.DEFAULTS, Optional.of(new NodeEnrolment(NodeWiring.tokens(runnerState), nodesFile,
+                Clock.systemUTC(), ChannelOptions.DEFAULTS, Optional.of(new NodeEnrolment(
+                        new EnrolmentTokens(runnerState, Clock.systemUTC(), new SecureRandom()), nodesFile,
                         "runner-1", Ed25519Keys.publicKeyOf(runnerKey))))) {
             String server = "127.0.0.1:" + hub.address().getPort();
 

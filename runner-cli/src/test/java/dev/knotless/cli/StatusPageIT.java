@@ -29,7 +29,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -297,7 +296,7 @@ class StatusPageIT {
         ApiAccess access = new ApiAccess(Set.of(),
                 List.of(new ApiToken("page", ApiToken.Scope.READ, ApiToken.hash(reader))), false);
 
-        try (PageServer withNodes = new PageServer(tmp.resolve("with-nodes"), new NodeFleetFiles(stateDir, nodesFile, Clock.systemUTC()), access);
+        try (PageServer withNodes = new PageServer(tmp.resolve("with-nodes"), NodeWiring.fleet(stateDir, nodesFile), access);
              PageServer without = new PageServer(tmp.resolve("without"), null, access);
              Chromium browser = new Chromium(tmp.resolve("chromium"))) {
             browser.viewport(1200, 900);

@@ -1,13 +1,11 @@
-package dev.knotless.cli;
+package dev.knotless.executor.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.node.protocol.Ed25519Keys;
 import dev.knotless.node.protocol.KeyFiles;
 import dev.knotless.node.protocol.NodeStatus;
-import dev.knotless.executor.node.FleetSnapshot;
-import dev.knotless.executor.node.NodeExecutor;
-import dev.knotless.executor.node.NodesFile;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,14 +52,11 @@ class LastSeenSeedTest {
         NodesFile.add(nodesFile, "node-a", Ed25519Keys.generate().getPublic());
         NodesFile.add(nodesFile, "node-b", Ed25519Keys.generate().getPublic());
         FleetSnapshot.write(state, BEFORE, List.of(node("node-a", Optional.of(BEFORE))));
-        RunnerOptions.NodeFlags flags = new RunnerOptions.NodeFlags();
-        flags.listen = "127.0.0.1:0";
-        flags.nodes = nodesFile;
-        flags.key = KeyFiles.writePair(state.resolve("runner"), Ed25519Keys.generate(), null).privateKey();
-        flags.network = "none";
-        flags.placementWait = Duration.ofSeconds(1);
+        NodeSettings settings = new NodeSettings(new InetSocketAddress("127.0.0.1", 0), nodesFile,
+                KeyFiles.writePair(state.resolve("runner"), Ed25519Keys.generate(), null).privateKey(), Optional.empty(),
+                Optional.empty(), Duration.ofSeconds(1), state);
 
-        try (NodeExecutor executor = NodeWiring.executor(flags, state)) {
+        try (NodeExecutor executor = NodeExecutors.open(settings).executor()) {
             Instant deadline = Instant.now().plusSeconds(20);
             while (FleetSnapshot.read(state).orElseThrow().written().equals(BEFORE) && Instant.now().isBefore(deadline)) {
                 Thread.sleep(50);

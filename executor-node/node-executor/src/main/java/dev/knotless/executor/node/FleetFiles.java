@@ -1,33 +1,23 @@
-package dev.knotless.cli;
+package dev.knotless.executor.node;
 
 import dev.knotless.node.protocol.Ed25519Keys;
-import dev.knotless.executor.node.FleetSnapshot;
-import dev.knotless.executor.node.NodeDrains;
-import dev.knotless.executor.node.NodesFile;
-import dev.knotless.http.NodeFleet;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import org.jspecify.annotations.Nullable;
 
-/**
- * The fleet as the runner's state directory tells it: the nodes file, the drained set, and the
- * snapshot the daemon writes of what it knows (connected, last seen, allocations). What {@code node
- * list} prints and {@code /api/nodes} serves; drains go to the file placement reads.
- */
-final class NodeFleetFiles implements NodeFleet {
+/** The {@link Fleet} read from the runner's state directory and its nodes file, each time it is asked. */
+final class FleetFiles implements Fleet {
 
     private final Path stateDir;
-    private final @Nullable Path nodesFile;
+    private final Optional<Path> nodesFile;
     private final Clock clock;
     private final NodeDrains drains;
 
-    NodeFleetFiles(Path stateDir, @Nullable Path nodesFile, Clock clock) {
+    FleetFiles(Path stateDir, Optional<Path> nodesFile, Clock clock) {
         this.stateDir = stateDir;
         this.nodesFile = nodesFile;
         this.clock = clock;
@@ -37,11 +27,11 @@ final class NodeFleetFiles implements NodeFleet {
     @Override
     public View view() throws IOException {
         Map<String, Node> rows = new TreeMap<>();
-        if (nodesFile != null) {
-            NodesFile.readOrEmpty(nodesFile).nodes().forEach((id, key) -> rows.put(id,
-                    new Node(id, Ed25519Keys.keyIdOf(Ed25519Keys.raw(key)), true, null, false, null, null)));
+        if (nodesFile.isPresent()) {
+            NodesFile.readOrEmpty(nodesFile.get()).nodes().forEach((id, key) -> rows.put(id,
+                    new Node(id, Ed25519Keys.keyIdOf(Ed25519Keys.raw(key)), true, null, false, null, null, null, null, null)));
         }
-        Boolean listedElsewhere = nodesFile == null ? null : false;
+        Boolean listedElsewhere = nodesFile.isEmpty() ? null : false;
         Optional<FleetSnapshot.Read> snapshot = FleetSnapshot.read(stateDir);
         boolean live = snapshot.map(s -> s.freshAt(clock.instant())).orElse(false);
         for (FleetSnapshot.Node n : snapshot.map(FleetSnapshot.Read::nodes).orElse(List.of())) {
@@ -56,7 +46,7 @@ final class NodeFleetFiles implements NodeFleet {
                     live ? new Allocated(n.allocatedMilliCpu(), n.allocatedMemory()) : null, health));
         }
         for (String id : drains.drained()) {
-            Node r = rows.getOrDefault(id, new Node(id, null, listedElsewhere, null, false, null, null));
+            Node r = rows.getOrDefault(id, new Node(id, null, listedElsewhere, null, false, null, null, null, null, null));
             rows.put(id, new Node(id, r.keyId(), r.inNodesFile(), r.connected(), true, r.lastSeen(), r.allocations(), r.capacity(),
                     r.allocated(), r.health()));
         }
@@ -70,13 +60,12 @@ final class NodeFleetFiles implements NodeFleet {
     }
 
     @Override
-    public Change setDrained(String node, boolean drained) throws IOException {
-        boolean changed = drained ? drains.drain(node) : drains.undrain(node);
-        return changed ? Change.CHANGED : Change.UNCHANGED;
+    public boolean drain(String node) throws IOException {
+        return drains.drain(node);
     }
 
-    /** When the view was taken, for a caller's messages. */
-    Instant now() {
-        return clock.instant();
+    @Override
+    public boolean undrain(String node) throws IOException {
+        return drains.undrain(node);
     }
 }

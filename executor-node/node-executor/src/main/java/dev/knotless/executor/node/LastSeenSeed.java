@@ -1,6 +1,5 @@
-package dev.knotless.cli;
+package dev.knotless.executor.node;
 
-import dev.knotless.executor.node.FleetSnapshot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
