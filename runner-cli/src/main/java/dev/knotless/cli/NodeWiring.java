@@ -5,7 +5,9 @@ import dev.knotless.executor.node.NodeEnrolment;
 import dev.knotless.executor.node.NodeExecutors;
 import dev.knotless.executor.node.NodeSettings;
 import dev.knotless.http.NodeFleet;
+import dev.knotless.node.protocol.Ed25519Keys;
 import dev.knotless.node.protocol.EnrolmentToken;
+import dev.knotless.node.protocol.KeyFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -15,8 +17,10 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The runner host's side of nodes: {@code --executor node} from its flags, and what the runner
- * host's {@code node} commands do to the fleet in its state directory, in the CLI's own types.
+ * The runner host's side of nodes, and one of the two places in the CLI that name node types (the
+ * node's side is {@link NodeAgentWiring}): {@code --executor node} from its flags, what the runner
+ * host's {@code node} commands do to the fleet in its state directory, and keys. The commands get
+ * the CLI's own types back, so what they may do to nodes is all here.
  */
 final class NodeWiring {
 
@@ -64,6 +68,15 @@ final class NodeWiring {
     static IssuedToken issueToken(Path stateDir, Path runnerKey, Duration ttl) throws IOException {
         EnrolmentToken token = NodeExecutors.issueToken(stateDir, runnerKey, ttl);
         return new IssuedToken(token.format(), token.id(), token.runnerKeyId());
+    }
+
+    /** The files {@code node keygen} wrote, and the key's id. */
+    record Keys(String keyId, Path privateKey, Path publicKey, Path keyIdFile) {}
+
+    /** A new Ed25519 key pair at {@code prefix} ({@code .key}, {@code .pub}, {@code .id}): a runner's or a node's. */
+    static Keys keygen(Path prefix, @Nullable String keyId) throws IOException {
+        KeyFiles.Written written = KeyFiles.writePair(prefix, Ed25519Keys.generate(), keyId);
+        return new Keys(written.keyId(), written.privateKey(), written.publicKey(), written.keyIdFile());
     }
 
     /**

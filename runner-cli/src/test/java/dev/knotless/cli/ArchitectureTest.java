@@ -3,6 +3,7 @@ package dev.knotless.cli;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -123,6 +124,27 @@ class ArchitectureTest {
                 .check(classes);
         // Nor does the agent name the runner's side: it learns of runners only through the protocol.
         noClasses().that().resideInAPackage(NODE)
+                .should().dependOnClassesThat().resideInAPackage("dev.knotless.executor.node..")
+                .check(classes);
+    }
+
+    /**
+     * The CLI reaches nodes through two classes: NodeWiring on the runner host (the executor, the
+     * fleet, tokens, keys) and NodeAgentWiring on a node (the agent process, enrolment). Every other
+     * command gets the CLI's own types from them, and each of the two keeps to its own side.
+     */
+    @Test
+    void onlyTheTwoNodeWiringsOfTheCliNameNodeTypes() {
+        noClasses().that().resideInAPackage("dev.knotless.cli..")
+                .and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(NodeWiring.class, NodeAgentWiring.class)))
+                .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.executor.node..", NODE)
+                .check(classes);
+        String[] shared = {"dev.knotless.node.protocol..", "dev.knotless.node.channel.."};
+        noClasses().that().belongToAnyOf(NodeWiring.class)
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage(NODE)
+                        .and(JavaClass.Predicates.resideOutsideOfPackages(shared)))
+                .check(classes);
+        noClasses().that().belongToAnyOf(NodeAgentWiring.class)
                 .should().dependOnClassesThat().resideInAPackage("dev.knotless.executor.node..")
                 .check(classes);
     }
