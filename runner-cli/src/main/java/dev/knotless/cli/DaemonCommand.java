@@ -152,7 +152,7 @@ final class DaemonCommand implements Callable<Integer> {
 
         Path stateDir = runner.stateDir();
         try (StateStore state = StateStore.open(stateDir);
-             Executor executor = runner.executor(true);
+             ExecutorWiring.Wired opened = runner.wire(true);
              RunnerLock lock = RunnerLock.take(stateDir, runnerId)) {
             if (!lock.exclusive()) {
                 err.println("knotless-run: another process runs as runner " + runnerId + " on " + stateDir
@@ -160,7 +160,8 @@ final class DaemonCommand implements Callable<Integer> {
                 return ExitCodes.USAGE;
             }
             LiveRuns live = new LiveRuns();
-            NodeFleet fleet = runner.nodeFleet();
+            Executor executor = opened.executor();
+            NodeFleet fleet = opened.fleet();
             DaemonMetrics metrics = new DaemonMetrics(state, fleet).zeroes();
             Executor metered = metrics.executor(executor);
             EmbeddedForge local = new EmbeddedForge(stateDir.resolve("forge"), state.cursors());

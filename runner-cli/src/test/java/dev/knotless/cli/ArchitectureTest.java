@@ -3,6 +3,8 @@ package dev.knotless.cli;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -15,6 +17,9 @@ import org.junit.jupiter.api.Test;
  * and the HTTP server (runner-http), which reads runner-core.
  */
 class ArchitectureTest {
+
+    /** The node's own packages: the agent, and the protocol and channel both sides share. */
+    static final String NODE = "dev.knotless.node..";
 
     static JavaClasses classes;
 
@@ -45,6 +50,21 @@ class ArchitectureTest {
                     .allowEmptyShould(true)
                     .check(classes);
         }
+        // Only the node executor speaks to nodes: the others name nothing of the node's protocol or agent.
+        noClasses().that().resideInAnyPackage("dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..")
+                .should().dependOnClassesThat().resideInAPackage(NODE)
+                .check(classes);
+    }
+
+    /** The agent and the protocol it shares with the runner: held to what the node executor is held to. */
+    @Test
+    void theNodesOwnPackagesDependOnlyOnTheSeam() {
+        noClasses().that().resideInAPackage(NODE)
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "dev.knotless.runner..", "dev.knotless.checks..", "dev.knotless.secrets..",
+                        "dev.knotless.cache..", "dev.knotless.checkout..", "dev.knotless.cli..", "dev.knotless.testkit..",
+                        "dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..")
+                .check(classes);
     }
 
     @Test
@@ -53,7 +73,7 @@ class ArchitectureTest {
                         "dev.knotless.checkout..")
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "dev.knotless.runner..", "dev.knotless.cli..", "dev.knotless.executor.docker..",
-                        "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", "dev.knotless.testkit..")
+                        "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", NODE, "dev.knotless.testkit..")
                 .check(classes);
     }
 
@@ -62,7 +82,7 @@ class ArchitectureTest {
         noClasses().that().resideInAnyPackage("dev.knotless.runner..", "dev.knotless.checkout..")
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..",
-                        "dev.knotless.executor.node..", "dev.knotless.cli..", "dev.knotless.testkit..")
+                        "dev.knotless.executor.node..", NODE, "dev.knotless.cli..", "dev.knotless.testkit..")
                 .check(classes);
     }
 
@@ -80,25 +100,52 @@ class ArchitectureTest {
     void onlyTheCliWiresExecutors() {
         noClasses().that().resideOutsideOfPackage("dev.knotless.cli..")
                 .and().resideOutsideOfPackages("dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..",
-                        "dev.knotless.executor.node..")
+                        "dev.knotless.executor.node..", NODE)
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        "dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..")
+                        "dev.knotless.executor.docker..", "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", NODE)
                 .check(classes);
     }
 
-    /** The node executor's two sides meet only in what they share (executor-node/README.md). */
+    /**
+     * The node executor's two sides meet only in what they share (executor-node/README.md): the
+     * runner's side names nothing of the node's packages but the protocol and the channel, and
+     * those name neither side. A package the agent adds is the agent's, and so kept out at once.
+     */
     @Test
     void theNodeRunnerSideNeverNamesTheAgentAndTheProtocolNamesNeitherSide() {
-        String node = "dev.knotless.executor.node.";
-        String[] agentSide = java.util.Arrays.stream(new String[] {"agent", "allocation", "runc", "cni", "image", "host", "service"})
-                .map(p -> node + p + "..").toArray(String[]::new);
-        noClasses().that().resideInAPackage(node + "runner..")
-                .should().dependOnClassesThat().resideInAnyPackage(agentSide)
+        String[] shared = {"dev.knotless.node.protocol..", "dev.knotless.node.channel.."};
+        noClasses().that().resideInAPackage("dev.knotless.executor.node..")
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage(NODE)
+                        .and(JavaClass.Predicates.resideOutsideOfPackages(shared)))
                 .check(classes);
-        String[] eitherSide = java.util.stream.Stream.concat(java.util.Arrays.stream(agentSide), java.util.stream.Stream.of(node + "runner.."))
-                .toArray(String[]::new);
-        noClasses().that().resideInAnyPackage(node + "protocol..", node + "channel..")
-                .should().dependOnClassesThat().resideInAnyPackage(eitherSide)
+        noClasses().that().resideInAnyPackage(shared)
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.knotless.executor.node..")
+                        .or(JavaClass.Predicates.resideInAPackage(NODE).and(JavaClass.Predicates.resideOutsideOfPackages(shared))))
+                .check(classes);
+        // Nor does the agent name the runner's side: it learns of runners only through the protocol.
+        noClasses().that().resideInAPackage(NODE)
+                .should().dependOnClassesThat().resideInAPackage("dev.knotless.executor.node..")
+                .check(classes);
+    }
+
+    /**
+     * The CLI reaches nodes through two classes: NodeWiring on the runner host (the executor, the
+     * fleet, tokens, keys) and NodeAgentWiring on a node (the agent process, enrolment). Every other
+     * command gets the CLI's own types from them, and each of the two keeps to its own side.
+     */
+    @Test
+    void onlyTheTwoNodeWiringsOfTheCliNameNodeTypes() {
+        noClasses().that().resideInAPackage("dev.knotless.cli..")
+                .and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(NodeWiring.class, NodeAgentWiring.class)))
+                .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.executor.node..", NODE)
+                .check(classes);
+        String[] shared = {"dev.knotless.node.protocol..", "dev.knotless.node.channel.."};
+        noClasses().that().belongToAnyOf(NodeWiring.class)
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage(NODE)
+                        .and(JavaClass.Predicates.resideOutsideOfPackages(shared)))
+                .check(classes);
+        noClasses().that().belongToAnyOf(NodeAgentWiring.class)
+                .should().dependOnClassesThat().resideInAPackage("dev.knotless.executor.node..")
                 .check(classes);
     }
 

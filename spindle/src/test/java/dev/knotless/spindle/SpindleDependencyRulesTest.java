@@ -22,7 +22,7 @@ class SpindleDependencyRulesTest {
     void theSpindleNamesNoExecutorNorTheDaemonsServerNorTheCli() {
         noClasses().that().resideInAPackage("dev.knotless.spindle..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.executor.docker..",
-                        "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", "dev.knotless.http..",
+                        "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", "dev.knotless.node..", "dev.knotless.http..",
                         "dev.knotless.cli..", "io.fabric8..")
                 .check(production);
     }
