@@ -33,7 +33,7 @@ final class RunnerOptions {
 
     @Option(names = "--warm-containers", negatable = true,
             description = "Keep one environment per image (and limits and trust) started ahead of the next run that"
-                    + " needs it, so a run skips its start; at most " + dev.knotless.executor.WarmPool.MAX_SHAPES + " shapes"
+                    + " needs it, so a run skips its start; at most " + dev.knotless.executor.toolkit.WarmPool.MAX_SHAPES + " shapes"
                     + " wait at once. Docker: a container; Kubernetes: a pod, for trusted runs without services (default:"
                     + " on for the daemon on docker, where an idle container costs a sleeping process; off for exec, and for"
                     + " kubernetes, where a pod holds its requests).")

@@ -39,6 +39,28 @@ class ArchitectureTest {
                 .check(classes);
     }
 
+    /**
+     * The executor toolkit ({@code dev.knotless.executor.toolkit}: the detached step, the exec
+     * opened ahead, warm pools, service readiness, the step stopper, block streams) is what
+     * executors share below the seam. It may use the seam, never the reverse (the seam's own rule
+     * above allows only its own packages), and nothing above the seam may use it: runner-core and
+     * the libraries see an executor only through {@code Executor} and {@code Session}. The CLI, which
+     * wires executors, may name its constants.
+     */
+    @Test
+    void onlyExecutorsUseTheExecutorToolkit() {
+        classes().that().resideInAPackage("dev.knotless.executor.toolkit..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage(
+                        "dev.knotless.executor", "dev.knotless.executor.toolkit..", "dev.knotless.tar", "dev.knotless.time", "java..",
+                        "org.apache.commons.compress..", "org.slf4j..",
+                        "org.jspecify.annotations..")
+                .check(classes);
+        noClasses().that().resideOutsideOfPackages("dev.knotless.executor.toolkit..", "dev.knotless.executor.docker..",
+                        "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", NODE, "dev.knotless.cli..")
+                .should().dependOnClassesThat().resideInAPackage("dev.knotless.executor.toolkit..")
+                .check(classes);
+    }
+
     @Test
     void executorsDependOnlyOnTheSeam() {
         for (String executor : new String[] {"docker", "kubernetes", "node"}) {

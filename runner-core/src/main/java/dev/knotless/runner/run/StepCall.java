@@ -60,7 +60,7 @@ record StepCall(RunState state, int number, Step step, Grants.Granted granted, M
      * was; a working directory or a later attempt puts a {@code sh -c} in front that changes into
      * the directory and execs the same thing, so the step's own shell, {@code $0} and process tree
      * are unchanged. The command also tells attempts apart: executors key a detached step by its
-     * command ({@link dev.knotless.executor.DetachedStep#key}), and each attempt is a step of its own.
+     * command ({@link dev.knotless.executor.toolkit.DetachedStep#key}), and each attempt is a step of its own.
      */
     StepPayload payload() {
         int attempt = attempt();

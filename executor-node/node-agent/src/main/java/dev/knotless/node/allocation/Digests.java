@@ -1,7 +1,7 @@
 package dev.knotless.node.allocation;
 
-import dev.knotless.tar.BlockInputStream;
-import dev.knotless.tar.BlockOutputStream;
+import dev.knotless.executor.toolkit.BlockInputStream;
+import dev.knotless.executor.toolkit.BlockOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -12,7 +12,7 @@ import dev.knotless.node.protocol.Chunks;
 import dev.knotless.node.protocol.NodeStatus;
 import dev.knotless.node.protocol.Report;
 import dev.knotless.node.protocol.TrustedKeys;
-import dev.knotless.tar.BlockOutputStream;
+import dev.knotless.executor.toolkit.BlockOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -8,7 +8,7 @@ import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
-import dev.knotless.executor.StepStopper;
+import dev.knotless.executor.toolkit.StepStopper;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.TarSink;
 import dev.knotless.executor.TarSource;

@@ -1,7 +1,7 @@
 package dev.knotless.executor.node;
 
 import dev.knotless.executor.Labels;
-import dev.knotless.executor.RunnerLabel;
+import dev.knotless.executor.toolkit.RunnerLabel;
 import dev.knotless.executor.SweepReport;
 import dev.knotless.executor.TransferLimitException;
 import dev.knotless.node.protocol.Action;

@@ -261,7 +261,7 @@ public final class NodeFixture implements AutoCloseable {
     public List<String> allocationsOf(String runnerId) throws Exception {
         var list = calls.call(NODE, new dev.knotless.node.protocol.Action.ListAllocations(NODE),
                 dev.knotless.node.protocol.Result.AllocationList.class);
-        return list.allocations().stream().filter(a -> dev.knotless.executor.RunnerLabel.of(runnerId).equals(a.labels().get(dev.knotless.executor.Labels.RUNNER)))
+        return list.allocations().stream().filter(a -> dev.knotless.executor.toolkit.RunnerLabel.of(runnerId).equals(a.labels().get(dev.knotless.executor.Labels.RUNNER)))
                 .map(a -> a.allocation() + " " + a.state()).toList();
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.executor.Labels;
 import dev.knotless.executor.RunSpec;
-import dev.knotless.executor.RunnerLabel;
+import dev.knotless.executor.toolkit.RunnerLabel;
 import dev.knotless.node.protocol.Booking;
 import dev.knotless.node.protocol.Names;
 import dev.knotless.node.protocol.Result;

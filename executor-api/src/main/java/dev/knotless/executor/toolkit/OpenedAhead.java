@@ -1,4 +1,4 @@
-package dev.knotless.executor;
+package dev.knotless.executor.toolkit;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;

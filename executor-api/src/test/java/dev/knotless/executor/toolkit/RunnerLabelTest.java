@@ -1,4 +1,4 @@
-package dev.knotless.executor;
+package dev.knotless.executor.toolkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

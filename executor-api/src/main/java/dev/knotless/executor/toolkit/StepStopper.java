@@ -1,5 +1,6 @@
-package dev.knotless.executor;
+package dev.knotless.executor.toolkit;
 
+import dev.knotless.executor.StopSignal;
 import java.time.Duration;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

@@ -1,5 +1,17 @@
-package dev.knotless.executor;
+package dev.knotless.executor.toolkit;
 
+import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Failure;
+import dev.knotless.executor.RunSpec;
+import dev.knotless.executor.ServiceNotReady;
+import dev.knotless.executor.ServiceSpec;
+import dev.knotless.executor.TarSink;
+import dev.knotless.executor.TarSource;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.OutputSink;
+import dev.knotless.executor.StepOutcome;
+import dev.knotless.executor.Session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,6 @@
-package dev.knotless.executor;
+package dev.knotless.executor.toolkit;
 
+import dev.knotless.executor.StopSignal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.knotless.tar;
+package dev.knotless.executor.toolkit;
 
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,5 +1,7 @@
-package dev.knotless.executor;
+package dev.knotless.executor.toolkit;
 
+import dev.knotless.executor.ShellPayload;
+import dev.knotless.executor.StepPayload;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,4 +1,4 @@
-package dev.knotless.executor;
+package dev.knotless.executor.toolkit;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,5 +1,6 @@
-package dev.knotless.executor;
+package dev.knotless.executor.toolkit;
 
+import dev.knotless.executor.OutputSink;
 import java.io.OutputStream;
 
 /**
