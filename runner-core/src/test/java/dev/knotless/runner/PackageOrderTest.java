@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The packages of runner-core depend one way (README.md): each only on those after it in
- * {@link #ORDER}, and the root package ({@code Durations}) on none of them. The daemon composes
+ * {@link #ORDER}, and the root package ({@code SideBySide}, {@code ListenFailure}) on none of them. The daemon composes
  * everything; the lander needs the state and the run's check recorder; the state store keeps runs'
  * journals and check rows; a run reads workflows and publishes through the forge's
  * {@code CheckPublisher}; the forge knows no runs at all. Git mirrors and the checkout are a module

@@ -4,9 +4,9 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
-import dev.knotless.runner.Durations;
 import dev.knotless.tar.Bounded;
 import dev.knotless.time.Deadline;
+import dev.knotless.time.Durations;
 
 /** Streams the commit's tree into {@code /work}, bounded by the checkout limit. */
 final class UploadCheckout implements Phase {

@@ -1,12 +1,12 @@
 package dev.knotless.runner.workflow;
 
-import dev.knotless.runner.Durations;
 import dev.knotless.runner.workflow.YamlTree.Entry;
 import dev.knotless.runner.workflow.YamlTree.Kind;
 import dev.knotless.runner.workflow.YamlTree.ListNode;
 import dev.knotless.runner.workflow.YamlTree.MapNode;
 import dev.knotless.runner.workflow.YamlTree.Node;
 import dev.knotless.runner.workflow.YamlTree.Position;
+import dev.knotless.time.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,4 +1,4 @@
-package dev.knotless.runner;
+package dev.knotless.time;
 
 import java.time.Duration;
 import java.util.regex.Matcher;

@@ -1,4 +1,4 @@
-package dev.knotless.runner;
+package dev.knotless.time;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
