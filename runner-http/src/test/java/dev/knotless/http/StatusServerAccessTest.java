@@ -9,7 +9,7 @@ import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.plan.WorkflowParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

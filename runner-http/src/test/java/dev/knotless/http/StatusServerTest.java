@@ -18,7 +18,7 @@ import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.plan.WorkflowParser;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

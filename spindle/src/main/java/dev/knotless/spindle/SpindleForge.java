@@ -7,7 +7,7 @@ import dev.knotless.runner.forge.CheckPublisher;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.workflow.Dialect;
+import dev.knotless.plan.Dialect;
 import dev.knotless.spindle.knot.Pipeline;
 import dev.knotless.spindle.knot.PipelineException;
 import java.io.IOException;

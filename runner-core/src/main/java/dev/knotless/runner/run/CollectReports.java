@@ -8,7 +8,7 @@ import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
-import dev.knotless.runner.workflow.Reports;
+import dev.knotless.plan.Reports;
 import dev.knotless.tar.ArchiveLimits;
 import dev.knotless.tar.Bounded;
 import dev.knotless.tar.TarExtractor;

@@ -4,7 +4,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
-import dev.knotless.runner.workflow.Step;
+import dev.knotless.plan.Step;
 import dev.knotless.tar.TarStreams;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -10,7 +10,7 @@ import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.run.RunRequest;
-import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.plan.WorkflowParser;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

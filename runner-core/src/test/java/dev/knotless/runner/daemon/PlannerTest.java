@@ -159,7 +159,7 @@ class PlannerTest {
         QueuedRun build = runs.stream().filter(r -> r.workflow().equals("build.yml")).findFirst().orElseThrow();
         assertThat(build.supplied()).isNotNull();
         assertThat(build.supplied().text()).isEqualTo(sent.get("build.yml"));
-        assertThat(build.supplied().dialect()).isEqualTo(dev.knotless.runner.workflow.Dialect.TANGLED);
+        assertThat(build.supplied().dialect()).isEqualTo(dev.knotless.plan.Dialect.TANGLED);
         assertThat(build.ref()).isEqualTo("refs/heads/feature");
         assertThat(build.trust()).isEqualTo(Trust.TRUSTED);
         QueuedRun broken = runs.stream().filter(r -> r.workflow().equals("broken.yml")).findFirst().orElseThrow();

@@ -5,7 +5,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.plan.WorkflowParser;
 import dev.knotless.secrets.SecretStore;
 import dev.knotless.tar.TarStreams;
 import dev.knotless.testkit.RecordingExecutor;
@@ -83,7 +83,7 @@ final class RunFixture {
             return new RunRequest("run-" + (++runs), "runner-1", "acme/app", SHA, ref, "refs/heads/main", event, trust,
                     WorkflowParser.parse(".knotless/workflows/ci.yaml", yaml), out -> out.write(CHECKOUT), Map.of(),
                     "local/test:1", false);
-        } catch (dev.knotless.runner.workflow.WorkflowException e) {
+        } catch (dev.knotless.plan.WorkflowException e) {
             throw new IllegalArgumentException(e);
         }
     }

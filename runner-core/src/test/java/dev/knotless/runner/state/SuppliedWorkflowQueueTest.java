@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.workflow.Dialect;
+import dev.knotless.plan.Dialect;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,90 @@
+package dev.knotless.plan;
+
+import dev.knotless.executor.Resources;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One workflow file of a repository ({@code .knotless/workflows/*.yaml}), read by {@link
+ * WorkflowParser}. The schema is in {@code docs/reference/workflow.md}.
+ *
+ * @param name shown on the check; the file name without its extension when the file gives none
+ * @param file the path it was read from, such as {@code .knotless/workflows/ci.yaml}
+ * @param on which events and branches run it
+ * @param runners the runner ids it is pinned to; empty for any runner
+ * @param image the OCI image its steps run in; null for the runner's default
+ * @param timeout the whole run's limit; null for the runner's default
+ * @param resources CPU and memory; {@link Resources#DEFAULT} when the file sets none
+ * @param variables run variables, in the file's order
+ * @param cache what the run caches between runs, in the file's order
+ * @param steps at least one
+ * @param reports the test reports read after the steps; {@link Reports#NONE} when the file names none
+ * @param services containers beside the run, reachable by name, in the file's order
+ * @param needs the workflows (names as written, before matrix expansion) of the same commit and event
+ *     that must succeed before this one starts
+ * @param artifacts paths and globs under /work saved after a successful run, for the workflows that need it
+ * @param cell which combination of its matrix this is; null for a workflow without a matrix
+ */
+public record Workflow(
+        String name,
+        String file,
+        Triggers on,
+        List<String> runners,
+        @Nullable String image,
+        @Nullable Duration timeout,
+        Resources resources,
+        Map<String, String> variables,
+        List<String> cache,
+        List<Step> steps,
+        Reports reports,
+        List<Service> services,
+        List<String> needs,
+        List<String> artifacts,
+        @Nullable MatrixCell cell) {
+
+    public Workflow {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(on, "on");
+        Objects.requireNonNull(resources, "resources");
+        runners = List.copyOf(runners);
+        variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
+        cache = List.copyOf(cache);
+        steps = List.copyOf(steps);
+        Objects.requireNonNull(reports, "reports");
+        services = List.copyOf(services);
+        needs = List.copyOf(needs);
+        artifacts = List.copyOf(artifacts);
+    }
+
+    /** A workflow without services, needs, artifacts or matrix. */
+    public Workflow(String name, String file, Triggers on, List<String> runners, @Nullable String image,
+            @Nullable Duration timeout, Resources resources, Map<String, String> variables, List<String> cache, List<Step> steps,
+            Reports reports) {
+        this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, List.of(), List.of(),
+                List.of(), null);
+    }
+
+    /** What {@code needs} calls it: its name as written, shared by the combinations of its matrix. */
+    public String group() {
+        return cell == null ? name : cell.group();
+    }
+
+    /** This workflow with these parts replaced and the rest (triggers, graph, services) kept. */
+    public Workflow with(String newName, String newFile, @Nullable String newImage, @Nullable Duration newTimeout,
+            Resources newResources, Map<String, String> newVariables, List<String> newCache, List<Step> newSteps) {
+        return new Workflow(newName, newFile, on, runners, newImage, newTimeout, newResources, newVariables, newCache, newSteps,
+                reports, services, needs, artifacts, cell);
+    }
+
+    /** A workflow that reads no test reports. */
+    public Workflow(String name, String file, Triggers on, List<String> runners, @Nullable String image,
+            @Nullable Duration timeout, Resources resources, Map<String, String> variables, List<String> cache, List<Step> steps) {
+        this(name, file, on, runners, image, timeout, resources, variables, cache, steps, Reports.NONE);
+    }
+}
