@@ -1,58 +1,54 @@
 package dev.knotless.plan;
 
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * Which workflow files a parse reads: ours, or ours as a tangled pipeline carries them.
+ * A front-end: one way of writing workflows, read into the plan ({@link Workflow}s). Everything
+ * that carries a plan out (runs, the daemon, the spindle, the CLI) sees only what a front-end
+ * produced, never which front-end it was: it picks one by name from the list of dialects
+ * ({@code dev.knotless.plan.dialects.Dialects}) and keeps the dialect with a queued run only to
+ * read the same text the same way again.
  *
- * <p>A tangled workflow ({@code .tangled/workflows/*.yml} with {@code engine: knotless}) is our
- * schema with the knot's own keys beside it: {@code when} chose the trigger before the runner heard
- * of it, so {@code on} has no place; {@code engine} and {@code clone} are the knot's too. Its name is
- * its file name, since that is what tangled shows statuses and logs under, so {@code name} is
- * refused rather than silently meaning something tangled cannot show.
+ * <p>Implementations are stateless and thread-safe, and equal when they are the same dialect.
  */
-public enum Dialect {
-    KNOTLESS("knotless"),
-    TANGLED("tangled");
+public interface Dialect {
 
-    /** Tangled's keys: read by the knot, accepted and left alone here. */
-    static final List<String> TANGLED_ONLY = List.of("when", "engine", "clone");
+    /** As a forge's event names it and a queued run keeps it: never renamed, since the queue stores it. */
+    String name();
 
-    private final String wireName;
+    /** Where a repository keeps this dialect's workflow files, such as {@code .knotless/workflows}. */
+    String directory();
 
-    Dialect(String wireName) {
-        this.wireName = wireName;
+    /**
+     * Reads one file into its runs: one workflow, or one per combination of its matrix.
+     *
+     * @param file the path shown in errors and kept in {@link Workflow#file()}
+     * @throws WorkflowException for the first problem found, in file order
+     */
+    List<Workflow> parseExpanded(String file, String text) throws WorkflowException;
+
+    /**
+     * Reads a commit's workflow files of this dialect together (path to text; other names, such as
+     * a README, are left out): what only the whole set can check (two workflows of one name, a need
+     * of no workflow, a cycle) is an error of the file at fault, and a broken file hides no other.
+     *
+     * @param refused files that were not read, path to why (such as a file over the mirror's size
+     *     cap): each is an error of its own at its first line
+     */
+    WorkflowSet parseAll(Map<String, String> files, Map<String, String> refused);
+
+    /** As {@link #parseAll(Map, Map)} with every file read. */
+    default WorkflowSet parseAll(Map<String, String> files) {
+        return parseAll(files, Map.of());
     }
 
-    public String wireName() {
-        return wireName;
-    }
-
-    /** @throws IllegalArgumentException naming the dialects there are */
-    public static Dialect parse(String wireName) {
-        for (Dialect d : values()) {
-            if (d.wireName.equals(wireName)) {
-                return d;
-            }
-        }
-        throw new IllegalArgumentException("unknown workflow dialect '" + wireName + "' (knotless or tangled)");
-    }
-
-    /** The top-level fields a workflow of this dialect may have. */
-    List<String> fields() {
-        if (this == KNOTLESS) {
-            return WorkflowParser.WORKFLOW_FIELDS;
-        }
-        List<String> fields = new ArrayList<>(WorkflowParser.WORKFLOW_FIELDS);
-        fields.remove("on");
-        fields.remove("name");
-        fields.addAll(TANGLED_ONLY);
-        return List.copyOf(fields);
-    }
-
-    /** A workflow's name when it gives none: the file's base name, without its extension for ours. */
-    String defaultName(String file) {
-        return this == KNOTLESS ? WorkflowParser.defaultName(file) : file.substring(file.lastIndexOf('/') + 1);
+    /**
+     * Reads one file: its workflow, or the first combination of its matrix.
+     *
+     * @throws WorkflowException for the first problem found, in file order
+     */
+    default Workflow parse(String file, String text) throws WorkflowException {
+        return parseExpanded(file, text).getFirst();
     }
 }

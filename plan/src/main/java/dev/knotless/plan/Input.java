@@ -28,7 +28,8 @@ public record Input(String name, @Nullable String defaultValue, List<String> opt
         return variable(name);
     }
 
-    static String variable(String name) {
+    /** The variable of an input named {@code name}. */
+    public static String variable(String name) {
         return "KNOTLESS_INPUT_" + name.toUpperCase(Locale.ROOT);
     }
 }

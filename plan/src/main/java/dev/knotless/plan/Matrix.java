@@ -46,7 +46,7 @@ public record Matrix(Map<String, List<String>> axes, List<Map<String, String>> e
     }
 
     /** How many combinations the axes make before exclusion, without making them. */
-    long product() {
+    public long product() {
         long n = 1;
         for (List<String> values : axes.values()) {
             n *= values.size();

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Which combination of its matrix a workflow is, after expansion ({@link WorkflowParser#parseAll}).
+ * Which combination of its matrix a workflow is, after expansion ({@link Dialect#parseAll}).
  *
  * @param group the workflow's name as written: what {@code needs} names, shared by its combinations
  * @param values this combination's value of each key, in the matrix's order

@@ -10,8 +10,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One workflow file of a repository ({@code .knotless/workflows/*.yaml}), read by {@link
- * WorkflowParser}. The schema is in {@code docs/reference/workflow.md}.
+ * One workflow of a commit, read from its file by a {@link Dialect}: the plan of one run (or of
+ * one combination of a matrix). Ours is written as {@code docs/reference/workflow.md} says.
  *
  * @param name shown on the check; the file name without its extension when the file gives none
  * @param file the path it was read from, such as {@code .knotless/workflows/ci.yaml}
@@ -80,6 +80,16 @@ public record Workflow(
             Resources newResources, Map<String, String> newVariables, List<String> newCache, List<Step> newSteps) {
         return new Workflow(newName, newFile, on, runners, newImage, newTimeout, newResources, newVariables, newCache, newSteps,
                 reports, services, needs, artifacts, cell);
+    }
+
+    /**
+     * The file name without directory and extension: {@code .knotless/workflows/ci.yaml} gives
+     * {@code ci}. What a need names a file by that does not parse, whatever its dialect.
+     */
+    public static String baseName(String file) {
+        String base = file.substring(file.lastIndexOf('/') + 1);
+        int dot = base.lastIndexOf('.');
+        return dot > 0 ? base.substring(0, dot) : base;
     }
 
     /** A workflow that reads no test reports. */

@@ -3,7 +3,7 @@ package dev.knotless.plan;
 import java.util.List;
 
 /**
- * What {@link WorkflowParser#parseAll} found: the valid workflows, sorted by file name, and one
+ * What {@link Dialect#parseAll} found: the valid workflows, sorted by file name, and one
  * error per invalid file, in the same order. A broken file does not hide the others: the caller
  * runs what is valid and reports each error.
  */
@@ -30,7 +30,7 @@ public record WorkflowSet(List<Workflow> workflows, List<WorkflowException> erro
             if (!combinations.isEmpty()) {
                 names.addAll(combinations);
             } else {
-                errors.stream().filter(e -> WorkflowParser.defaultName(e.file()).equals(need)).findFirst()
+                errors.stream().filter(e -> Workflow.baseName(e.file()).equals(need)).findFirst()
                         .ifPresent(e -> names.add(e.file()));
             }
         }

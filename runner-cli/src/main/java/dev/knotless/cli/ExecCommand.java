@@ -13,8 +13,8 @@ import dev.knotless.executor.Trust;
 import dev.knotless.plan.Inputs;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
-import dev.knotless.plan.WorkflowParser;
 import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.Needs;
 import dev.knotless.runner.run.Run;
@@ -113,8 +113,8 @@ final class ExecCommand implements Callable<Integer> {
         Commit commit = mirror.resolve(rev);
         Commit head = mirror.resolve();
         String defaultRef = head.isRef() ? head.ref() : commit.ref();
-        FileTexts files = mirror.texts(commit.sha(), WorkflowParser.DIRECTORY);
-        WorkflowSet parsed = WorkflowParser.parseAll(files.texts(), files.refused());
+        FileTexts files = mirror.texts(commit.sha(), Dialects.standard().directory());
+        WorkflowSet parsed = Dialects.standard().parseAll(files.texts(), files.refused());
         if (parsed.hasErrors()) {
             for (WorkflowException e : parsed.errors()) {
                 err.println("knotless-run: " + e.getMessage());

@@ -10,8 +10,8 @@ import dev.knotless.executor.Trust;
 import dev.knotless.plan.Inputs;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
-import dev.knotless.plan.WorkflowParser;
 import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.forge.RunnerSelection;
@@ -77,8 +77,8 @@ public final class ManualRuns {
         } catch (CheckoutException e) {
             return new Outcome.NotFound("branch " + onBranch + " of " + repoName);
         }
-        FileTexts files = mirror.texts(head.sha(), WorkflowParser.DIRECTORY);
-        WorkflowSet set = WorkflowParser.parseAll(files.texts(), files.refused());
+        FileTexts files = mirror.texts(head.sha(), Dialects.standard().directory());
+        WorkflowSet set = Dialects.standard().parseAll(files.texts(), files.refused());
         for (WorkflowException broken : set.errors()) {
             if (broken.file().equals(workflowName)) {
                 return new Outcome.Refused(broken.getMessage());

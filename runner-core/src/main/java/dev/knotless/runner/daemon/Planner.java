@@ -8,8 +8,8 @@ import dev.knotless.executor.Trust;
 import dev.knotless.plan.Dialect;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
-import dev.knotless.plan.WorkflowParser;
 import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.forge.RunnerSelection;
@@ -89,8 +89,8 @@ public final class Planner {
         long started = System.nanoTime();
         Mirror mirror = mirrors.mirrorFor(repo.cloneUrl(), trigger.event() == Event.PULL ? List.of(trigger.ref()) : List.of());
         long fetched = System.nanoTime();
-        FileTexts files = mirror.texts(trigger.commit(), WorkflowParser.DIRECTORY);
-        WorkflowSet set = WorkflowParser.parseAll(files.texts(), files.refused());
+        FileTexts files = mirror.texts(trigger.commit(), Dialects.standard().directory());
+        WorkflowSet set = Dialects.standard().parseAll(files.texts(), files.refused());
         LOG.debug("planned repo={} commit={} syncMs={} workflowsMs={}", repo.name(), trigger.commit(),
                 (fetched - started) / 1_000_000, (System.nanoTime() - fetched) / 1_000_000);
         List<QueuedRun> runs = new ArrayList<>();
@@ -117,8 +117,8 @@ public final class Planner {
      * so another pipeline at the same commit (a manual trigger) runs again.
      */
     private List<QueuedRun> planSupplied(Repository repo, ForgeEvent.Pipeline p) {
-        Dialect dialect = Dialect.parse(p.dialect());
-        WorkflowSet set = WorkflowParser.parseAll(p.workflows(), dialect);
+        Dialect dialect = Dialects.named(p.dialect());
+        WorkflowSet set = dialect.parseAll(p.workflows());
         Trust trust = p.trusted() ? Trust.TRUSTED : Trust.UNTRUSTED;
         List<String> more = List.of(p.id());
         List<QueuedRun> runs = new ArrayList<>();

@@ -1,9 +1,13 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.knotless.plan.Step;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -47,7 +51,7 @@ class WorkflowBombTest {
         // more memory than the test has, so the 30 s ceiling tells a stop at the cap from building it.
         String yaml = mergeChain(20_000);
         WorkflowException e = assertTimeoutPreemptively(Duration.ofSeconds(30),
-                () -> catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parse(FILE, yaml)),
+                () -> catchThrowableOfType(WorkflowException.class, () -> new KnotlessDialect().parse(FILE, yaml)),
                 "parsing a merge chain of 20,000 maps");
         assertThat(e).isNotNull();
         assertThat(e.file()).isEqualTo(FILE);
@@ -57,7 +61,7 @@ class WorkflowBombTest {
 
     @Test
     void anAliasLadderFailsOnItsLineWithoutBuildingIt() {
-        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parse(FILE, aliasLadder()));
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> new KnotlessDialect().parse(FILE, aliasLadder()));
         assertThat(e).isNotNull();
         assertThat(e.line()).as(e.getMessage()).isEqualTo(7); // l5: 10^5 nodes
         assertThat(e.problem()).startsWith("the file builds more than 100000 YAML nodes");
@@ -66,7 +70,7 @@ class WorkflowBombTest {
     @Test
     void aliasesOfAScalarCountAsTheCopiesTheyMake() {
         String yaml = "x: [&s a" + ", *s".repeat(100_001) + "]\n" + STEPS;
-        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parse(FILE, yaml));
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> new KnotlessDialect().parse(FILE, yaml));
         assertThat(e).isNotNull();
         assertThat(e.problem()).startsWith("the file builds more than 100000 YAML nodes");
     }
@@ -76,7 +80,7 @@ class WorkflowBombTest {
         Map<String, String> files = new TreeMap<>();
         files.put(FILE, aliasLadder());
         files.put(".knotless/workflows/ok.yaml", "name: ok\n" + STEPS);
-        WorkflowSet set = WorkflowParser.parseAll(files);
+        WorkflowSet set = new KnotlessDialect().parseAll(files);
         assertThat(set.workflows()).extracting(Workflow::name).containsExactly("ok");
         assertThat(set.errors()).singleElement().satisfies(e -> assertThat(e.file()).isEqualTo(FILE));
     }
@@ -87,7 +91,7 @@ class WorkflowBombTest {
         for (int i = 0; i < 5; i++) {
             files.put(".knotless/workflows/w" + i + ".yaml", "name: w" + i + "\n" + STEPS); // 6 nodes each
         }
-        WorkflowSet set = WorkflowParser.parseAll(files, 20);
+        WorkflowSet set = new KnotlessDialect().parseAll(files, 20);
         assertThat(set.workflows()).extracting(Workflow::name).containsExactly("w0", "w1", "w2");
         assertThat(set.errors()).hasSize(2)
                 .allSatisfy(e -> assertThat(e.problem()).startsWith("the commit's workflow files build more than 20 YAML nodes in all"));
@@ -95,7 +99,7 @@ class WorkflowBombTest {
 
     @Test
     void ordinaryAnchorsAndMergesStillWork() throws Exception {
-        Workflow w = WorkflowParser.parse(FILE, """
+        Workflow w = new KnotlessDialect().parse(FILE, """
                 variables: &vars {A: "1", B: "2"}
                 steps:
                   - &build {name: build, run: make}

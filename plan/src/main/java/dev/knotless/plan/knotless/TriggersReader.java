@@ -1,11 +1,17 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
 import dev.knotless.checks.Event;
-import dev.knotless.plan.YamlTree.Entry;
-import dev.knotless.plan.YamlTree.Kind;
-import dev.knotless.plan.YamlTree.ListNode;
-import dev.knotless.plan.YamlTree.MapNode;
-import dev.knotless.plan.YamlTree.Node;
+import dev.knotless.plan.Input;
+import dev.knotless.plan.Schedule;
+import dev.knotless.plan.Triggers;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.yaml.Fields;
+import dev.knotless.plan.yaml.YamlTree.Entry;
+import dev.knotless.plan.yaml.YamlTree.Kind;
+import dev.knotless.plan.yaml.YamlTree.ListNode;
+import dev.knotless.plan.yaml.YamlTree.MapNode;
+import dev.knotless.plan.yaml.YamlTree.Node;
+import dev.knotless.plan.yaml.YamlTree;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +77,7 @@ final class TriggersReader {
                 }
             }
             default -> throw fields.error(node.at(), path,
-                    "expected an event, a list of events or a map of events, got " + node.kind().described);
+                    "expected an event, a list of events or a map of events, got " + node.kind().described());
         }
         return new Triggers(branches, inputs, schedules);
     }
@@ -95,7 +101,7 @@ final class TriggersReader {
     private List<Schedule> schedules(Node node, String path) throws WorkflowException {
         if (!(node instanceof ListNode list) || list.items().isEmpty()) {
             throw fields.error(node.at(), path, "expected a list of times such as [{cron: \"0 3 * * 1-5\"}], got "
-                    + (node instanceof ListNode ? "an empty list" : node.kind().described));
+                    + (node instanceof ListNode ? "an empty list" : node.kind().described()));
         }
         if (list.items().size() > MAX_SCHEDULES) {
             throw fields.error(list.at(), path, list.items().size() + " schedules; at most " + MAX_SCHEDULES);
@@ -159,7 +165,7 @@ final class TriggersReader {
         }
         if (!(node instanceof MapNode map)) {
             throw fields.error(node.at(), path, "expected a map such as {branches: [main]} or nothing, got "
-                    + node.kind().described);
+                    + node.kind().described());
         }
         fields.onlyKnown(map, path, known);
         Entry branches = map.entries().get("branches");
@@ -220,7 +226,7 @@ final class TriggersReader {
                 }
                 case "required" -> {
                     if (value.kind() != Kind.BOOLEAN) {
-                        throw fields.error(value.at(), fieldPath, "expected true or false, got " + value.kind().described);
+                        throw fields.error(value.at(), fieldPath, "expected true or false, got " + value.kind().described());
                     }
                     required = Boolean.parseBoolean(((YamlTree.Scalar) value).text().toLowerCase(java.util.Locale.ROOT));
                 }

@@ -1,9 +1,12 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knotless.checks.Event;
+import dev.knotless.plan.Schedule;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -14,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class ScheduleTest {
 
     static Workflow parse(String yaml) throws WorkflowException {
-        return WorkflowParser.parse(".knotless/workflows/nightly.yaml", yaml);
+        return new KnotlessDialect().parse(".knotless/workflows/nightly.yaml", yaml);
     }
 
     @Test

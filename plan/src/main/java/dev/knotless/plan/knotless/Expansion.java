@@ -1,5 +1,9 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
+import dev.knotless.plan.Matrix;
+import dev.knotless.plan.MatrixCell;
+import dev.knotless.plan.Service;
+import dev.knotless.plan.Workflow;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

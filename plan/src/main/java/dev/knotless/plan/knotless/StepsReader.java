@@ -1,9 +1,15 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
-import dev.knotless.plan.YamlTree.Entry;
-import dev.knotless.plan.YamlTree.ListNode;
-import dev.knotless.plan.YamlTree.MapNode;
-import dev.knotless.plan.YamlTree.Node;
+import dev.knotless.plan.Retry;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.StepCondition;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.yaml.Fields;
+import dev.knotless.plan.yaml.YamlTree.Entry;
+import dev.knotless.plan.yaml.YamlTree.ListNode;
+import dev.knotless.plan.yaml.YamlTree.MapNode;
+import dev.knotless.plan.yaml.YamlTree.Node;
+import dev.knotless.plan.yaml.YamlTree;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +33,7 @@ final class StepsReader {
 
     List<Step> read(Node node, String path) throws WorkflowException {
         if (!(node instanceof ListNode list)) {
-            throw fields.error(node.at(), path, "expected a list of steps, got " + node.kind().described);
+            throw fields.error(node.at(), path, "expected a list of steps, got " + node.kind().described());
         }
         if (list.items().isEmpty()) {
             throw fields.error(list.at(), path, "is empty; a workflow needs at least one step");
@@ -151,12 +157,12 @@ final class StepsReader {
             }
         }
         throw fields.error(node.at(), path, "expected " + what + ", a whole number from " + least + " to " + most
-                + ", got " + (node instanceof YamlTree.Scalar scalar ? "'" + scalar.text() + "'" : node.kind().described));
+                + ", got " + (node instanceof YamlTree.Scalar scalar ? "'" + scalar.text() + "'" : node.kind().described()));
     }
 
     private boolean bool(Node node, String path) throws WorkflowException {
         if (node.kind() != YamlTree.Kind.BOOLEAN) {
-            throw fields.error(node.at(), path, "expected true or false, got " + node.kind().described);
+            throw fields.error(node.at(), path, "expected true or false, got " + node.kind().described());
         }
         return Boolean.parseBoolean(((YamlTree.Scalar) node).text().toLowerCase(java.util.Locale.ROOT));
     }
@@ -175,7 +181,7 @@ final class StepsReader {
 
     private List<String> secrets(Node node, String path) throws WorkflowException {
         if (!(node instanceof ListNode list)) {
-            throw fields.error(node.at(), path, "expected a list of secret names, got " + node.kind().described);
+            throw fields.error(node.at(), path, "expected a list of secret names, got " + node.kind().described());
         }
         List<String> names = new ArrayList<>();
         for (int i = 0; i < list.items().size(); i++) {

@@ -1,8 +1,10 @@
-package dev.knotless.plan;
+package dev.knotless.plan.yaml;
 
-import dev.knotless.plan.YamlTree.Position;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.yaml.YamlTree.Position;
 import java.util.ArrayList;
-
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -20,23 +22,22 @@ final class RunGraph {
 
     private RunGraph() {}
 
-    static WorkflowSet checked(List<Workflow> workflows, List<WorkflowException> errors,
-            Map<String, WorkflowParser.Reader> readers) {
+    /** {@code workflows} less those the checks refuse, and {@code errors} with theirs, by file. */
+    static WorkflowSet checked(List<Workflow> workflows, List<WorkflowException> errors, Map<String, FileRead> reads) {
         Map<String, List<Workflow>> groups = new LinkedHashMap<>();
         workflows.forEach(w -> groups.computeIfAbsent(w.group(), g -> new ArrayList<>()).add(w));
         Set<String> brokenNames = new HashSet<>();
-        errors.forEach(e -> brokenNames.add(WorkflowParser.defaultName(e.file())));
+        errors.forEach(e -> brokenNames.add(Workflow.baseName(e.file())));
         Map<String, WorkflowException> refused = new LinkedHashMap<>();
         for (Map.Entry<String, List<Workflow>> group : groups.entrySet()) {
             Workflow w = group.getValue().getFirst();
-            WorkflowParser.Reader reader = readers.get(group.getKey());
+            FileRead read = reads.get(group.getKey());
             for (int i = 0; i < w.needs().size(); i++) {
                 String need = w.needs().get(i);
-                Position at = reader.needsAt.get(i);
                 if (need.equals(group.getKey())) {
-                    refused.put(group.getKey(), reader.error(at, "needs[" + i + "]", "a workflow cannot need itself"));
+                    refused.put(group.getKey(), needError(read, i, "a workflow cannot need itself"));
                 } else if (!groups.containsKey(need) && !brokenNames.contains(need)) {
-                    refused.put(group.getKey(), reader.error(at, "needs[" + i + "]", "no workflow named '" + need
+                    refused.put(group.getKey(), needError(read, i, "no workflow named '" + need
                             + "' in this commit (there are " + String.join(", ", groups.keySet()) + ")"));
                 }
                 if (refused.containsKey(group.getKey())) {
@@ -53,7 +54,7 @@ final class RunGraph {
                 Workflow w = groups.get(member).getFirst();
                 String next = cycle.get((cycle.indexOf(member) + 1) % cycle.size());
                 int i = w.needs().indexOf(next);
-                refused.putIfAbsent(member, readers.get(member).error(readers.get(member).needsAt.get(i), "needs[" + i + "]",
+                refused.putIfAbsent(member, needError(reads.get(member), i,
                         "the needs make a cycle: " + String.join(" → ", cycle) + " → " + first));
             }
         }
@@ -61,6 +62,12 @@ final class RunGraph {
         allErrors.addAll(refused.values());
         allErrors.sort(java.util.Comparator.comparing(WorkflowException::file));
         return new WorkflowSet(workflows.stream().filter(w -> !refused.containsKey(w.group())).toList(), allErrors);
+    }
+
+    /** An error of need {@code i} of the file {@code read} came from, at the line it was written. */
+    private static WorkflowException needError(FileRead read, int i, String problem) {
+        Position at = read.needsAt().get(i);
+        return new WorkflowException(read.workflow().file(), at.line(), at.column(), "needs[" + i + "]", problem);
     }
 
     /** Each cycle of the needs among groups, once, starting at its first member in file order. */

@@ -1,8 +1,9 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.knotless.plan.WorkflowException;
 import org.junit.jupiter.api.Test;
 
 /** Each kind of mistake names the file, line, column and field; lines and columns count from 1. */
@@ -11,7 +12,7 @@ class WorkflowErrorsTest {
     private static final String FILE = ".knotless/workflows/ci.yaml";
 
     private static WorkflowException error(String yaml) {
-        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parse(FILE, yaml));
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> new KnotlessDialect().parse(FILE, yaml));
         assertThat(e).as("an error for:%n%s", yaml).isNotNull();
         assertThat(e.getMessage()).doesNotContain("\n").startsWith(FILE + ":");
         return e;

@@ -1,10 +1,13 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
 import dev.knotless.executor.Resources;
-import dev.knotless.plan.YamlTree.Entry;
-import dev.knotless.plan.YamlTree.Kind;
-import dev.knotless.plan.YamlTree.MapNode;
-import dev.knotless.plan.YamlTree.Node;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.yaml.Fields;
+import dev.knotless.plan.yaml.YamlTree.Entry;
+import dev.knotless.plan.yaml.YamlTree.Kind;
+import dev.knotless.plan.yaml.YamlTree.MapNode;
+import dev.knotless.plan.yaml.YamlTree.Node;
+import dev.knotless.plan.yaml.YamlTree;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -58,7 +61,7 @@ final class ResourcesReader {
 
     private String quantity(Node node, String path, String expected) throws WorkflowException {
         if (node.kind() != Kind.STRING && node.kind() != Kind.NUMBER) {
-            throw fields.error(node.at(), path, "expected " + expected + ", got " + node.kind().described);
+            throw fields.error(node.at(), path, "expected " + expected + ", got " + node.kind().described());
         }
         return ((YamlTree.Scalar) node).text().strip();
     }

@@ -1,4 +1,4 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,18 +6,25 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Resources;
+import dev.knotless.plan.Retry;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.StepCondition;
+import dev.knotless.plan.Triggers;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class WorkflowParserTest {
+class KnotlessDialectTest {
 
     private static final String FILE = ".knotless/workflows/ci.yaml";
 
     private static Workflow parse(String yaml) throws WorkflowException {
-        return WorkflowParser.parse(FILE, yaml);
+        return new KnotlessDialect().parse(FILE, yaml);
     }
 
     @Test
@@ -85,8 +92,8 @@ class WorkflowParserTest {
 
     @Test
     void theDefaultNameDropsTheDirectoryAndTheExtension() throws Exception {
-        assertThat(WorkflowParser.parse("a/b/nightly.build.yml", "steps: [{run: x}]").name()).isEqualTo("nightly.build");
-        assertThat(WorkflowParser.parse("lint.yaml", "steps: [{run: x}]").name()).isEqualTo("lint");
+        assertThat(new KnotlessDialect().parse("a/b/nightly.build.yml", "steps: [{run: x}]").name()).isEqualTo("nightly.build");
+        assertThat(new KnotlessDialect().parse("lint.yaml", "steps: [{run: x}]").name()).isEqualTo("lint");
     }
 
     @Test
@@ -296,7 +303,7 @@ class WorkflowParserTest {
         files.put(".knotless/workflows/README.md", "# not a workflow");
         files.put(".knotless/workflows/a.yaml", "steps: [{run: a}]");
 
-        WorkflowSet set = WorkflowParser.parseAll(files);
+        WorkflowSet set = new KnotlessDialect().parseAll(files);
 
         assertThat(set.hasErrors()).isFalse();
         assertThat(set.workflows()).extracting(Workflow::name).containsExactly("a", "z");
@@ -309,7 +316,7 @@ class WorkflowParserTest {
                 ".knotless/workflows/c.yaml", "steps:\n  - name: no run\n",
                 ".knotless/workflows/a.yaml", "stepz: []\n");
 
-        WorkflowSet set = WorkflowParser.parseAll(files);
+        WorkflowSet set = new KnotlessDialect().parseAll(files);
 
         assertThat(set.workflows()).extracting(Workflow::name).containsExactly("b");
         assertThat(set.errors()).extracting(Throwable::getMessage).containsExactly(
@@ -325,7 +332,7 @@ class WorkflowParserTest {
                 ".knotless/workflows/ci.yml", "steps: [{run: b}]",
                 ".knotless/workflows/other.yaml", "steps: [{run: c}]\nname: ci\n");
 
-        WorkflowSet set = WorkflowParser.parseAll(files);
+        WorkflowSet set = new KnotlessDialect().parseAll(files);
 
         assertThat(set.workflows()).extracting(Workflow::file).containsExactly(".knotless/workflows/ci.yaml");
         assertThat(set.errors()).extracting(Throwable::getMessage).containsExactly(
@@ -341,7 +348,7 @@ class WorkflowParserTest {
         int start = doc.indexOf("```yaml\n") + "```yaml\n".length();
         String example = doc.substring(start, doc.indexOf("```", start));
 
-        Workflow workflow = WorkflowParser.parse(FILE, example);
+        Workflow workflow = new KnotlessDialect().parse(FILE, example);
 
         assertThat(workflow.name()).isEqualTo("Build and test");
         assertThat(workflow.on().matches(Event.PUSH, "release/1.0/hotfix")).isTrue();
@@ -355,37 +362,5 @@ class WorkflowParserTest {
         assertThat(workflow.steps().get(1).retry()).isEqualTo(new Retry(2, java.util.Set.of(1, 137)));
         assertThat(workflow.steps().get(2).continueOnError()).isTrue();
         assertThat(workflow.steps().get(3).condition()).isEqualTo(StepCondition.FAILURE);
-    }
-
-    @Test
-    void aTangledWorkflowIsOursWithTheKnotsKeysBesideItAndNamedByItsFile() throws Exception {
-        java.util.List<Workflow> read = WorkflowParser.parseExpanded("build.yml", """
-                when:
-                  - event: [push]
-                    branch: [main]
-                engine: knotless
-                clone: {depth: 1}
-                image: alpine:3
-                steps:
-                  - run: make
-                """, Dialect.TANGLED);
-        assertThat(read).singleElement().satisfies(w -> {
-            assertThat(w.name()).isEqualTo("build.yml");
-            assertThat(w.image()).isEqualTo("alpine:3");
-        });
-    }
-
-    @Test
-    void aTangledWorkflowRefusesOnAndNameSayingWhy() {
-        WorkflowException on = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parseExpanded("ci.yml",
-                "engine: knotless\non: push\nsteps: [{run: 'true'}]\n", Dialect.TANGLED));
-        assertThat(on.getMessage()).contains("ci.yml:2:").contains("'on' has no place");
-        WorkflowException name = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parseExpanded("ci.yml",
-                "name: CI\nsteps: [{run: 'true'}]\n", Dialect.TANGLED));
-        assertThat(name.getMessage()).contains("ci.yml:1:").contains("named by its file (ci.yml)");
-        // ours does not take the knot's keys
-        WorkflowException when = catchThrowableOfType(WorkflowException.class, () -> WorkflowParser.parseExpanded("ci.yaml",
-                "when: []\nsteps: [{run: 'true'}]\n"));
-        assertThat(when.getMessage()).contains("unknown field");
     }
 }

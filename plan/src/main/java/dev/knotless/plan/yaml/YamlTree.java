@@ -1,5 +1,6 @@
-package dev.knotless.plan;
+package dev.knotless.plan.yaml;
 
+import dev.knotless.plan.WorkflowException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -36,7 +37,7 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * the merge key {@code <<} merges a map or a list of maps under the explicit keys, and a file must
  * hold exactly one document. Stateless; {@link #read} is safe to call from any thread.
  */
-final class YamlTree {
+public final class YamlTree {
 
     /** Deeper nesting than any workflow needs; keeps recursion far from the stack's end. */
     static final int MAX_DEPTH = 64;
@@ -52,11 +53,13 @@ final class YamlTree {
 
     private YamlTree() {}
 
-    record Position(int line, int column) {
-        static final Position START = new Position(1, 1);
+    /** Where a node or key was written; lines and columns count from 1. */
+    public record Position(int line, int column) {
+        public static final Position START = new Position(1, 1);
     }
 
-    enum Kind {
+    /** What a node is, as errors describe it ("expected a list, got a map"). */
+    public enum Kind {
         STRING("a string"),
         NUMBER("a number"),
         BOOLEAN("a boolean"),
@@ -65,14 +68,20 @@ final class YamlTree {
         MAP("a map"),
         LIST("a list");
 
-        final String described;
+        private final String described;
 
         Kind(String described) {
             this.described = described;
         }
+
+        /** As an error says it: {@code a map}, {@code no value}. */
+        public String described() {
+            return described;
+        }
     }
 
-    sealed interface Node permits Scalar, MapNode, ListNode {
+    /** A node of the tree: it knows where it was written. */
+    public sealed interface Node permits Scalar, MapNode, ListNode {
         Position at();
 
         Kind kind();
@@ -81,17 +90,18 @@ final class YamlTree {
     }
 
     /** A scalar; {@code text} is exactly as written ({@code 1.10} stays {@code 1.10}). */
-    record Scalar(Kind kind, String text, Position at) implements Node {
+    public record Scalar(Kind kind, String text, Position at) implements Node {
         @Override
         public Node movedTo(Position position) {
             return new Scalar(kind, text, position);
         }
     }
 
-    record Entry(String key, Position keyAt, Node value) {}
+    /** A key of a map, where it was written, and its value. */
+    public record Entry(String key, Position keyAt, Node value) {}
 
     /** Entries in the order written. */
-    record MapNode(Map<String, Entry> entries, Position at) implements Node {
+    public record MapNode(Map<String, Entry> entries, Position at) implements Node {
         @Override
         public Kind kind() {
             return Kind.MAP;
@@ -103,7 +113,8 @@ final class YamlTree {
         }
     }
 
-    record ListNode(List<Node> items, Position at) implements Node {
+    /** Items in the order written. */
+    public record ListNode(List<Node> items, Position at) implements Node {
         @Override
         public Kind kind() {
             return Kind.LIST;
@@ -121,7 +132,7 @@ final class YamlTree {
      * @throws WorkflowException for a syntax error, an empty file, a second document, a duplicate
      *     key, an unknown alias or a bad merge
      */
-    static Node read(String file, String text) throws WorkflowException {
+    public static Node read(String file, String text) throws WorkflowException {
         return read(file, text, MAX_NODES).root();
     }
 
@@ -298,7 +309,7 @@ final class YamlTree {
             for (Node source : sources) {
                 if (!(source instanceof MapNode map)) {
                     throw new WorkflowException(file, source.at().line(), source.at().column(), path,
-                            "the merge key '<<' takes a map or a list of maps, not " + source.kind().described);
+                            "the merge key '<<' takes a map or a list of maps, not " + source.kind().described());
                 }
                 spend(map.entries().size(), at, path); // each merged entry is a copy in this map
                 for (Entry entry : map.entries().values()) {
@@ -317,7 +328,8 @@ final class YamlTree {
         }
     }
 
-    static String child(String path, String key) {
+    /** The path of {@code key} within the map at {@code path}, as errors name fields: {@code steps[0].env.A}. */
+    public static String child(String path, String key) {
         return path.isEmpty() ? key : path + "." + key;
     }
 

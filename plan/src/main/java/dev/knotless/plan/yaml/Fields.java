@@ -1,11 +1,12 @@
-package dev.knotless.plan;
+package dev.knotless.plan.yaml;
 
-import dev.knotless.plan.YamlTree.Entry;
-import dev.knotless.plan.YamlTree.Kind;
-import dev.knotless.plan.YamlTree.ListNode;
-import dev.knotless.plan.YamlTree.MapNode;
-import dev.knotless.plan.YamlTree.Node;
-import dev.knotless.plan.YamlTree.Position;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.yaml.YamlTree.Entry;
+import dev.knotless.plan.yaml.YamlTree.Kind;
+import dev.knotless.plan.yaml.YamlTree.ListNode;
+import dev.knotless.plan.yaml.YamlTree.MapNode;
+import dev.knotless.plan.yaml.YamlTree.Node;
+import dev.knotless.plan.yaml.YamlTree.Position;
 import dev.knotless.time.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,20 +22,20 @@ import java.util.regex.Pattern;
  * and the strict field check, each failing with a {@link WorkflowException} that names the file,
  * position and field. One per file read; stateless beyond the file's name.
  */
-final class Fields {
+public final class Fields {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private final String file;
 
-    Fields(String file) {
+    public Fields(String file) {
         this.file = file;
     }
 
-    Duration duration(Node node, String path) throws WorkflowException {
+    public Duration duration(Node node, String path) throws WorkflowException {
         if (node.kind() != Kind.STRING && node.kind() != Kind.NUMBER) {
             throw error(node.at(), path,
-                    "expected a duration such as 90s, 10m or 1h30m, got " + node.kind().described);
+                    "expected a duration such as 90s, 10m or 1h30m, got " + node.kind().described());
         }
         try {
             return Durations.parse(((YamlTree.Scalar) node).text());
@@ -44,7 +45,7 @@ final class Fields {
     }
 
     /** A name shown to people: one line, not blank. */
-    String label(Node node, String path) throws WorkflowException {
+    public String label(Node node, String path) throws WorkflowException {
         String text = string(node, path, "a name");
         if (text.isBlank()) {
             throw error(node.at(), path, "is empty");
@@ -55,9 +56,9 @@ final class Fields {
         return text;
     }
 
-    List<String> distinctStrings(Node node, String path, String what) throws WorkflowException {
+    public List<String> distinctStrings(Node node, String path, String what) throws WorkflowException {
         if (!(node instanceof ListNode list)) {
-            throw error(node.at(), path, "expected a list of strings, got " + node.kind().described);
+            throw error(node.at(), path, "expected a list of strings, got " + node.kind().described());
         }
         List<String> values = new ArrayList<>();
         Set<String> seen = new HashSet<>();
@@ -80,21 +81,21 @@ final class Fields {
     }
 
     /** A scalar's text as written; numbers and booleans included ({@code run: true} is a script). */
-    String string(Node node, String path, String expected) throws WorkflowException {
+    public String string(Node node, String path, String expected) throws WorkflowException {
         if (node instanceof YamlTree.Scalar scalar && scalar.kind() != Kind.NULL && scalar.kind() != Kind.OTHER) {
             return scalar.text();
         }
-        throw error(node.at(), path, "expected " + expected + " (a string), got " + node.kind().described);
+        throw error(node.at(), path, "expected " + expected + " (a string), got " + node.kind().described());
     }
 
-    MapNode map(Node node, String path, String expected) throws WorkflowException {
+    public MapNode map(Node node, String path, String expected) throws WorkflowException {
         if (node instanceof MapNode map) {
             return map;
         }
-        throw error(node.at(), path, "expected " + expected + ", got " + node.kind().described);
+        throw error(node.at(), path, "expected " + expected + ", got " + node.kind().described());
     }
 
-    void checkName(String name, Position at, String path, String what) throws WorkflowException {
+    public void checkName(String name, Position at, String path, String what) throws WorkflowException {
         if (!IDENTIFIER.matcher(name).matches()) {
             throw error(at, path, "'" + name + "' is not a valid " + what
                     + " name (letters, digits and '_', not starting with a digit)");
@@ -105,7 +106,7 @@ final class Fields {
     }
 
     /** A map of environment variables: names as {@link #checkName} allows, scalar values. */
-    Map<String, String> variables(Node node, String path) throws WorkflowException {
+    public Map<String, String> variables(Node node, String path) throws WorkflowException {
         MapNode map = map(node, path, "a map of NAME: value");
         Map<String, String> variables = new LinkedHashMap<>();
         for (Entry entry : map.entries().values()) {
@@ -116,7 +117,7 @@ final class Fields {
                 throw error(value.at(), varPath, "has no value (write '' for an empty string)");
             }
             if (!(value instanceof YamlTree.Scalar scalar) || value.kind() == Kind.OTHER) {
-                throw error(value.at(), varPath, "expected a string, number or boolean, got " + value.kind().described);
+                throw error(value.at(), varPath, "expected a string, number or boolean, got " + value.kind().described());
             }
             if (scalar.text().indexOf('\0') >= 0) {
                 throw error(value.at(), varPath, "contains a NUL character, which an environment variable cannot hold");
@@ -126,7 +127,7 @@ final class Fields {
         return variables;
     }
 
-    void onlyKnown(MapNode map, String path, List<String> known) throws WorkflowException {
+    public void onlyKnown(MapNode map, String path, List<String> known) throws WorkflowException {
         for (Entry entry : map.entries().values()) {
             if (!known.contains(entry.key())) {
                 String suggestion = closest(entry.key(), known);
@@ -137,7 +138,7 @@ final class Fields {
         }
     }
 
-    WorkflowException error(Position at, String path, String problem) {
+    public WorkflowException error(Position at, String path, String problem) {
         return new WorkflowException(file, at.line(), at.column(), path, problem);
     }
 

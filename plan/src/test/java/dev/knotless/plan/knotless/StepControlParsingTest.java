@@ -1,7 +1,11 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knotless.plan.Retry;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.StepCondition;
+import dev.knotless.plan.WorkflowException;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -12,7 +16,7 @@ class StepControlParsingTest {
     private static final String FILE = ".knotless/workflows/ci.yaml";
 
     private static Step first(String yaml) throws WorkflowException {
-        return WorkflowParser.parse(FILE, yaml).steps().getFirst();
+        return new KnotlessDialect().parse(FILE, yaml).steps().getFirst();
     }
 
     private static void assertError(String yaml, int line, String field, String problemStart) {

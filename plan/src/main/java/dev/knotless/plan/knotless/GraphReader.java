@@ -1,11 +1,16 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
-import dev.knotless.plan.YamlTree.Entry;
-import dev.knotless.plan.YamlTree.Kind;
-import dev.knotless.plan.YamlTree.ListNode;
-import dev.knotless.plan.YamlTree.MapNode;
-import dev.knotless.plan.YamlTree.Node;
-import dev.knotless.plan.YamlTree.Position;
+import dev.knotless.plan.Matrix;
+import dev.knotless.plan.Service;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.yaml.Fields;
+import dev.knotless.plan.yaml.YamlTree.Entry;
+import dev.knotless.plan.yaml.YamlTree.Kind;
+import dev.knotless.plan.yaml.YamlTree.ListNode;
+import dev.knotless.plan.yaml.YamlTree.MapNode;
+import dev.knotless.plan.yaml.YamlTree.Node;
+import dev.knotless.plan.yaml.YamlTree.Position;
+import dev.knotless.plan.yaml.YamlTree;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -161,7 +166,7 @@ final class GraphReader {
                 }
                 case "fail-fast" -> {
                     if (entry.value().kind() != Kind.BOOLEAN) {
-                        throw fields.error(entry.value().at(), keyPath, "expected true or false, got " + entry.value().kind().described);
+                        throw fields.error(entry.value().at(), keyPath, "expected true or false, got " + entry.value().kind().described());
                     }
                     failFast = Boolean.parseBoolean(((YamlTree.Scalar) entry.value()).text().toLowerCase(java.util.Locale.ROOT));
                 }

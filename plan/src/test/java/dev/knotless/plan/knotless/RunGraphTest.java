@@ -1,7 +1,10 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +17,7 @@ class RunGraphTest {
     static WorkflowSet parse(Map<String, String> files) {
         Map<String, String> paths = new LinkedHashMap<>();
         files.forEach((f, y) -> paths.put(".knotless/workflows/" + f, y));
-        return WorkflowParser.parseAll(paths);
+        return new KnotlessDialect().parseAll(paths);
     }
 
     static final String STEPS = "steps: [{run: 'true'}]\n";

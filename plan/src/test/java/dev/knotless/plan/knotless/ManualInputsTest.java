@@ -1,8 +1,11 @@
-package dev.knotless.plan;
+package dev.knotless.plan.knotless;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.knotless.plan.Input;
+import dev.knotless.plan.Inputs;
+import dev.knotless.plan.Workflow;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,7 +31,7 @@ class ManualInputsTest {
 
     @Test
     void theInputsAreReadInTheirOrder() throws Exception {
-        Workflow w = WorkflowParser.parse(FILE, DEPLOY);
+        Workflow w = new KnotlessDialect().parse(FILE, DEPLOY);
 
         assertThat(w.on().inputs()).containsExactly(
                 Map.entry("level", new Input("level", "info", List.of("debug", "info"), false, null)),
@@ -40,7 +43,7 @@ class ManualInputsTest {
 
     @Test
     void aRunsValuesAndDefaultsBecomeVariables() throws Exception {
-        Workflow w = WorkflowParser.parse(FILE, DEPLOY);
+        Workflow w = new KnotlessDialect().parse(FILE, DEPLOY);
 
         assertThat(Inputs.variables(w, Map.of("target", "prod"))).containsExactly(
                 Map.entry("KNOTLESS_INPUT_LEVEL", "info"), Map.entry("KNOTLESS_INPUT_TARGET", "prod"));
@@ -50,7 +53,7 @@ class ManualInputsTest {
 
     @Test
     void aRunsValuesAreCheckedAgainstTheDeclarations() throws Exception {
-        Workflow w = WorkflowParser.parse(FILE, DEPLOY);
+        Workflow w = new KnotlessDialect().parse(FILE, DEPLOY);
 
         assertThatThrownBy(() -> Inputs.variables(w, Map.of()))
                 .hasMessage("workflow 'deploy' needs input 'target': where to deploy");
@@ -58,7 +61,7 @@ class ManualInputsTest {
                 .hasMessage("workflow 'deploy' input 'level': 'trace' is not one of debug, info");
         assertThatThrownBy(() -> Inputs.variables(w, Map.of("target", "prod", "colour", "red")))
                 .hasMessage("workflow 'deploy' has no input 'colour'; its inputs are level, target, note");
-        assertThatThrownBy(() -> Inputs.variables(WorkflowParser.parse(FILE, "steps: [{run: x}]"), Map.of("a", "b")))
+        assertThatThrownBy(() -> Inputs.variables(new KnotlessDialect().parse(FILE, "steps: [{run: x}]"), Map.of("a", "b")))
                 .hasMessage("workflow 'deploy' has no input 'a'; it declares none (on.manual.inputs)");
     }
 
