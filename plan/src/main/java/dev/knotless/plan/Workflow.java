@@ -29,6 +29,9 @@ import org.jspecify.annotations.Nullable;
  *     that must succeed before this one starts
  * @param artifacts paths and globs under /work saved after a successful run, for the workflows that need it
  * @param cell which combination of its matrix this is; null for a workflow without a matrix
+ * @param workspace where the steps work and their {@code HOME}; {@link Workspace#DEFAULT} for ours
+ * @param stepFiles the files through which steps hand values back; {@link StepFiles#NONE} for ours
+ * @param prePost steps run before and after the workflow's own; {@link PrePost#NONE} for ours
  */
 public record Workflow(
         String name,
@@ -45,7 +48,10 @@ public record Workflow(
         List<Service> services,
         List<String> needs,
         List<String> artifacts,
-        @Nullable MatrixCell cell) {
+        @Nullable MatrixCell cell,
+        Workspace workspace,
+        StepFiles stepFiles,
+        PrePost prePost) {
 
     public Workflow {
         Objects.requireNonNull(name, "name");
@@ -60,6 +66,17 @@ public record Workflow(
         services = List.copyOf(services);
         needs = List.copyOf(needs);
         artifacts = List.copyOf(artifacts);
+        Objects.requireNonNull(workspace, "workspace");
+        Objects.requireNonNull(stepFiles, "stepFiles");
+        Objects.requireNonNull(prePost, "prePost");
+    }
+
+    /** A workflow of ours: in the default workspace, no step files, nothing before or after its steps. */
+    public Workflow(String name, String file, Triggers on, List<String> runners, @Nullable String image,
+            @Nullable Duration timeout, Resources resources, Map<String, String> variables, List<String> cache, List<Step> steps,
+            Reports reports, List<Service> services, List<String> needs, List<String> artifacts, @Nullable MatrixCell cell) {
+        this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services, needs, artifacts,
+                cell, Workspace.DEFAULT, StepFiles.NONE, PrePost.NONE);
     }
 
     /** A workflow without services, needs, artifacts or matrix. */
@@ -79,7 +96,14 @@ public record Workflow(
     public Workflow with(String newName, String newFile, @Nullable String newImage, @Nullable Duration newTimeout,
             Resources newResources, Map<String, String> newVariables, List<String> newCache, List<Step> newSteps) {
         return new Workflow(newName, newFile, on, runners, newImage, newTimeout, newResources, newVariables, newCache, newSteps,
-                reports, services, needs, artifacts, cell);
+                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost);
+    }
+
+    /** This workflow as one combination of its matrix: these parts filled in, the rest kept. */
+    public Workflow asCombination(String newName, @Nullable String newImage, Map<String, String> newVariables,
+            List<Service> newServices, MatrixCell newCell) {
+        return new Workflow(newName, file, on, runners, newImage, timeout, resources, newVariables, cache, steps, reports,
+                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost);
     }
 
     /**

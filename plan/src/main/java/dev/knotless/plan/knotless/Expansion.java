@@ -48,9 +48,8 @@ final class Expansion {
             w.variables().forEach((k, v) -> variables.put(k, fill(v, values)));
             values.forEach((k, v) -> variables.put(MatrixCell.variable(k), v));
             List<Service> services = w.services().stream().map(s -> s.withImage(fill(s.image(), values))).toList();
-            out.add(new Workflow(name, w.file(), w.on(), w.runners(), w.image() == null ? null : fill(w.image(), values),
-                    w.timeout(), w.resources(), variables, w.cache(), w.steps(), w.reports(), services, w.needs(),
-                    w.artifacts(), new MatrixCell(w.name(), values, matrix.maxParallel(), matrix.failFast())));
+            out.add(w.asCombination(name, w.image() == null ? null : fill(w.image(), values), variables, services,
+                    new MatrixCell(w.name(), values, matrix.maxParallel(), matrix.failFast())));
         }
         return out;
     }

@@ -6,13 +6,17 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Resources;
+import dev.knotless.plan.PrePost;
 import dev.knotless.plan.Retry;
+import dev.knotless.plan.Shell;
 import dev.knotless.plan.Step;
 import dev.knotless.plan.StepCondition;
+import dev.knotless.plan.StepFiles;
 import dev.knotless.plan.Triggers;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.Workspace;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -362,5 +366,17 @@ class KnotlessDialectTest {
         assertThat(workflow.steps().get(1).retry()).isEqualTo(new Retry(2, java.util.Set.of(1, 137)));
         assertThat(workflow.steps().get(2).continueOnError()).isTrue();
         assertThat(workflow.steps().get(3).condition()).isEqualTo(StepCondition.FAILURE);
+    }
+
+    @Test
+    void oursFillsThePlansLayoutWithWhatTheRunAlwaysDid() throws Exception {
+        Workflow workflow = parse("steps: [{run: make}]");
+        assertThat(workflow.workspace()).isEqualTo(Workspace.DEFAULT);
+        assertThat(workflow.stepFiles()).isEqualTo(StepFiles.NONE);
+        assertThat(workflow.prePost()).isEqualTo(PrePost.NONE);
+        Step step = workflow.steps().getFirst();
+        assertThat(step.shell()).isEqualTo(Shell.POSIX);
+        assertThat(step.computedEnv()).isEmpty();
+        assertThat(step.runtime()).isNull();
     }
 }

@@ -362,6 +362,9 @@ public final class Run {
     static Map<String, String> environment(RunRequest r) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("CI", "true");
+        if (r.workflow().workspace().home() != null) {
+            env.put("HOME", r.workflow().workspace().home());
+        }
         env.put("KNOTLESS_RUN_ID", r.runId());
         env.put("KNOTLESS_REPO", r.repo());
         env.put("KNOTLESS_COMMIT", r.commit());
