@@ -421,10 +421,7 @@ public final class RunQueue implements CheckRows {
         }
     }
 
-    /**
-     * Kept as {@code {"file", "dialect", "text"}}: the dialect by its name ({@code Dialect#name}), so
-     * moving or renaming its class breaks nothing stored.
-     */
+    /** Kept as {@code {"file", "dialect", "text"}}: the dialect by its name, so renaming its class breaks nothing stored. */
     private SuppliedWorkflow supplied(String text) throws IOException {
         if (text == null) {
             return null;
