@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * One workflow of a commit, read from its file by a {@link Dialect}: the plan of one run (or of
  * one combination of a matrix). Ours is written as {@code docs/reference/workflow.md} says.
  *
- * @param name shown on the check; the file name without its extension when the file gives none
+ * @param name shown on the check; when the file gives none, its dialect names it after the file
+ *     ({@code ci} for ours, {@code ci.yml} for tangled's)
  * @param file the path it was read from, such as {@code .knotless/workflows/ci.yaml}
  * @param on which events and branches run it
  * @param runners the runner ids it is pinned to; empty for any runner
@@ -27,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * @param services containers beside the run, reachable by name, in the file's order
  * @param needs the workflows (names as written, before matrix expansion) of the same commit and event
  *     that must succeed before this one starts
- * @param artifacts paths and globs under /work saved after a successful run, for the workflows that need it
+ * @param artifacts paths and globs under the workspace saved after a successful run, for the workflows
+ *     that need it
  * @param cell which combination of its matrix this is; null for a workflow without a matrix
  * @param workspace where the steps work and their {@code HOME}; {@link Workspace#DEFAULT} for ours
  * @param stepFiles the files through which steps hand values back; {@link StepFiles#NONE} for ours
