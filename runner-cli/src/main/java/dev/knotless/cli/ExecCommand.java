@@ -6,20 +6,20 @@ import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckJson;
+import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Trust;
+import dev.knotless.plan.Inputs;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.run.Cancellation;
+import dev.knotless.runner.run.Needs;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunLimits;
 import dev.knotless.runner.run.RunRequest;
-import dev.knotless.runner.workflow.Inputs;
-import dev.knotless.runner.run.Needs;
-import dev.knotless.checks.CheckStatus;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowException;
-import dev.knotless.runner.workflow.WorkflowParser;
-import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.secrets.SecretStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -113,8 +113,8 @@ final class ExecCommand implements Callable<Integer> {
         Commit commit = mirror.resolve(rev);
         Commit head = mirror.resolve();
         String defaultRef = head.isRef() ? head.ref() : commit.ref();
-        FileTexts files = mirror.texts(commit.sha(), WorkflowParser.DIRECTORY);
-        WorkflowSet parsed = WorkflowParser.parseAll(files.texts(), files.refused());
+        FileTexts files = mirror.texts(commit.sha(), Dialects.standard().directory());
+        WorkflowSet parsed = Dialects.standard().parseAll(files.texts(), files.refused());
         if (parsed.hasErrors()) {
             for (WorkflowException e : parsed.errors()) {
                 err.println("knotless-run: " + e.getMessage());

@@ -1,5 +1,7 @@
 package dev.knotless.cli;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackages;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
@@ -14,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Dependencies point one way (docs/design/architecture.md): executors and libraries depend only
  * on the executor seam; runner-core never on an executor implementation; only the CLI wires them,
- * and the HTTP server (runner-http), which reads runner-core.
+ * and the HTTP server (runner-http), which reads runner-core. The plan is below runner-core, and
+ * what carries a plan out never knows which dialect it was written in.
  */
 class ArchitectureTest {
 
@@ -115,6 +118,29 @@ class ArchitectureTest {
                 .check(classes);
         noClasses().that().resideOutsideOfPackages("dev.knotless.http..", "dev.knotless.cli..")
                 .should().dependOnClassesThat().resideInAPackage("dev.knotless.http..")
+                .check(classes);
+    }
+
+    /** The plan (plan/README.md) is below runner-core: it names nothing of the runs, nor of what is above them. */
+    @Test
+    void thePlanNamesNothingOfRunnerCoreNorAboveIt() {
+        noClasses().that().resideInAPackage("dev.knotless.plan..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.runner..", "dev.knotless.atproto..",
+                        "dev.knotless.spindle..", "dev.knotless.http..", "dev.knotless.cli..")
+                .check(classes);
+    }
+
+    /**
+     * Outside the plan module, code uses the plan's types ({@code dev.knotless.plan}) and picks a
+     * dialect from their list ({@code dev.knotless.plan.dialects}); it never names a dialect's own
+     * package, nor the YAML reading they share, so no run can depend on which dialect it came from.
+     */
+    @Test
+    void outsideThePlanNothingNamesADialect() {
+        noClasses().that().resideOutsideOfPackage("dev.knotless.plan..")
+                .should().dependOnClassesThat(resideInAPackage("dev.knotless.plan..")
+                        .and(resideOutsideOfPackages("dev.knotless.plan", "dev.knotless.plan.dialects"))
+                        .as("reside in a dialect's package or in the plan's YAML reading"))
                 .check(classes);
     }
 

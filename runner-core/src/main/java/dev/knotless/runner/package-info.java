@@ -1,6 +1,6 @@
 /**
- * What every package of runner-core may use: {@link dev.knotless.runner.Durations}, and {@link
- * dev.knotless.runner.ListenFailure} for the servers above it.
+ * What every package of runner-core may use: {@link dev.knotless.runner.ListenFailure} for the
+ * servers above it, and {@link dev.knotless.runner.SideBySide}.
  *
  * <p>Null-marked: a type not written {@code @Nullable} never holds null.
  */

@@ -4,13 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Event;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
 import dev.knotless.runner.daemon.Planner;
 import dev.knotless.runner.forge.ForgeEvent;
-import dev.knotless.runner.workflow.Dialect;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowException;
-import dev.knotless.runner.workflow.WorkflowParser;
-import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.spindle.knot.KnotEvent;
 import dev.knotless.spindle.knot.Pipeline;
 import dev.knotless.spindle.knot.PipelineException;
@@ -134,7 +132,7 @@ public final class PipelineIntake {
      * way): a file that does not parse is one run by its file name, a matrix one per combination.
      */
     static List<String> runNames(Map<String, String> texts) {
-        WorkflowSet set = WorkflowParser.parseAll(texts, Dialect.TANGLED);
+        WorkflowSet set = SpindleForge.DIALECT.parseAll(texts);
         List<String> names = new ArrayList<>();
         for (WorkflowException broken : set.errors()) {
             names.add(broken.file());

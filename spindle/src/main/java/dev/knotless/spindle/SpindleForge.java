@@ -3,11 +3,12 @@ package dev.knotless.spindle;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.Event;
+import dev.knotless.plan.Dialect;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.forge.CheckPublisher;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.workflow.Dialect;
 import dev.knotless.spindle.knot.Pipeline;
 import dev.knotless.spindle.knot.PipelineException;
 import java.io.IOException;
@@ -29,6 +30,8 @@ public final class SpindleForge implements Forge {
 
     /** The engine this spindle runs: our workflow YAML, as is. */
     public static final String ENGINE = "knotless";
+    /** What the workflows of that engine are read as: our schema with the knot's keys beside it. */
+    static final Dialect DIALECT = Dialects.named("tangled");
 
     private final String runnerId;
     private final WatchedRepos repos;
@@ -110,14 +113,14 @@ public final class SpindleForge implements Forge {
         String id = w.knot() + "/" + w.rkey();
         return switch (t.kind()) {
             case PUSH -> new ForgeEvent.Pipeline(repo.name(), id, Event.PUSH, commit, t.push().ref(),
-                    t.push().ref().replaceFirst("^refs/heads/", ""), true, Dialect.TANGLED.wireName(), texts, Map.of());
+                    t.push().ref().replaceFirst("^refs/heads/", ""), true, DIALECT.name(), texts, Map.of());
             // A knot sends pull requests within one repository only: their authors push there, and their
             // pushes run trusted already.
             case PULL_REQUEST -> new ForgeEvent.Pipeline(repo.name(), id, Event.PULL, commit,
                     "refs/heads/" + t.pullRequest().sourceBranch(), t.pullRequest().targetBranch(), true,
-                    Dialect.TANGLED.wireName(), texts, Map.of());
+                    DIALECT.name(), texts, Map.of());
             case MANUAL -> new ForgeEvent.Pipeline(repo.name(), id, Event.MANUAL, commit, "refs/heads/" + branch(t),
-                    branch(t), true, Dialect.TANGLED.wireName(), texts, inputs(t));
+                    branch(t), true, DIALECT.name(), texts, inputs(t));
         };
     }
 

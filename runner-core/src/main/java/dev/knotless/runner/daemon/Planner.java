@@ -1,21 +1,21 @@
 package dev.knotless.runner.daemon;
 
 import dev.knotless.checkout.FileTexts;
-import dev.knotless.checks.Event;
-import dev.knotless.executor.Trust;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
+import dev.knotless.checks.Event;
+import dev.knotless.executor.Trust;
+import dev.knotless.plan.Dialect;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.forge.RunnerSelection;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunLinks;
 import dev.knotless.runner.state.SuppliedWorkflow;
-import dev.knotless.runner.workflow.Dialect;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowException;
-import dev.knotless.runner.workflow.WorkflowParser;
-import dev.knotless.runner.workflow.WorkflowSet;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -89,8 +89,8 @@ public final class Planner {
         long started = System.nanoTime();
         Mirror mirror = mirrors.mirrorFor(repo.cloneUrl(), trigger.event() == Event.PULL ? List.of(trigger.ref()) : List.of());
         long fetched = System.nanoTime();
-        FileTexts files = mirror.texts(trigger.commit(), WorkflowParser.DIRECTORY);
-        WorkflowSet set = WorkflowParser.parseAll(files.texts(), files.refused());
+        FileTexts files = mirror.texts(trigger.commit(), Dialects.standard().directory());
+        WorkflowSet set = Dialects.standard().parseAll(files.texts(), files.refused());
         LOG.debug("planned repo={} commit={} syncMs={} workflowsMs={}", repo.name(), trigger.commit(),
                 (fetched - started) / 1_000_000, (System.nanoTime() - fetched) / 1_000_000);
         List<QueuedRun> runs = new ArrayList<>();
@@ -117,8 +117,8 @@ public final class Planner {
      * so another pipeline at the same commit (a manual trigger) runs again.
      */
     private List<QueuedRun> planSupplied(Repository repo, ForgeEvent.Pipeline p) {
-        Dialect dialect = Dialect.parse(p.dialect());
-        WorkflowSet set = WorkflowParser.parseAll(p.workflows(), dialect);
+        Dialect dialect = Dialects.named(p.dialect());
+        WorkflowSet set = dialect.parseAll(p.workflows());
         Trust trust = p.trusted() ? Trust.TRUSTED : Trust.UNTRUSTED;
         List<String> more = List.of(p.id());
         List<QueuedRun> runs = new ArrayList<>();

@@ -83,7 +83,7 @@ public sealed interface ForgeEvent {
      * @param ref the full ref the commit was reached by
      * @param branch the branch name the event is about (pushed to, or a pull request's target)
      * @param trusted whether the runs may have secrets and write caches
-     * @param dialect the workflow dialect of {@code workflows}, as {@code WorkflowParser} names it
+     * @param dialect the workflow dialect of {@code workflows}, by its name ({@code dev.knotless.plan.Dialect#name})
      * @param workflows file name to YAML text, in the forge's order
      * @param variables run variables every run of it gets (a manual run's inputs)
      */

@@ -2,9 +2,9 @@ package dev.knotless.runner.run;
 
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Durations;
-import dev.knotless.runner.workflow.Step;
-import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.Workflow;
+import dev.knotless.time.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,11 +4,10 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.TestSummary;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.OutputSink;
-import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
-import dev.knotless.runner.workflow.Reports;
+import dev.knotless.plan.Reports;
 import dev.knotless.tar.ArchiveLimits;
 import dev.knotless.tar.Bounded;
 import dev.knotless.tar.TarExtractor;
@@ -59,7 +58,7 @@ final class CollectReports implements Phase {
         try {
             List<String> matched = matched(state, reports, summary);
             if (matched.isEmpty()) {
-                summary.note("no file in /work matches " + String.join(", ", reports.junit()));
+                summary.note("no file in " + workspace(state) + " matches " + String.join(", ", reports.junit()));
             } else {
                 read(state, matched, summary);
             }
@@ -81,9 +80,13 @@ final class CollectReports implements Phase {
         }
     }
 
-    /** The report files in the run, relative to /work, in name order; capped at {@link #MOST_FILES}. */
+    private static String workspace(RunState state) {
+        return state.request.workflow().workspace().directory();
+    }
+
+    /** The report files in the run, relative to the workspace, in name order; capped at {@link #MOST_FILES}. */
     private static List<String> matched(RunState state, Reports reports, JUnitXml summary) throws ExecutorException {
-        StringBuilder find = new StringBuilder("find " + RunLayout.WORK + " -type f");
+        StringBuilder find = new StringBuilder("find " + ShellPayload.quote(workspace(state)) + " -type f");
         Set<String> names = reports.junitFileNames();
         if (!names.isEmpty()) {
             find.append(" \\(");
@@ -96,7 +99,7 @@ final class CollectReports implements Phase {
         }
         find.append(" 2>/dev/null; true");
         String listing = probe(state, "list test reports", find.toString(), LISTING_BYTES);
-        String prefix = RunLayout.WORK + "/";
+        String prefix = workspace(state) + "/";
         List<String> matched = listing.lines().filter(l -> l.startsWith(prefix)).map(l -> l.substring(prefix.length()))
                 .filter(reports::isJunit).sorted().toList();
         if (matched.size() > MOST_FILES) {
@@ -111,7 +114,7 @@ final class CollectReports implements Phase {
         StringBuilder script = new StringBuilder("d=" + GATHERED + "; rm -rf \"$d\" && mkdir -p \"$d\" || exit 1\n");
         int gathered = 0;
         for (String file : files) {
-            String line = "cat -- " + ShellPayload.quote(RunLayout.WORK + "/" + file) + " > \"$d/" + (gathered + 1)
+            String line = "cat -- " + ShellPayload.quote(workspace(state) + "/" + file) + " > \"$d/" + (gathered + 1)
                     + "\" 2>/dev/null || rm -f \"$d/" + (gathered + 1) + "\"\n";
             if (script.length() + line.length() > SCRIPT_BYTES) {
                 summary.note((files.size() - gathered) + " more files match; their names were too long to gather them all");

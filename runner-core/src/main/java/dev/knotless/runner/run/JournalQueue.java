@@ -1,7 +1,7 @@
 package dev.knotless.runner.run;
 
-import dev.knotless.runner.Durations;
 import dev.knotless.time.Deadline;
+import dev.knotless.time.Durations;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;

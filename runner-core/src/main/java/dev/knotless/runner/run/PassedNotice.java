@@ -2,7 +2,7 @@ package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
-import dev.knotless.runner.Durations;
+import dev.knotless.time.Durations;
 
 /** Says in the log that the step passed, and in how long (before the journal records the log's length). */
 final class PassedNotice implements StepLink {

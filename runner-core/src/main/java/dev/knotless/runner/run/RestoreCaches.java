@@ -4,8 +4,8 @@ import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Layer;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
-import dev.knotless.runner.Durations;
 import dev.knotless.tar.Bounded;
+import dev.knotless.time.Durations;
 import java.io.IOException;
 import java.util.Optional;
 

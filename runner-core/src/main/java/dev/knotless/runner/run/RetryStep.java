@@ -2,7 +2,7 @@ package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
-import dev.knotless.runner.workflow.Retry;
+import dev.knotless.plan.Retry;
 import java.util.ArrayList;
 import java.util.List;
 

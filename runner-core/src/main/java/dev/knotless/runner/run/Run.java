@@ -2,23 +2,23 @@ package dev.knotless.runner.run;
 
 import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.Check;
-import dev.knotless.checks.StepResult;
-import dev.knotless.checks.ScheduledFor;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckSubject;
 import dev.knotless.checks.Event;
 import dev.knotless.checks.ExecutorName;
+import dev.knotless.checks.ScheduledFor;
 import dev.knotless.checks.SpaceReserve;
+import dev.knotless.checks.StepResult;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
-import dev.knotless.runner.Durations;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.SecretStore;
+import dev.knotless.time.Durations;
 import dev.knotless.time.Ticker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -362,6 +362,9 @@ public final class Run {
     static Map<String, String> environment(RunRequest r) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("CI", "true");
+        if (r.workflow().workspace().home() != null) {
+            env.put("HOME", r.workflow().workspace().home());
+        }
         env.put("KNOTLESS_RUN_ID", r.runId());
         env.put("KNOTLESS_REPO", r.repo());
         env.put("KNOTLESS_COMMIT", r.commit());

@@ -4,10 +4,10 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StepOutcome;
-import dev.knotless.runner.Durations;
 import dev.knotless.executor.StopSignal;
-import dev.knotless.runner.workflow.Step;
-import dev.knotless.runner.workflow.StepCondition;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.StepCondition;
+import dev.knotless.time.Durations;
 import java.util.List;
 import java.util.Optional;
 

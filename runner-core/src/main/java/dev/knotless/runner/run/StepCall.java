@@ -6,7 +6,7 @@ import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
-import dev.knotless.runner.workflow.Step;
+import dev.knotless.plan.Step;
 import dev.knotless.secrets.Grants;
 import java.util.List;
 import java.util.Map;
@@ -56,28 +56,31 @@ record StepCall(RunState state, int number, Step step, Grants.Granted granted, M
     }
 
     /**
-     * What the session runs. A plain first attempt is {@code /bin/sh -e /steps/N}, as it always
-     * was; a working directory or a later attempt puts a {@code sh -c} in front that changes into
+     * What the session runs. A plain first attempt in {@code /work} is the step's shell command
+     * alone ({@code /bin/sh -e /steps/N} for ours), as it always was: executors start every step in
+     * {@link RunLayout#WORK}. A step that starts elsewhere (its working directory, or a workspace
+     * other than {@code /work}) or a later attempt puts a {@code sh -c} in front that changes into
      * the directory and execs the same thing, so the step's own shell, {@code $0} and process tree
      * are unchanged. The command also tells attempts apart: executors key a detached step by its
      * command ({@link dev.knotless.executor.toolkit.DetachedStep#key}), and each attempt is a step of its own.
      */
     StepPayload payload() {
         int attempt = attempt();
-        String script = RunLayout.stepScript(number);
+        List<String> command = step.shell().command(RunLayout.stepScript(number));
+        String workspace = state.request.workflow().workspace().directory();
         String dir = step.workingDirectory();
-        if (dir == null && attempt == 1) {
-            return StepPayload.script(step.name(), number, environment);
+        String start = dir == null ? workspace : workspace + "/" + dir;
+        if (start.equals(RunLayout.WORK) && attempt == 1) {
+            return new StepPayload(step.name(), command, environment);
         }
         StringBuilder prelude = new StringBuilder();
-        if (dir != null) {
-            String quoted = ShellPayload.quote(RunLayout.WORK + "/" + dir);
-            prelude.append("cd -- ").append(quoted).append(" 2>/dev/null || { printf '%s\\n' ")
-                    .append(ShellPayload.quote("knotless: working-directory " + dir
-                            + " is not a directory in " + RunLayout.WORK))
-                    .append(" >&2; exit 1; }; ");
+        if (!start.equals(RunLayout.WORK)) {
+            String missing = dir == null ? "knotless: the workspace " + workspace + " is not a directory"
+                    : "knotless: working-directory " + dir + " is not a directory in " + workspace;
+            prelude.append("cd -- ").append(ShellPayload.quote(start)).append(" 2>/dev/null || { printf '%s\\n' ")
+                    .append(ShellPayload.quote(missing)).append(" >&2; exit 1; }; ");
         }
-        prelude.append("exec /bin/sh -e ").append(script);
+        prelude.append("exec ").append(String.join(" ", command.stream().map(ShellPayload::quote).toList()));
         if (attempt > 1) {
             prelude.append(" # attempt ").append(attempt);
         }

@@ -3,12 +3,11 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
-import dev.knotless.executor.RunLayout;
-import dev.knotless.runner.Durations;
 import dev.knotless.tar.Bounded;
 import dev.knotless.time.Deadline;
+import dev.knotless.time.Durations;
 
-/** Streams the commit's tree into {@code /work}, bounded by the checkout limit. */
+/** Streams the commit's tree into the workspace ({@code /work} for ours), bounded by the checkout limit. */
 final class UploadCheckout implements Phase {
 
     @Override
@@ -16,11 +15,12 @@ final class UploadCheckout implements Phase {
         long limit = state.limits.checkoutBytes();
         Deadline deadline = state.transferDeadline();
         long started = System.nanoTime();
+        String workspace = state.request.workflow().workspace().directory();
         try {
-            state.session.upload(RunLayout.WORK,
+            state.session.upload(workspace,
                     out -> state.request.checkout().writeTo(Bounded.output(out, limit, deadline, "checkout")),
                     state.runSignal);
-            state.log.notice("checkout " + shortSha(state.request.commit()) + " uploaded to " + RunLayout.WORK
+            state.log.notice("checkout " + shortSha(state.request.commit()) + " uploaded to " + workspace
                     + " in " + Durations.human((System.nanoTime() - started) / 1_000_000));
         } catch (ExecutorException e) {
             if (e.failure().kind() != Failure.Kind.STOPPED) {

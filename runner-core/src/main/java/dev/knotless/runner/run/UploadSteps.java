@@ -4,24 +4,35 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
-import dev.knotless.runner.workflow.Step;
+import dev.knotless.plan.Step;
 import dev.knotless.tar.TarStreams;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
-/** Writes each step's script to {@code /steps/<n>}; scripts hold no variable values. */
+/**
+ * Writes each step's script to {@code /steps/<n>}, as its shell has it written; scripts hold no
+ * variable values. A plan asking for more than this runner carries out is refused here, before
+ * any step ({@link NotYetCarriedOut}).
+ */
 final class UploadSteps implements Phase {
 
     @Override
     public void run(RunState state) {
+        Optional<String> beyond = NotYetCarriedOut.in(state.request.workflow());
+        if (beyond.isPresent()) {
+            state.fail(new Verdict(CheckStatus.ERROR, beyond.get()));
+            return;
+        }
         List<Step> steps = state.request.workflow().steps();
         try {
             state.session.upload(RunLayout.STEPS, out -> {
                 TarArchiveOutputStream tar = TarStreams.newOutput(out);
                 for (int i = 0; i < steps.size(); i++) {
-                    byte[] script = steps.get(i).run().getBytes(StandardCharsets.UTF_8);
+                    Step step = steps.get(i);
+                    byte[] script = step.shell().file(step.run()).getBytes(StandardCharsets.UTF_8);
                     TarArchiveEntry entry = new TarArchiveEntry(String.valueOf(i + 1));
                     entry.setMode(0100755);
                     entry.setSize(script.length);

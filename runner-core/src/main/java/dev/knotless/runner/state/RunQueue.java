@@ -7,8 +7,9 @@ import dev.knotless.checks.CheckJson;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
+import dev.knotless.plan.Dialect;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.run.CheckRows;
-import dev.knotless.runner.workflow.Dialect;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -420,19 +421,19 @@ public final class RunQueue implements CheckRows {
         }
     }
 
-    /** Kept as {@code {"file", "dialect", "text"}}: the dialect by its wire name, so renaming the enum breaks nothing stored. */
+    /** Kept as {@code {"file", "dialect", "text"}}: the dialect by its name, so renaming its class breaks nothing stored. */
     private SuppliedWorkflow supplied(String text) throws IOException {
         if (text == null) {
             return null;
         }
         Map<String, String> m = json.readValue(text, new TypeReference<LinkedHashMap<String, String>>() {});
-        return new SuppliedWorkflow(m.get("file"), Dialect.parse(m.get("dialect")), m.get("text"));
+        return new SuppliedWorkflow(m.get("file"), Dialects.named(m.get("dialect")), m.get("text"));
     }
 
     private String suppliedJson(SuppliedWorkflow s) throws IOException {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("file", s.file());
-        m.put("dialect", s.dialect().wireName());
+        m.put("dialect", s.dialect().name());
         m.put("text", s.text());
         return json.writeValueAsString(m);
     }

@@ -2,9 +2,10 @@ package dev.knotless.runner.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.checkout.Mirrors;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.state.QueuedRun;
@@ -159,7 +160,7 @@ class PlannerTest {
         QueuedRun build = runs.stream().filter(r -> r.workflow().equals("build.yml")).findFirst().orElseThrow();
         assertThat(build.supplied()).isNotNull();
         assertThat(build.supplied().text()).isEqualTo(sent.get("build.yml"));
-        assertThat(build.supplied().dialect()).isEqualTo(dev.knotless.runner.workflow.Dialect.TANGLED);
+        assertThat(build.supplied().dialect()).isEqualTo(Dialects.named("tangled"));
         assertThat(build.ref()).isEqualTo("refs/heads/feature");
         assertThat(build.trust()).isEqualTo(Trust.TRUSTED);
         QueuedRun broken = runs.stream().filter(r -> r.workflow().equals("broken.yml")).findFirst().orElseThrow();

@@ -5,7 +5,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.workflow.WorkflowParser;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.secrets.SecretStore;
 import dev.knotless.tar.TarStreams;
 import dev.knotless.testkit.RecordingExecutor;
@@ -81,9 +81,9 @@ final class RunFixture {
     RunRequest request(String yaml, Event event, Trust trust, String ref) {
         try {
             return new RunRequest("run-" + (++runs), "runner-1", "acme/app", SHA, ref, "refs/heads/main", event, trust,
-                    WorkflowParser.parse(".knotless/workflows/ci.yaml", yaml), out -> out.write(CHECKOUT), Map.of(),
+                    Dialects.standard().parse(".knotless/workflows/ci.yaml", yaml), out -> out.write(CHECKOUT), Map.of(),
                     "local/test:1", false);
-        } catch (dev.knotless.runner.workflow.WorkflowException e) {
+        } catch (dev.knotless.plan.WorkflowException e) {
             throw new IllegalArgumentException(e);
         }
     }

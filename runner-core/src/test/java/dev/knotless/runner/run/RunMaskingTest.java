@@ -10,7 +10,7 @@ import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.StepOutcome;
-import dev.knotless.runner.workflow.Step;
+import dev.knotless.plan.Step;
 import dev.knotless.secrets.Secret;
 import dev.knotless.tar.TarStreams;
 import dev.knotless.testkit.FakeSession;
