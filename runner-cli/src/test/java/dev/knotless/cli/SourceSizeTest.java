@@ -44,7 +44,6 @@ class SourceSizeTest {
             entry("executor-node/node-protocol:Stream.java", 436),
             entry("forge-atproto:ServiceAuth.java", 413),
             entry("runner-core:EmbeddedForge.java", 452),
-            entry("runner-core:RunQueue.java", 466),
             entry("runner-http:RunsApi.java", 407),
             entry("spindle:KnotConnection.java", 479),
             entry("spindle:Pipeline.java", 403));
