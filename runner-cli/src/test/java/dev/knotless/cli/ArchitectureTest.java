@@ -35,9 +35,9 @@ class ArchitectureTest {
 
     @Test
     void theSeamDependsOnNothingOfOurs() {
-        classes().that().resideInAnyPackage("dev.knotless.executor", "dev.knotless.tar", "dev.knotless.time")
+        classes().that().resideInAnyPackage("dev.knotless.executor", "dev.knotless.tar", "dev.knotless.time", "dev.knotless.text")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "dev.knotless.executor", "dev.knotless.tar", "dev.knotless.time", "java..", "org.apache.commons.compress..", "org.slf4j..",
+                        "dev.knotless.executor", "dev.knotless.tar", "dev.knotless.time", "dev.knotless.text", "java..", "org.apache.commons.compress..", "org.slf4j..",
                         "org.jspecify.annotations..")
                 .check(classes);
     }
@@ -54,7 +54,7 @@ class ArchitectureTest {
     void onlyExecutorsUseTheExecutorToolkit() {
         classes().that().resideInAPackage("dev.knotless.executor.toolkit..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "dev.knotless.executor", "dev.knotless.executor.toolkit..", "dev.knotless.tar", "dev.knotless.time", "java..",
+                        "dev.knotless.executor", "dev.knotless.executor.toolkit..", "dev.knotless.tar", "dev.knotless.time", "dev.knotless.text", "java..",
                         "org.apache.commons.compress..", "org.slf4j..",
                         "org.jspecify.annotations..")
                 .check(classes);

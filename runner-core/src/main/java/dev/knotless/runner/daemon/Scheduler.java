@@ -1,7 +1,5 @@
 package dev.knotless.runner.daemon;
 
-import static dev.knotless.runner.daemon.DaemonWords.oneLine;
-
 import dev.knotless.checkout.CheckoutException;
 import dev.knotless.checkout.Commit;
 import dev.knotless.checks.Event;
@@ -12,6 +10,7 @@ import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.ScheduleMarks;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -106,7 +105,7 @@ final class Scheduler {
         try {
             repos = forge.repositories().stream().filter(watched).toList();
         } catch (IOException | RuntimeException e) {
-            log.line("could not list the repositories to schedule: " + oneLine(e));
+            log.line("could not list the repositories to schedule: " + OneLine.of(e));
             return 0;
         }
         known.keySet().retainAll(repos.stream().map(Repository::name).toList());
@@ -118,7 +117,7 @@ final class Scheduler {
             try {
                 queued += tick(repo, now);
             } catch (IOException | RuntimeException e) {
-                log.line(repo.name() + ": could not read its schedules: " + oneLine(e));
+                log.line(repo.name() + ": could not read its schedules: " + OneLine.of(e));
                 LOG.debug("scheduling failed", e);
             }
         }

@@ -3,6 +3,7 @@ package dev.knotless.node.allocation;
 import dev.knotless.node.agent.AllocationRuntime.RuntimeFailure;
 import dev.knotless.node.host.HostCommand;
 import dev.knotless.node.image.Trees;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -69,7 +70,7 @@ final class RootfsProvisioner {
         if (isMountPoint(target)) {
             HostCommand.Outcome out = host(List.of("umount", target.toString()));
             if (out.exitCode() != 0 && isMountPoint(target)) {
-                throw new RuntimeFailure("unmounting " + target + " failed: " + HostCommand.oneLine(out.stderr()));
+                throw new RuntimeFailure("unmounting " + target + " failed: " + OneLine.of(out.stderr(), 400));
             }
         }
     }
@@ -123,7 +124,7 @@ final class RootfsProvisioner {
         HostCommand.Outcome out = host(List.of("mount", "-t", "overlay", "overlay", "-o", options, target.toString()));
         if (out.exitCode() != 0) {
             throw new RuntimeFailure("overlay mount on " + target + " failed: "
-                    + HostCommand.oneLine(out.stderr().isBlank() ? out.stdout() : out.stderr()));
+                    + OneLine.of(out.stderr().isBlank() ? out.stdout() : out.stderr(), 400));
         }
     }
 
@@ -175,7 +176,7 @@ final class RootfsProvisioner {
         HostCommand.Outcome out = host(List.of("cp", "-a", "--", image.toString(), tmp.toString()), COPY_TIMEOUT);
         if (out.exitCode() != 0) {
             Trees.delete(tmp);
-            throw new RuntimeFailure("copying the image's root filesystem failed: " + HostCommand.oneLine(out.stderr() + out.stdout()));
+            throw new RuntimeFailure("copying the image's root filesystem failed: " + OneLine.of(out.stderr() + out.stdout(), 400));
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
     }

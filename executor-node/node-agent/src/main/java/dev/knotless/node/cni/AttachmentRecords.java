@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.node.host.HostCommand;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -49,7 +50,7 @@ final class AttachmentRecords {
             }
             return Optional.of(new Entry(node.get("result"), node.get("complete").asBoolean()));
         } catch (IOException e) {
-            throw new NetworkException("attachment record " + file + " is damaged: " + HostCommand.oneLine(String.valueOf(e.getMessage())));
+            throw new NetworkException("attachment record " + file + " is damaged: " + OneLine.of(e.getMessage(), 400));
         }
     }
 

@@ -2,6 +2,7 @@ package dev.knotless.node.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.node.host.HostCommand;
+import dev.knotless.text.OneLine;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -219,7 +220,7 @@ public final class CniNetwork {
         }
         if (chosen == null) {
             throw new NetworkException("CNI plugin bridge ADD for container " + containerId + " returned no IPv4 address: "
-                    + HostCommand.oneLine(result.toString()));
+                    + OneLine.of(result.toString(), 400));
         }
         String[] cidr = chosen.path("address").asText().split("/");
         return new Attachment(containerId, cidr[0], Integer.parseInt(cidr[1]), chosen.path("gateway").asText(""));

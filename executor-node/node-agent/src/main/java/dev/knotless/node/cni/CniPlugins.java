@@ -3,6 +3,7 @@ package dev.knotless.node.cni;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.node.host.HostCommand;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,7 +91,7 @@ final class CniPlugins {
         JsonNode result = parse(outcome.stdout());
         if (result == null || !result.isObject()) {
             throw new NetworkException(what + ": the plugin printed something that is not a CNI result: "
-                    + HostCommand.oneLine(outcome.stdout()));
+                    + OneLine.of(outcome.stdout(), 400));
         }
         return Optional.of(result);
     }
@@ -110,12 +111,12 @@ final class CniPlugins {
             if (!details.isBlank()) {
                 s.append("; ").append(details);
             }
-            return HostCommand.oneLine(s.toString());
+            return OneLine.of(s.toString(), 400);
         }
         String said = !outcome.stderr().isBlank() ? outcome.stderr() : outcome.stdout();
         return said.isBlank()
                 ? "exit status " + outcome.exitCode() + " and no error object"
-                : "exit status " + outcome.exitCode() + ": " + HostCommand.oneLine(lastLine(said));
+                : "exit status " + outcome.exitCode() + ": " + OneLine.of(lastLine(said), 400);
     }
 
     /** The well-known codes of the CNI spec (1.0.0, "Error"); plugins use 100 and up for their own. */

@@ -1,6 +1,7 @@
 package dev.knotless.node.cni;
 
 import dev.knotless.node.host.HostCommand;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -168,7 +169,7 @@ final class NetnsPins {
             throw new NetworkException("cannot " + what + ": " + argv.getFirst() + " did not finish in time; killed");
         }
         if (outcome.exitCode() != 0) {
-            throw new NetworkException("cannot " + what + ": " + HostCommand.oneLine(outcome.stderr() + " " + outcome.stdout()));
+            throw new NetworkException("cannot " + what + ": " + OneLine.of(outcome.stderr() + " " + outcome.stdout(), 400));
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.knotless.node.host;
 
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -43,7 +44,7 @@ public final class HostCommand {
         try {
             p = builder.start();
         } catch (IOException e) {
-            throw new NotStarted(oneLine(String.valueOf(e.getMessage())));
+            throw new NotStarted(OneLine.of(e.getMessage(), 400));
         }
         StringBuilder out = new StringBuilder();
         StringBuilder err = new StringBuilder();
@@ -101,8 +102,4 @@ public final class HostCommand {
         }
     }
 
-    public static String oneLine(String s) {
-        String m = s.strip().replaceAll("\\s*\\R\\s*", " ");
-        return m.length() > 400 ? m.substring(0, 400) + "…" : m;
-    }
 }

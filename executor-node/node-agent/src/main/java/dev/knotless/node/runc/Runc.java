@@ -3,6 +3,7 @@ package dev.knotless.node.runc;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.node.host.HostCommand;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -352,7 +353,7 @@ public final class Runc {
                 // not a log entry of runc's; ignore
             }
         }
-        return oneLine(last);
+        return OneLine.of(last, 400);
     }
 
     private static void pump(InputStream from, OutputStream to, boolean closeTo) {
@@ -410,7 +411,7 @@ public final class Runc {
         try {
             return builder.start();
         } catch (IOException e) {
-            throw new RuncException("cannot run " + binary + ": " + oneLine(String.valueOf(e.getMessage())));
+            throw new RuncException("cannot run " + binary + ": " + OneLine.of(e.getMessage(), 400));
         }
     }
 
@@ -440,11 +441,7 @@ public final class Runc {
         if (m.find()) {
             last = m.group(1).replace("\\\"", "\"");
         }
-        return oneLine(last.isEmpty() ? "runc gave no reason" : last);
+        return OneLine.of(last.isEmpty() ? "runc gave no reason" : last, 400);
     }
 
-    private static String oneLine(String s) {
-        String m = s.replaceAll("\\s*\\R\\s*", " ");
-        return m.length() > 400 ? m.substring(0, 400) + "…" : m;
-    }
 }
