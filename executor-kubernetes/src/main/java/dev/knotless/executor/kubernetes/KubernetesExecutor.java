@@ -94,7 +94,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
         Config config;
         try {
             config = options.kubeconfig() == null
-                    ? Config.autoConfigure(options.context())
+                    ? Kubeconfigs.tuned(Config.autoConfigure(options.context()))
                     : Kubeconfigs.load(options.kubeconfig(), options.context());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the kubeconfig " + options.kubeconfig() + ": " + e.getMessage(), e);
