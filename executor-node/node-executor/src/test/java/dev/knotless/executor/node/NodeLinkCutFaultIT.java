@@ -8,6 +8,7 @@ import dev.knotless.executor.Session;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.testkit.CuttingProxy;
 import dev.knotless.testkit.RecordingOutput;
 import java.nio.file.Files;
 import java.time.Clock;
@@ -24,8 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The link between the runner and its node cut for 60 s mid-step: every connection dropped and
- * new ones refused ({@link LinkCut}, a proxy the agent dials through). Real agent, runc and CNI;
- * only the cut is injected.
+ * new ones refused ({@link CuttingProxy#cutAndRefuseFor}, a proxy the agent dials through). Real
+ * agent, runc and CNI; only the cut is injected.
  *
  * <p>Why it takes about 2 minutes: two cuts of 60 s each, which is the point (longer than the
  * channel's keepalive and the agent's redial backoff, so the node is really away and comes back).
@@ -35,14 +36,14 @@ class NodeLinkCutFaultIT {
     private static final Duration CUT = Duration.ofSeconds(60);
     /** In the run: written by the test once the cut has begun. */
     private static final String CUT_BEGUN = "/work/cut-begun";
-    private static LinkCut link;
+    private static CuttingProxy link;
     private static NodeFixture node;
 
     @BeforeAll
     static void startNode() throws Exception {
         node = NodeFixture.startOrSkip("knotless-node-link-cut", true,
                 new NodeExecutor.Options(Optional.of("default"), Duration.ofSeconds(30), Duration.ofMinutes(2)),
-                hubPort -> (link = new LinkCut(hubPort)).port());
+                hubPort -> (link = CuttingProxy.tcp(hubPort)).port());
     }
 
     @AfterAll
@@ -127,7 +128,7 @@ class NodeLinkCutFaultIT {
             try {
                 Awaitility.await("!NodeFixture.shimsOf(allocation).isEmpty()").atMost(Duration.ofSeconds(60)).until(() -> NodeFixture.shimsOf(allocation), v -> !v.isEmpty());
                 Thread.sleep(1500);
-                link.cut(CUT);
+                link.cutAndRefuseFor(CUT);
                 Files.writeString(node.dir.resolve("state/allocations").resolve(allocation).resolve("work/cut-begun"), "");
             } catch (Exception e) {
                 throw new IllegalStateException(e);

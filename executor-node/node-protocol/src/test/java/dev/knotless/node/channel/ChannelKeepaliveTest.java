@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.knotless.testkit.CuttingProxy;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -31,7 +32,7 @@ class ChannelKeepaliveTest {
 
     @Test
     void pingsKeepAnIdleConnectionOpenFarLongerThanTheSilenceLimit() throws Exception {
-        try (ChannelFixture f = new ChannelFixture(FAST); StallingProxy proxy = new StallingProxy(f.port())) {
+        try (ChannelFixture f = new ChannelFixture(FAST); CuttingProxy proxy = CuttingProxy.tcp(f.port()).passingHalfCloses()) {
             Connection node = f.dial(proxy.port());
             Connection runner = f.serverSide();
 
@@ -44,7 +45,7 @@ class ChannelKeepaliveTest {
 
     @Test
     void aPeerThatGoesSilentIsDroppedByBothSides() throws Exception {
-        try (ChannelFixture f = new ChannelFixture(FAST); StallingProxy proxy = new StallingProxy(f.port())) {
+        try (ChannelFixture f = new ChannelFixture(FAST); CuttingProxy proxy = CuttingProxy.tcp(f.port()).passingHalfCloses()) {
             Connection node = f.dial(proxy.port());
             Connection runner = f.serverSide();
             BlockingQueue<Stream> incoming = new LinkedBlockingQueue<>();
@@ -74,7 +75,7 @@ class ChannelKeepaliveTest {
 
     @Test
     void interruptingWritersStuckOnAFullSocketCostsThemTheirWriteNotTheConnection() throws Exception {
-        try (ChannelFixture f = new ChannelFixture(); StallingProxy proxy = new StallingProxy(f.port())) {
+        try (ChannelFixture f = new ChannelFixture(); CuttingProxy proxy = CuttingProxy.tcp(f.port()).passingHalfCloses()) {
             Connection node = f.dial(proxy.port());
             Connection runner = f.serverSide();
             runner.onStream(s -> {
@@ -121,7 +122,7 @@ class ChannelKeepaliveTest {
 
     @Test
     void closingWhileTheSocketIsFullFailsBlockedWritersPromptly() throws Exception {
-        try (ChannelFixture f = new ChannelFixture(); StallingProxy proxy = new StallingProxy(f.port())) {
+        try (ChannelFixture f = new ChannelFixture(); CuttingProxy proxy = CuttingProxy.tcp(f.port()).passingHalfCloses()) {
             Connection node = f.dial(proxy.port());
             f.serverSide().onStream(s -> { /* never reads */ });
             List<Stream> streams = new ArrayList<>();
