@@ -85,7 +85,7 @@ class NodeEnrolmentIT {
                     nodeState.resolve("runner-keys").toString(), nodeState.resolve("ledger").toString(),
                     nodeState.resolve("state").toString(), "none")
                     .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
-            assertThat(hub.awaitLink(node, Duration.ofSeconds(30), StopSignal.none()))
+            assertThat(hub.awaitLink(node, NodeFixture.AGENT_CONNECTS, StopSignal.none()))
                     .as("the enrolled agent connects; its log:\n%s", log(dir)).isPresent();
 
             RunSpec spec = RunSpec.builder("enrol-" + tag, "run-" + UUID.randomUUID().toString().substring(0, 8), image.reference())

@@ -37,6 +37,9 @@ import java.util.concurrent.TimeoutException;
  */
 public final class NodeFixture implements AutoCloseable {
 
+    /** How long an agent may take to start and dial before a test says it hangs. */
+    static final Duration AGENT_CONNECTS = Duration.ofSeconds(120);
+
     public static final String NODE = "node-it";
     public static final Path CNI_PLUGINS = Path.of("/usr/lib/cni");
 
@@ -139,7 +142,7 @@ public final class NodeFixture implements AutoCloseable {
         ProtocolJson json = new ProtocolJson();
         NodeHub hub = new NodeHub(new InetSocketAddress("127.0.0.1", 0), TlsIdentity.of(runnerKeys),
                 new NodesFile(Map.of(NODE, nodeKeys.getPublic())), json, Clock.systemUTC(),
-                new ChannelOptions(Duration.ofSeconds(5), Duration.ofSeconds(10)));
+                new ChannelOptions(Duration.ofSeconds(5), ChannelOptions.DEFAULTS.handshakeTimeout()));
         Signer signer = new Signer(runnerKeyId, runnerKeys.getPrivate(), json);
         NodeExecutor executor = new NodeExecutor(hub, signer, Clock.systemUTC(),
                 network ? options : new NodeExecutor.Options(Optional.empty(), options.placementWait(), options.reattachWindow()));
@@ -162,12 +165,16 @@ public final class NodeFixture implements AutoCloseable {
         return fixture;
     }
 
-    /** Starts the agent process and waits until it has connected. */
+    /**
+     * Starts the agent process and waits until it has connected. The wait only catches a hang: an
+     * agent connects in 2-3 s here, and a host at load 27 once took 28 s to start its JVM and dial.
+     */
     public void startAgent() throws Exception {
         agent = new ProcessBuilder(agentCommand).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(agentLog.toFile())).start();
-        if (hub.awaitLink(NODE, Duration.ofSeconds(30), dev.knotless.executor.StopSignal.none()).isEmpty()) {
-            throw new IllegalStateException("the node agent did not connect within 30 s; its log:\n" + agentLog());
+        if (hub.awaitLink(NODE, AGENT_CONNECTS, dev.knotless.executor.StopSignal.none()).isEmpty()) {
+            throw new IllegalStateException("the node agent did not connect within " + AGENT_CONNECTS.toSeconds()
+                    + " s; its log:\n" + agentLog());
         }
     }
 

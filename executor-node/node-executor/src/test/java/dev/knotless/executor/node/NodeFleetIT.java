@@ -99,7 +99,7 @@ class NodeFleetIT {
             Path nodesFile = dir.resolve("runner/nodes.txt");
             ProtocolJson json = new ProtocolJson();
             hub = new NodeHub(new InetSocketAddress(net.hostAddress(), 0), TlsIdentity.of(runnerKeys), NodesFile.readOrEmpty(nodesFile),
-                    json, Clock.systemUTC(), new ChannelOptions(Duration.ofSeconds(5), Duration.ofSeconds(10)),
+                    json, Clock.systemUTC(), new ChannelOptions(Duration.ofSeconds(5), ChannelOptions.DEFAULTS.handshakeTimeout()),
                     Optional.of(new NodeEnrolment(tokens, nodesFile, "runner-" + tag, runnerKeys.getPublic())));
             NodeDrains drains = new NodeDrains(dir.resolve("runner"));
             Signer signer = new Signer("runner-" + tag, runnerKeys.getPrivate(), json);

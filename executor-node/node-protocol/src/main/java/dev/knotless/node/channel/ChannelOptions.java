@@ -10,7 +10,12 @@ import java.time.Duration;
  */
 public record ChannelOptions(Duration keepalive, Duration handshakeTimeout, ChannelLimits limits) {
 
-    public static final ChannelOptions DEFAULTS = new ChannelOptions(Duration.ofSeconds(15), Duration.ofSeconds(10));
+    /**
+     * A handshake may take 30 s: a node's fresh JVM on a loaded host (a first TLS handshake loads
+     * and verifies the JSSE classes) once needed more than 10 s, and the server then dropped its
+     * enrolment without a word. A silent client still holds only one virtual thread meanwhile.
+     */
+    public static final ChannelOptions DEFAULTS = new ChannelOptions(Duration.ofSeconds(15), Duration.ofSeconds(30));
 
     public ChannelOptions(Duration keepalive, Duration handshakeTimeout) {
         this(keepalive, handshakeTimeout, ChannelLimits.DEFAULTS);
