@@ -7,7 +7,7 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.forge.CheckPublisher;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,7 +39,7 @@ class DependencyRulesTest {
     @Test
     void theForgeAddsOnlyTheDaemonsForgeSeam() {
         classes().that().resideInAPackage("dev.knotless.atproto.forge..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.runner.forge",
+                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.forge", "dev.knotless.forge.embedded",
                         "java..", "okhttp3..", "okio..", "kotlin..", "com.fasterxml.jackson..", "org.jspecify..")
                 .check(production);
     }

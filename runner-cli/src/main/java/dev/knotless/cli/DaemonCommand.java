@@ -16,8 +16,8 @@ import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.runner.daemon.DaemonLog;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.daemon.ManualRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Forge;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.forge.Forge;
 import dev.knotless.runner.run.Cancellation;
 import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
@@ -137,7 +137,7 @@ final class DaemonCommand implements Callable<Integer> {
         String runnerId = account != null ? checkRunnerId(account.runnerId(runner.runnerId))
                 : spindle.enabled() && runner.runnerId == null ? checkRunnerId("did:web:" + spindle.host()) : runner.runnerId();
         for (String repo : repos) {
-            dev.knotless.runner.forge.Repository.checkName(repo);
+            dev.knotless.forge.Repository.checkName(repo);
         }
         Daemon.Settings settings = new Daemon.Settings(runnerId, discover || spindle.enabled(), new HashSet<>(repos),
                 pulls || spindle.enabled(), concurrency,
@@ -253,7 +253,7 @@ final class DaemonCommand implements Callable<Integer> {
     /** A runner id as records need it, checked before any record is written. */
     private static String checkRunnerId(String id) {
         try {
-            return dev.knotless.runner.forge.Repository.checkRunnerId(id);
+            return dev.knotless.forge.Repository.checkRunnerId(id);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--default-runner: " + e.getMessage());
         }

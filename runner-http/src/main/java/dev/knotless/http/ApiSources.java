@@ -3,7 +3,7 @@ package dev.knotless.http;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.daemon.ManualRuns;
-import dev.knotless.runner.forge.Forge;
+import dev.knotless.forge.Forge;
 import dev.knotless.runner.state.StateStore;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,6 @@
 package dev.knotless.http;
 
-import dev.knotless.runner.forge.EmbeddedForge.PullInfo;
+import dev.knotless.forge.embedded.EmbeddedForge.PullInfo;
 import java.io.IOException;
 import java.util.Optional;
 

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Output;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.daemon.ManualRuns;

@@ -8,7 +8,7 @@ import dev.knotless.checks.CheckStore;
 import dev.knotless.http.forges.ForgeHooks;
 import dev.knotless.http.forges.WebhookSecrets;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.testkit.FakeClock;
 import java.io.InputStream;

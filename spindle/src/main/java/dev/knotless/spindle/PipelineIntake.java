@@ -8,7 +8,7 @@ import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.WorkflowSet;
 import dev.knotless.runner.daemon.Planner;
-import dev.knotless.runner.forge.ForgeEvent;
+import dev.knotless.forge.ForgeEvent;
 import dev.knotless.spindle.knot.KnotEvent;
 import dev.knotless.spindle.knot.Pipeline;
 import dev.knotless.spindle.knot.PipelineException;

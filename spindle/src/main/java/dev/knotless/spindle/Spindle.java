@@ -9,7 +9,7 @@ import dev.knotless.atproto.forge.ReconnectDelay;
 import dev.knotless.atproto.identity.DidResolver;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.Forge;
+import dev.knotless.forge.Forge;
 import dev.knotless.secrets.SecretStore;
 import dev.knotless.spindle.knot.KnotCursors;
 import dev.knotless.spindle.knot.KnotEvents;

@@ -1,6 +1,6 @@
 package dev.knotless.runner.daemon;
 
-import dev.knotless.runner.forge.ForgeEvent;
+import dev.knotless.forge.ForgeEvent;
 import dev.knotless.runner.state.RunRecord;
 
 /** How the daemon's log lines name runs, events and failures. */

@@ -2,9 +2,9 @@ package dev.knotless.runner.daemon;
 
 import static dev.knotless.runner.daemon.DaemonWords.oneLine;
 
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.forge.RunnerSelection;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
 import java.io.IOException;
 import java.util.concurrent.LinkedBlockingQueue;

@@ -3,7 +3,7 @@ package dev.knotless.http.forges;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.http.PullNotes;
 import dev.knotless.http.PushHook;
-import dev.knotless.runner.forge.EmbeddedForge.PullInfo;
+import dev.knotless.forge.embedded.EmbeddedForge.PullInfo;
 import dev.knotless.tar.Printable;
 import io.javalin.http.Context;
 import java.io.IOException;

@@ -2,9 +2,9 @@ package dev.knotless.http.forges;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.Event;
-import dev.knotless.runner.forge.CheckPublisher;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.CheckPublisher;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.Repository;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.knotless.http.forges;
 
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package dev.knotless.http.forges;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

@@ -1,4 +1,12 @@
-package dev.knotless.runner.forge;
+package dev.knotless.forge.embedded;
+
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.ForgeException;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.CheckPublisher;
+import dev.knotless.forge.Cursors;
+import dev.knotless.forge.MergeQueue;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -23,8 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -63,15 +69,6 @@ public final class EmbeddedForge implements Forge {
 
     static final String BASELINE = "@baseline";
     private static final String QUEUE_KEY = "queue/";
-    /**
-     * The pull-request head refs, in order of precedence when one repository shows the same number
-     * under several: the embedded forge's own spelling first, since its metadata file and the
-     * merge queue ({@link MergeQueue#headRef}) name that ref, so the commit checked is the commit
-     * the lander would land; then GitHub's and Gitea's, then GitLab's (both at once means a mirror of
-     * two forges: the choice only has to be the same every poll).
-     */
-    static final List<String> PULL_PREFIXES = List.of("refs/pulls/", "refs/pull/", "refs/merge-requests/");
-    private static final Pattern PULL_REF = Pattern.compile("(refs/(?:pulls|pull|merge-requests)/)([1-9][0-9]{0,8})/head");
     private static final Pattern NUMBERED = Pattern.compile("([1-9][0-9]{0,8})\\.json");
 
     private final Path dir;
@@ -171,7 +168,7 @@ public final class EmbeddedForge implements Forge {
 
     /**
      * Writes pull request {@code number}'s metadata; its head is the ref {@code refs/pulls/N/head}
-     * (or a hosted forge's spelling of it, {@link #PULL_PREFIXES}).
+     * (or a hosted forge's spelling of it, {@link PullRefs#PREFIXES}).
      */
     public void describePull(String repo, int number, PullInfo info) throws IOException {
         requireRepository(repo);
@@ -233,7 +230,7 @@ public final class EmbeddedForge implements Forge {
         List<ForgeEvent> events = new ArrayList<>();
         if (!seen.containsKey(BASELINE)) {
             for (Map.Entry<String, String> ref : now.entrySet()) {
-                if (watched(ref.getKey())) {
+                if (PullRefs.watched(ref.getKey())) {
                     cursors.put(repo.name(), ref.getKey(), ref.getValue());
                 }
             }
@@ -254,7 +251,7 @@ public final class EmbeddedForge implements Forge {
                     events.add(new ForgeEvent.Push(repo.name(), ref.getKey(), before == null ? ForgeEvent.NO_COMMIT : before, after));
                 }
             }
-            for (Map.Entry<Integer, String> pull : pullHeads(now.keySet()).entrySet()) {
+            for (Map.Entry<Integer, String> pull : PullRefs.heads(now.keySet()).entrySet()) {
                 String ref = pull.getValue();
                 String sha = now.get(ref);
                 if (!sha.equals(seen.get(ref))) {
@@ -296,7 +293,7 @@ public final class EmbeddedForge implements Forge {
     public Optional<MergeQueue> mergeQueue() {
         return Optional.of(new MergeQueue() {
             /**
-             * The spelling the pull request was seen under (its cursor), in {@link #PULL_PREFIXES}'s
+             * The spelling the pull request was seen under (its cursor), in {@link PullRefs#PREFIXES}'s
              * order; {@code refs/pulls/N/head} for one never seen.
              */
             @Override
@@ -307,7 +304,7 @@ public final class EmbeddedForge implements Forge {
                 } catch (IOException e) {
                     seen = Map.of(); // the fetch of the default spelling then fails with its own line
                 }
-                for (String prefix : PULL_PREFIXES) {
+                for (String prefix : PullRefs.PREFIXES) {
                     String ref = prefix + positive(number) + "/head";
                     if (seen.containsKey(ref)) {
                         return ref;
@@ -343,33 +340,9 @@ public final class EmbeddedForge implements Forge {
 
     // ---- files ----
 
-    private static boolean watched(String ref) {
-        return ref.startsWith("refs/heads/") || PULL_REF.matcher(ref).matches();
-    }
-
-    /**
-     * Each pull request number's head ref among {@code refs}: where a number shows under several
-     * spellings, the first of {@link #PULL_PREFIXES}; the others are not reported while it stands.
-     * In number order.
-     */
+    /** {@link PullRefs#heads}, where the tests ask it. */
     static Map<Integer, String> pullHeads(Iterable<String> refs) {
-        Map<Integer, String> heads = new TreeMap<>();
-        for (String ref : refs) {
-            Matcher pull = PULL_REF.matcher(ref);
-            if (pull.matches()) {
-                heads.merge(Integer.parseInt(pull.group(2)), ref, (a, b) -> rank(a) <= rank(b) ? a : b);
-            }
-        }
-        return heads;
-    }
-
-    private static int rank(String ref) {
-        for (int i = 0; i < PULL_PREFIXES.size(); i++) {
-            if (ref.startsWith(PULL_PREFIXES.get(i))) {
-                return i;
-            }
-        }
-        throw new IllegalArgumentException("not a pull request ref: " + ref);
+        return PullRefs.heads(refs);
     }
 
     /** Metadata with defaults filled in. */

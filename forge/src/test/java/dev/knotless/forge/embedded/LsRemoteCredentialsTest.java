@@ -1,4 +1,6 @@
-package dev.knotless.runner.forge;
+package dev.knotless.forge.embedded;
+
+import dev.knotless.forge.Repository;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

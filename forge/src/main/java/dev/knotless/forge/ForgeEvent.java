@@ -1,4 +1,4 @@
-package dev.knotless.runner.forge;
+package dev.knotless.forge;
 
 import dev.knotless.checks.Event;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.forge;
+package dev.knotless.forge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

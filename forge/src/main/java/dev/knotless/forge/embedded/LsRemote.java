@@ -1,4 +1,7 @@
-package dev.knotless.runner.forge;
+package dev.knotless.forge.embedded;
+
+import dev.knotless.forge.ForgeException;
+import dev.knotless.forge.Repository;
 
 import dev.knotless.checkout.Git;
 import dev.knotless.checkout.GitRemote;

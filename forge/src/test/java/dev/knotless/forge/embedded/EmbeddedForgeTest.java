@@ -1,13 +1,20 @@
-package dev.knotless.runner.forge;
+package dev.knotless.forge.embedded;
+
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.ForgeException;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.RunnerSelection;
+import dev.knotless.forge.Cursors;
+import dev.knotless.forge.MergeQueue;
 
 import dev.knotless.testkit.FakeClock;
 import dev.knotless.testkit.FakeTicker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.knotless.runner.forge.ForgeEvent.PullRequest;
-import dev.knotless.runner.forge.ForgeEvent.Push;
-import dev.knotless.runner.forge.ForgeEvent.QueueEntry;
+import dev.knotless.forge.ForgeEvent.PullRequest;
+import dev.knotless.forge.ForgeEvent.Push;
+import dev.knotless.forge.ForgeEvent.QueueEntry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -245,30 +252,6 @@ class EmbeddedForgeTest {
         withCursors.remove("acme/app");
         assertThat(cursors.get("acme/app")).isEmpty();
         assertThat(withCursors.repositories()).isEmpty();
-    }
-
-    @Test
-    void thePollerReportsErrorsAsOneLineAndBacksOff() throws Exception {
-        forge.add(new Repository("acme/gone", temp.resolve("nowhere").toString(), "main", List.of("a"), List.of()));
-        forge.add(new Repository("acme/other", source.toString(), "main", List.of("z"), List.of()));
-        FakeTicker ticker = new FakeTicker();
-        Poller poller = new Poller(forge, new Backoff(ticker, Duration.ofSeconds(10), Duration.ofMinutes(5)));
-
-        Poller.Round round = poller.pollDue(r -> RunnerSelection.watches(r, "a"));
-        assertThat(round.polled()).extracting(Repository::name).containsExactly("acme/app");
-        assertThat(round.errors()).singleElement().asString()
-                .startsWith("could not list the refs of acme/gone: ").endsWith("(next try in 20s)");
-
-        ticker.advance(Duration.ofSeconds(10));
-        commit("second");
-        round = poller.pollDue(r -> RunnerSelection.watches(r, "a"));
-        assertThat(round.polled()).extracting(Repository::name).containsExactly("acme/app");
-        assertThat(round.errors()).isEmpty(); // acme/gone is backing off
-        assertThat(round.events()).hasSize(1);
-
-        ticker.advance(Duration.ofSeconds(10));
-        round = poller.pollDue(r -> RunnerSelection.watches(r, "a"));
-        assertThat(round.errors()).singleElement().asString().endsWith("(next try in 40s)");
     }
 
     private void acknowledgeAll(List<ForgeEvent> events) throws IOException {

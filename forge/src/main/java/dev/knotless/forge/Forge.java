@@ -1,4 +1,4 @@
-package dev.knotless.runner.forge;
+package dev.knotless.forge;
 
 import java.io.IOException;
 import java.util.List;
