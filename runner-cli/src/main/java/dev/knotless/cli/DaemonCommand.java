@@ -16,6 +16,7 @@ import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.runner.daemon.DaemonLog;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.daemon.ManualRuns;
+import dev.knotless.runner.daemon.Planner;
 import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.forge.Forge;
 import dev.knotless.runner.run.Cancellation;
@@ -180,7 +181,7 @@ final class DaemonCommand implements Callable<Integer> {
                     Clock.systemUTC(), scheduleClock == null ? Clock.systemUTC() : ScheduleClock.parse(scheduleClock, Clock.systemUTC()));
             wired.wakeWith(daemon::lookNow);
             if (tangled != null) {
-                tangled.start(live, id -> state.runs().run(id).flatMap(dev.knotless.runner.state.RunRecord::finalCheck),
+                tangled.start(live, Planner.runNames(runnerId), id -> state.runs().run(id).flatMap(dev.knotless.runner.state.RunRecord::finalCheck),
                         repo -> pollSoon(daemon, repo, log), daemon::lookNow);
             }
             Cancellation shutdown = new Cancellation();

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.knotless.http.forges.ForgeHooks;
-import dev.knotless.runner.ListenFailure;
+import dev.knotless.forge.listen.ListenFailure;
 import dev.knotless.tar.Printable;
 import io.javalin.Javalin;
 import io.javalin.http.Context;

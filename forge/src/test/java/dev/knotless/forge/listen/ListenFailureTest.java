@@ -1,4 +1,4 @@
-package dev.knotless.runner;
+package dev.knotless.forge.listen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

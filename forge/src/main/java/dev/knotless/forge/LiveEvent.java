@@ -1,4 +1,4 @@
-package dev.knotless.runner.daemon;
+package dev.knotless.forge;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;

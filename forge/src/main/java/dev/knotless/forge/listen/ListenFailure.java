@@ -1,4 +1,4 @@
-package dev.knotless.runner;
+package dev.knotless.forge.listen;
 
 /**
  * A server that cannot start, said in one line: the daemon's HTTP API and the spindle both start
