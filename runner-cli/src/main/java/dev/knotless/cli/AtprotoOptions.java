@@ -12,7 +12,7 @@ import dev.knotless.atproto.forge.RepoRecords;
 import dev.knotless.atproto.xrpc.Identity;
 import dev.knotless.atproto.xrpc.Session;
 import dev.knotless.atproto.xrpc.XrpcClient;
-import dev.knotless.http.forges.OwnerOnlyFile;
+import dev.knotless.hosted.OwnerOnlyFile;
 import dev.knotless.forge.embedded.EmbeddedForge;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -10,7 +10,7 @@ import dev.knotless.http.FanOut;
 import dev.knotless.http.Listen;
 import dev.knotless.http.NodeFleet;
 import dev.knotless.http.StatusServer;
-import dev.knotless.http.forges.ForgeHooks;
+import dev.knotless.hosted.ForgeHooks;
 import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.runner.daemon.DaemonLog;
 import dev.knotless.runner.daemon.LiveRuns;

@@ -1,11 +1,11 @@
 package dev.knotless.cli;
 
-import dev.knotless.http.PullNotes;
-import dev.knotless.http.PushHook;
-import dev.knotless.http.forges.ForgeHooks;
-import dev.knotless.http.forges.StatusPublisher;
-import dev.knotless.http.forges.StatusTokens;
-import dev.knotless.http.forges.WebhookSecrets;
+import dev.knotless.hosted.PullNotes;
+import dev.knotless.hosted.PushHook;
+import dev.knotless.hosted.ForgeHooks;
+import dev.knotless.hosted.StatusPublisher;
+import dev.knotless.hosted.StatusTokens;
+import dev.knotless.hosted.WebhookSecrets;
 import dev.knotless.forge.CheckPublisher;
 import dev.knotless.forge.Forge;
 import java.io.IOException;

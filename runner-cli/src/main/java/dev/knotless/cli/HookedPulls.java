@@ -1,6 +1,6 @@
 package dev.knotless.cli;
 
-import dev.knotless.http.PullNotes;
+import dev.knotless.hosted.PullNotes;
 import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.forge.embedded.EmbeddedForge.PullInfo;

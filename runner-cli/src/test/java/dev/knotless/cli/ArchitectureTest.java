@@ -138,19 +138,24 @@ class ArchitectureTest {
     void theForgeSeamNamesNothingOfRunnerCoreNorAboveIt() {
         noClasses().that().resideInAPackage("dev.knotless.forge..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.runner..", "dev.knotless.atproto..",
-                        "dev.knotless.spindle..", "dev.knotless.http..", "dev.knotless.cli..", "dev.knotless.executor.docker..",
+                        "dev.knotless.spindle..", "dev.knotless.hosted..", "dev.knotless.http..", "dev.knotless.cli..",
+                        "dev.knotless.executor.docker..",
                         "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", NODE, "dev.knotless.testkit..")
                 .check(classes);
     }
 
     /**
-     * A forge sees the runner only through the seam: the ATProto forge and the spindle name nothing
-     * of runner-core; what they need of runs the CLI hands them as seam interfaces (ForgeWiring).
+     * A forge sees the runner only through the seam: the ATProto forge, the spindle and the hosted
+     * forges name nothing of runner-core, nor the hosted forges the daemon's HTTP server; what they
+     * need of runs the CLI hands them as seam interfaces (ForgeWiring).
      */
     @Test
     void forgesNameNothingOfTheRunner() {
-        noClasses().that().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.spindle..")
+        noClasses().that().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.spindle..", "dev.knotless.hosted..")
                 .should().dependOnClassesThat().resideInAPackage("dev.knotless.runner..")
+                .check(classes);
+        noClasses().that().resideInAPackage("dev.knotless.hosted..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.http..", "dev.knotless.cli..")
                 .check(classes);
     }
 

@@ -1,5 +1,6 @@
 package dev.knotless.http;
 
+import dev.knotless.hosted.PushHook;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.daemon.ManualRuns;

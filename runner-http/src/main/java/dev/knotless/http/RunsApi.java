@@ -267,7 +267,7 @@ final class RunsApi {
      * before the daemon looks are one poll: the answer is the same, nothing queues up.
      */
     void pushHook(Context ctx) throws IOException {
-        PushHook hook = sources.pushHook();
+        var hook = sources.pushHook();
         if (hook == null) {
             throw new ApiError(503, "this server polls no repositories");
         }

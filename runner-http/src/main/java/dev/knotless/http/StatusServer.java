@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import dev.knotless.http.forges.ForgeHooks;
+import dev.knotless.hosted.ForgeHooks;
 import dev.knotless.forge.listen.ListenFailure;
 import dev.knotless.tar.Printable;
 import io.javalin.Javalin;

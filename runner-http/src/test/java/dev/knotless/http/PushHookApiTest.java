@@ -1,5 +1,6 @@
 package dev.knotless.http;
 
+import dev.knotless.hosted.PushHook;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
