@@ -6,7 +6,7 @@ import dev.knotless.atproto.xrpc.XrpcClient;
 import dev.knotless.atproto.xrpc.XrpcException;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.Output;
-import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.forge.CheckPublisher;
 import dev.knotless.time.Ticker;
 import java.io.IOException;
 import java.nio.file.Files;

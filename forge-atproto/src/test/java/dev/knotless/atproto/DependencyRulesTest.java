@@ -7,7 +7,7 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.forge.CheckPublisher;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,13 +33,13 @@ class DependencyRulesTest {
     }
 
     /**
-     * The forge is the one part that speaks the daemon's forge seam (repositories, events, the merge
-     * queue); it follows the firehose over OkHttp's WebSocket.
+     * The forge is the one part that speaks the forge seam (repositories, events, the merge queue)
+     * and builds on the embedded forge; it follows the firehose over OkHttp's WebSocket.
      */
     @Test
     void theForgeAddsOnlyTheDaemonsForgeSeam() {
         classes().that().resideInAPackage("dev.knotless.atproto.forge..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.runner.forge",
+                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.forge", "dev.knotless.forge.embedded",
                         "java..", "okhttp3..", "okio..", "kotlin..", "com.fasterxml.jackson..", "org.jspecify..")
                 .check(production);
     }
@@ -75,6 +75,14 @@ class DependencyRulesTest {
         classes().that().resideInAPackage("dev.knotless.atproto.xrpc..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
                         "dev.knotless.atproto.xrpc..", "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..", "org.jspecify..")
+                .check(production);
+    }
+
+    /** Nothing of forge-atproto names the runner: the seam module is all it sees of it. */
+    @Test
+    void nothingNamesTheRunner() {
+        noClasses().that().resideInAPackage("dev.knotless.atproto..")
+                .should().dependOnClassesThat().resideInAPackage("dev.knotless.runner..")
                 .check(production);
     }
 }

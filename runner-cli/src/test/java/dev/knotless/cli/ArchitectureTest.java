@@ -131,6 +131,35 @@ class ArchitectureTest {
     }
 
     /**
+     * The forge seam (forge/README.md) is below runner-core, as the executor seam is below it: it
+     * names nothing of the runs nor of anything above them, so a forge module needs only the seam.
+     */
+    @Test
+    void theForgeSeamNamesNothingOfRunnerCoreNorAboveIt() {
+        noClasses().that().resideInAPackage("dev.knotless.forge..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.runner..", "dev.knotless.atproto..",
+                        "dev.knotless.spindle..", "dev.knotless.hosted..", "dev.knotless.http..", "dev.knotless.cli..",
+                        "dev.knotless.executor.docker..",
+                        "dev.knotless.executor.kubernetes..", "dev.knotless.executor.node..", NODE, "dev.knotless.testkit..")
+                .check(classes);
+    }
+
+    /**
+     * A forge sees the runner only through the seam: the ATProto forge, the spindle and the hosted
+     * forges name nothing of runner-core, nor the hosted forges the daemon's HTTP server; what they
+     * need of runs the CLI hands them as seam interfaces (ForgeWiring).
+     */
+    @Test
+    void forgesNameNothingOfTheRunner() {
+        noClasses().that().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.spindle..", "dev.knotless.hosted..")
+                .should().dependOnClassesThat().resideInAPackage("dev.knotless.runner..")
+                .check(classes);
+        noClasses().that().resideInAPackage("dev.knotless.hosted..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.knotless.http..", "dev.knotless.cli..")
+                .check(classes);
+    }
+
+    /**
      * Outside the plan module, code uses the plan's types ({@code dev.knotless.plan}) and picks a
      * dialect from their list ({@code dev.knotless.plan.dialects}); it never names a dialect's own
      * package, nor the YAML reading they share, so no run can depend on which dialect it came from.

@@ -43,7 +43,7 @@ class SourceSizeTest {
             entry("executor-node/node-protocol:Connection.java", 448),
             entry("executor-node/node-protocol:Stream.java", 436),
             entry("forge-atproto:ServiceAuth.java", 413),
-            entry("runner-core:EmbeddedForge.java", 452),
+            entry("forge:EmbeddedForge.java", 452),
             entry("runner-http:RunsApi.java", 407),
             entry("spindle:KnotConnection.java", 479),
             entry("spindle:Pipeline.java", 403));

@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The packages of runner-core depend one way (README.md): each only on those after it in
- * {@link #ORDER}, and the root package ({@code SideBySide}, {@code ListenFailure}) on none of them. The daemon composes
+ * {@link #ORDER}, and the root package ({@code SideBySide}) on none of them. The daemon composes
  * everything; the lander needs the state and the run's check recorder; the state store keeps runs'
- * journals and check rows; a run publishes through the forge's {@code CheckPublisher}; the forge
- * knows no runs at all. Git mirrors and the checkout ({@code checkout}) and the plan a run carries
+ * journals and check rows; a run publishes through the forge seam's {@code CheckPublisher}; the
+ * poller knows no runs at all. The forge seam (module {@code forge}), Git mirrors and the checkout ({@code checkout}) and the plan a run carries
  * out ({@code plan}: workflows, read from their dialects) are modules below this one, so Maven
  * keeps them from naming any of it.
  */

@@ -7,7 +7,7 @@ import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
 import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.runner.run.RunRequest;
 import dev.knotless.runner.state.StateStore;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package dev.knotless.atproto.forge;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.xrpc.Records;
 import dev.knotless.atproto.xrpc.XrpcClient;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.knotless.runner.daemon;
 
-import dev.knotless.runner.forge.ForgeEvent;
+import dev.knotless.forge.ForgeEvent;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.text.OneLine;
 

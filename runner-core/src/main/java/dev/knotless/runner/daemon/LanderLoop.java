@@ -1,8 +1,8 @@
 package dev.knotless.runner.daemon;
 
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.forge.RunnerSelection;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
 import dev.knotless.text.OneLine;
 import java.io.IOException;

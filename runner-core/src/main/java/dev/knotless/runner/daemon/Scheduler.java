@@ -4,8 +4,8 @@ import dev.knotless.checkout.CheckoutException;
 import dev.knotless.checkout.Commit;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunQueue;
@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * latest is queued (a runner that was down for a night runs a nightly job once, not once per missed
  * time) and the check says how late it started. The run is queued before the mark moves, with an id
  * derived from the branch and due time, so a crash between the two queues nothing twice. Only the
- * schedule's one runner ({@link dev.knotless.runner.forge.RunnerSelection#scheduler}) queues it, so
+ * schedule's one runner ({@link dev.knotless.forge.RunnerSelection#scheduler}) queues it, so
  * two runners watching a repository do not both run it.
  *
  * <p>Looked at once per minute of its clock (cron times are whole minutes), from the daemon's

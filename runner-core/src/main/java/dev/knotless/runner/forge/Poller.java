@@ -1,5 +1,9 @@
 package dev.knotless.runner.forge;
 
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.Repository;
+
 import dev.knotless.runner.SideBySide;
 import java.io.IOException;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package dev.knotless.runner.run;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStore;
-import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.forge.CheckPublisher;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.function.Consumer;

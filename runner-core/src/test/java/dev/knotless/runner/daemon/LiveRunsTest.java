@@ -1,5 +1,6 @@
 package dev.knotless.runner.daemon;
 
+import dev.knotless.forge.LiveEvent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.Check;

@@ -6,8 +6,9 @@ import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
 import dev.knotless.plan.dialects.Dialects;
-import dev.knotless.runner.forge.ForgeEvent;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.PipelineRunNames;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.testkit.TestRepo;
@@ -182,5 +183,28 @@ class PlannerTest {
                 java.util.Map.of());
         assertThat(planner("a", false).plan(repo, pull)).singleElement()
                 .satisfies(r -> assertThat(r.trust()).isEqualTo(Trust.UNTRUSTED));
+    }
+
+    /**
+     * What the spindle tells its statuses for is what the daemon queues: the seam's run names of a
+     * pipeline are the ids and workflows of the runs planned for it, in order, and the ids take the
+     * pipeline's id in (the spindle once worked these out itself, and asserted them so).
+     */
+    @Test
+    void thePipelineRunNamesAreThePlannedRunsIds() throws Exception {
+        String sha = source.commit();
+        java.util.Map<String, String> sent = new java.util.LinkedHashMap<>();
+        sent.put("build.yml", "engine: knotless\nsteps: [{run: 'true'}]\n");
+        sent.put("matrix.yml", "engine: knotless\nmatrix: {jdk: ['17', '21']}\nsteps: [{run: 'echo ${matrix.jdk}'}]\n");
+        sent.put("broken.yml", "engine: knotless\non: push\nsteps: [{run: 'true'}]\n");
+        ForgeEvent.Pipeline pipeline = new ForgeEvent.Pipeline("acme/app", "knot.test/3lpipe", Event.PUSH, sha,
+                "refs/heads/main", "main", true, "tangled", sent, java.util.Map.of());
+
+        List<QueuedRun> runs = planner("a", false).plan(repo, pipeline);
+
+        assertThat(Planner.runNames("a").of(pipeline)).containsExactlyElementsOf(runs.stream()
+                .map(r -> new PipelineRunNames.RunName(r.workflow(), r.id())).toList());
+        assertThat(Planner.runNames("a").of(pipeline)).contains(new PipelineRunNames.RunName("build.yml",
+                Planner.runId("a", "acme/app", "build.yml", Event.PUSH, sha, List.of("knot.test/3lpipe"))));
     }
 }

@@ -109,7 +109,7 @@ class RunMaskingTest {
     @Test
     void theChecksARunPublishesAsItGoesHoldItsStepsSoFarMasked() throws IOException {
         List<Check> published = new java.util.concurrent.CopyOnWriteArrayList<>();
-        dev.knotless.runner.forge.CheckPublisher capture = new dev.knotless.runner.forge.CheckPublisher() {
+        dev.knotless.forge.CheckPublisher capture = new dev.knotless.forge.CheckPublisher() {
             @Override
             public void publish(Check c) {
                 published.add(c);
