@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.StandardProtocolFamily;
-import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
@@ -66,7 +64,7 @@ public final class CuttingProxy implements AutoCloseable {
 
     private CuttingProxy(SocketAddress listenOn, SocketAddress target) throws IOException {
         this.target = target;
-        this.listener = listen(listenOn);
+        this.listener = ProxySockets.listen(listenOn, BACKLOG);
         this.address = listener.getLocalAddress();
         acceptOn(listener);
     }
@@ -239,25 +237,6 @@ public final class CuttingProxy implements AutoCloseable {
         }
     }
 
-    private static ServerSocketChannel listen(SocketAddress at) throws IOException {
-        ServerSocketChannel server;
-        if (at instanceof UnixDomainSocketAddress unix) {
-            Files.deleteIfExists(unix.getPath()); // our own file, left by a refusal
-            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        } else {
-            server = ServerSocketChannel.open();
-            // Listening again on the port while the cut connections are in TIME_WAIT.
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-        }
-        try {
-            server.bind(at, BACKLOG);
-        } catch (IOException e) {
-            server.close();
-            throw e;
-        }
-        return server;
-    }
-
     private void listenAgainAfter(Duration length, int latest) {
         try {
             Thread.sleep(length);
@@ -269,7 +248,7 @@ public final class CuttingProxy implements AutoCloseable {
             if (closed || latest != refusals) {
                 return;
             }
-            listener = listen(address);
+            listener = ProxySockets.listen(address, BACKLOG);
             acceptOn(listener);
         } catch (IOException e) {
             throw new IllegalStateException("the proxy could not listen on " + address + " again", e);
@@ -289,14 +268,14 @@ public final class CuttingProxy implements AutoCloseable {
                 }
                 int cutsBefore = cuts.get();
                 if (System.nanoTime() - resetUntil < 0) {
-                    closeQuietly(client);
+                    ProxySockets.closeQuietly(client);
                     continue;
                 }
                 SocketChannel upstream;
                 try {
                     upstream = SocketChannel.open(target);
                 } catch (IOException e) {
-                    closeQuietly(client); // the target refused: so does the proxy
+                    ProxySockets.closeQuietly(client); // the target refused: so does the proxy
                     continue;
                 }
                 Link link = new Link(client, upstream);
@@ -358,14 +337,6 @@ public final class CuttingProxy implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(SocketChannel channel) {
-        try {
-            channel.close();
-        } catch (IOException e) {
-            // already closed
-        }
-    }
-
     /** One accepted connection and the proxy's own connection to the target. */
     private final class Link {
         private final SocketChannel client;
@@ -388,8 +359,8 @@ public final class CuttingProxy implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            closeQuietly(client);
-            closeQuietly(upstream);
+            ProxySockets.closeQuietly(client);
+            ProxySockets.closeQuietly(upstream);
         }
 
         /** One direction's end of stream arrived (and may pass): on to {@code to}, or the end of the link. */
