@@ -8,6 +8,7 @@ import dev.knotless.forge.FollowedRun;
 import dev.knotless.forge.LiveEvent;
 import dev.knotless.forge.RunFeed;
 import dev.knotless.forge.listen.ListenFailure;
+import dev.knotless.text.OneLine;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.websocket.WsContext;
@@ -169,7 +170,7 @@ public final class SpindleServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             } catch (IOException | RuntimeException e) {
                 LOG.debug("spindle stream {} ended: {}", ctx.sessionId(), e.toString());
-                closeQuietly(ctx, 1011, "the spindle could not go on: " + oneLine(e));
+                closeQuietly(ctx, 1011, "the spindle could not go on: " + OneLine.of(e));
             } finally {
                 streams.remove(ctx.sessionId());
                 open.decrementAndGet();
@@ -285,8 +286,4 @@ public final class SpindleServer implements AutoCloseable {
         }
     }
 
-    private static String oneLine(Throwable e) {
-        String m = e.getMessage();
-        return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s*\\R\\s*", " ");
-    }
 }
