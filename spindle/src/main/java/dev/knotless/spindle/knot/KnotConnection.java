@@ -463,18 +463,13 @@ final class KnotConnection {
                     + OneLine.ofUntrusted(response.message(), 80)) + " instead of a WebSocket";
         }
         String message = t.getMessage() == null ? t.getClass().getSimpleName() : OneLine.ofUntrusted(t.getMessage(), 200);
-        if (t instanceof BoundedSockets.FrameTooBig) {
-            return message;
-        }
-        if (t instanceof UnknownHostException) {
-            return "its host does not resolve (" + message + ")";
-        }
-        if (t instanceof ConnectException) {
-            return "cannot connect (" + message + ")";
-        }
-        if (t instanceof SSLException) {
-            return "TLS failed (" + message + ")";
-        }
-        return "the connection failed (" + (t.getMessage() == null ? message : t.getClass().getSimpleName() + ": " + message) + ")";
+        return switch (t) {
+            case BoundedSockets.FrameTooBig tooBig -> message;
+            case UnknownHostException unknown -> "its host does not resolve (" + message + ")";
+            case ConnectException refused -> "cannot connect (" + message + ")";
+            case SSLException tls -> "TLS failed (" + message + ")";
+            default -> "the connection failed ("
+                    + (t.getMessage() == null ? message : t.getClass().getSimpleName() + ": " + message) + ")";
+        };
     }
 }
