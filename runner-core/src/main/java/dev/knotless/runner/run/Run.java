@@ -2,17 +2,12 @@ package dev.knotless.runner.run;
 
 import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.Check;
-import dev.knotless.checks.StepResult;
-import dev.knotless.checks.ScheduledFor;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckSubject;
-import dev.knotless.checks.Event;
 import dev.knotless.checks.ExecutorName;
 import dev.knotless.checks.SpaceReserve;
 import dev.knotless.executor.Executor;
-import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.ResumedSession;
-import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.Durations;
@@ -26,9 +21,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -158,11 +151,11 @@ public final class Run {
             Cancellation cancellation, List<Session> afterRecord) {
         CeilingFit fit = CeilingFit.of(asked, limits);
         RunRequest request = fit.request();
-        List<Grants.Granted> grants = grant(request);
-        RunMasking masking = new RunMasking(Masker.of(grants.stream().flatMap(g -> g.values().stream()).toList()));
+        List<Grants.Granted> grants = StepGrants.of(request, secrets);
+        RunMasking masking = new RunMasking(StepGrants.masker(grants));
         // from here on the run's sinks are reached only through the masking
         Check check = newCheck(request, started);
-        RunListener shown = masking.listener(request, withProgress(request, check, masking));
+        RunListener shown = masking.listener(request, new RunningCheck(request, check, masking, checks, listener));
         SpaceReserve reserve = checks.files().reserve(request.runId());
         if (resumed == null) {
             saveRunning(masking, check);
@@ -190,7 +183,7 @@ public final class Run {
                      ? new RunLog(logPath, limits.logCap(), request, shown, masker)
                      : RunLog.resume(logPath, limits.logCap(), resumed.logBytes(), request, shown, masker)) {
             state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock, ticker,
-                    environment(request), grants, shown, cancellation, journalQueue, masking);
+                    RunVariables.of(request), grants, shown, cancellation, journalQueue, masking);
             List<Phase> phases = phases();
             if (resumed == null) {
                 if (check.scheduled() != null) {
@@ -256,39 +249,11 @@ public final class Run {
         return masked;
     }
 
-    /**
-     * Each step's secrets (docs/design/secrets.md): pushes, manual and scheduled runs get the names a
-     * step asks for and the repository has; pull and batch runs get none.
-     */
-    private List<Grants.Granted> grant(RunRequest r) {
-        boolean mayHaveSecrets = r.event() == Event.PUSH || r.event() == Event.MANUAL || r.event() == Event.SCHEDULE;
-        return r.workflow().steps().stream()
-                .map(step -> step.secrets().isEmpty() ? Grants.Granted.NONE
-                        : Grants.grant(step.secrets(), r.repo(), secrets, mayHaveSecrets))
-                .toList();
-    }
-
     private Check newCheck(RunRequest r, Instant started) {
         CheckSubject subject = new CheckSubject(r.runId(), r.repo(), r.commit(), r.ref(), r.workflow().name(), r.event(),
                 r.runnerId(), ExecutorName.of(executor.name()));
         return Check.running(subject, started, checks.files().logPath(r.runId()).toString())
-                .withScheduled(scheduledFor(r));
-    }
-
-    /** When a scheduled run was due and what it stands for ({@link #SCHEDULED_FOR}, set by the daemon); null for other runs. */
-    private static ScheduledFor scheduledFor(RunRequest r) {
-        String due = r.variables().get(SCHEDULED_FOR);
-        if (r.event() != Event.SCHEDULE || due == null) {
-            return null;
-        }
-        try {
-            String since = r.variables().get(SCHEDULE_MISSED_SINCE);
-            int missed = since == null ? 0 : Integer.parseInt(r.variables().getOrDefault(SCHEDULE_MISSED, "0"));
-            return missed > 0 ? new ScheduledFor(Instant.parse(due), missed, Instant.parse(since))
-                    : ScheduledFor.onTime(Instant.parse(due));
-        } catch (RuntimeException e) {
-            return null; // variables a person set by hand (exec --var); the run goes on without the note
-        }
+                .withScheduled(RunVariables.scheduledFor(r));
     }
 
     private Check finish(Check c, RunState state, Verdict verdict) {
@@ -296,50 +261,6 @@ public final class Run {
                 state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs)
                 .withTests(state == null ? null : state.tests)
                 .withArtifacts(state == null ? null : state.artifacts);
-    }
-
-    /**
-     * The run's listener, also recording the running check after each step with the steps ended so
-     * far, so a forge shows a run as it goes, not only at its start and end. The step results come
-     * masked (this sits behind the masking); the check is masked as every check is.
-     */
-    private RunListener withProgress(RunRequest request, Check running, RunMasking masking) {
-        List<StepResult> ended = new java.util.concurrent.CopyOnWriteArrayList<>();
-        return new RunListener() {
-            @Override
-            public void runStarted(RunRequest run) {
-                listener.runStarted(run);
-            }
-
-            @Override
-            public void notice(RunRequest run, String line) {
-                listener.notice(run, line);
-            }
-
-            @Override
-            public void stepStarted(RunRequest run, int number, String name) {
-                listener.stepStarted(run, number, name);
-            }
-
-            @Override
-            public void stepOutput(RunRequest run, int number, OutputSink.Stream stream, byte[] buffer, int offset, int length) {
-                listener.stepOutput(run, number, stream, buffer, offset, length);
-            }
-
-            @Override
-            public void stepFinished(RunRequest run, int number, StepResult result) {
-                listener.stepFinished(run, number, result);
-                if (run.runId().equals(request.runId())) {
-                    ended.add(result);
-                    checks.progress(masking.check(running.withStepsSoFar(List.copyOf(ended))));
-                }
-            }
-
-            @Override
-            public void runFinished(RunRequest run, Check check) {
-                listener.runFinished(run, check);
-            }
-        };
     }
 
     private void saveRunning(RunMasking masking, Check unmasked) {
@@ -357,20 +278,4 @@ public final class Run {
     public static final String SCHEDULE_MISSED = "KNOTLESS_SCHEDULE_MISSED";
     /** The first of them (ISO-8601, UTC); set only when there are some. */
     public static final String SCHEDULE_MISSED_SINCE = "KNOTLESS_SCHEDULE_MISSED_SINCE";
-
-    /** The run environment contract (docs/reference/run-environment.md), then workflow and caller variables. */
-    static Map<String, String> environment(RunRequest r) {
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("CI", "true");
-        env.put("KNOTLESS_RUN_ID", r.runId());
-        env.put("KNOTLESS_REPO", r.repo());
-        env.put("KNOTLESS_COMMIT", r.commit());
-        env.put("KNOTLESS_REF", r.ref());
-        env.put("KNOTLESS_EVENT", r.event().wireName());
-        env.put("KNOTLESS_WORKFLOW", r.workflow().name());
-        env.put("KNOTLESS_RUN_OUTPUTS", RunLayout.OUTPUTS);
-        env.putAll(r.workflow().variables());
-        env.putAll(r.variables());
-        return env;
-    }
 }
