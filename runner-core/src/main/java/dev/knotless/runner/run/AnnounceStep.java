@@ -10,21 +10,28 @@ import dev.knotless.checks.StepResult;
  */
 final class AnnounceStep implements StepLink {
 
+    private final RunLog log;
+    private final VerdictSoFar verdict;
+
+    AnnounceStep(RunLog log, VerdictSoFar verdict) {
+        this.log = log;
+        this.verdict = verdict;
+    }
+
     @Override
     public StepResult run(StepCall call, Next next) {
-        RunState state = call.state();
         if (call.resumed() == null) {
-            state.log.notice("step " + call.number() + " '" + call.step().name() + "'");
+            log.notice("step " + call.number() + " '" + call.step().name() + "'");
         }
-        state.listenerStepStarted(call.number(), call.step().name());
+        log.stepStarted(call.number(), call.step().name());
         StepResult result = next.run(call);
         if (result.continuedOnError()) {
             // a failure only (an error or a cancel still ends the run): shown, and passed over
-            state.log.notice("step " + call.number() + " '" + call.step().name() + "' " + result.reason()
+            log.notice("step " + call.number() + " '" + call.step().name() + "' " + result.reason()
                     + "; continuing (continue-on-error)");
         }
-        RunSteps.verdictOf(result).ifPresent(state::fail);
-        state.listenerStepFinished(call.number(), result);
+        Verdict.of(result).ifPresent(verdict::fail);
+        log.stepFinished(call.number(), result);
         return result;
     }
 }

@@ -13,6 +13,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
+import dev.knotless.checks.Output;
 import java.util.stream.Stream;
 
 /**
@@ -24,51 +26,71 @@ import java.util.stream.Stream;
  */
 final class CollectOutputs implements Phase {
 
+    private final Path outputDir;
+    private final RunLimits limits;
+    private final RunMasking masking;
+    private List<Output> found = List.of();
+
+    /**
+     * @param outputDir the check's output directory
+     * @param masking the run's masking: an output named after a granted value is moved to its masked name
+     */
+    CollectOutputs(Path outputDir, RunLimits limits, RunMasking masking) {
+        this.outputDir = outputDir;
+        this.limits = limits;
+        this.masking = masking;
+    }
+
     @Override
     public boolean runsAfterFailure() {
         return true;
     }
 
     @Override
-    public void run(RunState state) {
-        long limit = state.limits.outputBytes();
-        Deadline deadline = state.deadlineIn(state.limits.killGrace().multipliedBy(12));
-        TarExtractor extractor = TarExtractor.into(state.outputDir, state.limits.outputArchive());
+    public Findings addTo(Findings findings) {
+        return findings.withOutputs(found);
+    }
+
+    @Override
+    public void run(RunContext run) {
+        long limit = limits.outputBytes();
+        Deadline deadline = run.deadlineIn(limits.killGrace().multipliedBy(12));
+        TarExtractor extractor = TarExtractor.into(outputDir, limits.outputArchive());
         try {
-            state.session.download(RunLayout.OUTPUTS,
+            run.session().download(RunLayout.OUTPUTS,
                     in -> extractor.readFrom(Bounded.input(in, limit + (limit / 8) + (1 << 20), deadline, "outputs")),
-                    state.runSignal);
-            OutputListing listing = OutputListing.of(state.outputDir, state.limits.outputsListed());
-            state.outputs.addAll(OutputNames.masked(state.outputDir, listing.outputs(), state.masking));
-            if (!state.outputs.isEmpty()) {
-                state.log.notice("outputs: " + String.join(", ", state.outputs.stream()
+                    run.signal());
+            OutputListing listing = OutputListing.of(outputDir, limits.outputsListed());
+            found = OutputNames.masked(outputDir, listing.outputs(), masking);
+            if (!found.isEmpty()) {
+                run.log().notice("outputs: " + String.join(", ", found.stream()
                         .map(o -> Printable.name(o.name()) + " (" + o.mediaType() + ", " + Bounded.bytes(o.bytes()) + ")").toList()));
             }
-            listing.notices().forEach(state.log::notice);
+            listing.notices().forEach(run.log()::notice);
         } catch (ExecutorException | IOException e) {
             if (StateFull.causedBy(e)) {
-                dropPartial(state, e);
-                state.fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
+                dropPartial(e);
+                run.verdict().fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
             } else if (e instanceof ExecutorException x) {
-                refused(state, x);
+                refused(run.verdict(), x);
             } else {
-                state.fail(new Verdict(CheckStatus.ERROR, "reading outputs failed: " + Printable.name(String.valueOf(e.getMessage()))));
+                run.verdict().fail(new Verdict(CheckStatus.ERROR, "reading outputs failed: " + Printable.name(String.valueOf(e.getMessage()))));
             }
         }
     }
 
-    private static void refused(RunState state, ExecutorException e) {
+    private static void refused(VerdictSoFar verdict, ExecutorException e) {
         if (e.failure().kind() == Failure.Kind.STOPPED) {
             return;
         }
         String why = "outputs refused: " + e.failure().reason();
-        state.fail(new Verdict(e.failure().kind() == Failure.Kind.LIMIT ? CheckStatus.FAILURE : CheckStatus.ERROR, why));
+        verdict.fail(new Verdict(e.failure().kind() == Failure.Kind.LIMIT ? CheckStatus.FAILURE : CheckStatus.ERROR, why));
     }
 
     /** Outputs a full state directory cut short are not kept, not even the whole ones: a check lists a complete set. */
-    private static void dropPartial(RunState state, Exception why) {
-        state.outputs.clear();
-        try (Stream<Path> files = Files.exists(state.outputDir) ? Files.walk(state.outputDir) : Stream.empty()) {
+    private void dropPartial(Exception why) {
+        found = List.of();
+        try (Stream<Path> files = Files.exists(outputDir) ? Files.walk(outputDir) : Stream.empty()) {
             for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
                 Files.deleteIfExists(p);
             }

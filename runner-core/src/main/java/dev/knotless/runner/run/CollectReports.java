@@ -1,6 +1,5 @@
 package dev.knotless.runner.run;
 
-import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.TestSummary;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.OutputSink;
@@ -20,10 +19,12 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the run's JUnit XML reports ({@code reports.junit}) after the steps, a failure's too, into
@@ -44,45 +45,62 @@ final class CollectReports implements Phase {
     static final long REPORT_BYTES = 16L << 20;
     static final long ALL_REPORT_BYTES = 64L << 20;
 
+    private final Reports reports;
+    private final Path outputDir;
+    private final Duration killGrace;
+    private @Nullable TestSummary tests;
+
+    /**
+     * @param outputDir the check's output directory: the reports are read beside it, never in it
+     * @param killGrace between TERM and KILL: the download may take 12 of them
+     */
+    CollectReports(Reports reports, Path outputDir, Duration killGrace) {
+        this.reports = reports;
+        this.outputDir = outputDir;
+        this.killGrace = killGrace;
+    }
+
     @Override
     public boolean runsAfterFailure() {
         return true;
     }
 
     @Override
-    public void run(RunState state) {
-        Reports reports = state.request.workflow().reports();
+    public Findings addTo(Findings findings) {
+        return findings.withTests(tests);
+    }
+
+    @Override
+    public void run(RunContext run) {
         if (reports.junit().isEmpty()) {
             return;
         }
         JUnitXml summary = new JUnitXml();
         try {
-            List<String> matched = matched(state, reports, summary);
+            List<String> matched = matched(run, summary);
             if (matched.isEmpty()) {
                 summary.note("no file in /work matches " + String.join(", ", reports.junit()));
             } else {
-                read(state, matched, summary);
+                read(run, matched, summary);
             }
         } catch (ExecutorException | IOException | UncheckedIOException e) {
             String why = e instanceof ExecutorException x ? x.failure().reason() : String.valueOf(e.getMessage());
             summary.note("test reports were not read: " + why);
         }
-        TestSummary tests = summary.summary();
-        state.tests = tests;
-        state.log.notice("test reports: " + (tests.files() == 0 ? "none read" : tests.line() + " in " + tests.files() + " file"
-                + (tests.files() == 1 ? "" : "s")));
-        tests.notes().forEach(n -> state.log.notice("test reports: " + n));
-        tests.failed().stream().limit(10).forEach(f -> state.log.notice("failed test: " + f.qualifiedName()
+        TestSummary read = summary.summary();
+        tests = read;
+        run.log().notice("test reports: " + (read.files() == 0 ? "none read" : read.line() + " in " + read.files() + " file"
+                + (read.files() == 1 ? "" : "s")));
+        read.notes().forEach(n -> run.log().notice("test reports: " + n));
+        read.failed().stream().limit(10).forEach(f -> run.log().notice("failed test: " + f.qualifiedName()
                 + (f.message().isEmpty() ? "" : ": " + f.message().lines().findFirst().orElse(""))));
-        if (state.verdict != null && state.verdict.status() == CheckStatus.FAILURE && !tests.failed().isEmpty()) {
-            TestSummary.FailedTest first = tests.failed().getFirst();
-            state.verdict = new Verdict(CheckStatus.FAILURE, state.verdict.reason() + "; first failed test: "
-                    + first.qualifiedName());
+        if (!read.failed().isEmpty()) {
+            run.verdict().nameFirstFailedTest(read.failed().getFirst().qualifiedName());
         }
     }
 
     /** The report files in the run, relative to /work, in name order; capped at {@link #MOST_FILES}. */
-    private static List<String> matched(RunState state, Reports reports, JUnitXml summary) throws ExecutorException {
+    private List<String> matched(RunContext run, JUnitXml summary) throws ExecutorException {
         StringBuilder find = new StringBuilder("find " + RunLayout.WORK + " -type f");
         Set<String> names = reports.junitFileNames();
         if (!names.isEmpty()) {
@@ -95,7 +113,7 @@ final class CollectReports implements Phase {
             find.append(" \\)");
         }
         find.append(" 2>/dev/null; true");
-        String listing = probe(state, "list test reports", find.toString(), LISTING_BYTES);
+        String listing = probe(run, "list test reports", find.toString(), LISTING_BYTES);
         String prefix = RunLayout.WORK + "/";
         List<String> matched = listing.lines().filter(l -> l.startsWith(prefix)).map(l -> l.substring(prefix.length()))
                 .filter(reports::isJunit).sorted().toList();
@@ -107,7 +125,7 @@ final class CollectReports implements Phase {
     }
 
     /** Gathers {@code files} into {@link #GATHERED} in the run (as 1, 2, …), downloads them, and reads each. */
-    private static void read(RunState state, List<String> files, JUnitXml summary) throws ExecutorException, IOException {
+    private void read(RunContext run, List<String> files, JUnitXml summary) throws ExecutorException, IOException {
         StringBuilder script = new StringBuilder("d=" + GATHERED + "; rm -rf \"$d\" && mkdir -p \"$d\" || exit 1\n");
         int gathered = 0;
         for (String file : files) {
@@ -120,14 +138,14 @@ final class CollectReports implements Phase {
             script.append(line);
             gathered++;
         }
-        probe(state, "gather test reports", script.toString(), 64 << 10);
+        probe(run, "gather test reports", script.toString(), 64 << 10);
         // beside the run's outputs in the state directory, hidden, and gone once read
-        Path dir = Files.createTempDirectory(Files.createDirectories(state.outputDir.getParent()), ".reports-");
+        Path dir = Files.createTempDirectory(Files.createDirectories(outputDir.getParent()), ".reports-");
         try {
-            Deadline deadline = state.deadlineIn(state.limits.killGrace().multipliedBy(12));
+            Deadline deadline = run.deadlineIn(killGrace.multipliedBy(12));
             TarExtractor extractor = TarExtractor.into(dir, ArchiveLimits.ofBytesAndEntries(ALL_REPORT_BYTES, MOST_FILES + 2));
-            state.session.download(GATHERED, in -> extractor.readFrom(
-                    Bounded.input(in, ALL_REPORT_BYTES + (1 << 20), deadline, "test reports")), state.runSignal);
+            run.session().download(GATHERED, in -> extractor.readFrom(
+                    Bounded.input(in, ALL_REPORT_BYTES + (1 << 20), deadline, "test reports")), run.signal());
             for (int i = 1; i <= gathered; i++) {
                 String name = files.get(i - 1);
                 Path report = dir.resolve(String.valueOf(i));
@@ -151,14 +169,14 @@ final class CollectReports implements Phase {
     }
 
     /** Runs {@code script} as a probe and returns its stdout, at most {@code most} bytes of it. */
-    private static String probe(RunState state, String name, String script, int most) throws ExecutorException {
+    private static String probe(RunContext run, String name, String script, int most) throws ExecutorException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        StepOutcome outcome = state.session.run(StepPayload.probe(name, List.of("/bin/sh", "-c", script)),
+        StepOutcome outcome = run.session().run(StepPayload.probe(name, List.of("/bin/sh", "-c", script)),
                 (stream, buffer, offset, length) -> {
                     if (stream == OutputSink.Stream.STDOUT && out.size() < most) {
                         out.write(buffer, offset, Math.min(length, most - out.size()));
                     }
-                }, state.runSignal);
+                }, run.signal());
         return switch (outcome) {
             case StepOutcome.Exited e when e.exitCode() == 0 -> out.toString(StandardCharsets.UTF_8);
             case StepOutcome.Exited e -> throw new ExecutorException(dev.knotless.executor.Failure.Kind.INFRASTRUCTURE,

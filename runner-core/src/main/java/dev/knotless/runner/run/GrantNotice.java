@@ -5,11 +5,17 @@ import dev.knotless.checks.StepResult;
 /** Says in the log which secrets the step was granted (or why none), once: not again when it is followed on. */
 final class GrantNotice implements StepLink {
 
+    private final RunLog log;
+
+    GrantNotice(RunLog log) {
+        this.log = log;
+    }
+
     @Override
     public StepResult run(StepCall call, Next next) {
         String described = call.granted().describe();
         if (!described.isEmpty() && call.resumed() == null) {
-            call.state().log.notice(described);
+            log.notice(described);
         }
         return next.run(call);
     }

@@ -3,6 +3,7 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.Session;
 import dev.knotless.executor.StepProcesses;
 import dev.knotless.executor.StepProcesses.Stopping;
 import java.time.Duration;
@@ -20,27 +21,37 @@ final class LeftoverCleanup implements StepLink {
     private static final int GRACES = 5;
     private static final Duration AT_LEAST = Duration.ofSeconds(10);
 
+    private final Session session;
+    private final Duration killGrace;
+    private final RunLog log;
+
+    /** @param killGrace between TERM and KILL: the stopping rounds may take {@value #GRACES} of them */
+    LeftoverCleanup(Session session, Duration killGrace, RunLog log) {
+        this.session = session;
+        this.killGrace = killGrace;
+        this.log = log;
+    }
+
     @Override
     public StepResult run(StepCall call, Next next) {
         if (call.granted().secrets().isEmpty()) {
             return next.run(call);
         }
-        RunState state = call.state();
         StepProcesses processes;
         try {
-            processes = StepProcesses.before(state.session, call.signal());
+            processes = StepProcesses.before(session, call.signal());
         } catch (ExecutorException e) {
             return new StepResult(call.step().name(), StepStatus.ERROR, null, 0,
                     "not run, so its secrets were given to no process: " + e.failure().reason());
         }
         StepResult result = next.run(call.restartedClock());
-        Duration within = state.limits.killGrace().multipliedBy(GRACES);
-        switch (processes.stopNew(state.session, call.signal(), within.compareTo(AT_LEAST) < 0 ? AT_LEAST : within)) {
+        Duration within = killGrace.multipliedBy(GRACES);
+        switch (processes.stopNew(session, call.signal(), within.compareTo(AT_LEAST) < 0 ? AT_LEAST : within)) {
             case Stopping.Cleared cleared when cleared.killed().isEmpty() -> {
                 return result;
             }
             case Stopping.Cleared cleared -> {
-                state.log.notice("stopped " + cleared.killed().size() + " process(es) step " + call.number()
+                log.notice("stopped " + cleared.killed().size() + " process(es) step " + call.number()
                         + " left running with its secrets: pid " + String.join(", ", cleared.killed()));
                 return result;
             }

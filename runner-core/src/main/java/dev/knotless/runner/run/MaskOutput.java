@@ -9,10 +9,16 @@ import dev.knotless.checks.StepResult;
  */
 final class MaskOutput implements StepLink {
 
+    private final StepLog output;
+
+    MaskOutput(StepLog output) {
+        this.output = output;
+    }
+
     @Override
     public StepResult run(StepCall call, Next next) {
-        try (StepOutput output = StepOutput.open(call)) {
-            return next.run(output.call());
+        try (StepOutput opened = output.open(call)) {
+            return next.run(opened.call());
         }
     }
 }

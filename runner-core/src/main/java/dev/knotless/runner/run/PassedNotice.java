@@ -7,11 +7,17 @@ import dev.knotless.runner.Durations;
 /** Says in the log that the step passed, and in how long (before the journal records the log's length). */
 final class PassedNotice implements StepLink {
 
+    private final RunLog log;
+
+    PassedNotice(RunLog log) {
+        this.log = log;
+    }
+
     @Override
     public StepResult run(StepCall call, Next next) {
         StepResult result = next.run(call);
         if (result.status() == StepStatus.SUCCESS) {
-            call.state().log.notice("step " + call.number() + " '" + call.step().name() + "' passed in "
+            log.notice("step " + call.number() + " '" + call.step().name() + "' passed in "
                     + Durations.human(result.durationMs()));
         }
         return result;

@@ -20,41 +20,43 @@ import java.util.Optional;
 final class RestoreArtifacts implements Phase {
 
     private final CacheStore store;
+    private final RunRequest request;
 
-    RestoreArtifacts(CacheStore store) {
+    RestoreArtifacts(CacheStore store, RunRequest request) {
         this.store = store;
+        this.request = request;
     }
 
     @Override
-    public void run(RunState state) {
+    public void run(RunContext run) {
         boolean restored = false;
-        for (String need : state.request.neededRuns()) {
+        for (String need : request.neededRuns()) {
             try {
-                Optional<Layer> layer = store.base(Artifacts.key(state.request.repo(), need), Artifacts.ref(state.request),
-                        Artifacts.ref(state.request));
+                Optional<Layer> layer = store.base(Artifacts.key(request.repo(), need), Artifacts.ref(request),
+                        Artifacts.ref(request));
                 if (layer.isEmpty()) {
                     continue; // it names no artifacts, or saved none: said in its own log
                 }
                 long started = System.nanoTime();
-                state.session.upload(Artifacts.directory(need), store.restore(layer.get()), state.runSignal);
+                run.session().upload(Artifacts.directory(need), store.restore(layer.get()), run.signal());
                 restored = true;
-                state.log.notice("artifacts of " + need + " in " + Artifacts.directory(need) + " ("
+                run.log().notice("artifacts of " + need + " in " + Artifacts.directory(need) + " ("
                         + Bounded.bytes(layer.get().bytes()) + " compressed) in "
                         + Durations.human((System.nanoTime() - started) / 1_000_000));
             } catch (ExecutorException e) {
                 if (e.failure().kind() != Failure.Kind.STOPPED) {
-                    state.fail(new Verdict(dev.knotless.checks.CheckStatus.ERROR, "artifacts of " + need + " could not be put in"
+                    run.verdict().fail(new Verdict(dev.knotless.checks.CheckStatus.ERROR, "artifacts of " + need + " could not be put in"
                             + " the run: " + e.failure().reason()));
                 }
                 return;
             } catch (IOException | RuntimeException e) {
-                state.fail(new Verdict(dev.knotless.checks.CheckStatus.ERROR, "artifacts of " + need + " could not be read: "
+                run.verdict().fail(new Verdict(dev.knotless.checks.CheckStatus.ERROR, "artifacts of " + need + " could not be read: "
                         + e.getMessage()));
                 return;
             }
         }
         if (restored) {
-            readOnly(state);
+            readOnly(run);
         }
     }
 
@@ -62,11 +64,11 @@ final class RestoreArtifacts implements Phase {
      * What a need made is read, not changed: write permission is taken away (a step that must change
      * a file copies it). Root in the run can still write; this keeps honest steps honest.
      */
-    private static void readOnly(RunState state) {
-        StepOutcome outcome = state.session.run(StepPayload.probe("artifacts read-only",
-                List.of("/bin/sh", "-c", "chmod -R a-w " + Artifacts.ROOT)), (stream, buffer, offset, length) -> {}, state.runSignal);
+    private static void readOnly(RunContext run) {
+        StepOutcome outcome = run.session().run(StepPayload.probe("artifacts read-only",
+                List.of("/bin/sh", "-c", "chmod -R a-w " + Artifacts.ROOT)), (stream, buffer, offset, length) -> {}, run.signal());
         if (!(outcome instanceof StepOutcome.Exited e) || e.exitCode() != 0) {
-            state.log.notice("artifacts: could not make " + Artifacts.ROOT + " read-only");
+            run.log().notice("artifacts: could not make " + Artifacts.ROOT + " read-only");
         }
     }
 }

@@ -16,32 +16,39 @@ import java.util.Optional;
 final class RestoreCaches implements Phase {
 
     private final CacheStore caches;
+    private final CachePlan plan;
+    private final String ref;
+    private final String defaultRef;
 
-    RestoreCaches(CacheStore caches) {
+    /** @param ref the run's ref, whose base is restored; {@code defaultRef}'s when it has none */
+    RestoreCaches(CacheStore caches, CachePlan plan, String ref, String defaultRef) {
         this.caches = caches;
+        this.plan = plan;
+        this.ref = ref;
+        this.defaultRef = defaultRef;
     }
 
     @Override
-    public void run(RunState state) {
-        for (CachePlan.Entry entry : state.cachePlan.entries()) {
+    public void run(RunContext run) {
+        for (CachePlan.Entry entry : plan.entries()) {
             try {
-                Optional<Layer> base = caches.base(entry.key(), state.request.ref(), state.request.defaultRef());
+                Optional<Layer> base = caches.base(entry.key(), ref, defaultRef);
                 if (base.isEmpty()) {
-                    state.log.notice("cache " + entry.path() + ": cold (nothing stored yet)");
+                    run.log().notice("cache " + entry.path() + ": cold (nothing stored yet)");
                     continue;
                 }
                 long started = System.nanoTime();
-                state.session.upload(entry.path(), caches.restore(base.get()), state.runSignal);
-                state.log.notice("cache " + entry.path() + ": restored from " + base.get().ref() + " ("
+                run.session().upload(entry.path(), caches.restore(base.get()), run.signal());
+                run.log().notice("cache " + entry.path() + ": restored from " + base.get().ref() + " ("
                         + Bounded.bytes(base.get().bytes()) + " compressed) in "
                         + Durations.human((System.nanoTime() - started) / 1_000_000));
             } catch (ExecutorException e) {
                 if (e.failure().kind() == Failure.Kind.STOPPED) {
                     return;
                 }
-                state.log.notice("cache " + entry.path() + ": not restored, running cold: " + e.failure().reason());
+                run.log().notice("cache " + entry.path() + ": not restored, running cold: " + e.failure().reason());
             } catch (IOException | RuntimeException e) {
-                state.log.notice("cache " + entry.path() + ": not restored, running cold: " + e.getMessage());
+                run.log().notice("cache " + entry.path() + ": not restored, running cold: " + e.getMessage());
             }
         }
     }

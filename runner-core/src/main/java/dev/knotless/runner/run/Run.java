@@ -8,9 +8,7 @@ import dev.knotless.checks.ExecutorName;
 import dev.knotless.checks.SpaceReserve;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ResumedSession;
-import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
-import dev.knotless.runner.Durations;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.SecretStore;
@@ -20,23 +18,31 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs one workflow on one commit through an executor and turns what happened into a check.
  *
- * <p>The phases are data ({@link #phases}); each reports into a shared {@link RunState}. The
- * check is recorded ({@link CheckRecorder}) as {@code running} before anything starts and as final
- * before {@link #execute} returns; the session is closed whatever happens, after that final record.
+ * <p>The phases are data ({@link #phases}), each made for the run with what it needs. The check is
+ * recorded ({@link CheckRecorder}) as {@code running} before anything starts and as final before
+ * {@link #execute} returns; the environment is closed whatever happens, after that final record.
  * Never throws for anything the run or the executor did: that becomes the check's status and reason.
  */
 public final class Run {
 
     private static final Logger LOG = LoggerFactory.getLogger(Run.class);
+
+    /** The variable a scheduled run's due time (ISO-8601, UTC) reaches its steps by. */
+    public static final String SCHEDULED_FOR = "KNOTLESS_SCHEDULED_FOR";
+    /** How many earlier due times a scheduled run stands for (missed while the runner was down). */
+    public static final String SCHEDULE_MISSED = "KNOTLESS_SCHEDULE_MISSED";
+    /** The first of them (ISO-8601, UTC); set only when there are some. */
+    public static final String SCHEDULE_MISSED_SINCE = "KNOTLESS_SCHEDULE_MISSED_SINCE";
 
     private final Executor executor;
     private final CheckRecorder checks;
@@ -70,34 +76,31 @@ public final class Run {
         this.ticker = ticker;
     }
 
-    /** The order of a run, as data. */
-    List<Phase> phases() {
+    /**
+     * The order of a run, as data: each phase made for {@code request} with what it needs.
+     *
+     * @param journal the run's journal, which its steps are recorded in
+     */
+    List<Phase> phases(RunRequest request, RunMasking masking, List<Grants.Granted> grants, @Nullable Resumption resumed,
+            JournalQueue journal) {
+        CachePlan plan = CachePlan.of(request);
+        Path outputs = checks.files().outputDir(request.runId());
         return List.of(
-                new StartEnvironment(executor),
-                new UploadCheckout(),
-                new RestoreCaches(caches),
-                new RestoreArtifacts(caches),
-                new UploadSteps(),
-                new RunSteps(),
-                new ServiceLogs(),
-                new SaveCaches(caches),
-                new SaveArtifacts(caches),
-                new CollectOutputs(),
-                new CollectReports());
-    }
-
-    /** The phases of a resumed run: its environment, checkout and caches are there already. */
-    private List<Phase> resumedPhases() {
-        List<Phase> all = phases();
-        int steps = 0;
-        while (!(all.get(steps) instanceof RunSteps)) {
-            steps++;
-        }
-        return all.subList(steps, all.size());
+                new StartEnvironment(executor, request, limits),
+                new UploadCheckout(request.checkout(), request.commit(), limits.checkoutBytes()),
+                new RestoreCaches(caches, plan, request.ref(), request.defaultRef()),
+                new RestoreArtifacts(caches, request),
+                new UploadSteps(request.workflow().steps()),
+                new RunSteps(request.workflow().steps(), grants, RunVariables.of(request), resumed, journal, limits.killGrace()),
+                new ServiceLogs(StartEnvironment.services(request)),
+                new SaveCaches(caches, plan, request, limits.cacheBytes(), masking.masker()),
+                new SaveArtifacts(caches, request, limits.cacheBytes(), masking.masker()),
+                new CollectOutputs(outputs, limits, masking),
+                new CollectReports(request.workflow().reports(), outputs, limits.killGrace()));
     }
 
     public Check execute(RunRequest request, Cancellation cancellation) {
-        return go(request, clock.instant(), null, null, cancellation);
+        return go(request, clock.instant(), null, cancellation);
     }
 
     /**
@@ -132,110 +135,103 @@ public final class Run {
      */
     public Check resume(RunRequest request, Instant startedAt, RunProgress progress, ResumedSession session,
             Cancellation cancellation) {
-        return go(request, startedAt, progress, session, cancellation);
+        return go(request, startedAt, new Resumption(progress, session), cancellation);
     }
 
-    private Check go(RunRequest asked, Instant started, RunProgress resumed, ResumedSession session,
-            Cancellation cancellation) {
-        List<Session> afterRecord = new ArrayList<>(1);
-        try {
-            return go(asked, started, resumed, session, cancellation, afterRecord);
-        } finally {
-            // Closed once the check is recorded: a runner killed while the environment is torn down
-            // leaves a final check (and a leftover its restart sweeps), never a run it must end as lost.
-            afterRecord.forEach(Session::close);
-        }
-    }
-
-    private Check go(RunRequest asked, Instant started, RunProgress resumed, ResumedSession session,
-            Cancellation cancellation, List<Session> afterRecord) {
+    /**
+     * One run, in the order its effects must have: the check recorded {@code running} before anything
+     * can fail; the space reserve taken before anything else can fail for space; the phases; the final
+     * record; and only then the environment closed.
+     */
+    private Check go(RunRequest asked, Instant started, @Nullable Resumption resumed, Cancellation cancellation) {
         CeilingFit fit = CeilingFit.of(asked, limits);
         RunRequest request = fit.request();
         List<Grants.Granted> grants = StepGrants.of(request, secrets);
         RunMasking masking = new RunMasking(StepGrants.masker(grants));
         // from here on the run's sinks are reached only through the masking
-        Check check = newCheck(request, started);
-        RunListener shown = masking.listener(request, new RunningCheck(request, check, masking, checks, listener));
+        Check running = newCheck(request, started);
+        RunListener shown = masking.listener(request, new RunningCheck(request, running, masking, checks, listener));
         SpaceReserve reserve = checks.files().reserve(request.runId());
-        if (resumed == null) {
-            saveRunning(masking, check);
-        }
-        shown.runStarted(request);
-        try {
-            reserve.take(); // before anything else that can fail for space
-        } catch (IOException e) {
-            if (session != null) {
-                session.close();
+        // Closed once the check is recorded: a runner killed while the environment is torn down leaves
+        // a final check (and a leftover its restart sweeps), never a run it must end as lost.
+        try (RunEnvironment environment = new RunEnvironment(resumed == null ? null : resumed.session())) {
+            if (resumed == null) {
+                saveRunning(masking, running);
             }
-            String why = StateFull.causedBy(e) ? StateFull.REASON : "runner error: " + e;
-            return ended(masking, shown, request, finish(check, null, new Verdict(CheckStatus.ERROR, why)), reserve);
+            shown.runStarted(request);
+            Outcome outcome;
+            try {
+                reserve.take();
+                outcome = inEnvironment(new Begun(request, fit.notices(), grants, masking, shown, running), started, resumed,
+                        cancellation, environment);
+            } catch (IOException e) {
+                outcome = new Outcome(broke(e), Findings.NONE);
+            }
+            return ended(masking, shown, request, outcome.findings().finish(running, outcome.verdict(), clock.instant()),
+                    reserve);
         }
+    }
+
+    /** A run as it begins, before anything of it is opened: the request as the ceilings let it run, and its sinks. */
+    private record Begun(RunRequest request, List<String> fitNotices, List<Grants.Granted> grants, RunMasking masking,
+            RunListener shown, Check running) {}
+
+    /** How a run ended: its verdict, and what its phases found. */
+    private record Outcome(Verdict verdict, Findings findings) {}
+
+    /**
+     * Runs the phases in {@code environment} with the run's signal, journal and log, which are
+     * closed (the journal drained, so that no late entry follows the check's row) before the final
+     * record. What the runner itself broke on ends the run {@code error}, unless a phase failed it first.
+     */
+    private Outcome inEnvironment(Begun run, Instant started, @Nullable Resumption resumed, Cancellation cancellation,
+            RunEnvironment environment) {
+        RunRequest request = run.request();
         // a run started here has spent nothing yet, whatever the wall clock did since `started`; only a
         // resumed run's time spent spans processes, which only wall time can measure
-        RunDeadline deadline = RunDeadline.of(request, limits, started,
-                resumed == null ? Clock.fixed(started, java.time.ZoneOffset.UTC) : clock);
-        RunState state = null;
-        Masker masker = masking.masker();
+        RunDeadline deadline = RunDeadline.of(request, limits, started, resumed == null ? Clock.fixed(started, ZoneOffset.UTC) : clock);
         Path logPath = checks.files().logPath(request.runId());
-        try (StopSignal runSignal = cancellation.signal().child(deadline.leftAtStart());
-             JournalQueue journalQueue = new JournalQueue(request.runId(), masking.journal(journal), JournalQueue.PATIENCE);
+        RunPhases phases = null;
+        VerdictSoFar verdict = null;
+        try (StopSignal signal = cancellation.signal().child(deadline.leftAtStart());
+             JournalQueue journalQueue = new JournalQueue(request.runId(), run.masking().journal(journal), JournalQueue.PATIENCE);
              RunLog log = resumed == null
-                     ? new RunLog(logPath, limits.logCap(), request, shown, masker)
-                     : RunLog.resume(logPath, limits.logCap(), resumed.logBytes(), request, shown, masker)) {
-            state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock, ticker,
-                    RunVariables.of(request), grants, shown, cancellation, journalQueue, masking);
-            List<Phase> phases = phases();
+                     ? new RunLog(logPath, limits.logCap(), request, run.shown(), run.masking().masker())
+                     : RunLog.resume(logPath, limits.logCap(), resumed.progress().logBytes(), request, run.shown(),
+                             run.masking().masker())) {
+            verdict = new VerdictSoFar(log, resumed == null ? null
+                    : resumed.ended().stream().map(Verdict::of).flatMap(Optional::stream).findFirst().orElse(null));
+            RunContext context = new RunContext(environment, new RunStop(signal, deadline, cancellation), log, verdict, ticker);
+            phases = new RunPhases(phases(request, run.masking(), run.grants(), resumed, journalQueue));
             if (resumed == null) {
-                if (check.scheduled() != null) {
-                    log.notice(check.scheduled().line());
+                if (run.running().scheduled() != null) {
+                    log.notice(run.running().scheduled().line());
                 }
-                fit.notices().forEach(log::notice); // a resumed log has them already
+                run.fitNotices().forEach(log::notice); // a resumed log has them already
             } else {
-                state.resumeFrom(resumed, session);
-                phases = resumedPhases();
+                log.notice(resumed.notice());
+                phases = phases.resumed();
             }
-            try {
-                for (Phase phase : phases) {
-                    boolean skip = state.session == null && !(phase instanceof StartEnvironment)
-                            || runSignal.isStopped() && !(phase instanceof StartEnvironment)
-                            || state.failed() && !phase.runsAfterFailure();
-                    if (!skip) {
-                        phase.run(state);
-                    }
-                }
-            } finally {
-                if (state.session != null) {
-                    if (request.keep()) {
-                        log.notice("keeping " + state.session.describe() + " (--keep)");
-                    }
-                    afterRecord.add(state.session);
-                } else if (session != null) {
-                    afterRecord.add(session);
-                }
+            phases.run(context, request.keep());
+            if (!verdict.failed() && signal.isStopped()) {
+                verdict.fail(context.stop().verdict());
             }
-            if (!state.failed() && runSignal.isStopped()) {
-                state.fail(runSignal.reason().orElseThrow() == StopSignal.Reason.CANCELLED
-                        ? new Verdict(CheckStatus.CANCELLED, cancellation.reason())
-                        : new Verdict(CheckStatus.FAILURE, "the run timed out after " + Durations.human(deadline.budget())));
-            }
+            return new Outcome(verdict.orSuccess(), phases.findings());
         } catch (IOException | RuntimeException e) {
-            if (masker.patternCount() == 0) {
+            if (run.masking().masker().patternCount() == 0) {
                 LOG.error("run {} broke", request.runId(), e);
             } else {
                 // a trace repeats messages that may quote a granted value: the masked line only
-                LOG.error("run {} broke: {}", request.runId(), masking.line(e.toString()));
+                LOG.error("run {} broke: {}", request.runId(), run.masking().line(e.toString()));
             }
-            if (state == null && session != null) {
-                session.close();
-            }
-            String why = StateFull.causedBy(e) ? StateFull.REASON : "runner error: " + e;
-            if (state == null || !state.failed()) {
-                check = finish(check, state, new Verdict(CheckStatus.ERROR, why));
-                return ended(masking, shown, request, check, reserve);
-            }
+            Findings found = phases == null ? Findings.NONE : phases.findings();
+            return verdict != null && verdict.failed() ? new Outcome(verdict.orSuccess(), found) : new Outcome(broke(e), found);
         }
-        Verdict verdict = state.failed() ? state.verdict : new Verdict(CheckStatus.SUCCESS, null);
-        return ended(masking, shown, request, finish(check, state, verdict), reserve);
+    }
+
+    /** The verdict of a run the runner itself could not carry on with. */
+    private static Verdict broke(Exception e) {
+        return new Verdict(CheckStatus.ERROR, StateFull.causedBy(e) ? StateFull.REASON : "runner error: " + e);
     }
 
     /**
@@ -256,13 +252,6 @@ public final class Run {
                 .withScheduled(RunVariables.scheduledFor(r));
     }
 
-    private Check finish(Check c, RunState state, Verdict verdict) {
-        return c.finished(verdict.status(), verdict.reason(), clock.instant(),
-                state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs)
-                .withTests(state == null ? null : state.tests)
-                .withArtifacts(state == null ? null : state.artifacts);
-    }
-
     private void saveRunning(RunMasking masking, Check unmasked) {
         Check check = masking.check(unmasked);
         try {
@@ -271,11 +260,4 @@ public final class Run {
             throw new UncheckedIOException("cannot record check " + check.id(), e);
         }
     }
-
-    /** The variable a scheduled run's due time (ISO-8601, UTC) reaches its steps by. */
-    public static final String SCHEDULED_FOR = "KNOTLESS_SCHEDULED_FOR";
-    /** How many earlier due times a scheduled run stands for (missed while the runner was down). */
-    public static final String SCHEDULE_MISSED = "KNOTLESS_SCHEDULE_MISSED";
-    /** The first of them (ISO-8601, UTC); set only when there are some. */
-    public static final String SCHEDULE_MISSED_SINCE = "KNOTLESS_SCHEDULE_MISSED_SINCE";
 }

@@ -1,6 +1,7 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.checks.CappedLog;
+import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.MaskingSink;
@@ -10,7 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
- * A run's log: runner notices and masked step output, into the capped check log and the listener.
+ * A run's log: runner notices and masked step output, into the capped check log and the listener,
+ * which also hears here when each step starts and ends.
  *
  * <p>Every byte of step output, and every notice (they name steps, files and commands, any of
  * which can hold a granted value), passes the run's {@link Masker} before it reaches either. Concurrency:
@@ -49,6 +51,16 @@ final class RunLog implements AutoCloseable {
         String line = masker.mask(text);
         write(("[knotless] " + line + "\n").getBytes(StandardCharsets.UTF_8));
         listener.notice(run, line);
+    }
+
+    /** Tells the listener step {@code number} starts; the log has its notice already. */
+    void stepStarted(int number, String name) {
+        listener.stepStarted(run, number, name);
+    }
+
+    /** Tells the listener step {@code number} ended with {@code result}. */
+    void stepFinished(int number, StepResult result) {
+        listener.stepFinished(run, number, result);
     }
 
     /** A sink for step {@code number}'s output; close it when the step ends. */

@@ -12,6 +12,8 @@ import dev.knotless.tar.Bounded;
 import dev.knotless.time.Deadline;
 import java.io.IOException;
 import java.util.List;
+import dev.knotless.secrets.Masker;
+import org.jspecify.annotations.Nullable;
 
 /**
  * After a passing run, gathers the paths its workflow's {@code artifacts} name (patterns expanded
@@ -26,14 +28,30 @@ final class SaveArtifacts implements Phase {
     private static final int LISTING_BYTES = 64 << 10;
 
     private final CacheStore store;
+    private final RunRequest request;
+    private final long limit;
+    private final Masker masker;
+    private @Nullable SavedArtifacts saved;
 
-    SaveArtifacts(CacheStore store) {
+    /**
+     * @param limit the largest tar of the artifacts taken out of the run
+     * @param masker the values granted in the run, which keep artifacts holding one from being saved
+     */
+    SaveArtifacts(CacheStore store, RunRequest request, long limit, Masker masker) {
         this.store = store;
+        this.request = request;
+        this.limit = limit;
+        this.masker = masker;
     }
 
     @Override
-    public void run(RunState state) {
-        List<String> patterns = state.request.workflow().artifacts();
+    public Findings addTo(Findings findings) {
+        return findings.withArtifacts(saved);
+    }
+
+    @Override
+    public void run(RunContext run) {
+        List<String> patterns = request.workflow().artifacts();
         if (patterns.isEmpty()) {
             return;
         }
@@ -49,51 +67,51 @@ final class SaveArtifacts implements Phase {
             }
             script.append("echo \"count $n\"\n");
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-            StepOutcome outcome = state.session.run(StepPayload.probe("gather artifacts", List.of("/bin/sh", "-c", script.toString())),
+            StepOutcome outcome = run.session().run(StepPayload.probe("gather artifacts", List.of("/bin/sh", "-c", script.toString())),
                     (stream, buffer, offset, length) -> {
                         if (stream == dev.knotless.executor.OutputSink.Stream.STDOUT && out.size() < LISTING_BYTES) {
                             out.write(buffer, offset, Math.min(length, LISTING_BYTES - out.size()));
                         }
-                    }, state.runSignal);
+                    }, run.signal());
             if (!(outcome instanceof StepOutcome.Exited e) || e.exitCode() != 0) {
-                state.log.notice("artifacts not saved: gathering them " + describe(outcome));
+                run.log().notice("artifacts not saved: gathering them " + describe(outcome));
                 return;
             }
             List<String> lines = out.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList();
             List<String> paths = lines.stream().filter(l -> l.startsWith("path ")).map(l -> l.substring(5))
                     .limit(SavedArtifacts.LISTED).toList();
             if (lines.contains("count 0")) {
-                state.log.notice("artifacts: nothing in /work matches " + String.join(", ", patterns));
+                run.log().notice("artifacts: nothing in /work matches " + String.join(", ", patterns));
                 return;
             }
-            upper = store.beginUpper(Artifacts.key(state.request.repo(), state.request.workflow().name()), state.request.runId());
+            upper = store.beginUpper(Artifacts.key(request.repo(), request.workflow().name()), request.runId());
             Upper u = upper;
-            Deadline deadline = state.transferDeadline();
-            LayerScan scan = new LayerScan(state.masking.masker());
-            state.session.download(GATHERED,
-                    in -> u.sink().readFrom(scan.watch(Bounded.input(in, state.limits.cacheBytes(), deadline, "artifacts"))),
-                    state.runSignal);
+            Deadline deadline = run.transferDeadline();
+            LayerScan scan = new LayerScan(masker);
+            run.session().download(GATHERED,
+                    in -> u.sink().readFrom(scan.watch(Bounded.input(in, limit, deadline, "artifacts"))),
+                    run.signal());
             if (scan.found()) {
-                state.log.notice("artifacts not saved: a value granted in this run is in " + scan.holders("artifacts"));
+                run.log().notice("artifacts not saved: a value granted in this run is in " + scan.holders("artifacts"));
                 return;
             }
-            Promotion p = store.keep(upper, Artifacts.ref(state.request));
+            Promotion p = store.keep(upper, Artifacts.ref(request));
             if (p.stored()) {
-                state.artifacts = new SavedArtifacts(paths, p.bytes());
-                state.log.notice("artifacts saved (" + Bounded.bytes(p.bytes()) + " compressed) for the workflows that need "
-                        + state.request.workflow().name() + ": " + String.join(", ", paths));
+                saved = new SavedArtifacts(paths, p.bytes());
+                run.log().notice("artifacts saved (" + Bounded.bytes(p.bytes()) + " compressed) for the workflows that need "
+                        + request.workflow().name() + ": " + String.join(", ", paths));
             } else {
-                state.log.notice("artifacts not saved: " + p.describe());
+                run.log().notice("artifacts not saved: " + p.describe());
             }
         } catch (ExecutorException | IOException | RuntimeException e) {
             String why = e instanceof ExecutorException x ? x.failure().reason() : e.getMessage();
-            state.log.notice("artifacts not saved: " + why);
+            run.log().notice("artifacts not saved: " + why);
         } finally {
             if (upper != null) {
                 try {
                     store.drop(upper);
                 } catch (IOException e) {
-                    state.log.notice("artifacts: staging file not removed: " + e.getMessage());
+                    run.log().notice("artifacts: staging file not removed: " + e.getMessage());
                 }
             }
         }

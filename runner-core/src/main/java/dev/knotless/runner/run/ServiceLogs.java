@@ -17,16 +17,22 @@ import java.util.stream.Collectors;
  */
 final class ServiceLogs implements Phase {
 
+    private final List<ServiceSpec> services;
+
+    ServiceLogs(List<ServiceSpec> services) {
+        this.services = List.copyOf(services);
+    }
+
     @Override
-    public void run(RunState state) {
-        for (ServiceSpec service : StartEnvironment.services(state.request)) {
-            state.log.notice("service '" + service.name() + "' log:");
-            try (MaskingSink masked = state.log.serviceOutput()) {
+    public void run(RunContext run) {
+        for (ServiceSpec service : services) {
+            run.log().notice("service '" + service.name() + "' log:");
+            try (MaskingSink masked = run.log().serviceOutput()) {
                 ServiceLogSink sink = new ServiceLogSink(service.name(), masked);
-                state.session.serviceLog(service.name(), ServiceLogSink.CAP, sink, state.runSignal);
+                run.session().serviceLog(service.name(), ServiceLogSink.CAP, sink, run.signal());
                 sink.finish();
             } catch (ExecutorException e) {
-                state.log.notice("the log of service '" + service.name() + "' could not be read: " + e.getMessage());
+                run.log().notice("the log of service '" + service.name() + "' could not be read: " + e.getMessage());
             }
         }
     }
@@ -37,10 +43,10 @@ final class ServiceLogs implements Phase {
     }
 
     /** What a service printed before a failed start, as {@link #run} writes a log. */
-    static void write(RunState state, String service, byte[] log) {
-        try (MaskingSink masked = state.log.serviceOutput()) {
+    static void write(RunLog log, String service, byte[] printed) {
+        try (MaskingSink masked = log.serviceOutput()) {
             ServiceLogSink sink = new ServiceLogSink(service, masked);
-            sink.write(OutputSink.Stream.STDOUT, log, 0, log.length);
+            sink.write(OutputSink.Stream.STDOUT, printed, 0, printed.length);
             sink.finish();
         }
     }

@@ -8,6 +8,7 @@ import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.ServiceLogSink;
 import dev.knotless.executor.ServiceNotReady;
 import dev.knotless.executor.ServiceSpec;
+import dev.knotless.executor.Session;
 import java.util.List;
 import java.util.Map;
 
@@ -15,9 +16,13 @@ import java.util.Map;
 final class StartEnvironment implements Phase {
 
     private final Executor executor;
+    private final RunRequest request;
+    private final RunLimits limits;
 
-    StartEnvironment(Executor executor) {
+    StartEnvironment(Executor executor, RunRequest request, RunLimits limits) {
         this.executor = executor;
+        this.request = request;
+        this.limits = limits;
     }
 
     /**
@@ -48,15 +53,16 @@ final class StartEnvironment implements Phase {
     }
 
     @Override
-    public void run(RunState state) {
-        RunRequest r = state.request;
-        RunSpec spec = spec(r, state.limits, state.deadline.left());
-        state.log.notice("starting " + r.image() + " on " + executor.name()
+    public void run(RunContext run) {
+        RunRequest r = request;
+        RunSpec spec = spec(r, limits, run.stop().deadline().left());
+        run.log().notice("starting " + r.image() + " on " + executor.name()
                 + (r.trust() == dev.knotless.executor.Trust.UNTRUSTED
                         ? " (untrusted: " + executor.untrustedNetwork().description() + ")" : ""));
         try {
-            state.session = executor.start(spec, state.runSignal);
-            state.log.notice("environment " + state.session.describe() + " is ready"
+            Session session = executor.start(spec, run.signal());
+            run.environment().started(session);
+            run.log().notice("environment " + session.describe() + " is ready"
                     + (spec.services().isEmpty() ? "" : ", with " + ServiceLogs.names(spec.services())));
         } catch (ExecutorException e) {
             Failure f = e.failure();
@@ -64,10 +70,10 @@ final class StartEnvironment implements Phase {
                 return; // the run's cancellation or deadline speaks for itself
             }
             if (e instanceof ServiceNotReady notReady && notReady.log().length > 0) {
-                state.log.notice("service '" + notReady.service() + "' printed:");
-                ServiceLogs.write(state, notReady.service(), notReady.log());
+                run.log().notice("service '" + notReady.service() + "' printed:");
+                ServiceLogs.write(run.log(), notReady.service(), notReady.log());
             }
-            state.fail(new Verdict(CheckStatus.ERROR, DefaultedImage.reason(r, f)));
+            run.verdict().fail(new Verdict(CheckStatus.ERROR, DefaultedImage.reason(r, f)));
         }
     }
 }

@@ -26,27 +26,24 @@ import org.jspecify.annotations.Nullable;
  * @param startedNanos when the step's own time began ({@link System#nanoTime})
  * @param earlier the step's attempts before this one, oldest first ({@link RetryStep}); empty for its first
  */
-record StepCall(RunState state, int number, Step step, Grants.Granted granted, Map<String, String> environment,
+record StepCall(int number, Step step, Grants.Granted granted, Map<String, String> environment,
         @Nullable RunProgress resumed, List<StepResult> before, OutputSink output, StopSignal signal,
         long startedNanos, List<StepResult.Attempt> earlier) {
-
-    static StepCall of(RunState state, int number, Step step) {
-        return of(state, number, step, state.runSignal);
-    }
 
     /**
      * Step {@code number}'s call under {@code runSignal}: the run's own, or, for a step that runs
      * after the run was cancelled ({@code always()}, {@code cancelled()}), one that only the run's
-     * deadline stops.
+     * deadline stops. Its environment is the run's, then the step's own variables, then the
+     * secrets it was granted.
+     *
+     * @param resumed the journal's progress when an earlier process had this step going, else null
      */
-    static StepCall of(RunState state, int number, Step step, StopSignal runSignal) {
-        RunProgress resumed = state.resumed != null && state.resumed.stepGoing() && state.resumed.step() == number
-                ? state.resumed : null;
-        Grants.Granted granted = state.grants.get(number - 1);
-        Map<String, String> environment = new java.util.LinkedHashMap<>(state.environment);
+    static StepCall of(int number, Step step, Grants.Granted granted, Map<String, String> runEnvironment,
+            @Nullable RunProgress resumed, List<StepResult> before, StopSignal runSignal) {
+        Map<String, String> environment = new java.util.LinkedHashMap<>(runEnvironment);
         environment.putAll(step.env());
         environment.putAll(granted.environment());
-        return new StepCall(state, number, step, granted, environment, resumed, List.copyOf(state.steps),
+        return new StepCall(number, step, granted, environment, resumed, List.copyOf(before),
                 OutputSink.DISCARD, runSignal, System.nanoTime(), List.of());
     }
 
@@ -86,12 +83,12 @@ record StepCall(RunState state, int number, Step step, Grants.Granted granted, M
 
     /** This call as the step an earlier process had going, from {@code progress}'s offsets. */
     StepCall resumedAs(@Nullable RunProgress progress) {
-        return new StepCall(state, number, step, granted, environment, progress, before, output, signal, startedNanos, earlier);
+        return new StepCall(number, step, granted, environment, progress, before, output, signal, startedNanos, earlier);
     }
 
     /** The next attempt at the step, after {@code attempts}: run now, never followed. */
     StepCall after(List<StepResult.Attempt> attempts) {
-        return new StepCall(state, number, step, granted, environment, attempts.isEmpty() ? resumed : null, before, output,
+        return new StepCall(number, step, granted, environment, attempts.isEmpty() ? resumed : null, before, output,
                 signal, System.nanoTime(), List.copyOf(attempts));
     }
 
@@ -105,12 +102,12 @@ record StepCall(RunState state, int number, Step step, Grants.Granted granted, M
     }
 
     StepCall withOutput(OutputSink value, StopSignal stepSignal) {
-        return new StepCall(state, number, step, granted, environment, resumed, before, value, stepSignal, startedNanos, earlier);
+        return new StepCall(number, step, granted, environment, resumed, before, value, stepSignal, startedNanos, earlier);
     }
 
     /** The step's own time begins now (what came before was the runner's). */
     StepCall restartedClock() {
-        return new StepCall(state, number, step, granted, environment, resumed, before, output, signal, System.nanoTime(), earlier);
+        return new StepCall(number, step, granted, environment, resumed, before, output, signal, System.nanoTime(), earlier);
     }
 
     long elapsedMillis() {

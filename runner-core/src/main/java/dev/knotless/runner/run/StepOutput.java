@@ -22,16 +22,16 @@ final class StepOutput implements AutoCloseable {
     private final MaskingSink masked;
     private final LogControls controls;
 
-    private StepOutput(StepCall call, StopSignal signal, MaskingSink masked) {
+    private StepOutput(StepCall call, StopSignal signal, RunLog log, JournalQueue journal) {
         this.signal = signal;
-        this.masked = masked;
+        this.masked = log.step(call.number());
         this.controls = new LogControls(masked);
-        this.call = call.withOutput(new Checkpoints(call, masked, controls), signal);
+        this.call = call.withOutput(new Checkpoints(call, masked, controls, log, journal), signal);
     }
 
-    static StepOutput open(StepCall call) {
-        StopSignal signal = call.signal().child(call.step().timeout());
-        return new StepOutput(call, signal, call.state().log.step(call.number()));
+    /** Opens {@code call}'s output into {@code log}, with its checkpoints in {@code journal}. */
+    static StepOutput open(StepCall call, RunLog log, JournalQueue journal) {
+        return new StepOutput(call, call.signal().child(call.step().timeout()), log, journal);
     }
 
     /** The call with this output and signal. */
@@ -57,7 +57,8 @@ final class StepOutput implements AutoCloseable {
      * agree; bytes the masker still holds are not counted and come again after a restart.
      */
     private static final class Checkpoints implements OutputSink {
-        private final RunState state;
+        private final RunLog log;
+        private final JournalQueue journal;
         private final int number;
         private final MaskingSink masked;
         private final LogControls controls;
@@ -66,8 +67,9 @@ final class StepOutput implements AutoCloseable {
         private final List<StepResult> before;
         private long last = System.nanoTime();
 
-        Checkpoints(StepCall call, MaskingSink masked, LogControls controls) {
-            this.state = call.state();
+        Checkpoints(StepCall call, MaskingSink masked, LogControls controls, RunLog log, JournalQueue journal) {
+            this.log = log;
+            this.journal = journal;
             this.number = call.number();
             this.masked = masked;
             this.controls = controls;
@@ -82,8 +84,8 @@ final class StepOutput implements AutoCloseable {
             long now = System.nanoTime();
             if (now - last >= CHECKPOINT_EVERY.toNanos()) {
                 last = now;
-                RunSteps.journal(state, new RunProgress(number, stdoutFrom + masked.passed(Stream.STDOUT),
-                        stderrFrom + masked.passed(Stream.STDERR), state.log.written(), before));
+                journal.offer(new RunProgress(number, stdoutFrom + masked.passed(Stream.STDOUT),
+                        stderrFrom + masked.passed(Stream.STDERR), log.written(), before));
             }
         }
     }

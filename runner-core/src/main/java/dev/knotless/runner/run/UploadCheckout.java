@@ -4,6 +4,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.TarSource;
 import dev.knotless.runner.Durations;
 import dev.knotless.tar.Bounded;
 import dev.knotless.time.Deadline;
@@ -11,20 +12,30 @@ import dev.knotless.time.Deadline;
 /** Streams the commit's tree into {@code /work}, bounded by the checkout limit. */
 final class UploadCheckout implements Phase {
 
+    private final TarSource checkout;
+    private final String commit;
+    private final long limit;
+
+    /** @param limit the largest checkout tar sent into the run */
+    UploadCheckout(TarSource checkout, String commit, long limit) {
+        this.checkout = checkout;
+        this.commit = commit;
+        this.limit = limit;
+    }
+
     @Override
-    public void run(RunState state) {
-        long limit = state.limits.checkoutBytes();
-        Deadline deadline = state.transferDeadline();
+    public void run(RunContext run) {
+        Deadline deadline = run.transferDeadline();
         long started = System.nanoTime();
         try {
-            state.session.upload(RunLayout.WORK,
-                    out -> state.request.checkout().writeTo(Bounded.output(out, limit, deadline, "checkout")),
-                    state.runSignal);
-            state.log.notice("checkout " + shortSha(state.request.commit()) + " uploaded to " + RunLayout.WORK
+            run.session().upload(RunLayout.WORK,
+                    out -> checkout.writeTo(Bounded.output(out, limit, deadline, "checkout")),
+                    run.signal());
+            run.log().notice("checkout " + shortSha(commit) + " uploaded to " + RunLayout.WORK
                     + " in " + Durations.human((System.nanoTime() - started) / 1_000_000));
         } catch (ExecutorException e) {
             if (e.failure().kind() != Failure.Kind.STOPPED) {
-                state.fail(new Verdict(CheckStatus.ERROR, "checkout failed: " + e.failure().reason()));
+                run.verdict().fail(new Verdict(CheckStatus.ERROR, "checkout failed: " + e.failure().reason()));
             }
         }
     }

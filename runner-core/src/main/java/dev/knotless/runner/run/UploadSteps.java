@@ -14,11 +14,16 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 /** Writes each step's script to {@code /steps/<n>}; scripts hold no variable values. */
 final class UploadSteps implements Phase {
 
+    private final List<Step> steps;
+
+    UploadSteps(List<Step> steps) {
+        this.steps = List.copyOf(steps);
+    }
+
     @Override
-    public void run(RunState state) {
-        List<Step> steps = state.request.workflow().steps();
+    public void run(RunContext run) {
         try {
-            state.session.upload(RunLayout.STEPS, out -> {
+            run.session().upload(RunLayout.STEPS, out -> {
                 TarArchiveOutputStream tar = TarStreams.newOutput(out);
                 for (int i = 0; i < steps.size(); i++) {
                     byte[] script = steps.get(i).run().getBytes(StandardCharsets.UTF_8);
@@ -30,10 +35,10 @@ final class UploadSteps implements Phase {
                     tar.closeArchiveEntry();
                 }
                 tar.finish();
-            }, state.runSignal);
+            }, run.signal());
         } catch (ExecutorException e) {
             if (e.failure().kind() != Failure.Kind.STOPPED) {
-                state.fail(new Verdict(CheckStatus.ERROR, "uploading step scripts failed: " + e.failure().reason()));
+                run.verdict().fail(new Verdict(CheckStatus.ERROR, "uploading step scripts failed: " + e.failure().reason()));
             }
         }
     }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The links a step goes through ({@link RunSteps#chain}), each seen doing its part. */
+/** The links a step goes through ({@link StepChain}), each seen doing its part. */
 class StepLinksTest {
 
     static final String TOKEN = "s3cret-token-value";
@@ -39,10 +39,12 @@ class StepLinksTest {
     }
 
     @Test
-    void theChainIsListedInItsOrder() {
-        assertThat(RunSteps.chain()).extracting(l -> l.getClass().getSimpleName()).containsExactly(
-                "AnnounceStep", "GrantNotice", "RefuseUnfitEnvironment", "RetryStep", "JournalStep", "PassedNotice", "FollowResumed",
-                "LeftoverCleanup", "MaskOutput");
+    void theChainIsListedInItsOrder() throws Exception {
+        try (ChainFixture chain = new ChainFixture(dir.resolve("chain"), WITH_SECRET, session)) {
+            assertThat(chain.chain().links()).extracting(l -> l.getClass().getSimpleName()).containsExactly(
+                    "AnnounceStep", "GrantNotice", "RefuseUnfitEnvironment", "RetryStep", "JournalStep", "PassedNotice", "FollowResumed",
+                    "LeftoverCleanup", "MaskOutput");
+        }
     }
 
     @Test

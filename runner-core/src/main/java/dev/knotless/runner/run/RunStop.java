@@ -1,0 +1,42 @@
+package dev.knotless.runner.run;
+
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.runner.Durations;
+
+/**
+ * The run's signal and why it may stop: its cancellation, or its one deadline. A step's or a
+ * transfer's reason, a retry's decision and the run's own verdict all read the why from here, so
+ * the words are the same wherever the run met its stop.
+ *
+ * @param signal stops with the cancellation, or with {@code TIMEOUT} at the deadline
+ */
+record RunStop(StopSignal signal, RunDeadline deadline, Cancellation cancellation) {
+
+    boolean isStopped() {
+        return signal.isStopped();
+    }
+
+    /** True when the run's own deadline, not a step's, stopped it. */
+    boolean deadlinePassed() {
+        return signal.reason().filter(r -> r == StopSignal.Reason.TIMEOUT).isPresent();
+    }
+
+    boolean cancelled() {
+        return signal.reason().filter(r -> r == StopSignal.Reason.CANCELLED).isPresent();
+    }
+
+    String cancelReason() {
+        return cancellation.reason();
+    }
+
+    /** "the run timed out after 10s": the reason of whatever the run's deadline stopped. */
+    String timedOut() {
+        return "the run timed out after " + Durations.human(deadline.budget());
+    }
+
+    /** The verdict of a run that stopped with nothing else gone wrong. */
+    Verdict verdict() {
+        return cancelled() ? new Verdict(CheckStatus.CANCELLED, cancelReason()) : new Verdict(CheckStatus.FAILURE, timedOut());
+    }
+}
