@@ -3,9 +3,10 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.StepResult;
 
 /**
- * One link of a step's chain ({@link RunSteps#chain}): does its part of running a step around the
- * rest of the chain, which it calls through {@code next} (or not, to end the step itself). Links
- * are stateless; what one step's links share is its {@link StepCall}.
+ * One link of a step's chain ({@link StepChain}): does its part of running a step around the rest
+ * of the chain, which it calls through {@code next} at most once (or not, to end the step itself):
+ * trying a step again is {@link RetryStep}'s alone. A link is made for one run with what it needs
+ * and keeps nothing of a step; what one step's links share is its {@link StepCall}.
  */
 @FunctionalInterface
 interface StepLink {

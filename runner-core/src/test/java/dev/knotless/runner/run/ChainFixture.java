@@ -1,6 +1,9 @@
 package dev.knotless.runner.run;
 
+import dev.knotless.checks.StepResult;
+import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.testkit.FakeSession;
 import dev.knotless.time.Ticker;
@@ -11,7 +14,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One run's step chain over a {@link FakeSession}, outside a {@link Run}: its log in a temp file,
@@ -67,10 +72,20 @@ final class ChainFixture implements AutoCloseable {
         return StepChain.of(run, journal, session, Duration.ofSeconds(1));
     }
 
-    /** Step {@code number}'s first call, under the run's signal. */
+    /** Step {@code number}'s first call, granted nothing, under the run's signal. */
     StepCall call(int number) {
-        return StepCall.of(number, request.workflow().steps().get(number - 1), dev.knotless.secrets.Grants.Granted.NONE,
-                java.util.Map.of(), null, List.of(), signal);
+        return call(number, Grants.Granted.NONE, Map.of(), null);
+    }
+
+    /**
+     * Step {@code number}'s first call under the run's signal, the steps before it passed.
+     *
+     * @param resumed the journal's progress when an earlier process had the step going, else null
+     */
+    StepCall call(int number, Grants.Granted granted, Map<String, String> variables, @Nullable RunProgress resumed) {
+        List<StepResult> before = request.workflow().steps().subList(0, number - 1).stream()
+                .map(s -> new StepResult(s.name(), StepStatus.SUCCESS, 0, 1, null)).toList();
+        return StepCall.of(number, request.workflow().steps().get(number - 1), granted, variables, resumed, before, signal);
     }
 
     @Override

@@ -41,7 +41,7 @@ class StepLinksTest {
     @Test
     void theChainIsListedInItsOrder() throws Exception {
         try (ChainFixture chain = new ChainFixture(dir.resolve("chain"), WITH_SECRET, session)) {
-            assertThat(chain.chain().links()).extracting(l -> l.getClass().getSimpleName()).containsExactly(
+            assertThat(chain.chain().order()).extracting(l -> l.getClass().getSimpleName()).containsExactly(
                     "AnnounceStep", "GrantNotice", "RefuseUnfitEnvironment", "RetryStep", "JournalStep", "PassedNotice", "FollowResumed",
                     "LeftoverCleanup", "MaskOutput");
         }
