@@ -194,7 +194,7 @@ public final class Run {
         RunPhases phases = null;
         VerdictSoFar verdict = null;
         try (StopSignal signal = cancellation.signal().child(deadline.leftAtStart());
-             JournalQueue journalQueue = new JournalQueue(request.runId(), run.masking().journal(journal), JournalQueue.PATIENCE);
+             JournalQueue journalQueue = new JournalQueue(request.runId(), new MaskedJournal(journal, run.masking()), JournalQueue.PATIENCE);
              RunLog log = resumed == null
                      ? new RunLog(logPath, limits.logCap(), request, run.shown(), run.masking().masker())
                      : RunLog.resume(logPath, limits.logCap(), resumed.progress().logBytes(), request, run.shown(),

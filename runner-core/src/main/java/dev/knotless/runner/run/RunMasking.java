@@ -7,11 +7,9 @@ import dev.knotless.executor.OutputSink;
 import dev.knotless.secrets.Masker;
 import dev.knotless.runner.workflow.Step;
 import dev.knotless.runner.workflow.Workflow;
-import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -76,25 +74,6 @@ final class RunMasking {
                 t.failed().stream().map(f -> new dev.knotless.checks.TestSummary.FailedTest(line(f.className()), line(f.name()),
                         line(f.message()), f.error())).toList(),
                 t.notes().stream().map(this::line).toList());
-    }
-
-    RunProgress progress(RunProgress p) {
-        return new RunProgress(p.step(), p.stdoutOffset(), p.stderrOffset(), p.logBytes(), steps(p.ended()));
-    }
-
-    /** {@code downstream} with every progress it records masked (ended steps carry names and reasons). */
-    RunJournal journal(RunJournal downstream) {
-        return new RunJournal() {
-            @Override
-            public void record(String runId, RunProgress progress) throws IOException {
-                downstream.record(runId, progress(progress));
-            }
-
-            @Override
-            public Optional<RunProgress> read(String runId) throws IOException {
-                return downstream.read(runId);
-            }
-        };
     }
 
     /**
