@@ -6,7 +6,7 @@ import dev.knotless.executor.Executor;
 import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunJournal;
-import dev.knotless.runner.run.RunLimits;
+import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.RunListener;
 import dev.knotless.secrets.SecretStore;
 import java.nio.file.Path;

@@ -6,7 +6,7 @@ import dev.knotless.executor.Executor;
 import dev.knotless.executor.Failure;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.run.RunListener;
-import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.StateStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

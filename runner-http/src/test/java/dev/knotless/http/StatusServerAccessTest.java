@@ -7,7 +7,7 @@ import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.runner.workflow.WorkflowParser;
 import java.io.IOException;

@@ -15,7 +15,7 @@ import dev.knotless.executor.Trust;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.runner.workflow.WorkflowParser;

@@ -4,7 +4,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.runner.run.RunListener;
-import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.workflow.Step;
 import java.time.Duration;
 import java.util.ArrayDeque;

@@ -12,7 +12,7 @@ import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunJournal;
 import dev.knotless.runner.run.RunProgress;
-import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.run.StateFull;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;

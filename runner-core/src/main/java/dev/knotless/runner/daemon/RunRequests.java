@@ -10,7 +10,7 @@ import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.SuppliedWorkflow;
 import dev.knotless.runner.workflow.Workflow;

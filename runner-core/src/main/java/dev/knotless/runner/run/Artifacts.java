@@ -1,6 +1,7 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.cache.CacheKey;
+import dev.knotless.runner.run.request.RunRequest;
 
 /**
  * Where a run's artifacts are kept: layers of the runner's cache store (so they count in its budget

@@ -4,6 +4,7 @@ import dev.knotless.cache.CacheKey;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.Trust;
+import dev.knotless.runner.run.request.RunRequest;
 import java.util.List;
 
 /**

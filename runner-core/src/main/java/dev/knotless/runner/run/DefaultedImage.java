@@ -1,6 +1,7 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.executor.Failure;
+import dev.knotless.runner.run.request.RunRequest;
 
 /**
  * The reason of an image that could not be had, when the run did not choose it: a workflow that

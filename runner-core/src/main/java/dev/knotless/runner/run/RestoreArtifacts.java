@@ -5,6 +5,7 @@ import dev.knotless.cache.Layer;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.runner.Durations;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.tar.Bounded;
 import java.io.IOException;
 import dev.knotless.executor.StepOutcome;

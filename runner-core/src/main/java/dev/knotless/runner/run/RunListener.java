@@ -3,6 +3,7 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
+import dev.knotless.runner.run.request.RunRequest;
 
 /**
  * Watches runs as they go: the CLI prints from it, the daemon streams it.

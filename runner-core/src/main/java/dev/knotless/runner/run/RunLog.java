@@ -3,6 +3,7 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.CappedLog;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.MaskingSink;
 import java.io.IOException;

@@ -4,6 +4,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.Output;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.secrets.Masker;
 import dev.knotless.runner.workflow.Step;
 import dev.knotless.runner.workflow.Workflow;

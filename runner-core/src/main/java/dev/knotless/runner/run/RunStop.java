@@ -3,6 +3,8 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.Durations;
+import dev.knotless.runner.run.request.Cancellation;
+import dev.knotless.runner.run.request.RunDeadline;
 
 /**
  * The run's signal and why it may stop: its cancellation, or its one deadline. A step's or a

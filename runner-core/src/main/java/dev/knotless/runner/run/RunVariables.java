@@ -3,6 +3,7 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.ScheduledFor;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.runner.run.request.RunRequest;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -3,6 +3,7 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
+import dev.knotless.runner.run.request.RunRequest;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

@@ -8,6 +8,7 @@ import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.tar.Bounded;
 import dev.knotless.time.Deadline;
 import java.io.IOException;

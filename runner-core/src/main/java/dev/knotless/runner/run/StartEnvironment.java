@@ -9,6 +9,8 @@ import dev.knotless.executor.ServiceLogSink;
 import dev.knotless.executor.ServiceNotReady;
 import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.Session;
+import dev.knotless.runner.run.request.RunLimits;
+import dev.knotless.runner.run.request.RunRequest;
 import java.util.List;
 import java.util.Map;
 
@@ -28,7 +30,7 @@ final class StartEnvironment implements Phase {
     /**
      * What the executor is asked for: the same for a run's start and for its resumption.
      *
-     * @param left what is left of the run's {@link RunDeadline} now: the executor's own backstop
+     * @param left what is left of the run's deadline now: the executor's own backstop
      */
     static RunSpec spec(RunRequest r, RunLimits limits, java.time.Duration left) {
         return RunSpec.builder(r.runnerId(), r.runId(), r.image())

@@ -23,7 +23,7 @@ import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.run.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunJournal;
-import dev.knotless.runner.run.RunLimits;
+import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.RunListener;
 import dev.knotless.runner.run.RunProgress;
 import dev.knotless.runner.state.Filter;

@@ -7,6 +7,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.Trust;
+import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.secrets.Secret;
 import dev.knotless.testkit.FakeSession;
 import dev.knotless.testkit.RecordingExecutor;

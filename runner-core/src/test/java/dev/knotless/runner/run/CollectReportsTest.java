@@ -7,6 +7,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
+import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.testkit.FakeSession;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -10,6 +10,8 @@ import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.runner.run.request.Cancellation;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.workflow.Step;
 import dev.knotless.secrets.Secret;
 import dev.knotless.tar.TarStreams;

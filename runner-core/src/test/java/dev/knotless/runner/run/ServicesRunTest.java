@@ -6,6 +6,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ServiceNotReady;
 import dev.knotless.executor.ServiceSpec;
+import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.secrets.Secret;
 import dev.knotless.testkit.FakeSession;
 import dev.knotless.testkit.RecordingExecutor;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.request;
 
 import dev.knotless.runner.Durations;
 import dev.knotless.tar.ArchiveLimits;
@@ -62,7 +62,7 @@ public record RunLimits(long checkoutBytes, long outputBytes, Duration runTimeou
     }
 
     /** What an {@code /outputs} tar may hold. */
-    ArchiveLimits outputArchive() {
+    public ArchiveLimits outputArchive() {
         return ArchiveLimits.ofBytesAndEntries(outputBytes, outputEntries);
     }
 }

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.request;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -18,25 +18,25 @@ import java.time.Instant;
  * @param leftAtStart what was left of the budget when this process took the run up
  * @param nanosAtStart {@link System#nanoTime} at that moment
  */
-record RunDeadline(Duration budget, Instant startedAt, Duration leftAtStart, long nanosAtStart) {
+public record RunDeadline(Duration budget, Instant startedAt, Duration leftAtStart, long nanosAtStart) {
 
     /** Never less than this: a run already over its deadline still gets a moment to say so. */
     private static final Duration AT_LEAST = Duration.ofMillis(1);
 
     /** The deadline of a run of {@code request} that first started at {@code startedAt}, as of now. */
-    static RunDeadline of(RunRequest request, RunLimits limits, Instant startedAt, Clock clock) {
+    public static RunDeadline of(RunRequest request, RunLimits limits, Instant startedAt, Clock clock) {
         Duration budget = budgetOf(request, limits);
         Duration left = budget.minus(Duration.between(startedAt, clock.instant()));
         return new RunDeadline(budget, startedAt, left.compareTo(AT_LEAST) < 0 ? AT_LEAST : left, System.nanoTime());
     }
 
     /** The workflow's timeout, else the runner's default. */
-    static Duration budgetOf(RunRequest request, RunLimits limits) {
+    public static Duration budgetOf(RunRequest request, RunLimits limits) {
         return request.workflow().timeout() != null ? request.workflow().timeout() : limits.runTimeout();
     }
 
     /** What is left of the budget now; zero once it is spent. */
-    Duration left() {
+    public Duration left() {
         Duration left = leftAtStart.minusNanos(System.nanoTime() - nanosAtStart);
         return left.isNegative() ? Duration.ZERO : left;
     }
@@ -45,7 +45,7 @@ record RunDeadline(Duration budget, Instant startedAt, Duration leftAtStart, lon
      * The deadline as an instant of {@code clock}, for byte streams that check it against the
      * clock ({@link dev.knotless.tar.Bounded}): now plus what is left.
      */
-    Instant at(Clock clock) {
+    public Instant at(Clock clock) {
         return clock.instant().plus(left());
     }
 }

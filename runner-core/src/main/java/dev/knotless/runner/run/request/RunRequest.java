@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.request;
 
 import dev.knotless.checks.Event;
 import dev.knotless.executor.TarSource;

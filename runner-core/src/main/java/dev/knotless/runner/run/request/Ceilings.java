@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.request;
 
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.Trust;
@@ -7,7 +7,7 @@ import java.util.Objects;
 
 /**
  * The operator's defaults and maxima for what one run may use, on every executor: a workflow may
- * ask for less, never more ({@link CeilingFit} clamps it and says so in the run's log).
+ * ask for less, never more ({@code CeilingFit} clamps it and says so in the run's log).
  *
  * <p>The default run timeout is {@link RunLimits#runTimeout()}; the rest is here.
  *
@@ -55,7 +55,7 @@ public record Ceilings(Resources defaults, Resources maxima, Duration maxRunTime
     }
 
     /** What a run of {@code trust} gets when its workflow asks for no CPU, or no memory. */
-    Resources defaultsFor(Trust trust) {
+    public Resources defaultsFor(Trust trust) {
         if (trust == Trust.TRUSTED) {
             return defaults;
         }

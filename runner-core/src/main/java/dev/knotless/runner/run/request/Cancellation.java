@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.request;
 
 import dev.knotless.executor.StopSignal;
 import java.util.concurrent.atomic.AtomicReference;
