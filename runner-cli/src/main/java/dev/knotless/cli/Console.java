@@ -7,7 +7,7 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.runner.Durations;
-import dev.knotless.runner.run.RunListener;
+import dev.knotless.runner.run.record.RunListener;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.tar.Printable;
 import java.io.ByteArrayOutputStream;

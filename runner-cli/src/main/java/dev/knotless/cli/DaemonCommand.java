@@ -21,7 +21,7 @@ import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Forge;
 import dev.knotless.spindle.Spindle;
 import dev.knotless.runner.run.request.Cancellation;
-import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.state.StateStore;

@@ -8,7 +8,7 @@ import dev.knotless.runner.forge.Forge;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
-import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;

@@ -13,7 +13,7 @@ import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Poller;
 import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.forge.RunnerSelection;
-import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.state.MergeQueueRows;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunQueue;

@@ -3,7 +3,7 @@ package dev.knotless.runner.daemon;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
-import dev.knotless.runner.run.RunListener;
+import dev.knotless.runner.run.record.RunListener;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.workflow.Step;
 import java.time.Duration;

@@ -11,7 +11,7 @@ import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.forge.MergeQueue;
 import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.state.MergeQueueRows;
 import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.state.QueueState;

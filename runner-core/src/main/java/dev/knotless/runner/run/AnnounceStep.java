@@ -1,6 +1,7 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
+import dev.knotless.runner.run.record.RunLog;
 
 /**
  * The first link: says the step starts (in the log, unless it is followed on after a restart, whose

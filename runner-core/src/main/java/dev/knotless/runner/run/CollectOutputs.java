@@ -4,6 +4,8 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.runner.run.record.RunMasking;
+import dev.knotless.runner.run.record.StateFull;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.tar.Bounded;
 import dev.knotless.tar.Printable;

@@ -3,6 +3,7 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.runner.run.record.RunLog;
 import java.util.Collections;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

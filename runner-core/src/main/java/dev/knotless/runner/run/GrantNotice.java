@@ -1,6 +1,7 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
+import dev.knotless.runner.run.record.RunLog;
 
 /** Says in the log which secrets the step was granted (or why none), once: not again when it is followed on. */
 final class GrantNotice implements StepLink {

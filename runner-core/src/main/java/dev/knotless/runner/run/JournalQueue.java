@@ -1,6 +1,7 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.runner.Durations;
+import dev.knotless.runner.run.record.StateFull;
 import dev.knotless.time.Deadline;
 import java.io.IOException;
 import java.time.Duration;

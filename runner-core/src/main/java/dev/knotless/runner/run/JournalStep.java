@@ -1,6 +1,7 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
+import dev.knotless.runner.run.record.RunLog;
 import java.util.ArrayList;
 import java.util.List;
 

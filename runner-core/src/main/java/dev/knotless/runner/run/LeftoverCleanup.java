@@ -6,6 +6,7 @@ import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StepProcesses;
 import dev.knotless.executor.StepProcesses.Stopping;
+import dev.knotless.runner.run.record.RunLog;
 import java.time.Duration;
 
 /**

@@ -1,5 +1,6 @@
 package dev.knotless.runner.run;
 
+import dev.knotless.runner.run.record.RunMasking;
 import java.io.IOException;
 import java.util.Optional;
 

@@ -1,6 +1,7 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.checks.Output;
+import dev.knotless.runner.run.record.RunMasking;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

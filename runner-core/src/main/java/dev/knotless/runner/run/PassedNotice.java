@@ -3,6 +3,7 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.runner.Durations;
+import dev.knotless.runner.run.record.RunLog;
 
 /** Says in the log that the step passed, and in how long (before the journal records the log's length). */
 final class PassedNotice implements StepLink {

@@ -2,6 +2,7 @@ package dev.knotless.runner.run;
 
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.runner.run.record.RunLog;
 import dev.knotless.time.Deadline;
 import dev.knotless.time.Ticker;
 import java.time.Duration;

@@ -1,5 +1,7 @@
 package dev.knotless.runner.run;
 
+import dev.knotless.runner.run.record.RunLog;
+
 /**
  * Where the output of a step goes while it runs or is followed: the run's masked log, with the
  * journal's checkpoints of how far it got ({@link StepOutput}).

@@ -3,6 +3,8 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.runner.run.record.LogControls;
+import dev.knotless.runner.run.record.RunLog;
 import dev.knotless.secrets.MaskingSink;
 import java.time.Duration;
 import java.util.List;

@@ -1,6 +1,8 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.checks.CheckStatus;
+import dev.knotless.runner.run.record.RunLog;
+import dev.knotless.runner.run.record.StateFull;
 import java.io.UncheckedIOException;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

@@ -7,7 +7,7 @@ import dev.knotless.checks.CheckJson;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.run.CheckRows;
+import dev.knotless.runner.run.record.CheckRows;
 import dev.knotless.runner.workflow.Dialect;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -158,7 +158,7 @@ public final class RunQueue implements CheckRows {
                 ORDER BY seq""", List.of(run.repo(), run.commit(), run.event().wireName(), run.id(), run.links().group())));
     }
 
-    /** {@link #finish} of the check's own run: the row write of {@link dev.knotless.runner.run.CheckRecorder}. */
+    /** {@link #finish} of the check's own run: the row write of {@link dev.knotless.runner.run.record.CheckRecorder}. */
     @Override
     public void finished(Check check) throws IOException {
         finish(check.id(), check);

@@ -7,7 +7,7 @@ import dev.knotless.checks.CheckStore;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.state.QueueState;

@@ -3,6 +3,8 @@ package dev.knotless.runner.run;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.runner.run.record.RunListener;
+import dev.knotless.runner.run.record.RunLog;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunDeadline;
 import dev.knotless.runner.run.request.RunLimits;

@@ -7,6 +7,8 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.runner.run.record.CheckRecorder;
+import dev.knotless.runner.run.record.RunListener;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.QueuedRun;

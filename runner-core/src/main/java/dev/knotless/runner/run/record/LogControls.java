@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.record;
 
 import dev.knotless.executor.OutputSink;
 import java.io.ByteArrayOutputStream;
@@ -19,7 +19,7 @@ import java.util.Map;
  * see. Bytes of a sequence not yet ended are held (at most {@value #LONGEST}) until it ends or
  * {@link #flush} is called. One thread at a time, as {@link OutputSink} says.
  */
-final class LogControls implements OutputSink {
+public final class LogControls implements OutputSink {
 
     /** The longest SGR sequence kept; a longer one is neutralised (it is not colour, or not honest). */
     static final int LONGEST = 32;
@@ -30,7 +30,7 @@ final class LogControls implements OutputSink {
     private final OutputSink downstream;
     private final Map<Stream, ByteArrayOutputStream> held = new EnumMap<>(Stream.class);
 
-    LogControls(OutputSink downstream) {
+    public LogControls(OutputSink downstream) {
         this.downstream = downstream;
     }
 
@@ -47,7 +47,7 @@ final class LogControls implements OutputSink {
     }
 
     /** Passes on what is held, neutralised: the step ended in the middle of a sequence. */
-    void flush() {
+    public void flush() {
         for (Map.Entry<Stream, ByteArrayOutputStream> e : held.entrySet()) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             release(e.getValue(), out);

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.record;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.SpaceReserve;
@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * second until space comes back, however long that takes. A database locked past SQLite's own wait
  * is tried again for up to {@link #PATIENCE}; that and any other failure are then thrown as before.
  */
-final class FinalRecord {
+public final class FinalRecord {
 
     private static final Logger LOG = LoggerFactory.getLogger(FinalRecord.class);
 
@@ -27,11 +27,11 @@ final class FinalRecord {
 
     private final CheckRecorder checks;
 
-    FinalRecord(CheckRecorder checks) {
+    public FinalRecord(CheckRecorder checks) {
         this.checks = checks;
     }
 
-    void record(Check check, SpaceReserve reserve) {
+    public void record(Check check, SpaceReserve reserve) {
         if (StateFull.REASON.equals(check.reason())) {
             mark(reserve); // a restart from here until the check is recorded still gives the reason
         }

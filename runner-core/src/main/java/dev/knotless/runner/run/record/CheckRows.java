@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.record;
 
 import dev.knotless.checks.Check;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.record;
 
 import dev.knotless.checks.CappedLog;
 import dev.knotless.checks.StepResult;
@@ -19,14 +19,14 @@ import java.nio.file.Path;
  * which can hold a granted value), passes the run's {@link Masker} before it reaches either. Concurrency:
  * writes are serialised here, so an executor may deliver output from its own thread.
  */
-final class RunLog implements AutoCloseable {
+public final class RunLog implements AutoCloseable {
 
     private final CappedLog file;
     private final RunRequest run;
     private final RunListener listener;
     private final Masker masker;
 
-    RunLog(Path path, int cap, RunRequest run, RunListener listener, Masker masker) throws IOException {
+    public RunLog(Path path, int cap, RunRequest run, RunListener listener, Masker masker) throws IOException {
         this(new CappedLog(path, cap), run, listener, masker);
     }
 
@@ -38,34 +38,34 @@ final class RunLog implements AutoCloseable {
     }
 
     /** The log of a run an earlier process wrote {@code written} bytes of; see {@link CappedLog#resume}. */
-    static RunLog resume(Path path, int cap, long written, RunRequest run, RunListener listener, Masker masker)
+    public static RunLog resume(Path path, int cap, long written, RunRequest run, RunListener listener, Masker masker)
             throws IOException {
         return new RunLog(CappedLog.resume(path, cap, written), run, listener, masker);
     }
 
     /** Bytes written so far, kept or not: where a resumed log goes on. */
-    synchronized long written() {
+    public synchronized long written() {
         return file.written();
     }
 
-    synchronized void notice(String text) {
+    public synchronized void notice(String text) {
         String line = masker.mask(text);
         write(("[knotless] " + line + "\n").getBytes(StandardCharsets.UTF_8));
         listener.notice(run, line);
     }
 
     /** Tells the listener step {@code number} starts; the log has its notice already. */
-    void stepStarted(int number, String name) {
+    public void stepStarted(int number, String name) {
         listener.stepStarted(run, number, name);
     }
 
     /** Tells the listener step {@code number} ended with {@code result}. */
-    void stepFinished(int number, StepResult result) {
+    public void stepFinished(int number, StepResult result) {
         listener.stepFinished(run, number, result);
     }
 
     /** A sink for step {@code number}'s output; close it when the step ends. */
-    MaskingSink step(int number) {
+    public MaskingSink step(int number) {
         OutputSink fanout = (stream, buffer, offset, length) -> {
             synchronized (this) {
                 try {
@@ -79,8 +79,8 @@ final class RunLog implements AutoCloseable {
         return masker.newStream(fanout);
     }
 
-    /** A sink for the services' output ({@link ServiceLogs}): masked into the log file; close it after each service. */
-    MaskingSink serviceOutput() {
+    /** A sink for the services' output, which a run writes after its last step: masked into the log file; close it after each service. */
+    public MaskingSink serviceOutput() {
         OutputSink toFile = (stream, buffer, offset, length) -> {
             synchronized (this) {
                 try {

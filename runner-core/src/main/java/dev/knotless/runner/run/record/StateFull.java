@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.record;
 
 import java.sql.SQLException;
 import java.util.HashSet;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.record;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.Output;
@@ -18,24 +18,24 @@ import org.jspecify.annotations.Nullable;
  * a workflow names its steps, a step names its output files, and a reason may quote a command
  * line or a file name, so any of them can hold a granted value. Every sink a run writes to (the
  * log, the check file and row, the journal, the listeners behind the console, the live API and
- * its event stream) gets what passed through here: {@link Run} records only {@link #check}ed
+ * its event stream) gets what passed through here: a run records only {@link #check}ed
  * checks, tells only the {@link #listener}, and the {@link RunLog} masks its own notices.
  */
-final class RunMasking {
+public final class RunMasking {
 
-    static final RunMasking NONE = new RunMasking(Masker.none());
+    public static final RunMasking NONE = new RunMasking(Masker.none());
 
     private final Masker masker;
 
-    RunMasking(Masker masker) {
+    public RunMasking(Masker masker) {
         this.masker = masker;
     }
 
-    Masker masker() {
+    public Masker masker() {
         return masker;
     }
 
-    String line(String text) {
+    public String line(String text) {
         return masker.mask(text);
     }
 
@@ -43,21 +43,21 @@ final class RunMasking {
         return text == null ? null : masker.mask(text);
     }
 
-    StepResult step(StepResult r) {
+    public StepResult step(StepResult r) {
         return r.withText(line(r.name()), lineOrNull(r.reason())).afterAttempts(r.attempts().stream()
                 .map(a -> new StepResult.Attempt(a.exitCode(), a.durationMs(), lineOrNull(a.reason()))).toList());
     }
 
-    List<StepResult> steps(List<StepResult> results) {
+    public List<StepResult> steps(List<StepResult> results) {
         return results.stream().map(this::step).toList();
     }
 
-    Output output(Output o) {
+    public Output output(Output o) {
         return new Output(line(o.name()), o.mediaType(), o.bytes(), line(o.path()));
     }
 
     /** {@code c} with every text the run or its workflow wrote masked; ids and times are the runner's own. */
-    Check check(Check c) {
+    public Check check(Check c) {
         return new Check(c.id(), lineOrNull(c.repo()), c.commit(), lineOrNull(c.ref()), lineOrNull(c.workflow()), c.event(), c.runner(),
                 c.executor(), c.status(), lineOrNull(c.reason()), c.startedAt(), c.finishedAt(), steps(c.steps()),
                 c.outputs().stream().map(this::output).toList(), c.log(), tests(c.tests()), c.scheduled(),
@@ -81,7 +81,7 @@ final class RunMasking {
      * {@code r} as listeners may show it: its workflow's name, image, variables and step names
      * masked (the live API lists the steps before they run). Only for showing, never for running.
      */
-    RunRequest shown(RunRequest r) {
+    public RunRequest shown(RunRequest r) {
         Workflow w = r.workflow();
         Map<String, String> variables = new LinkedHashMap<>();
         w.variables().forEach((k, v) -> variables.put(line(k), line(v)));
@@ -98,7 +98,7 @@ final class RunMasking {
      * {@code downstream} as it is told of the run {@code request}: the request {@link #shown},
      * names, notices, results and checks masked; step output arrives masked already.
      */
-    RunListener listener(RunRequest request, RunListener downstream) {
+    public RunListener listener(RunRequest request, RunListener downstream) {
         RunRequest shown = shown(request);
         return new RunListener() {
             private RunRequest show(RunRequest run) {

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.record;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;
@@ -12,7 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * far, so a forge shows a run as it goes, not only at its start and end. The step results come
  * masked (this sits behind the masking); the check is masked as every check is.
  */
-final class RunningCheck implements RunListener {
+public final class RunningCheck implements RunListener {
 
     private final RunRequest request;
     private final Check running;
@@ -25,7 +25,7 @@ final class RunningCheck implements RunListener {
      * @param running the run's check as it was recorded running
      * @param listener told everything, before the check is recorded again
      */
-    RunningCheck(RunRequest request, Check running, RunMasking masking, CheckRecorder checks, RunListener listener) {
+    public RunningCheck(RunRequest request, Check running, RunMasking masking, CheckRecorder checks, RunListener listener) {
         this.request = request;
         this.running = running;
         this.masking = masking;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +10,8 @@ import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.workflow.Step;
