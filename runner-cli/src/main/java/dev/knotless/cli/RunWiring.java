@@ -5,7 +5,7 @@ import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
 import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.Run;
-import dev.knotless.runner.run.RunJournal;
+import dev.knotless.runner.run.recovery.RunJournal;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.record.RunListener;
 import dev.knotless.secrets.SecretStore;

@@ -2,6 +2,8 @@ package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
 import dev.knotless.runner.run.record.RunLog;
+import dev.knotless.runner.run.recovery.JournalQueue;
+import dev.knotless.runner.run.recovery.RunProgress;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -5,6 +5,8 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.run.record.StateFull;
+import dev.knotless.runner.run.recovery.JournalQueue;
+import dev.knotless.runner.run.recovery.Resumption;
 import dev.knotless.runner.workflow.Step;
 import dev.knotless.runner.workflow.StepCondition;
 import dev.knotless.secrets.Grants;

@@ -6,6 +6,7 @@ import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.runner.run.recovery.RunProgress;
 import dev.knotless.runner.workflow.Step;
 import dev.knotless.secrets.Grants;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.runner.run.record.RunLog;
+import dev.knotless.runner.run.recovery.JournalQueue;
 
 /**
  * Where the output of a step goes while it runs or is followed: the run's masked log, with the

@@ -5,6 +5,8 @@ import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.run.record.LogControls;
 import dev.knotless.runner.run.record.RunLog;
+import dev.knotless.runner.run.recovery.JournalQueue;
+import dev.knotless.runner.run.recovery.RunProgress;
 import dev.knotless.secrets.MaskingSink;
 import java.time.Duration;
 import java.util.List;

@@ -6,6 +6,7 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.Environment;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.runner.run.recovery.RunProgress;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Secret;
 import dev.knotless.testkit.FakeSession;

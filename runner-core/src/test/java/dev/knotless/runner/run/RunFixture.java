@@ -7,6 +7,8 @@ import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.record.RunListener;
+import dev.knotless.runner.run.recovery.RunJournal;
+import dev.knotless.runner.run.recovery.RunProgress;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;

@@ -10,6 +10,7 @@ import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.runner.run.recovery.RunProgress;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;

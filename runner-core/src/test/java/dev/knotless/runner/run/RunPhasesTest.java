@@ -12,6 +12,8 @@ import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Trust;
 import dev.knotless.executor.UntrustedNetwork;
 import dev.knotless.runner.run.record.RunMasking;
+import dev.knotless.runner.run.recovery.JournalQueue;
+import dev.knotless.runner.run.recovery.RunJournal;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;

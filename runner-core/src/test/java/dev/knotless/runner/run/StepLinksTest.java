@@ -7,6 +7,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.runner.run.recovery.RunProgress;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.secrets.Secret;
 import dev.knotless.testkit.FakeSession;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.recovery;
 
 import dev.knotless.runner.run.record.RunMasking;
 import java.io.IOException;
@@ -8,12 +8,12 @@ import java.util.Optional;
  * A run's journal as the run writes it: every progress it records masked, since the ended steps
  * it carries have names and reasons that can hold a granted value ({@link RunMasking}).
  */
-final class MaskedJournal implements RunJournal {
+public final class MaskedJournal implements RunJournal {
 
     private final RunJournal downstream;
     private final RunMasking masking;
 
-    MaskedJournal(RunJournal downstream, RunMasking masking) {
+    public MaskedJournal(RunJournal downstream, RunMasking masking) {
         this.downstream = downstream;
         this.masking = masking;
     }

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,8 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.record.RunListener;
 import dev.knotless.runner.run.request.Cancellation;

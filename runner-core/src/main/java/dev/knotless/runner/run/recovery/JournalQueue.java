@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.recovery;
 
 import dev.knotless.runner.Durations;
 import dev.knotless.runner.run.record.StateFull;
@@ -27,11 +27,11 @@ import org.slf4j.LoggerFactory;
  * {@link #close} from the run's thread, which then knows every entry offered was written or given
  * up on.
  */
-final class JournalQueue implements AutoCloseable {
+public final class JournalQueue implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(JournalQueue.class);
 
-    static final Duration PATIENCE = Duration.ofMinutes(2);
+    public static final Duration PATIENCE = Duration.ofMinutes(2);
     static final int MAX_QUEUED = 1_000;
     private static final Duration FIRST_PAUSE = Duration.ofMillis(100);
     private static final Duration LONGEST_PAUSE = Duration.ofSeconds(2);
@@ -48,7 +48,7 @@ final class JournalQueue implements AutoCloseable {
     private boolean gaveUp;
     private final Thread writer;
 
-    JournalQueue(String runId, RunJournal journal, Duration patience) {
+    public JournalQueue(String runId, RunJournal journal, Duration patience) {
         this.runId = runId;
         this.journal = journal;
         this.patience = patience;
@@ -57,7 +57,7 @@ final class JournalQueue implements AutoCloseable {
     }
 
     /** Queues {@code progress}; returns at once. Dropped once the journal gave up. */
-    void offer(RunProgress progress) {
+    public void offer(RunProgress progress) {
         synchronized (lock) {
             if (gaveUp || closing) {
                 return;
@@ -109,7 +109,7 @@ final class JournalQueue implements AutoCloseable {
      * entry must be on disk before its payload leaves, or a restart would not know the step reached
      * its environment and could run it again. Only the step's start waits, never its output.
      */
-    void flush() {
+    public void flush() {
         synchronized (lock) {
             while (!queue.isEmpty() && !gaveUp && writer.isAlive()) {
                 try {

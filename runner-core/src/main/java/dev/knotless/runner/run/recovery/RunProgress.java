@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.recovery;
 
 import dev.knotless.checks.StepResult;
 import java.util.List;
