@@ -1,6 +1,8 @@
 package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
+import dev.knotless.runner.run.phase.Verdict;
+import dev.knotless.runner.run.phase.VerdictSoFar;
 import dev.knotless.runner.run.record.RunLog;
 
 /**

@@ -5,6 +5,8 @@ import dev.knotless.cache.Layer;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.runner.Durations;
+import dev.knotless.runner.run.phase.Phase;
+import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.tar.Bounded;
 import java.io.IOException;
 import java.util.Optional;

@@ -2,6 +2,7 @@ package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
+import dev.knotless.runner.run.phase.RunStop;
 import dev.knotless.runner.workflow.Retry;
 
 /**

@@ -1,5 +1,8 @@
 package dev.knotless.runner.run;
 
+import dev.knotless.runner.run.phase.Findings;
+import dev.knotless.runner.run.phase.Phase;
+import dev.knotless.runner.run.phase.RunContext;
 import java.util.List;
 
 /**

@@ -4,6 +4,8 @@ import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Promotion;
 import dev.knotless.cache.Upper;
 import dev.knotless.executor.ExecutorException;
+import dev.knotless.runner.run.phase.Phase;
+import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.secrets.Masker;
 import dev.knotless.tar.Bounded;

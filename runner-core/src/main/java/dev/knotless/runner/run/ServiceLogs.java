@@ -4,6 +4,8 @@ import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.ServiceLogSink;
 import dev.knotless.executor.ServiceSpec;
+import dev.knotless.runner.run.phase.Phase;
+import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.runner.run.record.RunLog;
 import dev.knotless.secrets.MaskingSink;
 import java.util.List;

@@ -2,6 +2,7 @@ package dev.knotless.runner.run;
 
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.ResumedSession;
+import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.runner.run.recovery.JournalQueue;
 import java.time.Duration;
 import java.util.ArrayList;

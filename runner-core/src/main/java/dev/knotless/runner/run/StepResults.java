@@ -4,6 +4,7 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.runner.Durations;
+import dev.knotless.runner.run.phase.RunStop;
 import dev.knotless.runner.workflow.Step;
 
 /**

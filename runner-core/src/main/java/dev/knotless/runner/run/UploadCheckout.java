@@ -6,6 +6,9 @@ import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.TarSource;
 import dev.knotless.runner.Durations;
+import dev.knotless.runner.run.phase.Phase;
+import dev.knotless.runner.run.phase.RunContext;
+import dev.knotless.runner.run.phase.Verdict;
 import dev.knotless.tar.Bounded;
 import dev.knotless.time.Deadline;
 

@@ -11,6 +11,7 @@ import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Trust;
 import dev.knotless.executor.UntrustedNetwork;
+import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.record.RunMasking;
 import dev.knotless.runner.run.recovery.JournalQueue;
 import dev.knotless.runner.run.recovery.RunJournal;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.phase;
 
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
@@ -12,25 +12,25 @@ import java.time.Duration;
  * run may stop, the log, the verdict so far, and the monotonic clock its deadlines are measured
  * on. What a phase needs beyond this (the request's parts, limits, stores) it gets when it is made.
  */
-record RunContext(RunEnvironment environment, RunStop stop, RunLog log, VerdictSoFar verdict, Ticker ticker) {
+public record RunContext(RunEnvironment environment, RunStop stop, RunLog log, VerdictSoFar verdict, Ticker ticker) {
 
     /** The environment's session: only phases that run in a started environment ask. */
-    Session session() {
+    public Session session() {
         return environment.session();
     }
 
     /** The run's signal, for everything the phase asks of the session. */
-    StopSignal signal() {
+    public StopSignal signal() {
         return stop.signal();
     }
 
     /** The run's deadline on the run's ticker, for a byte stream that checks it as it goes. */
-    Deadline transferDeadline() {
+    public Deadline transferDeadline() {
         return Deadline.in(stop.deadline().left(), ticker);
     }
 
     /** A deadline {@code after} from now on the run's ticker. */
-    Deadline deadlineIn(Duration after) {
+    public Deadline deadlineIn(Duration after) {
         return Deadline.in(after, ticker);
     }
 }

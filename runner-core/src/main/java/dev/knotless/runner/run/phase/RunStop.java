@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.phase;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.StopSignal;
@@ -13,32 +13,32 @@ import dev.knotless.runner.run.request.RunDeadline;
  *
  * @param signal stops with the cancellation, or with {@code TIMEOUT} at the deadline
  */
-record RunStop(StopSignal signal, RunDeadline deadline, Cancellation cancellation) {
+public record RunStop(StopSignal signal, RunDeadline deadline, Cancellation cancellation) {
 
-    boolean isStopped() {
+    public boolean isStopped() {
         return signal.isStopped();
     }
 
     /** True when the run's own deadline, not a step's, stopped it. */
-    boolean deadlinePassed() {
+    public boolean deadlinePassed() {
         return signal.reason().filter(r -> r == StopSignal.Reason.TIMEOUT).isPresent();
     }
 
-    boolean cancelled() {
+    public boolean cancelled() {
         return signal.reason().filter(r -> r == StopSignal.Reason.CANCELLED).isPresent();
     }
 
-    String cancelReason() {
+    public String cancelReason() {
         return cancellation.reason();
     }
 
     /** "the run timed out after 10s": the reason of whatever the run's deadline stopped. */
-    String timedOut() {
+    public String timedOut() {
         return "the run timed out after " + Durations.human(deadline.budget());
     }
 
     /** The verdict of a run that stopped with nothing else gone wrong. */
-    Verdict verdict() {
+    public Verdict verdict() {
         return cancelled() ? new Verdict(CheckStatus.CANCELLED, cancelReason()) : new Verdict(CheckStatus.FAILURE, timedOut());
     }
 }

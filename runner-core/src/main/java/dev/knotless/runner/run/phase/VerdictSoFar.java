@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.phase;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.runner.run.record.RunLog;
@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * a line in the log. Phases after a failure still run when they make sense (outputs are collected
  * after a failing step) and may add to it, but never replace it. The run's own thread only.
  */
-final class VerdictSoFar {
+public final class VerdictSoFar {
 
     private final RunLog log;
     private @Nullable Verdict first;
@@ -20,7 +20,7 @@ final class VerdictSoFar {
     /**
      * @param resumed the verdict a resumed run's ended steps gave it already (it is in the log)
      */
-    VerdictSoFar(RunLog log, @Nullable Verdict resumed) {
+    public VerdictSoFar(RunLog log, @Nullable Verdict resumed) {
         this.log = log;
         this.first = resumed;
     }
@@ -29,7 +29,7 @@ final class VerdictSoFar {
      * Records {@code v} if it is the first; says it in the log either way. A log that a full state
      * directory stops taking loses only the notice: the check has the verdict.
      */
-    void fail(Verdict v) {
+    public void fail(Verdict v) {
         if (first == null) {
             first = v;
         }
@@ -42,23 +42,23 @@ final class VerdictSoFar {
         }
     }
 
-    boolean failed() {
+    public boolean failed() {
         return first != null;
     }
 
-    Optional<Verdict> first() {
+    public Optional<Verdict> first() {
         return Optional.ofNullable(first);
     }
 
     /** A failing run's reason gains the first test that failed: what a reader of a red check wants first. */
-    void nameFirstFailedTest(String test) {
+    public void nameFirstFailedTest(String test) {
         if (first != null && first.status() == CheckStatus.FAILURE) {
             first = new Verdict(CheckStatus.FAILURE, first.reason() + "; first failed test: " + test);
         }
     }
 
     /** The check's verdict: the first failure, else success. */
-    Verdict orSuccess() {
+    public Verdict orSuccess() {
         return first != null ? first : new Verdict(CheckStatus.SUCCESS, null);
     }
 }

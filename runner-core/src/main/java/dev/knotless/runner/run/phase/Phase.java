@@ -1,12 +1,12 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.phase;
 
 /**
- * One part of a run, in the order {@link RunPhases} lists them. A phase is made for one run with
+ * One part of a run, in the order the run lists them. A phase is made for one run with
  * what it needs beyond the {@link RunContext}; it reports what went wrong to the run's
  * {@link VerdictSoFar} and throws only for bugs. What it found it keeps, and adds to the run's
  * {@link Findings} at the end.
  */
-interface Phase {
+public interface Phase {
 
     void run(RunContext run);
 

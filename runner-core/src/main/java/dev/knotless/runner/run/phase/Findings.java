@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.phase;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.Output;
@@ -16,33 +16,33 @@ import org.jspecify.annotations.Nullable;
  * @param tests what the run's JUnit reports say; null when it read none
  * @param artifacts what the run saved for the workflows that need it; null when it saved nothing
  */
-record Findings(List<StepResult> steps, List<Output> outputs, @Nullable TestSummary tests, @Nullable SavedArtifacts artifacts) {
+public record Findings(List<StepResult> steps, List<Output> outputs, @Nullable TestSummary tests, @Nullable SavedArtifacts artifacts) {
 
-    static final Findings NONE = new Findings(List.of(), List.of(), null, null);
+    public static final Findings NONE = new Findings(List.of(), List.of(), null, null);
 
-    Findings {
+    public Findings {
         steps = List.copyOf(steps);
         outputs = List.copyOf(outputs);
     }
 
-    Findings withSteps(List<StepResult> value) {
+    public Findings withSteps(List<StepResult> value) {
         return new Findings(value, outputs, tests, artifacts);
     }
 
-    Findings withOutputs(List<Output> value) {
+    public Findings withOutputs(List<Output> value) {
         return new Findings(steps, value, tests, artifacts);
     }
 
-    Findings withTests(@Nullable TestSummary value) {
+    public Findings withTests(@Nullable TestSummary value) {
         return new Findings(steps, outputs, value, artifacts);
     }
 
-    Findings withArtifacts(@Nullable SavedArtifacts value) {
+    public Findings withArtifacts(@Nullable SavedArtifacts value) {
         return new Findings(steps, outputs, tests, value);
     }
 
     /** {@code running} as a final check with {@code verdict} at {@code at}, carrying what was found. */
-    Check finish(Check running, Verdict verdict, Instant at) {
+    public Check finish(Check running, Verdict verdict, Instant at) {
         return running.finished(verdict.status(), verdict.reason(), at, steps, outputs).withTests(tests).withArtifacts(artifacts);
     }
 }

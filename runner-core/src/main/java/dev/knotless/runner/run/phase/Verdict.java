@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.phase;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepResult;
@@ -6,10 +6,10 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /** Why a run did not succeed: a final check status and its one-line reason (none for a success). */
-record Verdict(CheckStatus status, @Nullable String reason) {
+public record Verdict(CheckStatus status, @Nullable String reason) {
 
     /** The verdict a step's result gives the run; empty when it passed, was skipped, or failed but may continue on error. */
-    static Optional<Verdict> of(StepResult r) {
+    public static Optional<Verdict> of(StepResult r) {
         return switch (r.status()) {
             case SUCCESS, SKIPPED -> Optional.empty();
             case FAILURE -> r.continuedOnError() ? Optional.empty()

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.phase;
 
 import dev.knotless.executor.Session;
 import org.jspecify.annotations.Nullable;
@@ -8,28 +8,28 @@ import org.jspecify.annotations.Nullable;
  * it is started (or found again after a restart) until it is closed, after the final record. The
  * run's own thread only.
  */
-final class RunEnvironment implements AutoCloseable {
+public final class RunEnvironment implements AutoCloseable {
 
     private @Nullable Session session;
 
     /** An environment not started yet, or {@code resumed}'s found again. */
-    RunEnvironment(@Nullable Session resumed) {
+    public RunEnvironment(@Nullable Session resumed) {
         this.session = resumed;
     }
 
-    void started(Session value) {
+    public void started(Session value) {
         if (session != null) {
             throw new IllegalStateException("the run's environment is started already: " + session.describe());
         }
         session = value;
     }
 
-    boolean isUp() {
+    public boolean isUp() {
         return session != null;
     }
 
     /** The session; only phases that run in a started environment ask. */
-    Session session() {
+    public Session session() {
         if (session == null) {
             throw new IllegalStateException("the run's environment was not started");
         }
