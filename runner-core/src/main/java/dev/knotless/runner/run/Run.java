@@ -9,6 +9,8 @@ import dev.knotless.checks.SpaceReserve;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.runner.run.output.CollectOutputs;
+import dev.knotless.runner.run.output.CollectReports;
 import dev.knotless.runner.run.phase.Findings;
 import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.phase.RunContext;

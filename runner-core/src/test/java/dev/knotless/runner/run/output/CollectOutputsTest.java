@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.output;
 
 import static dev.knotless.testkit.CraftedTars.file;
 import static dev.knotless.testkit.CraftedTars.symlink;
@@ -9,6 +9,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Output;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.testkit.FakeSession;

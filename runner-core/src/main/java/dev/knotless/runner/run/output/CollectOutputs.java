@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.output;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  * {@link RunLimits#outputsListed()} outputs). Runs after a failing step
  * too (a failure's screenshots matter most), but not after a cancel.
  */
-final class CollectOutputs implements Phase {
+public final class CollectOutputs implements Phase {
 
     private final Path outputDir;
     private final RunLimits limits;
@@ -43,7 +43,7 @@ final class CollectOutputs implements Phase {
      * @param outputDir the check's output directory
      * @param masking the run's masking: an output named after a granted value is moved to its masked name
      */
-    CollectOutputs(Path outputDir, RunLimits limits, RunMasking masking) {
+    public CollectOutputs(Path outputDir, RunLimits limits, RunMasking masking) {
         this.outputDir = outputDir;
         this.limits = limits;
         this.masking = masking;

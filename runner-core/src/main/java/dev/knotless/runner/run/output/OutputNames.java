@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.output;
 
 import dev.knotless.checks.Output;
 import dev.knotless.runner.run.record.RunMasking;

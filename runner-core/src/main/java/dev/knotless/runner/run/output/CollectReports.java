@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.output;
 
 import dev.knotless.checks.TestSummary;
 import dev.knotless.executor.ExecutorException;
@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  * and that is downloaded as a bounded archive. Reports never decide the run: a report that cannot
  * be read is a note on the summary and a line in the log.
  */
-final class CollectReports implements Phase {
+public final class CollectReports implements Phase {
 
     /** Where the matched reports are gathered in the run: writable by any user, never an output. */
     static final String GATHERED = "/tmp/.knotless-reports";
@@ -57,7 +57,7 @@ final class CollectReports implements Phase {
      * @param outputDir the check's output directory: the reports are read beside it, never in it
      * @param killGrace between TERM and KILL: the download may take 12 of them
      */
-    CollectReports(Reports reports, Path outputDir, Duration killGrace) {
+    public CollectReports(Reports reports, Path outputDir, Duration killGrace) {
         this.reports = reports;
         this.outputDir = outputDir;
         this.killGrace = killGrace;

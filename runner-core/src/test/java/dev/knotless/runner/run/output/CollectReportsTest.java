@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.output;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
+import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.testkit.FakeSession;
 import java.nio.charset.StandardCharsets;
