@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.transfer;
 
 import dev.knotless.cache.CacheKey;
 import dev.knotless.checks.Event;
@@ -13,14 +13,14 @@ import java.util.List;
  * default branch; a passing push promotes what it leaves to its branch's base; a passing trusted
  * pull keeps it under the pull's own ref; untrusted runs, failures and cancels write nothing back.
  */
-record CachePlan(List<Entry> entries, Save save) {
+public record CachePlan(List<Entry> entries, Save save) {
 
-    enum Save { PROMOTE, KEEP, NONE }
+    public enum Save { PROMOTE, KEEP, NONE }
 
     /** One cached path: where it is in the run and its key in the store. */
-    record Entry(String path, CacheKey key) {}
+    public record Entry(String path, CacheKey key) {}
 
-    static CachePlan of(RunRequest r) {
+    public static CachePlan of(RunRequest r) {
         List<Entry> entries = r.workflow().cache().stream()
                 .map(p -> {
                     String path = p.startsWith("/") ? p : RunLayout.WORK + "/" + p;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.transfer;
 
 import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Layer;
@@ -21,12 +21,12 @@ import java.util.Optional;
  * /artifacts/<workflow>/} ({@link Artifacts}). A need that saved none is a line in the log; a
  * restore that fails is an {@code error}: the steps would run without what they were promised.
  */
-final class RestoreArtifacts implements Phase {
+public final class RestoreArtifacts implements Phase {
 
     private final CacheStore store;
     private final RunRequest request;
 
-    RestoreArtifacts(CacheStore store, RunRequest request) {
+    public RestoreArtifacts(CacheStore store, RunRequest request) {
         this.store = store;
         this.request = request;
     }

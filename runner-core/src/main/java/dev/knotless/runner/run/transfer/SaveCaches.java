@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.transfer;
 
 import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Promotion;
@@ -19,7 +19,7 @@ import java.io.IOException;
  * LayerScan}) is not saved at all (docs/guide/caches.md, "Secrets in caches"). A cache that
  * cannot be saved is logged, never a failure.
  */
-final class SaveCaches implements Phase {
+public final class SaveCaches implements Phase {
 
     private final CacheStore caches;
     private final CachePlan plan;
@@ -31,7 +31,7 @@ final class SaveCaches implements Phase {
      * @param limit the largest tar of one cached path taken out of the run
      * @param masker the values granted in the run, which keep a layer holding one from being saved
      */
-    SaveCaches(CacheStore caches, CachePlan plan, RunRequest request, long limit, Masker masker) {
+    public SaveCaches(CacheStore caches, CachePlan plan, RunRequest request, long limit, Masker masker) {
         this.caches = caches;
         this.plan = plan;
         this.request = request;

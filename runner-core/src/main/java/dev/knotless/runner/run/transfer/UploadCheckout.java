@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.transfer;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
@@ -13,14 +13,14 @@ import dev.knotless.tar.Bounded;
 import dev.knotless.time.Deadline;
 
 /** Streams the commit's tree into {@code /work}, bounded by the checkout limit. */
-final class UploadCheckout implements Phase {
+public final class UploadCheckout implements Phase {
 
     private final TarSource checkout;
     private final String commit;
     private final long limit;
 
     /** @param limit the largest checkout tar sent into the run */
-    UploadCheckout(TarSource checkout, String commit, long limit) {
+    public UploadCheckout(TarSource checkout, String commit, long limit) {
         this.checkout = checkout;
         this.commit = commit;
         this.limit = limit;

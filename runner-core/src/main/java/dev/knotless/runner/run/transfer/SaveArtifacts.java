@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.transfer;
 
 import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Promotion;
@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * saved, as for caches. Never fails the run: what cannot be saved is a line in the log, and a
  * dependent then finds no artifacts of it.
  */
-final class SaveArtifacts implements Phase {
+public final class SaveArtifacts implements Phase {
 
     static final String GATHERED = "/tmp/.knotless-artifacts";
     private static final int LISTING_BYTES = 64 << 10;
@@ -41,7 +41,7 @@ final class SaveArtifacts implements Phase {
      * @param limit the largest tar of the artifacts taken out of the run
      * @param masker the values granted in the run, which keep artifacts holding one from being saved
      */
-    SaveArtifacts(CacheStore store, RunRequest request, long limit, Masker masker) {
+    public SaveArtifacts(CacheStore store, RunRequest request, long limit, Masker masker) {
         this.store = store;
         this.request = request;
         this.limit = limit;

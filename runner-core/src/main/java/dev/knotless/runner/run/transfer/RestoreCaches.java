@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.transfer;
 
 import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Layer;
@@ -15,7 +15,7 @@ import java.util.Optional;
  * Streams each cached path's base layer into the run before the steps. A miss is cold, not an
  * error; a broken layer is logged and the run goes on cold (a cache must never fail a build).
  */
-final class RestoreCaches implements Phase {
+public final class RestoreCaches implements Phase {
 
     private final CacheStore caches;
     private final CachePlan plan;
@@ -23,7 +23,7 @@ final class RestoreCaches implements Phase {
     private final String defaultRef;
 
     /** @param ref the run's ref, whose base is restored; {@code defaultRef}'s when it has none */
-    RestoreCaches(CacheStore caches, CachePlan plan, String ref, String defaultRef) {
+    public RestoreCaches(CacheStore caches, CachePlan plan, String ref, String defaultRef) {
         this.caches = caches;
         this.plan = plan;
         this.ref = ref;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.transfer;
 
 import dev.knotless.secrets.Masker;
 import java.io.ByteArrayOutputStream;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.transfer;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
@@ -15,11 +15,11 @@ import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /** Writes each step's script to {@code /steps/<n>}; scripts hold no variable values. */
-final class UploadSteps implements Phase {
+public final class UploadSteps implements Phase {
 
     private final List<Step> steps;
 
-    UploadSteps(List<Step> steps) {
+    public UploadSteps(List<Step> steps) {
         this.steps = List.copyOf(steps);
     }
 

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.transfer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.Trust;
+import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.secrets.Secret;
 import dev.knotless.testkit.FakeSession;
