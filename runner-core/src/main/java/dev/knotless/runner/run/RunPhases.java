@@ -1,5 +1,6 @@
 package dev.knotless.runner.run;
 
+import dev.knotless.runner.run.environment.StartEnvironment;
 import dev.knotless.runner.run.phase.Findings;
 import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.phase.RunContext;

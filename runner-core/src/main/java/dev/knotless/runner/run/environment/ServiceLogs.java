@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.environment;
 
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.OutputSink;
@@ -18,11 +18,11 @@ import java.util.stream.Collectors;
  * where a failing run's reader looks for why a service misbehaved. A log that cannot be read is a
  * notice, never the run's failure.
  */
-final class ServiceLogs implements Phase {
+public final class ServiceLogs implements Phase {
 
     private final List<ServiceSpec> services;
 
-    ServiceLogs(List<ServiceSpec> services) {
+    public ServiceLogs(List<ServiceSpec> services) {
         this.services = List.copyOf(services);
     }
 

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.environment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,6 +6,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ServiceNotReady;
 import dev.knotless.executor.ServiceSpec;
+import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.secrets.Secret;
 import dev.knotless.testkit.FakeSession;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.environment;
 
 import dev.knotless.executor.Failure;
 import dev.knotless.runner.run.request.RunRequest;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.environment;
 
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.Trust;
@@ -24,13 +24,13 @@ import org.jspecify.annotations.Nullable;
  * @param notices one line for the run's log per field that was changed, naming it, what was asked
  *     and what the run got
  */
-record CeilingFit(RunRequest request, List<String> notices) {
+public record CeilingFit(RunRequest request, List<String> notices) {
 
-    CeilingFit {
+    public CeilingFit {
         notices = List.copyOf(notices);
     }
 
-    static CeilingFit of(RunRequest request, RunLimits limits) {
+    public static CeilingFit of(RunRequest request, RunLimits limits) {
         Ceilings ceilings = limits.ceilings();
         Workflow w = request.workflow();
         List<String> notices = new ArrayList<>();

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.environment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,6 +9,7 @@ import dev.knotless.checks.Event;
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Trust;
+import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.Ceilings;
 import dev.knotless.runner.run.request.RunLimits;

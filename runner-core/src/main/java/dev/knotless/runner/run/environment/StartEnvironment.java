@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.environment;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.Executor;
@@ -18,13 +18,13 @@ import java.util.List;
 import java.util.Map;
 
 /** Asks the executor for the run's environment. */
-final class StartEnvironment implements Phase {
+public final class StartEnvironment implements Phase {
 
     private final Executor executor;
     private final RunRequest request;
     private final RunLimits limits;
 
-    StartEnvironment(Executor executor, RunRequest request, RunLimits limits) {
+    public StartEnvironment(Executor executor, RunRequest request, RunLimits limits) {
         this.executor = executor;
         this.request = request;
         this.limits = limits;
@@ -35,7 +35,7 @@ final class StartEnvironment implements Phase {
      *
      * @param left what is left of the run's deadline now: the executor's own backstop
      */
-    static RunSpec spec(RunRequest r, RunLimits limits, java.time.Duration left) {
+    public static RunSpec spec(RunRequest r, RunLimits limits, java.time.Duration left) {
         return RunSpec.builder(r.runnerId(), r.runId(), r.image())
                 .resources(r.workflow().resources())
                 .trust(r.trust())
@@ -51,7 +51,7 @@ final class StartEnvironment implements Phase {
      * The workflow's services as the executor gets them: their own variables and nothing else, so
      * no run variable, input or granted secret reaches a service.
      */
-    static List<ServiceSpec> services(RunRequest r) {
+    public static List<ServiceSpec> services(RunRequest r) {
         return r.workflow().services().stream()
                 .map(s -> new ServiceSpec(s.name(), s.image(), s.variables(), s.command(), s.ports(), s.readyWithin()))
                 .toList();
