@@ -37,6 +37,7 @@ import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunDeadline;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
+import dev.knotless.runner.run.step.RunSteps;
 import dev.knotless.runner.run.transfer.CachePlan;
 import dev.knotless.runner.run.transfer.RestoreArtifacts;
 import dev.knotless.runner.run.transfer.RestoreCaches;

@@ -4,6 +4,7 @@ import dev.knotless.runner.run.environment.StartEnvironment;
 import dev.knotless.runner.run.phase.Findings;
 import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.phase.RunContext;
+import dev.knotless.runner.run.step.RunSteps;
 import java.util.List;
 
 /**

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.step;
 
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;

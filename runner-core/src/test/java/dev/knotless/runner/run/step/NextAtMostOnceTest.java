@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.step;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

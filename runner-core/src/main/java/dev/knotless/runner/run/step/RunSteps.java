@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.step;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepResult;
@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * processes a step with secrets left, and its masked output; then it runs ({@link RunNow}). The
  * phase keeps the results of the steps that ended, a resumed run's earlier ones first.
  */
-final class RunSteps implements Phase {
+public final class RunSteps implements Phase {
 
     private final List<Step> steps;
     private final List<Grants.Granted> grants;
@@ -51,7 +51,7 @@ final class RunSteps implements Phase {
      * @param resumed where an earlier process of this runner got to with the run; null for a run started here
      * @param killGrace between TERM and KILL
      */
-    RunSteps(List<Step> steps, List<Grants.Granted> grants, Map<String, String> variables, @Nullable Resumption resumed,
+    public RunSteps(List<Step> steps, List<Grants.Granted> grants, Map<String, String> variables, @Nullable Resumption resumed,
             JournalQueue journal, Duration killGrace) {
         this.steps = List.copyOf(steps);
         this.grants = List.copyOf(grants);

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.step;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.recovery.RunProgress;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.secrets.Secret;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.step;
 
 import dev.knotless.runner.run.record.RunLog;
 import dev.knotless.runner.run.recovery.JournalQueue;

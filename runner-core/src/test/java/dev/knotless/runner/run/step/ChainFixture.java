@@ -1,8 +1,9 @@
-package dev.knotless.runner.run;
+package dev.knotless.runner.run.step;
 
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.runner.run.phase.RunEnvironment;
 import dev.knotless.runner.run.phase.RunStop;
@@ -32,7 +33,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One run's step chain over a {@link FakeSession}, outside a {@link Run}: its log in a temp file,
+ * One run's step chain over a {@link FakeSession}, outside a whole run: its log in a temp file,
  * its journal kept in a list, and the run's signal, deadline and verdict at hand.
  */
 final class ChainFixture implements AutoCloseable {
