@@ -180,6 +180,34 @@ public final class Run {
      * record; and only then the environment closed.
      */
     private Check go(RunRequest asked, Instant started, @Nullable Resumption resumed, Cancellation cancellation) {
+        Begun run = begin(asked, started, resumed, cancellation);
+        // Closed once the check is recorded: a runner killed while the environment is torn down leaves
+        // a final check (and a leftover its restart sweeps), never a run it must end as lost.
+        try (RunEnvironment environment = new RunEnvironment(resumed == null ? null : resumed.session())) {
+            if (resumed == null) {
+                saveRunning(run.masking(), run.running());
+            }
+            run.shown().runStarted(run.request());
+            Outcome outcome;
+            try {
+                run.reserve().take(); // before anything else that can fail for space
+                outcome = runPhases(run, environment);
+            } catch (IOException e) {
+                outcome = new Outcome(broke(e), Findings.NONE);
+            }
+            Check check = outcome.findings().finish(run.running(), outcome.verdict(), clock.instant());
+            return ended(run.masking(), run.shown(), run.request(), check, run.reserve());
+        }
+    }
+
+    /**
+     * A run as it begins, before anything of it is opened or recorded: the request as the ceilings
+     * let it run, each step's grant, the masking every sink is reached through, and its running check.
+     */
+    private record Begun(RunRequest request, List<String> fitNotices, List<Grants.Granted> grants, RunMasking masking,
+            RunListener shown, Check running, SpaceReserve reserve, @Nullable Resumption resumed, Cancellation cancellation) {}
+
+    private Begun begin(RunRequest asked, Instant started, @Nullable Resumption resumed, Cancellation cancellation) {
         CeilingFit fit = CeilingFit.of(asked, limits);
         RunRequest request = fit.request();
         List<Grants.Granted> grants = StepGrants.of(request, secrets);
@@ -187,30 +215,9 @@ public final class Run {
         // from here on the run's sinks are reached only through the masking
         Check running = newCheck(request, started);
         RunListener shown = masking.listener(request, new RunningCheck(request, running, masking, checks, listener));
-        SpaceReserve reserve = checks.files().reserve(request.runId());
-        // Closed once the check is recorded: a runner killed while the environment is torn down leaves
-        // a final check (and a leftover its restart sweeps), never a run it must end as lost.
-        try (RunEnvironment environment = new RunEnvironment(resumed == null ? null : resumed.session())) {
-            if (resumed == null) {
-                saveRunning(masking, running);
-            }
-            shown.runStarted(request);
-            Outcome outcome;
-            try {
-                reserve.take();
-                outcome = inEnvironment(new Begun(request, fit.notices(), grants, masking, shown, running), started, resumed,
-                        cancellation, environment);
-            } catch (IOException e) {
-                outcome = new Outcome(broke(e), Findings.NONE);
-            }
-            return ended(masking, shown, request, outcome.findings().finish(running, outcome.verdict(), clock.instant()),
-                    reserve);
-        }
+        return new Begun(request, fit.notices(), grants, masking, shown, running, checks.files().reserve(request.runId()),
+                resumed, cancellation);
     }
-
-    /** A run as it begins, before anything of it is opened: the request as the ceilings let it run, and its sinks. */
-    private record Begun(RunRequest request, List<String> fitNotices, List<Grants.Granted> grants, RunMasking masking,
-            RunListener shown, Check running) {}
 
     /** How a run ended: its verdict, and what its phases found. */
     private record Outcome(Verdict verdict, Findings findings) {}
@@ -220,24 +227,20 @@ public final class Run {
      * closed (the journal drained, so that no late entry follows the check's row) before the final
      * record. What the runner itself broke on ends the run {@code error}, unless a phase failed it first.
      */
-    private Outcome inEnvironment(Begun run, Instant started, @Nullable Resumption resumed, Cancellation cancellation,
-            RunEnvironment environment) {
+    private Outcome runPhases(Begun run, RunEnvironment environment) {
         RunRequest request = run.request();
-        // a run started here has spent nothing yet, whatever the wall clock did since `started`; only a
-        // resumed run's time spent spans processes, which only wall time can measure
-        RunDeadline deadline = RunDeadline.of(request, limits, started, resumed == null ? Clock.fixed(started, ZoneOffset.UTC) : clock);
-        Path logPath = checks.files().logPath(request.runId());
+        Resumption resumed = run.resumed();
         RunPhases phases = null;
         VerdictSoFar verdict = null;
-        try (StopSignal signal = cancellation.signal().child(deadline.leftAtStart());
-             JournalQueue journalQueue = new JournalQueue(request.runId(), new MaskedJournal(journal, run.masking()), JournalQueue.PATIENCE);
-             RunLog log = resumed == null
-                     ? new RunLog(logPath, limits.logCap(), request, run.shown(), run.masking().masker())
-                     : RunLog.resume(logPath, limits.logCap(), resumed.progress().logBytes(), request, run.shown(),
-                             run.masking().masker())) {
+        RunDeadline deadline = deadline(request, run.running().startedAt(), resumed != null);
+        try (StopSignal signal = run.cancellation().signal().child(deadline.leftAtStart());
+             JournalQueue journalQueue = new JournalQueue(request.runId(), new MaskedJournal(journal, run.masking()),
+                     JournalQueue.PATIENCE);
+             RunLog log = log(run)) {
             verdict = new VerdictSoFar(log, resumed == null ? null
                     : resumed.ended().stream().map(Verdict::of).flatMap(Optional::stream).findFirst().orElse(null));
-            RunContext context = new RunContext(environment, new RunStop(signal, deadline, cancellation), log, verdict, ticker);
+            RunContext context = new RunContext(environment, new RunStop(signal, deadline, run.cancellation()), log, verdict,
+                    ticker);
             phases = new RunPhases(phases(request, run.masking(), run.grants(), resumed, journalQueue));
             if (resumed == null) {
                 if (run.running().scheduled() != null) {
@@ -263,6 +266,23 @@ public final class Run {
             Findings found = phases == null ? Findings.NONE : phases.findings();
             return verdict != null && verdict.failed() ? new Outcome(verdict.orSuccess(), found) : new Outcome(broke(e), found);
         }
+    }
+
+    /**
+     * The run's one deadline. A run started here has spent nothing yet, whatever the wall clock did
+     * since it started; only a resumed run's time spent spans processes, which only wall time can measure.
+     */
+    private RunDeadline deadline(RunRequest request, Instant started, boolean resumed) {
+        return RunDeadline.of(request, limits, started, resumed ? clock : Clock.fixed(started, ZoneOffset.UTC));
+    }
+
+    /** The run's log: a new one, or a resumed run's, going on where its journal says. */
+    private RunLog log(Begun run) throws IOException {
+        Path path = checks.files().logPath(run.request().runId());
+        Masker masker = run.masking().masker();
+        return run.resumed() == null
+                ? new RunLog(path, limits.logCap(), run.request(), run.shown(), masker)
+                : RunLog.resume(path, limits.logCap(), run.resumed().progress().logBytes(), run.request(), run.shown(), masker);
     }
 
     /** The verdict of a run the runner itself could not carry on with. */

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * @param tests what the run's JUnit reports say; null when it read none
  * @param artifacts what the run saved for the workflows that need it; null when it saved nothing
  */
-public record Findings(List<StepResult> steps, List<Output> outputs, @Nullable TestSummary tests, @Nullable SavedArtifacts artifacts) {
+public record Findings(List<StepResult> steps, List<Output> outputs, @Nullable TestSummary tests,
+        @Nullable SavedArtifacts artifacts) {
 
     public static final Findings NONE = new Findings(List.of(), List.of(), null, null);
 

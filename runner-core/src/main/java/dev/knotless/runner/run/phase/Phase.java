@@ -1,10 +1,10 @@
 package dev.knotless.runner.run.phase;
 
 /**
- * One part of a run, in the order the run lists them. A phase is made for one run with
- * what it needs beyond the {@link RunContext}; it reports what went wrong to the run's
- * {@link VerdictSoFar} and throws only for bugs. What it found it keeps, and adds to the run's
- * {@link Findings} at the end.
+ * One part of a run, in the order the run lists them. A phase is made for one run with what it
+ * needs beyond the {@link RunContext}; it reports what went wrong to the run's {@link VerdictSoFar}
+ * and throws only for bugs. What it found it keeps, and adds to the run's {@link Findings} at the
+ * end, so that a run a bug broke off still shows what was found before.
  */
 public interface Phase {
 

@@ -7,9 +7,9 @@ import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunDeadline;
 
 /**
- * The run's signal and why it may stop: its cancellation, or its one deadline. A step's or a
- * transfer's reason, a retry's decision and the run's own verdict all read the why from here, so
- * the words are the same wherever the run met its stop.
+ * The run's signal and why it may stop: its cancellation, or its one deadline. A step's reason, a
+ * retry's decision, the steps that still run after a cancel and the run's own verdict all read the
+ * why from here, so the words are the same wherever the run met its stop.
  *
  * @param signal stops with the cancellation, or with {@code TIMEOUT} at the deadline
  */
