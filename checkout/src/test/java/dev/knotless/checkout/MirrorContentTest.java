@@ -7,6 +7,7 @@ import dev.knotless.executor.TarSource;
 import dev.knotless.executor.TransferLimitException;
 import dev.knotless.tar.Bounded;
 import dev.knotless.tar.TarExtractor;
+import dev.knotless.testkit.TestRepo;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -39,20 +40,20 @@ class MirrorContentTest {
 
     @BeforeEach
     void makeRepository() throws Exception {
-        source = TestRepo.init(temp.resolve("src"))
-                .write(".knotless/workflows/ci.yaml", "steps:\n  - run: make\n")
-                .write(".knotless/workflows/lint.yml", "steps: [{run: lint}] # ünïcødé\n")
-                .write(".knotless/workflows/README.md", "notes\n")
-                .write(".knotless/workflows/nested/ignored.yaml", "steps: []\n")
+        source = new TestRepo(temp.resolve("src"))
+                .file(".knotless/workflows/ci.yaml", "steps:\n  - run: make\n")
+                .file(".knotless/workflows/lint.yml", "steps: [{run: lint}] # ünïcødé\n")
+                .file(".knotless/workflows/README.md", "notes\n")
+                .file(".knotless/workflows/nested/ignored.yaml", "steps: []\n")
                 .symlink(".knotless/workflows/link.yaml", "ci.yaml")
                 .executable("scripts/build.sh", "#!/bin/sh\necho built\n")
-                .write("src/main/App.java", "class App {}\n")
-                .write("ünïcødé/日本語 名前.txt", "こんにちは\n")
-                .write(LONG_NAME, "long\n")
+                .file("src/main/App.java", "class App {}\n")
+                .file("ünïcødé/日本語 名前.txt", "こんにちは\n")
+                .file(LONG_NAME, "long\n")
                 .symlink("docs/latest", "../src/main")
-                .write(".gitattributes", "secret.txt export-ignore\nversion.txt export-subst\n")
-                .write("secret.txt", "kept\n")
-                .write("version.txt", "$Format:%H$\n");
+                .file(".gitattributes", "secret.txt export-ignore\nversion.txt export-subst\n")
+                .file("secret.txt", "kept\n")
+                .file("version.txt", "$Format:%H$\n");
         sha = source.commit("everything");
         mirror = new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString());
     }
@@ -81,8 +82,8 @@ class MirrorContentTest {
 
     @Test
     void filesRefusesAFileThatIsNotUtf8OrTooLarge() throws Exception {
-        source.writeBytes("bad/latin1.yaml", new byte[] {'a', ':', ' ', (byte) 0xe9, '\n'});
-        source.write("big/huge.yaml", "#".repeat(Mirror.MAX_FILE_BYTES + 1));
+        source.file("bad/latin1.yaml", new byte[] {'a', ':', ' ', (byte) 0xe9, '\n'});
+        source.file("big/huge.yaml", "#".repeat(Mirror.MAX_FILE_BYTES + 1));
         String next = source.commit("bad files");
         Mirror synced = new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString());
 
@@ -97,8 +98,8 @@ class MirrorContentTest {
 
     @Test
     void textsNamesEachFileItWillNotReadAndReadsTheOthers() throws Exception {
-        source.writeBytes(".knotless/workflows/latin1.yaml", new byte[] {'a', ':', ' ', (byte) 0xe9, '\n'});
-        source.write(".knotless/workflows/huge.yaml", "#".repeat(Mirror.MAX_FILE_BYTES + 1));
+        source.file(".knotless/workflows/latin1.yaml", new byte[] {'a', ':', ' ', (byte) 0xe9, '\n'});
+        source.file(".knotless/workflows/huge.yaml", "#".repeat(Mirror.MAX_FILE_BYTES + 1));
         String next = source.commit("bad files beside good ones");
         Mirror synced = new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString());
 
@@ -218,7 +219,7 @@ class MirrorContentTest {
         // Far more than a pipe holds: git is still writing when the bound is hit, and would stay
         // blocked on its full pipe for as long as nobody stopped it.
         String big = java.util.HexFormat.of().formatHex(randomBytes(512 * 1024));
-        source.write("big.txt", big);
+        source.file("big.txt", big);
         String bigSha = source.commit("big");
         Mirror synced = new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString());
         TarSource tree = synced.tree(bigSha);

@@ -3,6 +3,7 @@ package dev.knotless.checkout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.knotless.testkit.TestRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,9 +30,9 @@ class MirrorsTest {
 
     @BeforeEach
     void makeRepository() throws Exception {
-        source = TestRepo.init(temp.resolve("src"));
-        first = source.write("README.md", "one\n").commit("first");
-        second = source.write("README.md", "two\n").commit("second");
+        source = new TestRepo(temp.resolve("src"));
+        first = source.file("README.md", "one\n").commit("first");
+        second = source.file("README.md", "two\n").commit("second");
         source.git("tag", "-a", "-m", "release", "v1.0", first);
         source.git("tag", "light", second);
         mirrors = new Mirrors(temp.resolve("state"));
@@ -57,7 +58,7 @@ class MirrorsTest {
     void aMirrorHoldingTheCommitIsUsedAsItIsAndOtherwiseFetched() throws Exception {
         String repo = source.dir.toString();
         mirrors.mirrorFor(repo);
-        String third = source.write("README.md", "three\n").commit("third");
+        String third = source.file("README.md", "three\n").commit("third");
 
         Mirror asItIs = mirrors.mirrorHolding(repo, second);
         assertThat(asItIs.resolve(second).sha()).isEqualTo(second);
@@ -94,7 +95,7 @@ class MirrorsTest {
         String repo = source.dir.toString();
         Mirror mirror = mirrors.mirrorFor(repo);
         assertThat(mirror.files(second, "")).containsEntry("README.md", "two\n");
-        String third = source.write("README.md", "three\n").commit("third");
+        String third = source.file("README.md", "three\n").commit("third");
         assertThatThrownBy(() -> mirror.files(third, "")).isInstanceOf(CheckoutException.class);
         assertThatThrownBy(() -> mirror.tree(third)).isInstanceOf(CheckoutException.class);
 
@@ -109,7 +110,7 @@ class MirrorsTest {
     void aMirrorMadeAnewForgetsWhatTheOldOneHeld() throws Exception {
         String repo = source.dir.toString();
         Mirror mirror = mirrors.mirrorFor(repo);
-        String third = source.write("README.md", "three\n").commit("third");
+        String third = source.file("README.md", "three\n").commit("third");
         mirrors.mirrorFor(repo);
         assertThat(mirror.files(third, "")).containsEntry("README.md", "three\n");
         // The branch moves back and the mirror is removed: a new clone lacks the commit.
@@ -181,7 +182,7 @@ class MirrorsTest {
     @Test
     void theHeadOfANonBareRepositoryIsFollowedWhenDetached() throws Exception {
         source.git("checkout", "-q", "--detach", first);
-        String detached = source.write("other.txt", "x").commit("on a detached head");
+        String detached = source.file("other.txt", "x").commit("on a detached head");
 
         Mirror mirror = mirrors.mirrorFor(source.dir.toString());
         assertThat(mirror.resolve()).isEqualTo(new Commit(detached, detached));
@@ -224,7 +225,7 @@ class MirrorsTest {
         mirrors.mirrorFor("file://" + source.dir);
         assertThat(objectCounts(mirror)).as("nothing new, nothing fetched").isEqualTo(before);
 
-        String third = source.write("README.md", "three\n").commit("third");
+        String third = source.file("README.md", "three\n").commit("third");
         Mirror again = mirrors.mirrorFor("file://" + source.dir);
 
         assertThat(again.path()).isEqualTo(mirror.path());
@@ -287,12 +288,12 @@ class MirrorsTest {
 
     @Test
     void anEmptyRepositoryMirrorsButResolvesNothing() throws Exception {
-        TestRepo empty = TestRepo.init(temp.resolve("empty"));
+        TestRepo empty = new TestRepo(temp.resolve("empty"));
 
         Mirror mirror = mirrors.mirrorFor(empty.dir.toString());
         assertThatThrownBy(mirror::resolve).hasMessageStartingWith("revision 'HEAD' not found");
 
-        String sha = empty.write("a", "a").commit("now there is one");
+        String sha = empty.file("a", "a").commit("now there is one");
         assertThat(mirrors.mirrorFor(empty.dir.toString()).resolve().sha()).isEqualTo(sha);
     }
 

@@ -3,6 +3,7 @@ package dev.knotless.checkout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.knotless.testkit.TestRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -47,7 +48,7 @@ class SourceTest {
 
     @Test
     void aLocalPathIsReadAsItsRealPath() throws Exception {
-        TestRepo repo = TestRepo.init(temp.resolve("my repo"));
+        TestRepo repo = new TestRepo(temp.resolve("my repo"));
         Files.createSymbolicLink(temp.resolve("link"), repo.dir);
 
         Source source = Source.of(temp.resolve("link").toString());

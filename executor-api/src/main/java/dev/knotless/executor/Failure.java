@@ -1,5 +1,6 @@
 package dev.knotless.executor;
 
+import dev.knotless.text.OneLine;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -42,8 +43,9 @@ public record Failure(Kind kind, String reason) {
         INFRASTRUCTURE
     }
 
+    /** At most 500 characters with its "...", as every check reason has been cut. */
     private static String oneLine(String text) {
-        String s = text.strip().replaceAll("\\s*\\R\\s*", " ");
+        String s = OneLine.of(text);
         return s.length() > 500 ? s.substring(0, 497) + "..." : s;
     }
 }

@@ -6,7 +6,8 @@ import dev.knotless.atproto.xrpc.XrpcClient;
 import dev.knotless.atproto.xrpc.XrpcException;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.Output;
-import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.forge.CheckPublisher;
+import dev.knotless.text.OneLine;
 import dev.knotless.time.Ticker;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -137,7 +138,7 @@ public final class AtprotoCheckPublisher implements CheckPublisher, AutoCloseabl
                 }
                 // 401: a login refused while renewing a session; tried again, as in send().
                 boolean retryable = !(e instanceof XrpcException x) || x.retryable() || x.status() == 401;
-                String error = oneLine(e);
+                String error = OneLine.of(e);
                 switch (queue.failed(attempt, error, retryable)) {
                     case PublishQueue.Outcome.Retry retry -> {
                         if (reaching) {
@@ -219,8 +220,4 @@ public final class AtprotoCheckPublisher implements CheckPublisher, AutoCloseabl
         }
     }
 
-    private static String oneLine(Throwable e) {
-        String m = e.getMessage();
-        return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s*\\R\\s*", " ");
-    }
 }

@@ -7,13 +7,13 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.forge.CheckPublisher;
 import org.junit.jupiter.api.Test;
 
 /**
  * forge-atproto uses the check model, the publisher seam and the monotonic clock, and nothing
  * else of ours (README.md): the daemon wires it, never the other way round. The XRPC client uses
- * nothing of ours at all.
+ * nothing of ours but the one-line form of a message everything shares ({@code dev.knotless.text}).
  */
 class DependencyRulesTest {
 
@@ -26,21 +26,21 @@ class DependencyRulesTest {
         classes().that().resideInAPackage("dev.knotless.atproto..").and().resideOutsideOfPackage("dev.knotless.atproto.forge..")
                 .should().onlyDependOnClassesThat(JavaClass.Predicates.resideInAnyPackage(
                         "dev.knotless.atproto..", "dev.knotless.checks", "dev.knotless.time",
-                        "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..", "org.jspecify..",
+                        "dev.knotless.text", "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..", "org.jspecify..",
                         "org.bouncycastle..")
                         .or(JavaClass.Predicates.equivalentTo(CheckPublisher.class)))
                 .check(production);
     }
 
     /**
-     * The forge is the one part that speaks the daemon's forge seam (repositories, events, the merge
-     * queue); it follows the firehose over OkHttp's WebSocket.
+     * The forge is the one part that speaks the forge seam (repositories, events, the merge queue)
+     * and builds on the embedded forge; it follows the firehose over OkHttp's WebSocket.
      */
     @Test
     void theForgeAddsOnlyTheDaemonsForgeSeam() {
         classes().that().resideInAPackage("dev.knotless.atproto.forge..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.runner.forge",
-                        "java..", "okhttp3..", "okio..", "kotlin..", "com.fasterxml.jackson..", "org.jspecify..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.forge", "dev.knotless.forge.embedded",
+                        "dev.knotless.text", "java..", "okhttp3..", "okio..", "kotlin..", "com.fasterxml.jackson..", "org.jspecify..")
                 .check(production);
     }
 
@@ -49,7 +49,7 @@ class DependencyRulesTest {
         // The proof and identity code reads any record of any repository: checks are one use of it.
         classes().that().resideInAnyPackage("dev.knotless.atproto.repo..", "dev.knotless.atproto.identity..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto.repo..",
-                        "dev.knotless.atproto.identity..", "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..",
+                        "dev.knotless.atproto.identity..", "dev.knotless.text", "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..",
                         "org.jspecify..", "org.bouncycastle..")
                 .check(production);
         // Who signed is a question of its own; the proof code asks it, never the other way round.
@@ -66,7 +66,7 @@ class DependencyRulesTest {
     void serviceAuthUsesOnlyIdentity() {
         classes().that().resideInAPackage("dev.knotless.atproto.auth..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto.auth..",
-                        "dev.knotless.atproto.identity..", "java..", "com.fasterxml.jackson..", "org.jspecify..")
+                        "dev.knotless.atproto.identity..", "dev.knotless.text", "java..", "com.fasterxml.jackson..", "org.jspecify..")
                 .check(production);
     }
 
@@ -74,7 +74,15 @@ class DependencyRulesTest {
     void theClientKnowsNothingOfChecksOrRunners() {
         classes().that().resideInAPackage("dev.knotless.atproto.xrpc..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "dev.knotless.atproto.xrpc..", "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..", "org.jspecify..")
+                        "dev.knotless.atproto.xrpc..", "dev.knotless.text", "java..", "okhttp3..", "okio..", "com.fasterxml.jackson..", "org.jspecify..")
+                .check(production);
+    }
+
+    /** Nothing of forge-atproto names the runner: the seam module is all it sees of it. */
+    @Test
+    void nothingNamesTheRunner() {
+        noClasses().that().resideInAPackage("dev.knotless.atproto..")
+                .should().dependOnClassesThat().resideInAPackage("dev.knotless.runner..")
                 .check(production);
     }
 }

@@ -12,9 +12,8 @@ import dev.knotless.atproto.forge.RepoRecords;
 import dev.knotless.atproto.xrpc.Identity;
 import dev.knotless.atproto.xrpc.Session;
 import dev.knotless.atproto.xrpc.XrpcClient;
-import dev.knotless.http.forges.OwnerOnlyFile;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Forge;
+import dev.knotless.hosted.OwnerOnlyFile;
+import dev.knotless.forge.embedded.EmbeddedForge;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -113,13 +112,13 @@ final class AtprotoOptions {
          *
          * @param cursorFile where the firehose's cursor is kept
          */
-        Wired forge(EmbeddedForge local, Duration scanEvery, boolean firehose, HttpUrl plc, Path cursorFile, Consumer<String> log) {
+        Opened forge(EmbeddedForge local, Duration scanEvery, boolean firehose, HttpUrl plc, Path cursorFile, Consumer<String> log) {
             AtomicReference<AtprotoForge> forge = new AtomicReference<>();
             AtprotoCheckPublisher publisher = new AtprotoCheckPublisher(client,
                     repo -> forge.get() == null ? repo : forge.get().atUri(repo).orElse(repo), AtprotoCheckPublisher.Settings.DEFAULT, log);
             forge.set(new AtprotoForge(new RepoRecords(client, log), session.did(), local, publisher, scanEvery, Clock.systemUTC(), log));
             if (!firehose) {
-                return new Wired(forge.get(), forge.get(), List.of(publisher));
+                return new Opened(forge.get(), List.of(publisher));
             }
             DidResolver dids = new DidResolver(http, plc, new ObjectMapper());
             CommitSignatures signatures = new CommitSignatures(did -> dids.resolve(did).signingKey(), Clock.systemUTC());
@@ -127,51 +126,18 @@ final class AtprotoOptions {
                     forge.get(), signatures, ReconnectDelay.DEFAULT, RandomGenerator.getDefault(), Clock.systemUTC(), log);
             follower.start();
             // The follower first: it stops marking before the publisher sends what is left.
-            return new Wired(forge.get(), forge.get(), List.of(follower, publisher));
+            return new Opened(forge.get(), List.of(follower, publisher));
         }
     }
 
-    /** The forge and what must be closed when the daemon stops, in order. */
-    record Wired(Forge forge, @Nullable AtprotoForge atproto, List<AutoCloseable> closing) implements AutoCloseable {
+    /**
+     * The ATProto forge as {@link Account#forge} opened it, and what must be closed when the daemon
+     * stops, in order ({@link ForgeWiring} closes them).
+     */
+    record Opened(AtprotoForge forge, List<AutoCloseable> closing) {
 
-        Wired {
+        Opened {
             closing = List.copyOf(closing);
-        }
-
-        /** The spindle's forge: the spindle is closed with it. */
-        static Wired spindle(dev.knotless.spindle.Spindle spindle) {
-            return new Wired(spindle.forge(), null, List.of(spindle));
-        }
-
-        /** The embedded forge alone: nothing to close. */
-        static Wired embedded(Forge forge) {
-            return new Wired(forge, null, List.of());
-        }
-
-        /** Has the daemon's loop look now when discovery has work (the firehose saw a repository record change). */
-        void wakeWith(Runnable lookNow) {
-            if (atproto != null) {
-                atproto.wakeWith(lookNow);
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            Exception first = null;
-            for (AutoCloseable c : closing) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    if (first == null) {
-                        first = e;
-                    } else {
-                        first.addSuppressed(e);
-                    }
-                }
-            }
-            if (first != null) {
-                throw first;
-            }
         }
     }
 }

@@ -3,6 +3,8 @@ package dev.knotless.cli;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
+import dev.knotless.forge.Forge;
+import dev.knotless.hosted.ForgeHooks;
 import dev.knotless.http.ApiAccess;
 import dev.knotless.http.ApiSources;
 import dev.knotless.http.DaemonMetrics;
@@ -10,22 +12,18 @@ import dev.knotless.http.FanOut;
 import dev.knotless.http.Listen;
 import dev.knotless.http.NodeFleet;
 import dev.knotless.http.StatusServer;
-import dev.knotless.http.forges.ForgeHooks;
-import dev.knotless.http.forges.StatusPublisher;
-import dev.knotless.runner.Durations;
 import dev.knotless.runner.daemon.Daemon;
-import dev.knotless.runner.daemon.ManualRuns;
 import dev.knotless.runner.daemon.DaemonLog;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.spindle.Spindle;
-import dev.knotless.runner.run.request.Cancellation;
-import dev.knotless.runner.run.record.CheckRecorder;
+import dev.knotless.runner.daemon.ManualRuns;
+import dev.knotless.runner.daemon.Planner;
 import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.record.CheckRecorder;
+import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.secrets.SecretStore;
+import dev.knotless.time.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -137,7 +135,7 @@ final class DaemonCommand implements Callable<Integer> {
         String runnerId = account != null ? checkRunnerId(account.runnerId(runner.runnerId))
                 : spindle.enabled() && runner.runnerId == null ? checkRunnerId("did:web:" + spindle.host()) : runner.runnerId();
         for (String repo : repos) {
-            dev.knotless.runner.forge.Repository.checkName(repo);
+            dev.knotless.forge.Repository.checkName(repo);
         }
         Daemon.Settings settings = new Daemon.Settings(runnerId, discover || spindle.enabled(), new HashSet<>(repos),
                 pulls || spindle.enabled(), concurrency,
@@ -152,7 +150,7 @@ final class DaemonCommand implements Callable<Integer> {
 
         Path stateDir = runner.stateDir();
         try (StateStore state = StateStore.open(stateDir);
-             Executor executor = runner.executor(true);
+             ExecutorWiring.Wired opened = runner.wire(true);
              RunnerLock lock = RunnerLock.take(stateDir, runnerId)) {
             if (!lock.exclusive()) {
                 err.println("knotless-run: another process runs as runner " + runnerId + " on " + stateDir
@@ -160,36 +158,29 @@ final class DaemonCommand implements Callable<Integer> {
                 return ExitCodes.USAGE;
             }
             LiveRuns live = new LiveRuns();
-            NodeFleet fleet = runner.nodeFleet();
+            Executor executor = opened.executor();
+            NodeFleet fleet = opened.fleet();
             DaemonMetrics metrics = new DaemonMetrics(state, fleet).zeroes();
             Executor metered = metrics.executor(executor);
-            EmbeddedForge local = new EmbeddedForge(stateDir.resolve("forge"), state.cursors());
-            Spindle tangled = spindle.enabled() ? spindle.open(stateDir, runnerId, atproto.plcUrl(), log::line) : null;
-            AtprotoOptions.Wired wired = tangled != null ? AtprotoOptions.Wired.spindle(tangled)
-                    : account == null ? AtprotoOptions.Wired.embedded(local)
-                    : account.forge(local, duration("--atproto-scan", atproto.scan), atproto.firehose, atproto.plcUrl(),
-                            stateDir.resolve("atproto-firehose.cursor"), log::line);
-            Forge forge = metrics.forge(wired.forge());
+            ForgeWiring.Options forgeOptions = new ForgeWiring.Options(account, atproto,
+                    duration("--atproto-scan", atproto.scan), spindle, forges);
+            ForgeWiring.Wired wired = ForgeWiring.open(forgeOptions, stateDir, state.cursors(), runnerId, metrics::forge, log::line);
+            Forge forge = wired.forge();
             CheckStore checks = new CheckStore(stateDir);
-            StatusPublisher statuses = forges.statuses(forge, log::line);
-            CheckRecorder recorder = new CheckRecorder(checks, state.runs(), ForgeOptions.publishers(forge, statuses), log::line);
+            CheckRecorder recorder = new CheckRecorder(checks, state.runs(), wired.publisher(), log::line);
             Run run = RunWiring.run(metered, stateDir, recorder, SecretStore.encryptedFile(stateDir),
                     FanOut.of(live, metrics.steps()), limits, runOptions.cacheBudgetBytes(), state.progress(), Clock.systemUTC());
             Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, recorder, log,
                     Clock.systemUTC(), scheduleClock == null ? Clock.systemUTC() : ScheduleClock.parse(scheduleClock, Clock.systemUTC()));
-            wired.wakeWith(daemon::lookNow);
-            if (tangled != null) {
-                tangled.start(live, id -> state.runs().run(id).flatMap(dev.knotless.runner.state.RunRecord::finalCheck),
-                        repo -> pollSoon(daemon, repo, log), daemon::lookNow);
-            }
+            wired.start(live, Planner.runNames(runnerId), id -> state.runs().run(id).flatMap(dev.knotless.runner.state.RunRecord::finalCheck),
+                    repo -> pollSoon(daemon, repo, log), daemon::lookNow);
             Cancellation shutdown = new Cancellation();
             CountDownLatch stop = new CountDownLatch(1);
             shutdown.signal().onStop(why -> stop.countDown());
             Console console = new Console(err, /* colour= */ false);
-            try (AtprotoOptions.Wired closeForge = wired;
-                 StatusPublisher closeStatuses = statuses;
+            try (ForgeWiring.Wired closeForges = wired;
                  Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
-                 StatusServer server = serve(listenAt, access, forges.hooks(listenAt != null, daemon::pollSoon, new HookedPulls(daemon::watched, local), log::line), new ApiSources(state, checks, forge, live, metrics, daemon::alive,
+                 StatusServer server = serve(listenAt, access, ForgeWiring.hooks(forgeOptions, listenAt != null, daemon::pollSoon, new HookedPulls(daemon::watched, wired.local()), log::line), new ApiSources(state, checks, forge, live, metrics, daemon::alive,
                          daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs()),
                          new dev.knotless.cache.CacheStore(stateDir.resolve("cache"), runOptions.cacheBudgetBytes(), Clock.systemUTC()),
                          fleet, daemon::pollSoon),
@@ -252,7 +243,7 @@ final class DaemonCommand implements Callable<Integer> {
     /** A runner id as records need it, checked before any record is written. */
     private static String checkRunnerId(String id) {
         try {
-            return dev.knotless.runner.forge.Repository.checkRunnerId(id);
+            return dev.knotless.forge.Repository.checkRunnerId(id);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--default-runner: " + e.getMessage());
         }

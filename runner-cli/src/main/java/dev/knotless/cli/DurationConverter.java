@@ -1,6 +1,6 @@
 package dev.knotless.cli;
 
-import dev.knotless.runner.Durations;
+import dev.knotless.time.Durations;
 import java.time.Duration;
 import picocli.CommandLine;
 

@@ -1,13 +1,13 @@
 package dev.knotless.cli;
 
-import dev.knotless.http.PullNotes;
-import dev.knotless.http.PushHook;
-import dev.knotless.http.forges.ForgeHooks;
-import dev.knotless.http.forges.StatusPublisher;
-import dev.knotless.http.forges.StatusTokens;
-import dev.knotless.http.forges.WebhookSecrets;
-import dev.knotless.runner.forge.CheckPublisher;
-import dev.knotless.runner.forge.Forge;
+import dev.knotless.hosted.PullNotes;
+import dev.knotless.hosted.PushHook;
+import dev.knotless.hosted.ForgeHooks;
+import dev.knotless.hosted.StatusPublisher;
+import dev.knotless.hosted.StatusTokens;
+import dev.knotless.hosted.WebhookSecrets;
+import dev.knotless.forge.CheckPublisher;
+import dev.knotless.forge.Forge;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package dev.knotless.cli;
 
-import dev.knotless.http.PullNotes;
+import dev.knotless.hosted.PullNotes;
 import dev.knotless.runner.daemon.Daemon;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.EmbeddedForge.PullInfo;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.forge.embedded.EmbeddedForge.PullInfo;
 import java.io.IOException;
 import java.util.Optional;
 

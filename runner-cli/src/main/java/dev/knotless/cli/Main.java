@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.text.OneLine;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine;
 
@@ -52,7 +53,7 @@ public final class Main {
         // A fixed width keeps --help identical everywhere, and docs/reference/cli.md in step with it.
         cli.setUsageHelpWidth(100);
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            cmd.getErr().println(cmd.getColorScheme().errorText("knotless-run: " + oneLine(e)));
+            cmd.getErr().println(cmd.getColorScheme().errorText("knotless-run: " + OneLine.of(e)));
             return ExitCodes.USAGE;
         });
         cli.setParameterExceptionHandler((e, args) -> {
@@ -64,8 +65,4 @@ public final class Main {
         return cli;
     }
 
-    static String oneLine(Throwable e) {
-        String m = e.getMessage();
-        return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s*\\R\\s*", " ");
-    }
 }

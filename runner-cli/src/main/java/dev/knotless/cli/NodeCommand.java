@@ -1,46 +1,31 @@
 package dev.knotless.cli;
 
-import dev.knotless.executor.Resources;
-import dev.knotless.executor.node.channel.ChannelOptions;
-import dev.knotless.executor.node.image.ImageReference;
-import dev.knotless.executor.node.protocol.Ed25519Keys;
-import dev.knotless.executor.node.protocol.EnrolmentToken;
-import dev.knotless.executor.node.protocol.KeyFiles;
-import dev.knotless.executor.node.protocol.Names;
-import dev.knotless.executor.node.runner.EnrolmentTokens;
-import dev.knotless.executor.node.runner.NodeDrains;
-import dev.knotless.executor.node.service.Enroller;
-import java.security.PrivateKey;
-import dev.knotless.executor.node.runc.NodeOptions;
-import dev.knotless.executor.node.runc.RunAs;
-import dev.knotless.executor.node.runc.UserNamespace;
-import dev.knotless.executor.node.service.CniAllocationNetwork;
-import dev.knotless.executor.node.service.NodeService;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
-import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+/**
+ * {@code knotless-run node}: the agent, run on a node. Its flags are checked here and handed to
+ * {@link NodeAgentWiring}, which runs the agent process. The subcommands are classes of their own:
+ * {@code enroll} and {@code keygen} for a node, {@code token}, {@code drain}, {@code undrain} and
+ * {@code list} for the runner host's administration of its nodes.
+ */
 @Command(name = "node", mixinStandardHelpOptions = true,
         description = {"Runs this machine as a node of a runner: dials the runner (the node opens no port), takes only"
                 + " signed, typed actions from it, and runs their runs in runc containers.",
                 "Without --node-id, prints this help. 'node enroll' joins this machine to a runner with a token"
                         + " from 'node token'; 'node keygen' makes keys for joining by hand."},
-        subcommands = {NodeCommand.Keygen.class, NodeCommand.Token.class, NodeCommand.Enroll.class, NodeCommand.Drain.class,
-                NodeCommand.Undrain.class, NodeListCommand.class})
+        subcommands = {NodeKeygenCommand.class, NodeTokenCommand.class, NodeEnrollCommand.class, NodeDrainCommand.class,
+                NodeUndrainCommand.class, NodeListCommand.class})
 final class NodeCommand implements Callable<Integer> {
 
     /** Where {@code node enroll} puts the node's key pair and its runner keyset, in the state directory. */
@@ -166,216 +151,7 @@ final class NodeCommand implements Callable<Integer> {
         if ((cniBin == null) != (subnet == null)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--cni-bin and --subnet go together");
         }
-        Set<String> plainHttp = plainHttpRegistries();
-        logFormat.applyToLogback();
-        showAgentLines();
-        List<NodeService.Server> runners = new ArrayList<>();
-        for (String server : servers) {
-            InetSocketAddress address = NodeWiring.address(server);
-            runners.add(new NodeService.Server(address.getHostString(), address.getPort()));
-        }
-        if (runners.size() > NodeService.MAX_SERVERS) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                    "--server: at most " + NodeService.MAX_SERVERS + " runners, got " + runners.size());
-        }
-        NodeService.Trusted trusted = trust.keyset != null ? new NodeService.Trusted.File(trust.keyset)
-                : new NodeService.Trusted.Single(trust.single.keyId, trust.single.publicKey);
-        NodeOptions options = new NodeOptions(readOnlyRoot, Optional.ofNullable(runAs).map(RunAs::parse),
-                Optional.ofNullable(userNamespace).map(UserNamespace::parse), Optional.ofNullable(apparmor));
-        Optional<NodeService.NetworkConfig> network = Optional.ofNullable(cniBin)
-                .map(bin -> new NodeService.NetworkConfig(networkName, bin, bridge, subnet, stateDir.resolve("cni")));
-        Duration every = keepalive;
-        NodeService.Config config = new NodeService.Config(nodeId, runners, identityKey,
-                trusted, ledger != null ? ledger : stateDir.resolve("ledger"), stateDir, runc, options, network,
-                ChannelOptions.DEFAULTS.withKeepalive(every), declaredCapacity(), plainHttp);
-        NodeService service = new NodeService(config, CniAllocationNetwork::new);
-        Thread hook = new Thread(service::close, "node-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        service.run();
+        NodeAgentWiring.run(this, spec.commandLine());
         return ExitCodes.SUCCESS;
-    }
-
-    private Set<String> plainHttpRegistries() {
-        for (String registry : plainHttpRegistries) {
-            if (!ImageReference.isRegistryHost(registry)) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--plain-http-registry: '" + registry
-                        + "' is not a registry as an image reference names it (HOST:PORT, lower case)");
-            }
-        }
-        return Set.copyOf(plainHttpRegistries);
-    }
-
-    private NodeService.DeclaredCapacity declaredCapacity() {
-        try {
-            return new NodeService.DeclaredCapacity(
-                    cpuCapacity == null ? OptionalLong.empty() : OptionalLong.of(Resources.parseMilliCpu(cpuCapacity)),
-                    memoryCapacity == null ? OptionalLong.empty() : OptionalLong.of(Resources.parseMemory(memoryCapacity)));
-        } catch (IllegalArgumentException e) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--cpu-capacity/--memory-capacity: " + e.getMessage());
-        }
-    }
-
-    /**
-     * A service's log says when it connects, what it refuses and what it finds: the agent's own
-     * lines are shown at info unless KNOTLESS_LOG asks for another level.
-     */
-    private static void showAgentLines() {
-        if (System.getenv("KNOTLESS_LOG") == null
-                && org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
-            context.getLogger("dev.knotless.executor.node").setLevel(ch.qos.logback.classic.Level.INFO);
-        }
-    }
-
-    @Command(name = "keygen", mixinStandardHelpOptions = true,
-            description = {"Makes an Ed25519 key pair: a runner's signing key or a node's identity key.",
-                    "Writes PREFIX.key (the raw 32-byte private key in base64, mode 0600), PREFIX.pub (the"
-                    + " raw public key in base64) and PREFIX.id (the key id), and prints the key id. A keyset line is"
-                    + " `@PREFIX.pub` (the id from PREFIX.id) or `KEY_ID $(cat PREFIX.pub)`;"
-                    + " a nodes-file line is `NODE_ID $(cat PREFIX.pub)`. Never replaces existing files."})
-    static final class Keygen implements Callable<Integer> {
-        @Option(names = "--out", required = true, paramLabel = "PREFIX",
-                description = "Path prefix of the two files, e.g. /etc/knotless/runner-2026-01.")
-        Path out;
-
-        @Option(names = "--key-id", paramLabel = "ID",
-                description = "The key id (letters, digits, '._:-'; default: ed25519- and 16 hex digits of the key's SHA-256).")
-        @Nullable String keyId;
-
-        @Spec CommandSpec spec;
-
-        @Override
-        public Integer call() throws Exception {
-            KeyFiles.Written written = KeyFiles.writePair(out, Ed25519Keys.generate(), keyId);
-            spec.commandLine().getOut().println(written.keyId());
-            spec.commandLine().getOut().flush();
-            spec.commandLine().getErr().println("wrote " + written.privateKey().toAbsolutePath() + " (mode 0600), "
-                    + written.publicKey().toAbsolutePath() + " and " + written.keyIdFile().toAbsolutePath());
-            return ExitCodes.SUCCESS;
-        }
-    }
-
-    @Command(name = "token", mixinStandardHelpOptions = true,
-            description = {"On the runner host: prints a one-time enrolment token for 'node enroll' on a new node.",
-                    "The token carries this runner's public key (the node pins it before it sends anything) and a"
-                    + " secret; only the secret's SHA-256 is kept, in STATE_DIR/" + EnrolmentTokens.FILE_NAME + ". It works"
-                    + " once, until it expires, with a daemon started with --executor node and this --state-dir."})
-    static final class Token implements Callable<Integer> {
-        @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "1h", converter = DurationConverter.class,
-                description = "How long the token is valid (at most 7 days; default: ${DEFAULT-VALUE}).")
-        Duration ttl;
-
-        @Option(names = "--node-key", required = true, paramLabel = "FILE",
-                description = "The runner's Ed25519 private key, as the daemon's --node-key.")
-        Path nodeKey;
-
-        @Mixin
-        StateDirOption state;
-
-        @Spec CommandSpec spec;
-
-        @Override
-        public Integer call() throws Exception {
-            PrivateKey key = KeyFiles.readPrivateKey(nodeKey);
-            EnrolmentToken token = NodeWiring.tokens(state.stateDir()).issue(ttl, Ed25519Keys.publicKeyOf(key));
-            spec.commandLine().getOut().println(token.format());
-            spec.commandLine().getOut().flush();
-            spec.commandLine().getErr().println("token " + token.id() + " for runner key " + token.runnerKeyId()
-                    + ", valid until " + java.time.Instant.now().plus(ttl).truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
-                    + ", once");
-            return ExitCodes.SUCCESS;
-        }
-    }
-
-    @Command(name = "enroll", mixinStandardHelpOptions = true,
-            description = {"On a new node: joins it to the runner with a token from 'node token'.",
-                    "Makes the node's key (STATE_DIR/node.key, .pub, .id) if it has none, connects to the runner pinned"
-                    + " to the key the token carries, proves the token, and writes the runner's key to"
-                    + " STATE_DIR/runner-keys. The runner adds the node to its nodes file. Then start the node with"
-                    + " 'node --node-id ID --server HOST:PORT --state-dir DIR'."})
-    static final class Enroll implements Callable<Integer> {
-        @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "The runner's --node-listen address.")
-        String server;
-
-        @Option(names = "--token", required = true, paramLabel = "TOKEN",
-                description = "The token 'node token' printed (or @FILE to read it from a file).")
-        String token;
-
-        @Option(names = "--node-id", required = true, paramLabel = "ID", description = "This node's id in the runner's nodes file.")
-        String nodeId;
-
-        @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/var/lib/knotless-node",
-                description = "The node's state directory, where its key and keyset go (default: ${DEFAULT-VALUE}).")
-        Path stateDir;
-
-        @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
-                description = "How long to wait for the runner (default: ${DEFAULT-VALUE}).")
-        Duration timeout;
-
-        @Spec CommandSpec spec;
-
-        @Override
-        public Integer call() throws Exception {
-            Names.node(nodeId);
-            EnrolmentToken parsed = EnrolmentToken.parse(token.startsWith("@")
-                    ? Files.readString(Path.of(token.substring(1))) : token);
-            InetSocketAddress address = NodeWiring.address(server);
-            Files.createDirectories(stateDir);
-            Enroller.Outcome outcome = new Enroller(new Enroller.Config(nodeId, address.getHostString(), address.getPort(), parsed,
-                    stateDir.resolve(ENROLLED_KEY), stateDir.resolve(ENROLLED_KEYSET), timeout)).enrol();
-            return switch (outcome) {
-                case Enroller.Outcome.Refused r -> {
-                    spec.commandLine().getErr().println("node enroll: " + r.reason());
-                    yield ExitCodes.FAILURE;
-                }
-                case Enroller.Outcome.Enrolled e -> {
-                    spec.commandLine().getOut().println("enrolled " + nodeId + " with the runner at " + server
-                            + "; it obeys runner key " + e.runnerKeyId());
-                    spec.commandLine().getErr().println((e.madeKey() ? "made " : "kept ") + e.identityKey().toAbsolutePath()
-                            + "; trusted runner keys in " + e.keyset().toAbsolutePath());
-                    yield ExitCodes.SUCCESS;
-                }
-            };
-        }
-    }
-
-    @Command(name = "drain", mixinStandardHelpOptions = true,
-            description = {"On the runner host: the daemon places no new run on the node; runs already on it finish.",
-                    "Kept in STATE_DIR/" + NodeDrains.FILE_NAME + " (durable; the daemon sees it within a placement);"
-                    + " 'node undrain' gives the node runs again."})
-    static final class Drain implements Callable<Integer> {
-        @picocli.CommandLine.Parameters(paramLabel = "NODE_ID", description = "The node, as the nodes file names it.")
-        String node;
-
-        @Mixin
-        StateDirOption state;
-
-        @Spec CommandSpec spec;
-
-        @Override
-        public Integer call() throws Exception {
-            boolean changed = new NodeDrains(state.stateDir()).drain(node);
-            spec.commandLine().getOut().println(node + (changed ? " drained" : " was drained already")
-                    + ": no new run is placed on it; runs on it finish");
-            return ExitCodes.SUCCESS;
-        }
-    }
-
-    @Command(name = "undrain", mixinStandardHelpOptions = true,
-            description = "On the runner host: the daemon places new runs on the node again.")
-    static final class Undrain implements Callable<Integer> {
-        @picocli.CommandLine.Parameters(paramLabel = "NODE_ID", description = "The node, as the nodes file names it.")
-        String node;
-
-        @Mixin
-        StateDirOption state;
-
-        @Spec CommandSpec spec;
-
-        @Override
-        public Integer call() throws Exception {
-            boolean changed = new NodeDrains(state.stateDir()).undrain(node);
-            spec.commandLine().getOut().println(node + (changed ? " undrained" : " was not drained") + ": new runs may be placed on it");
-            return ExitCodes.SUCCESS;
-        }
     }
 }

@@ -3,11 +3,9 @@ package dev.knotless.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.knotless.executor.node.runner.FleetSnapshot;
 import dev.knotless.http.NodeFleet;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
@@ -23,7 +21,7 @@ sealed class NodeListCommand implements Callable<Integer> permits NodesCommand {
 
     static final String SUMMARY = "On the runner host: the nodes of this runner — from the nodes file, the drained set and, where a"
             + " daemon with this --state-dir is running, what it knows: connected, last seen, allocations.";
-    static final String DETAIL = "The daemon writes what it knows to STATE_DIR/" + FleetSnapshot.FILE_NAME + " every few seconds;"
+    static final String DETAIL = "The daemon writes what it knows to STATE_DIR/" + NodeWiring.FLEET_FILE + " every few seconds;"
             + " without a recent one, connected and allocations are unknown ('?', null in JSON).";
 
     @Option(names = "--nodes", paramLabel = "FILE", description = "The daemon's --nodes file (optional: enrolled and connected nodes show without it).")
@@ -41,7 +39,7 @@ sealed class NodeListCommand implements Callable<Integer> permits NodesCommand {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        NodeFleet.View view = new NodeFleetFiles(state.stateDir(), nodes, Clock.systemUTC()).view();
+        NodeFleet.View view = NodeWiring.fleet(state.stateDir(), nodes).view();
         if (!view.live()) {
             spec.commandLine().getErr().println(view.reported().map(t -> "no daemon with this state directory has reported since "
                     + t.truncatedTo(ChronoUnit.SECONDS) + "; connected and allocations are unknown")

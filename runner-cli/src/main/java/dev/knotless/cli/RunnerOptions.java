@@ -33,7 +33,7 @@ final class RunnerOptions {
 
     @Option(names = "--warm-containers", negatable = true,
             description = "Keep one environment per image (and limits and trust) started ahead of the next run that"
-                    + " needs it, so a run skips its start; at most " + dev.knotless.executor.WarmPool.MAX_SHAPES + " shapes"
+                    + " needs it, so a run skips its start; at most " + dev.knotless.executor.toolkit.WarmPool.MAX_SHAPES + " shapes"
                     + " wait at once. Docker: a container; Kubernetes: a pod, for trusted runs without services (default:"
                     + " on for the daemon on docker, where an idle container costs a sleeping process; off for exec, and for"
                     + " kubernetes, where a pod holds its requests).")
@@ -134,17 +134,17 @@ final class RunnerOptions {
 
     /** The chosen executor; {@code daemon} says whether more runs follow this one, which warm environments need. */
     Executor executor(boolean daemon) {
+        return wire(daemon).executor();
+    }
+
+    /** The chosen executor, and with {@code --executor node} the node fleet the API shows ({@code /api/nodes}). */
+    ExecutorWiring.Wired wire(boolean daemon) {
         return ExecutorWiring.create(executor, this, warmContainers(daemon));
     }
 
     /** {@code --warm-containers} as given, else on only where it costs nothing: the daemon on docker. */
     boolean warmContainers(boolean daemon) {
         return warmContainers != null ? warmContainers : daemon && executor.equals("docker");
-    }
-
-    /** The node fleet the API shows ({@code /api/nodes}), with {@code --executor node}; else null. */
-    dev.knotless.http.@org.jspecify.annotations.Nullable NodeFleet nodeFleet() {
-        return executor.equals("node") ? new NodeFleetFiles(stateDir(), node.nodes, java.time.Clock.systemUTC()) : null;
     }
 
     private static String hostname() {

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.tar.Printable;
 import dev.knotless.runner.daemon.Schedules;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.StateStore;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -2,15 +2,15 @@ package dev.knotless.cli;
 
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.http.Listen;
-import dev.knotless.runner.Durations;
 import dev.knotless.secrets.SecretStore;
 import dev.knotless.spindle.Spindle;
+import dev.knotless.time.Durations;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.function.Consumer;
-import okhttp3.OkHttpClient;
 import java.time.Duration;
+import java.util.function.Consumer;
 import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 

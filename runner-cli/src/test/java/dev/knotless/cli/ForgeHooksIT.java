@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.StateStore;
 import java.net.InetSocketAddress;
 import java.net.URI;

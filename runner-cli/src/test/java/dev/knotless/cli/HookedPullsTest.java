@@ -2,10 +2,10 @@ package dev.knotless.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.knotless.runner.forge.Cursors;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.EmbeddedForge.PullInfo;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Cursors;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.forge.embedded.EmbeddedForge.PullInfo;
+import dev.knotless.forge.Repository;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;

@@ -3,7 +3,7 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import dev.knotless.testkit.TestRepo;
 import java.io.BufferedReader;
 import java.io.InputStream;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
-import dev.knotless.runner.forge.Cursors;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Cursors;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.state.QueueState;

@@ -2,9 +2,9 @@ package dev.knotless.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.knotless.executor.node.protocol.Ed25519Keys;
-import dev.knotless.executor.node.protocol.KeyFiles;
-import dev.knotless.executor.node.protocol.Keyset;
+import dev.knotless.node.protocol.Ed25519Keys;
+import dev.knotless.node.protocol.KeyFiles;
+import dev.knotless.node.protocol.Keyset;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -2,24 +2,25 @@ package dev.knotless.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.knotless.executor.node.channel.ChannelOptions;
-import dev.knotless.executor.node.channel.TlsIdentity;
-import dev.knotless.executor.node.protocol.Ed25519Keys;
-import dev.knotless.executor.node.protocol.EnrolmentToken;
-import dev.knotless.executor.node.protocol.KeyFiles;
-import dev.knotless.executor.node.protocol.Keyset;
-import dev.knotless.executor.node.protocol.ProtocolJson;
-import dev.knotless.executor.node.runner.EnrolmentTokens;
-import dev.knotless.executor.node.runner.FleetSnapshot;
-import dev.knotless.executor.node.runner.NodeDrains;
-import dev.knotless.executor.node.runner.NodeEnrolment;
-import dev.knotless.executor.node.runner.NodeHub;
-import dev.knotless.executor.node.runner.NodesFile;
+import dev.knotless.node.channel.ChannelOptions;
+import dev.knotless.node.channel.TlsIdentity;
+import dev.knotless.node.protocol.Ed25519Keys;
+import dev.knotless.node.protocol.EnrolmentToken;
+import dev.knotless.node.protocol.KeyFiles;
+import dev.knotless.node.protocol.Keyset;
+import dev.knotless.node.protocol.ProtocolJson;
+import dev.knotless.executor.node.EnrolmentTokens;
+import dev.knotless.executor.node.FleetSnapshot;
+import dev.knotless.executor.node.NodeDrains;
+import dev.knotless.executor.node.NodeEnrolment;
+import dev.knotless.executor.node.NodeHub;
+import dev.knotless.executor.node.NodesFile;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.PrivateKey;
+import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.List;
 import java.time.Clock;
@@ -52,7 +53,8 @@ class NodeEnrollCommandTest {
         Path nodesFile = runnerState.resolve("nodes.txt");
         try (NodeHub hub = new NodeHub(new InetSocketAddress("127.0.0.1", 0),
                 TlsIdentity.of(runnerKey, Ed25519Keys.publicKeyOf(runnerKey)), NodesFile.readOrEmpty(nodesFile), new ProtocolJson(),
-                Clock.systemUTC(), ChannelOptions.DEFAULTS, Optional.of(new NodeEnrolment(NodeWiring.tokens(runnerState), nodesFile,
+                Clock.systemUTC(), ChannelOptions.DEFAULTS, Optional.of(new NodeEnrolment(
+                        new EnrolmentTokens(runnerState, Clock.systemUTC(), new SecureRandom()), nodesFile,
                         "runner-1", Ed25519Keys.publicKeyOf(runnerKey))))) {
             String server = "127.0.0.1:" + hub.address().getPort();
 
@@ -99,11 +101,11 @@ class NodeEnrollCommandTest {
 
         assertThat(drained.out().strip()).isEqualTo("node-a drained: no new run is placed on it; runs on it finish");
         assertThat(again.out()).startsWith("node-a was drained already");
-        assertThat(new dev.knotless.executor.node.runner.NodeDrains(state).drained()).containsExactly("node-a");
+        assertThat(new dev.knotless.executor.node.NodeDrains(state).drained()).containsExactly("node-a");
 
         NodeCommandTest.Result undrained = NodeCommandTest.run("node", "undrain", "node-a", "--state-dir", state.toString());
         assertThat(undrained.out().strip()).isEqualTo("node-a undrained: new runs may be placed on it");
-        assertThat(new dev.knotless.executor.node.runner.NodeDrains(state).drained()).isEmpty();
+        assertThat(new dev.knotless.executor.node.NodeDrains(state).drained()).isEmpty();
         assertThat(NodeCommandTest.run("node", "drain", "Not/A/Node", "--state-dir", state.toString()).code()).isNotZero();
     }
 
@@ -126,7 +128,7 @@ class NodeEnrollCommandTest {
         Instant seen = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
         FleetSnapshot.write(state, Instant.now(), List.of(
                 new FleetSnapshot.Node("node-a", keyA, true, false, Optional.of(seen), 3, 1500, 3L << 30,
-                        Optional.of(new FleetSnapshot.Reported(new dev.knotless.executor.node.protocol.NodeStatus.Capacity(4000,
+                        Optional.of(new FleetSnapshot.Reported(new dev.knotless.node.protocol.NodeStatus.Capacity(4000,
                                 8L << 30, 20L << 30), "1.1.12", List.of("bridge"), java.time.Duration.ofMillis(-2400), "0.9.0"))),
                 new FleetSnapshot.Node("node-c", "ed25519-0011223344556677", false, false, Optional.empty(), 0)));
         NodeCommandTest.Result live = NodeCommandTest.run("node", "list", "--json", "--nodes", nodesFile.toString(),

@@ -94,7 +94,7 @@ class NodeEnrollIT {
     @Test
     void theDaemonNeverLogsATokenAndKeepsOnlyHashes() throws Exception {
         String log = daemon.log();
-        String store = Files.readString(dir.resolve("runner-state").resolve(dev.knotless.executor.node.runner.EnrolmentTokens.FILE_NAME));
+        String store = Files.readString(dir.resolve("runner-state").resolve(dev.knotless.executor.node.EnrolmentTokens.FILE_NAME));
         assertThat(log).contains("node enrolled node=node-a");
         for (String token : tokens) {
             String secret = token.split("\\.")[2];

@@ -2,9 +2,9 @@ package dev.knotless.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.knotless.runner.forge.Cursors;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Cursors;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.QueueState;
 import dev.knotless.runner.state.StateStore;
 import java.io.PrintWriter;

@@ -1,6 +1,6 @@
 package dev.knotless.cli;
 
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import dev.knotless.testkit.SecretScan;
 import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -40,12 +40,10 @@ class SourceSizeTest {
             entry("executor-kubernetes:KubernetesExecutor.java", 439),
             entry("executor-node/node-agent:Runc.java", 450),
             entry("executor-node/node-agent:RuncRuntime.java", 419),
-            entry("executor-node/node-executor:NodeExecutor.java", 462),
             entry("executor-node/node-protocol:Connection.java", 448),
             entry("executor-node/node-protocol:Stream.java", 436),
             entry("forge-atproto:ServiceAuth.java", 413),
-            entry("runner-core:EmbeddedForge.java", 452),
-            entry("runner-core:RunQueue.java", 466),
+            entry("forge:EmbeddedForge.java", 452),
             entry("runner-http:RunsApi.java", 407),
             entry("spindle:KnotConnection.java", 479),
             entry("spindle:Pipeline.java", 403));

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.checks.CheckStore;
-import dev.knotless.executor.node.protocol.Ed25519Keys;
-import dev.knotless.executor.node.protocol.NodeStatus;
-import dev.knotless.executor.node.runner.FleetSnapshot;
-import dev.knotless.executor.node.runner.NodeDrains;
-import dev.knotless.executor.node.runner.NodesFile;
+import dev.knotless.node.protocol.Ed25519Keys;
+import dev.knotless.node.protocol.NodeStatus;
+import dev.knotless.executor.node.FleetSnapshot;
+import dev.knotless.executor.node.NodeDrains;
+import dev.knotless.executor.node.NodesFile;
 import dev.knotless.http.ApiAccess;
 import dev.knotless.http.ApiSources;
 import dev.knotless.http.ApiToken;
@@ -18,8 +18,8 @@ import dev.knotless.http.NodeFleet;
 import dev.knotless.http.RunCancel;
 import dev.knotless.http.StatusServer;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.testkit.TestRepo;
 import java.net.URI;
@@ -29,7 +29,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -297,7 +296,7 @@ class StatusPageIT {
         ApiAccess access = new ApiAccess(Set.of(),
                 List.of(new ApiToken("page", ApiToken.Scope.READ, ApiToken.hash(reader))), false);
 
-        try (PageServer withNodes = new PageServer(tmp.resolve("with-nodes"), new NodeFleetFiles(stateDir, nodesFile, Clock.systemUTC()), access);
+        try (PageServer withNodes = new PageServer(tmp.resolve("with-nodes"), NodeWiring.fleet(stateDir, nodesFile), access);
              PageServer without = new PageServer(tmp.resolve("without"), null, access);
              Chromium browser = new Chromium(tmp.resolve("chromium"))) {
             browser.viewport(1200, 900);

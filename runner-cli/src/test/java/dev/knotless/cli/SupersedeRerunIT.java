@@ -3,9 +3,9 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.CheckStatus;
-import dev.knotless.runner.forge.Cursors;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Cursors;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;

@@ -1,8 +1,8 @@
 package dev.knotless.cli;
 
-import dev.knotless.runner.forge.Cursors;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Cursors;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.testkit.TestRepo;
 import java.io.IOException;

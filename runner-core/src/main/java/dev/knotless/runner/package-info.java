@@ -1,6 +1,6 @@
 /**
- * What every package of runner-core may use: {@link dev.knotless.runner.Durations}, and {@link
- * dev.knotless.runner.ListenFailure} for the servers above it.
+ * What every package of runner-core may use: {@link dev.knotless.runner.SideBySide}. (Saying why a
+ * server cannot start, which the servers above share, is the forge module's {@code ListenFailure}.)
  *
  * <p>Null-marked: a type not written {@code @Nullable} never holds null.
  */

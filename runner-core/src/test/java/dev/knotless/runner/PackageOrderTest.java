@@ -19,11 +19,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The packages of runner-core depend one way (README.md): each only on those after it in
- * {@link #ORDER}, and the root package ({@code Durations}) on none of them. The daemon composes
+ * {@link #ORDER}, and the root package ({@code SideBySide}) on none of them. The daemon composes
  * everything; the lander needs the state and the run's check recorder; the state store keeps runs'
- * journals and check rows; a run reads workflows and publishes through the forge's
- * {@code CheckPublisher}; the forge knows no runs at all. Git mirrors and the checkout are a module
- * below this one ({@code checkout}), so Maven keeps them from naming any of it.
+ * journals and check rows; a run publishes through the forge seam's {@code CheckPublisher}; the
+ * poller knows no runs at all. The forge seam (module {@code forge}), Git mirrors and the checkout ({@code checkout}) and the plan a run carries
+ * out ({@code plan}: workflows, read from their dialects) are modules below this one, so Maven
+ * keeps them from naming any of it.
  *
  * <p>Inside {@code run}, its parts depend one way too ({@link #RUN_PARTS}): the run package itself
  * lists the phases and may use every part, and no part uses it.
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class PackageOrderTest {
 
     /** Highest first: a package may use the packages after it, never one before it. */
-    static final List<String> ORDER = List.of("daemon", "lander", "state", "run", "workflow", "forge");
+    static final List<String> ORDER = List.of("daemon", "lander", "state", "run", "forge");
 
     /**
      * The parts of a run, each with the parts it may use. The phases (the steps, the environment,

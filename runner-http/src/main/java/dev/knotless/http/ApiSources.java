@@ -1,9 +1,10 @@
 package dev.knotless.http;
 
+import dev.knotless.hosted.PushHook;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.daemon.ManualRuns;
-import dev.knotless.runner.forge.Forge;
+import dev.knotless.forge.Forge;
 import dev.knotless.runner.state.StateStore;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

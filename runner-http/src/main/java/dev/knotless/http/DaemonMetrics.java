@@ -4,7 +4,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Failure;
-import dev.knotless.runner.forge.Forge;
+import dev.knotless.forge.Forge;
 import dev.knotless.runner.run.record.RunListener;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.StateStore;

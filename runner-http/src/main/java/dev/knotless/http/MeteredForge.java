@@ -1,11 +1,11 @@
 package dev.knotless.http;
 
 import dev.knotless.checks.Check;
-import dev.knotless.runner.forge.CheckPublisher;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.ForgeEvent;
-import dev.knotless.runner.forge.MergeQueue;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.CheckPublisher;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.MergeQueue;
+import dev.knotless.forge.Repository;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;

@@ -2,7 +2,7 @@ package dev.knotless.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.Check;
-import dev.knotless.runner.daemon.LiveEvent;
+import dev.knotless.forge.LiveEvent;
 import dev.knotless.runner.daemon.LiveRun;
 import dev.knotless.runner.state.RunRecord;
 import io.javalin.http.Context;

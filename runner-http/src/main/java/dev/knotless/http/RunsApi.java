@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Output;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.daemon.ManualRuns;
@@ -267,7 +267,7 @@ final class RunsApi {
      * before the daemon looks are one poll: the answer is the same, nothing queues up.
      */
     void pushHook(Context ctx) throws IOException {
-        PushHook hook = sources.pushHook();
+        var hook = sources.pushHook();
         if (hook == null) {
             throw new ApiError(503, "this server polls no repositories");
         }

@@ -4,9 +4,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import dev.knotless.http.forges.ForgeHooks;
-import dev.knotless.runner.ListenFailure;
+import dev.knotless.hosted.ForgeHooks;
+import dev.knotless.forge.listen.ListenFailure;
 import dev.knotless.tar.Printable;
+import dev.knotless.text.OneLine;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -95,7 +96,7 @@ public final class StatusServer implements AutoCloseable {
             config.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.warn("{} {} failed", ctx.method(), ctx.path(), e);
                 ctx.status(500);
-                api.send(ctx, Map.of("error", oneLine(e)));
+                api.send(ctx, Map.of("error", OneLine.of(e)));
             });
             config.routes.error(404, "*", ctx -> {
                 String type = ctx.res().getContentType();
@@ -192,8 +193,4 @@ public final class StatusServer implements AutoCloseable {
         }
     }
 
-    private static String oneLine(Throwable e) {
-        String m = e.getMessage();
-        return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s*\\R\\s*", " ");
-    }
 }

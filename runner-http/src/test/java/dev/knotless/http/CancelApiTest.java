@@ -13,7 +13,7 @@ import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.daemon.CancelOutcome;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
 import java.net.URI;

@@ -1,14 +1,16 @@
 package dev.knotless.http;
 
+import dev.knotless.hosted.PullNotes;
+import dev.knotless.hosted.PushHook;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.CheckStore;
-import dev.knotless.http.forges.ForgeHooks;
-import dev.knotless.http.forges.WebhookSecrets;
+import dev.knotless.hosted.ForgeHooks;
+import dev.knotless.hosted.WebhookSecrets;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.testkit.FakeClock;
 import java.io.InputStream;

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Session;
-import dev.knotless.runner.forge.CheckPublisher;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.ForgeEvent;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.CheckPublisher;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.StateStore;
 import java.io.IOException;
 import java.lang.reflect.Method;

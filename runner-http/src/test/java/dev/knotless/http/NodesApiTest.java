@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.runner.state.StateStore;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;

@@ -1,11 +1,12 @@
 package dev.knotless.http;
 
+import dev.knotless.hosted.PushHook;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.runner.state.StateStore;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;

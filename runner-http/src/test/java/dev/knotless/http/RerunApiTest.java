@@ -12,7 +12,7 @@ import dev.knotless.checks.Event;
 import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
+import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;

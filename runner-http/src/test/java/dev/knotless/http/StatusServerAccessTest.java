@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.runner.workflow.WorkflowParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -83,7 +83,7 @@ class StatusServerAccessTest {
     @Test
     void liveStreamsAreCappedPerRunAndGivenBackWhenTheyClose() throws Exception {
         RunRequest going = new RunRequest("going", "r1", "/srv/web", SHA, "refs/heads/main", "refs/heads/main", Event.PUSH,
-                Trust.TRUSTED, WorkflowParser.parse(".knotless/workflows/ci.yaml", "steps: [{name: build, run: make}]"),
+                Trust.TRUSTED, Dialects.standard().parse(".knotless/workflows/ci.yaml", "steps: [{name: build, run: make}]"),
                 out -> {}, Map.of(), "img:1", false);
         state.runs().enqueue(List.of(new dev.knotless.runner.state.QueuedRun("going", "acme/web", SHA, "refs/heads/main", "ci",
                 Event.PUSH, Trust.TRUSTED, "r1")));

@@ -12,13 +12,13 @@ import dev.knotless.checks.Output;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.Trust;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Repository;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.runner.workflow.WorkflowParser;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -103,7 +103,7 @@ class StatusServerTest {
         Files.createDirectories(checks.logPath("done").getParent());
         Files.writeString(checks.logPath("done"), "the log\n");
         RunRequest going = new RunRequest("going", "r1", "/srv/web", SHA, "refs/heads/main", "refs/heads/main", Event.PUSH,
-                Trust.TRUSTED, WorkflowParser.parse(".knotless/workflows/ci.yaml", "steps: [{name: build, run: make}, {name: test, run: t}]"),
+                Trust.TRUSTED, Dialects.standard().parse(".knotless/workflows/ci.yaml", "steps: [{name: build, run: make}, {name: test, run: t}]"),
                 out -> {}, Map.of(), "img:1", false);
         live.runStarted(going);
         live.stepStarted(going, 1, "build");

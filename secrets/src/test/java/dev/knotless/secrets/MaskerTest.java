@@ -5,6 +5,7 @@ import static dev.knotless.executor.OutputSink.Stream.STDOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
+import dev.knotless.testkit.RecordingOutput;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -357,7 +358,7 @@ class MaskerTest {
         masker.newStream(out).write(STDERR, buffer, 3, 5);
 
         assertThat(masker).isSameAs(Masker.none());
-        assertThat(out.calls).singleElement().satisfies(call -> {
+        assertThat(out.calls()).singleElement().satisfies(call -> {
             assertThat(call.buffer()).isSameAs(buffer);
             assertThat(call.offset()).isEqualTo(3);
             assertThat(call.length()).isEqualTo(5);
@@ -383,7 +384,7 @@ class MaskerTest {
 
         Masker.of(List.of(SECRET)).newStream(out).write(STDOUT, buffer, 0, buffer.length);
 
-        assertThat(out.calls).singleElement().satisfies(call -> {
+        assertThat(out.calls()).singleElement().satisfies(call -> {
             assertThat(call.buffer()).isSameAs(buffer);
             assertThat(call.length()).isEqualTo(buffer.length);
         });

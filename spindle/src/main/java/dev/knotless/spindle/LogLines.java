@@ -2,7 +2,7 @@ package dev.knotless.spindle;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.knotless.runner.daemon.LiveEvent;
+import dev.knotless.forge.LiveEvent;
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;

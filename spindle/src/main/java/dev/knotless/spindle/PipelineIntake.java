@@ -3,20 +3,13 @@ package dev.knotless.spindle;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.checkout.Mirrors;
-import dev.knotless.checks.Event;
-import dev.knotless.runner.daemon.Planner;
-import dev.knotless.runner.forge.ForgeEvent;
-import dev.knotless.runner.workflow.Dialect;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowException;
-import dev.knotless.runner.workflow.WorkflowParser;
-import dev.knotless.runner.workflow.WorkflowSet;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.PipelineRunNames;
 import dev.knotless.spindle.knot.KnotEvent;
 import dev.knotless.spindle.knot.Pipeline;
 import dev.knotless.spindle.knot.PipelineException;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,7 +26,7 @@ public final class PipelineIntake {
 
     public static final String NSID = "sh.tangled.pipeline";
 
-    private final String runnerId;
+    private final PipelineRunNames names;
     private final WatchedRepos repos;
     private final KnotUrls urls;
     private final SpindleStore store;
@@ -45,11 +38,12 @@ public final class PipelineIntake {
     private final Consumer<String> log;
 
     /**
+     * @param names the ids the daemon gives the runs it plans for a pipeline
      * @param wake asks the daemon to poll a repository now (its name)
      */
-    public PipelineIntake(String runnerId, WatchedRepos repos, KnotUrls urls, SpindleStore store, PipelineStatuses statuses,
+    public PipelineIntake(PipelineRunNames names, WatchedRepos repos, KnotUrls urls, SpindleStore store, PipelineStatuses statuses,
             SpindleForge forge, Mirrors mirrors, ObjectMapper json, Consumer<String> wake, Consumer<String> log) {
-        this.runnerId = runnerId;
+        this.names = names;
         this.repos = repos;
         this.urls = urls;
         this.store = store;
@@ -89,20 +83,14 @@ public final class PipelineIntake {
         if (commit == null) {
             return;
         }
-        Event event = switch (p.trigger().kind()) {
-            case PUSH -> Event.PUSH;
-            case PULL_REQUEST -> Event.PULL;
-            case MANUAL -> Event.MANUAL;
-        };
-        Map<String, String> texts = new LinkedHashMap<>();
-        p.workflows().stream().filter(w -> SpindleForge.ENGINE.equals(w.engine())).forEach(w -> texts.put(w.name(), w.raw()));
+        ForgeEvent.Pipeline planned = SpindleForge.event(repo, p, commit);
+        Map<String, String> texts = planned.workflows();
         // Which run is which workflow and the pending statuses, then the pipeline is kept: the daemon
         // cannot start a run before its pending is told, and if we stop in between, the knot sends
         // the pipeline again and this is done again (a pending told twice, before anything else).
         List<SpindleStore.WorkflowRun> runs = new ArrayList<>();
-        for (String name : runNames(texts)) {
-            runs.add(new SpindleStore.WorkflowRun(
-                    Planner.runId(runnerId, repo, name, event, commit, List.of(e.knot() + "/" + e.rkey())), e.knot(), e.rkey(), name));
+        for (PipelineRunNames.RunName run : names.of(planned)) {
+            runs.add(new SpindleStore.WorkflowRun(run.runId(), e.knot(), e.rkey(), run.workflow()));
         }
         for (SpindleStore.WorkflowRun run : runs) {
             store.workflow(run);
@@ -127,22 +115,6 @@ public final class PipelineIntake {
         } else {
             store.queued(e.knot(), e.rkey());
         }
-    }
-
-    /**
-     * The names the planner gives these workflows' runs ({@link Planner} parses the same texts the same
-     * way): a file that does not parse is one run by its file name, a matrix one per combination.
-     */
-    static List<String> runNames(Map<String, String> texts) {
-        WorkflowSet set = WorkflowParser.parseAll(texts, Dialect.TANGLED);
-        List<String> names = new ArrayList<>();
-        for (WorkflowException broken : set.errors()) {
-            names.add(broken.file());
-        }
-        for (Workflow w : set.workflows()) {
-            names.add(w.name());
-        }
-        return names;
     }
 
     /** The commit a pipeline is about; a manual one's is its default branch's head, read from the knot. */

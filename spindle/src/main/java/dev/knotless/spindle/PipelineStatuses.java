@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
-import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.forge.CheckPublisher;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;

@@ -8,8 +8,9 @@ import dev.knotless.atproto.forge.FirehoseCursor;
 import dev.knotless.atproto.forge.ReconnectDelay;
 import dev.knotless.atproto.identity.DidResolver;
 import dev.knotless.checkout.Mirrors;
-import dev.knotless.runner.daemon.LiveRuns;
-import dev.knotless.runner.forge.Forge;
+import dev.knotless.forge.PipelineRunNames;
+import dev.knotless.forge.RunFeed;
+import dev.knotless.forge.Forge;
 import dev.knotless.secrets.SecretStore;
 import dev.knotless.spindle.knot.KnotCursors;
 import dev.knotless.spindle.knot.KnotEvents;
@@ -106,10 +107,12 @@ public final class Spindle implements AutoCloseable {
     /**
      * Reads the setup, follows the knots and the record streams, and serves the appview.
      *
+     * @param live the daemon's runs as they go, for the appview's logs
+     * @param names the ids the daemon gives a pipeline's runs, so each status names the run it is for
      * @param pollNow asks the daemon to poll a repository now, by name
      * @param lookNow asks the daemon's loop to look now (records changed)
      */
-    public void start(LiveRuns live, SpindleServer.FinishedRuns finished, Consumer<String> pollNow, Runnable lookNow)
+    public void start(RunFeed live, PipelineRunNames names, SpindleServer.FinishedRuns finished, Consumer<String> pollNow, Runnable lookNow)
             throws IOException {
         directory.wakeWith(lookNow);
         // The appview's side first: what knots send is told on streams already open.
@@ -122,7 +125,7 @@ public final class Spindle implements AutoCloseable {
         SpindleServer server = new SpindleServer(settings.listenHost(), settings.listenPort(), settings.owner(), store, signal, live,
                 finished, secretCalls, new LogLines(json, clock), json).start();
         closing.add(server);
-        PipelineIntake intake = new PipelineIntake(settings.runnerId(), watched, urls, store, statuses, forge, mirrors, json,
+        PipelineIntake intake = new PipelineIntake(names, watched, urls, store, statuses, forge, mirrors, json,
                 pollNow, log);
         KnotEvents knots = new KnotEvents(http, KnotCursors.inFile(settings.dir().resolve("knot-cursors.json")),
                 settings.plainKnots(), java.util.Set.of(PipelineIntake.NSID), intake::event, log, clock);

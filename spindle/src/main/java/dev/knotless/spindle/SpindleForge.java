@@ -3,11 +3,12 @@ package dev.knotless.spindle;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.Event;
-import dev.knotless.runner.forge.CheckPublisher;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.ForgeEvent;
-import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.workflow.Dialect;
+import dev.knotless.plan.Dialect;
+import dev.knotless.plan.dialects.Dialects;
+import dev.knotless.forge.CheckPublisher;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.Repository;
 import dev.knotless.spindle.knot.Pipeline;
 import dev.knotless.spindle.knot.PipelineException;
 import java.io.IOException;
@@ -29,6 +30,8 @@ public final class SpindleForge implements Forge {
 
     /** The engine this spindle runs: our workflow YAML, as is. */
     public static final String ENGINE = "knotless";
+    /** What the workflows of that engine are read as: our schema with the knot's keys beside it. */
+    static final Dialect DIALECT = Dialects.named("tangled");
 
     private final String runnerId;
     private final WatchedRepos repos;
@@ -99,7 +102,14 @@ public final class SpindleForge implements Forge {
     private ForgeEvent.Pipeline event(Repository repo, SpindleStore.Waiting w) throws PipelineException, IOException {
         JsonNode kept = json.readTree(w.json());
         Pipeline p = Pipeline.parse(w.knot(), w.rkey(), kept.path("pipeline"));
-        String commit = kept.path("commit").asText("");
+        return event(repo.name(), p, kept.path("commit").asText(""));
+    }
+
+    /**
+     * What the daemon plans for pipeline {@code p} of {@code repo} at {@code commit}: its workflows of
+     * this spindle's engine. The intake asks the daemon's run names of the same event, so both agree.
+     */
+    static ForgeEvent.Pipeline event(String repo, Pipeline p, String commit) {
         Map<String, String> texts = new LinkedHashMap<>();
         for (Pipeline.PipelineWorkflow wf : p.workflows()) {
             if (ENGINE.equals(wf.engine())) {
@@ -107,17 +117,17 @@ public final class SpindleForge implements Forge {
             }
         }
         Pipeline.Trigger t = p.trigger();
-        String id = w.knot() + "/" + w.rkey();
+        String id = p.knot() + "/" + p.rkey();
         return switch (t.kind()) {
-            case PUSH -> new ForgeEvent.Pipeline(repo.name(), id, Event.PUSH, commit, t.push().ref(),
-                    t.push().ref().replaceFirst("^refs/heads/", ""), true, Dialect.TANGLED.wireName(), texts, Map.of());
+            case PUSH -> new ForgeEvent.Pipeline(repo, id, Event.PUSH, commit, t.push().ref(),
+                    t.push().ref().replaceFirst("^refs/heads/", ""), true, DIALECT.name(), texts, Map.of());
             // A knot sends pull requests within one repository only: their authors push there, and their
             // pushes run trusted already.
-            case PULL_REQUEST -> new ForgeEvent.Pipeline(repo.name(), id, Event.PULL, commit,
+            case PULL_REQUEST -> new ForgeEvent.Pipeline(repo, id, Event.PULL, commit,
                     "refs/heads/" + t.pullRequest().sourceBranch(), t.pullRequest().targetBranch(), true,
-                    Dialect.TANGLED.wireName(), texts, Map.of());
-            case MANUAL -> new ForgeEvent.Pipeline(repo.name(), id, Event.MANUAL, commit, "refs/heads/" + branch(t),
-                    branch(t), true, Dialect.TANGLED.wireName(), texts, inputs(t));
+                    DIALECT.name(), texts, Map.of());
+            case MANUAL -> new ForgeEvent.Pipeline(repo, id, Event.MANUAL, commit, "refs/heads/" + branch(t),
+                    branch(t), true, DIALECT.name(), texts, inputs(t));
         };
     }
 

@@ -4,10 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.checks.Check;
-import dev.knotless.runner.ListenFailure;
-import dev.knotless.runner.daemon.LiveEvent;
-import dev.knotless.runner.daemon.LiveRun;
-import dev.knotless.runner.daemon.LiveRuns;
+import dev.knotless.forge.FollowedRun;
+import dev.knotless.forge.LiveEvent;
+import dev.knotless.forge.RunFeed;
+import dev.knotless.forge.listen.ListenFailure;
+import dev.knotless.text.OneLine;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.websocket.WsContext;
@@ -50,7 +51,7 @@ public final class SpindleServer implements AutoCloseable {
     private final String owner;
     private final SpindleStore store;
     private final StatusSignal signal;
-    private final LiveRuns live;
+    private final RunFeed live;
     private final FinishedRuns finished;
     private final SpindleSecrets secrets;
     private final LogLines lines;
@@ -59,7 +60,7 @@ public final class SpindleServer implements AutoCloseable {
     private final AtomicInteger open = new AtomicInteger();
     private final Map<String, Thread> streams = new ConcurrentHashMap<>();
 
-    SpindleServer(String host, int port, String owner, SpindleStore store, StatusSignal signal, LiveRuns live,
+    SpindleServer(String host, int port, String owner, SpindleStore store, StatusSignal signal, RunFeed live,
             FinishedRuns finished, SpindleSecrets secrets, LogLines lines, ObjectMapper json) {
         this.owner = owner;
         this.store = store;
@@ -169,7 +170,7 @@ public final class SpindleServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             } catch (IOException | RuntimeException e) {
                 LOG.debug("spindle stream {} ended: {}", ctx.sessionId(), e.toString());
-                closeQuietly(ctx, 1011, "the spindle could not go on: " + oneLine(e));
+                closeQuietly(ctx, 1011, "the spindle could not go on: " + OneLine.of(e));
             } finally {
                 streams.remove(ctx.sessionId());
                 open.decrementAndGet();
@@ -231,9 +232,9 @@ public final class SpindleServer implements AutoCloseable {
         String runId = run.get().runId();
         long from = 0;
         while (ctx.session.isOpen()) {
-            Optional<LiveRun> going = live.run(runId);
+            Optional<? extends FollowedRun> going = live.run(runId);
             if (going.isPresent()) {
-                LiveRun.Page page = going.get().since(from, PING_EVERY);
+                FollowedRun.Page page = going.get().since(from, PING_EVERY);
                 for (LiveEvent e : page.events()) {
                     Optional<String> line = lines.of(e);
                     if (line.isPresent()) {
@@ -285,8 +286,4 @@ public final class SpindleServer implements AutoCloseable {
         }
     }
 
-    private static String oneLine(Throwable e) {
-        String m = e.getMessage();
-        return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s*\\R\\s*", " ");
-    }
 }

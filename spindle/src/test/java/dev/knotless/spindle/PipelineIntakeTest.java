@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Event;
-import dev.knotless.runner.daemon.Planner;
-import dev.knotless.runner.forge.ForgeEvent;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.PipelineRunNames;
+import dev.knotless.forge.Repository;
 import dev.knotless.spindle.knot.KnotEvent;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -32,6 +32,12 @@ class PipelineIntakeTest {
     static final String DID = "did:plc:owner";
     static final String SHA = "a".repeat(40);
     static final String RUNNER = "did:web:spindle.test";
+    /**
+     * The daemon's names, stood in for: one run per workflow, an id that says which pipeline and
+     * workflow it is for. That the planner's names are the ids of the runs it plans is its own test's.
+     */
+    static final PipelineRunNames NAMES = p -> p.workflows().keySet().stream()
+            .map(w -> new PipelineRunNames.RunName(w, runId(p.repo(), w, p.event(), p.commit(), p.id()))).toList();
 
     @TempDir Path dir;
     SpindleStore store;
@@ -48,7 +54,7 @@ class PipelineIntakeTest {
         statuses = new PipelineStatuses(store, JSON, Clock.systemUTC(), new StatusSignal());
         KnotUrls urls = new KnotUrls(false);
         forge = new SpindleForge(RUNNER, repos, urls, store, statuses, JSON, log::add, () -> {});
-        intake = new PipelineIntake(RUNNER, repos, urls, store, statuses, forge, new Mirrors(dir.resolve("state")), JSON,
+        intake = new PipelineIntake(NAMES, repos, urls, store, statuses, forge, new Mirrors(dir.resolve("state")), JSON,
                 woken::add, log::add);
     }
 
@@ -99,7 +105,7 @@ class PipelineIntakeTest {
             assertThat(p.workflows()).containsOnlyKeys("build.yml");
         });
         // the run the planner will make is the one its statuses are told for
-        String runId = Planner.runId(RUNNER, "did-plc-owner/web", "build.yml", Event.PUSH, SHA, List.of("knot.test/3lpipe"));
+        String runId = runId("did-plc-owner/web", "build.yml", Event.PUSH, SHA, "knot.test/3lpipe");
         assertThat(store.workflowOf(runId)).get().extracting(SpindleStore.WorkflowRun::workflow).isEqualTo("build.yml");
 
         // sent again before and after it was queued: nothing new
@@ -124,5 +130,9 @@ class PipelineIntakeTest {
                         .contains("not the knot it came from"))
                 .anySatisfy(l -> assertThat(l).contains("knot knot.test sent a pipeline that is left out"));
         assertThat(forge.poll(forge.repositories().getFirst())).isEmpty();
+    }
+
+    static String runId(String repo, String workflow, Event event, String commit, String pipeline) {
+        return String.join(" ", repo, workflow, event.wireName(), commit, pipeline);
     }
 }

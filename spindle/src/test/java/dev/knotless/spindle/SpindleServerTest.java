@@ -1,11 +1,11 @@
 package dev.knotless.spindle;
 
+import dev.knotless.forge.RunFeed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.secrets.SecretStore;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -39,7 +39,7 @@ class SpindleServerTest {
         statuses = new PipelineStatuses(store, JSON, Clock.systemUTC(), signal);
         SpindleSecrets secrets = new SpindleSecrets((a, m) -> new Callers.Caller.Refused("no"), List::of, w -> "x",
                 SecretStore.inMemory(), store, JSON, Clock.systemUTC());
-        server = new SpindleServer("127.0.0.1", 0, "did:plc:owner", store, signal, new LiveRuns(), id -> Optional.empty(),
+        server = new SpindleServer("127.0.0.1", 0, "did:plc:owner", store, signal, RunFeed.NONE, id -> Optional.empty(),
                 secrets, new LogLines(JSON, Clock.systemUTC()), JSON).start();
     }
 

@@ -16,6 +16,30 @@ public interface CuttableExecutor extends AutoCloseable {
      */
     java.util.concurrent.Executor OWN_THREAD = task -> Thread.ofVirtual().name("cut-step").start(task);
 
+    /**
+     * {@code executor}, whose connections pass {@code proxy}: {@link #cutAll()} is the proxy's,
+     * and closing closes the executor, then the proxy.
+     */
+    static CuttableExecutor through(Executor executor, CuttingProxy proxy) {
+        return new CuttableExecutor() {
+            @Override
+            public Executor executor() {
+                return executor;
+            }
+
+            @Override
+            public int cutAll() {
+                return proxy.cutAll();
+            }
+
+            @Override
+            public void close() throws java.io.IOException {
+                executor.close();
+                proxy.close();
+            }
+        };
+    }
+
     Executor executor();
 
     /** Closes every connection open now (new ones are let through as before); how many it closed. */

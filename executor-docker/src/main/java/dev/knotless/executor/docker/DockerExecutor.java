@@ -9,7 +9,7 @@ import dev.knotless.executor.Labels;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
-import dev.knotless.executor.ServiceReadiness;
+import dev.knotless.executor.toolkit.ServiceReadiness;
 import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;

@@ -1,14 +1,14 @@
 package dev.knotless.executor.docker;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.knotless.executor.DetachedStep;
+import dev.knotless.executor.toolkit.DetachedStep;
 import dev.knotless.executor.Failure;
-import dev.knotless.executor.OpenedAhead;
+import dev.knotless.executor.toolkit.OpenedAhead;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
-import dev.knotless.executor.StepStopper;
-import dev.knotless.executor.StepStreams;
+import dev.knotless.executor.toolkit.StepStopper;
+import dev.knotless.executor.toolkit.StepStreams;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.time.Deadline;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.knotless.executor.docker;
 
-import dev.knotless.executor.DetachedStep;
+import dev.knotless.executor.toolkit.DetachedStep;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;

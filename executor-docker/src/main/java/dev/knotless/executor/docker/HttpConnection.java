@@ -1,7 +1,7 @@
 package dev.knotless.executor.docker;
 
 import dev.knotless.executor.StopSignal;
-import dev.knotless.tar.BlockInputStream;
+import dev.knotless.executor.toolkit.BlockInputStream;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;

@@ -9,7 +9,7 @@ import dev.knotless.executor.Failure;
 import dev.knotless.executor.Hardening;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.RunSpec;
-import dev.knotless.executor.ServiceReadiness;
+import dev.knotless.executor.toolkit.ServiceReadiness;
 import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.StopSignal;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.Trust;
-import dev.knotless.executor.WarmPool;
+import dev.knotless.executor.toolkit.WarmPool;
 import java.io.IOException;
 import java.util.HexFormat;
 import java.util.Map;

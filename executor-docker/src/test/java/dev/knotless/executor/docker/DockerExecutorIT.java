@@ -2,6 +2,7 @@ package dev.knotless.executor.docker;
 
 import dev.knotless.executor.Executor;
 import dev.knotless.testkit.CuttableExecutor;
+import dev.knotless.testkit.CuttingProxy;
 import dev.knotless.testkit.ExecutorContract;
 import dev.knotless.testkit.TestImages;
 import java.util.List;
@@ -35,7 +36,9 @@ class DockerExecutorIT extends ExecutorContract {
 
     @Override
     public CuttableExecutor cuttable() throws Exception {
-        return new CuttingSocketProxy(temp, DockerExecutor.DEFAULT_SOCKET);
+        // A Unix socket in front of the engine's, standing in for a dropped connection.
+        CuttingProxy proxy = CuttingProxy.unix(temp, DockerExecutor.DEFAULT_SOCKET);
+        return CuttableExecutor.through(new DockerExecutor(proxy.socket()), proxy);
     }
 
     @Override

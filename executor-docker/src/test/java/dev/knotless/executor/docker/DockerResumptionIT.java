@@ -9,6 +9,7 @@ import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.testkit.CuttableExecutor;
+import dev.knotless.testkit.CuttingProxy;
 import dev.knotless.testkit.RecordingOutput;
 import dev.knotless.testkit.TestImages;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +61,8 @@ class DockerResumptionIT {
                         + " i=0; while [ $i -lt 2000 ]; do i=$((i+1)); echo after-$i; done; exit 7"),
                 Map.of());
         RecordingOutput first = new RecordingOutput();
-        CuttingSocketProxy dying = new CuttingSocketProxy(temp, DockerExecutor.DEFAULT_SOCKET);
+        CuttingProxy proxy = CuttingProxy.unix(temp, DockerExecutor.DEFAULT_SOCKET);
+        CuttableExecutor dying = CuttableExecutor.through(new DockerExecutor(proxy.socket()), proxy);
         Session gone = dying.executor().start(spec, StopSignal.none());
         // its own thread: the abandoned step keeps trying to reattach long after the test, and must
         // not hold a pool the rest of the process shares

@@ -15,6 +15,7 @@ import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.Trust;
 import dev.knotless.testkit.Commands;
 import dev.knotless.testkit.CuttableExecutor;
+import dev.knotless.testkit.CuttingProxy;
 import dev.knotless.testkit.RecordingOutput;
 import dev.knotless.testkit.RunEnvironment;
 import dev.knotless.testkit.TestImages;
@@ -142,8 +143,9 @@ class DockerSpecificsIT {
     void aStepWhoseExitCodeAskBreaksAfterTheCutIsFollowedToItsOwnExit(@TempDir Path temp) throws Exception {
         StepPayload step = new StepPayload("reset", List.of("/bin/sh", "-c",
                 "echo before; echo to-stderr >&2; sleep 2; echo after; exit 7"), Map.of());
-        try (CuttingSocketProxy proxy = new CuttingSocketProxy(temp, DockerExecutor.DEFAULT_SOCKET);
-             Session s = proxy.executor().start(spec().build(), StopSignal.none())) {
+        try (CuttingProxy proxy = CuttingProxy.unix(temp, DockerExecutor.DEFAULT_SOCKET);
+             DockerExecutor executor = new DockerExecutor(proxy.socket());
+             Session s = executor.start(spec().build(), StopSignal.none())) {
             RecordingOutput out = new RecordingOutput();
             CompletableFuture<StepOutcome> outcome = CompletableFuture.supplyAsync(
                     () -> s.run(step, out, StopSignal.none()), CuttableExecutor.OWN_THREAD);

@@ -1,6 +1,6 @@
 package dev.knotless.executor.kubernetes;
 
-import dev.knotless.tar.BlockOutputStream;
+import dev.knotless.executor.toolkit.BlockOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -5,7 +5,7 @@ import dev.knotless.executor.Labels;
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.RunSpec;
-import dev.knotless.executor.RunnerLabel;
+import dev.knotless.executor.toolkit.RunnerLabel;
 import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.Trust;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;

@@ -19,7 +19,20 @@ import java.nio.file.Path;
  */
 public final class Kubeconfigs {
 
+    /**
+     * How long a new connection to the API server may take. fabric8's default is 10 s, which a
+     * host under heavy load missed while the client's event loop was still loading classes on
+     * first use; a refused connection still fails at once, so only a silent network waits this long.
+     */
+    static final int CONNECT_TIMEOUT_MILLIS = 30_000;
+
     private Kubeconfigs() {}
+
+    /** {@code config} with the timeouts every client of ours uses. */
+    static Config tuned(Config config) {
+        config.setConnectionTimeout(CONNECT_TIMEOUT_MILLIS);
+        return config;
+    }
 
     /** The config of {@code context} (null: the current one) in the kubeconfig at {@code path}. */
     public static Config load(String path, String context) throws IOException {
@@ -33,7 +46,7 @@ public final class Kubeconfigs {
         if (pem != null) {
             config.setClientKeyAlgo(keyAlgorithm(pem));
         }
-        return config;
+        return tuned(config);
     }
 
     /** RSA or EC, from the PEM header or, for PKCS#8 ({@code BEGIN PRIVATE KEY}), from the key itself. */

@@ -7,7 +7,7 @@ import dev.knotless.executor.Labels;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
-import dev.knotless.executor.ServiceReadiness;
+import dev.knotless.executor.toolkit.ServiceReadiness;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
@@ -94,7 +94,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
         Config config;
         try {
             config = options.kubeconfig() == null
-                    ? Config.autoConfigure(options.context())
+                    ? Kubeconfigs.tuned(Config.autoConfigure(options.context()))
                     : Kubeconfigs.load(options.kubeconfig(), options.context());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the kubeconfig " + options.kubeconfig() + ": " + e.getMessage(), e);

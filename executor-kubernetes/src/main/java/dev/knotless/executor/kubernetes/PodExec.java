@@ -1,6 +1,6 @@
 package dev.knotless.executor.kubernetes;
 
-import dev.knotless.tar.BlockOutputStream;
+import dev.knotless.executor.toolkit.BlockOutputStream;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.ContainerResource;

@@ -3,7 +3,7 @@ package dev.knotless.executor.kubernetes;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
-import dev.knotless.executor.ServiceReadiness;
+import dev.knotless.executor.toolkit.ServiceReadiness;
 import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.StopSignal;
 import io.fabric8.kubernetes.api.model.Pod;

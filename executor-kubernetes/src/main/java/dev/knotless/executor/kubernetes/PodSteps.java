@@ -1,13 +1,13 @@
 package dev.knotless.executor.kubernetes;
 
-import dev.knotless.executor.DetachedStep;
+import dev.knotless.executor.toolkit.DetachedStep;
 import dev.knotless.executor.Failure;
-import dev.knotless.executor.OpenedAhead;
+import dev.knotless.executor.toolkit.OpenedAhead;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
-import dev.knotless.executor.StepStreams;
-import dev.knotless.executor.StepStopper;
+import dev.knotless.executor.toolkit.StepStreams;
+import dev.knotless.executor.toolkit.StepStopper;
 import dev.knotless.executor.StopSignal;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.knotless.executor.kubernetes;
 
-import dev.knotless.tar.BlockInputStream;
+import dev.knotless.executor.toolkit.BlockInputStream;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.InputStream;

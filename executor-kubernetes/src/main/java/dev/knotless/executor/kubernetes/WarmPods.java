@@ -6,7 +6,7 @@ import dev.knotless.executor.Resources;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.Trust;
-import dev.knotless.executor.WarmPool;
+import dev.knotless.executor.toolkit.WarmPool;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;

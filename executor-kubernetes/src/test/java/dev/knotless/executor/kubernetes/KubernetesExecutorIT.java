@@ -4,6 +4,7 @@ import dev.knotless.executor.Executor;
 import dev.knotless.executor.Labels;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.testkit.CuttableExecutor;
+import dev.knotless.testkit.CuttingProxy;
 import dev.knotless.testkit.ExecutorContract;
 import dev.knotless.testkit.TestImages;
 import java.time.Duration;
@@ -81,25 +82,8 @@ class KubernetesExecutorIT extends ExecutorContract {
 
     @Override
     public CuttableExecutor cuttable() throws Exception {
-        CuttingProxy proxy = new CuttingProxy(CuttingProxy.apiServer(cluster), null);
-        KubernetesExecutor executor = proxy.executor(cluster, temp, KubernetesExecutor.KEEPALIVE);
-        return new CuttableExecutor() {
-            @Override
-            public Executor executor() {
-                return executor;
-            }
-
-            @Override
-            public int cutAll() {
-                return proxy.cutAll();
-            }
-
-            @Override
-            public void close() throws Exception {
-                executor.close();
-                proxy.close();
-            }
-        };
+        CuttingProxy proxy = CuttingProxy.tcp(cluster.apiServer());
+        return CuttableExecutor.through(cluster.executorThrough(proxy, temp, KubernetesExecutor.KEEPALIVE), proxy);
     }
 
     @Override

@@ -7,10 +7,9 @@ import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.testkit.CuttableExecutor;
+import dev.knotless.testkit.CuttingProxy;
 import dev.knotless.testkit.RecordingOutput;
 import dev.knotless.testkit.TestImages;
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,7 +38,6 @@ class KubernetesReattachIT {
 
     private static TestCluster cluster;
     private static String image;
-    private static URI apiServer;
     private String runner;
     @TempDir
     Path temp;
@@ -48,7 +46,6 @@ class KubernetesReattachIT {
     static void namespace() throws Exception {
         image = TestImages.ensureBuilt();
         cluster = TestCluster.withNamespace(Duration.ofSeconds(60));
-        apiServer = URI.create(cluster.client().getConfiguration().getMasterUrl());
     }
 
     @AfterAll
@@ -72,7 +69,7 @@ class KubernetesReattachIT {
 
     @Test
     void aStreamCutMidStepIsReattachedAndTheStepsOwnExitCodeAndOutputArrive() throws Exception {
-        try (CuttingProxy proxy = new CuttingProxy(apiServerAddress(), null);
+        try (CuttingProxy proxy = CuttingProxy.tcp(cluster.apiServer());
              KubernetesExecutor executor = throughProxy(proxy, KubernetesExecutor.KEEPALIVE);
              KubernetesSession s = (KubernetesSession) executor.start(spec(), StopSignal.none())) {
             RecordingOutput out = new RecordingOutput();
@@ -108,7 +105,7 @@ class KubernetesReattachIT {
         // held the pinger for 2-3 s cut a stream that had 3 s; the step is quiet for twice the 10 s.
         Duration idle = Duration.ofSeconds(10);
         StepPayload silent = new StepPayload("silent", List.of("/bin/sh", "-c", "sleep 22; echo done; exit 3"), Map.of());
-        try (CuttingProxy proxy = new CuttingProxy(apiServerAddress(), idle);
+        try (CuttingProxy proxy = CuttingProxy.tcp(cluster.apiServer()).cuttingIdleAfter(idle);
              KubernetesExecutor executor = throughProxy(proxy, Duration.ofSeconds(1));
              KubernetesSession s = (KubernetesSession) executor.start(spec(), StopSignal.none())) {
             RecordingOutput out = new RecordingOutput();
@@ -118,7 +115,7 @@ class KubernetesReattachIT {
         }
         // the control: without pings within the idle time the proxy cuts the step's stream, and
         // only the reattach saves it
-        try (CuttingProxy proxy = new CuttingProxy(apiServerAddress(), idle);
+        try (CuttingProxy proxy = CuttingProxy.tcp(cluster.apiServer()).cuttingIdleAfter(idle);
              KubernetesExecutor executor = throughProxy(proxy, Duration.ofMinutes(5));
              KubernetesSession s = (KubernetesSession) executor.start(spec(), StopSignal.none())) {
             RecordingOutput out = new RecordingOutput();
@@ -135,7 +132,7 @@ class KubernetesReattachIT {
      */
     @Test
     void aDownloadCutMidStreamGoesOnAfterTheBytesItDelivered() throws Exception {
-        try (CuttingProxy proxy = new CuttingProxy(apiServerAddress(), null);
+        try (CuttingProxy proxy = CuttingProxy.tcp(cluster.apiServer());
              KubernetesExecutor executor = throughProxy(proxy, KubernetesExecutor.KEEPALIVE);
              KubernetesSession s = (KubernetesSession) executor.start(spec(), StopSignal.none())) {
             RecordingOutput made = new RecordingOutput();
@@ -228,11 +225,7 @@ class KubernetesReattachIT {
     }
 
     private KubernetesExecutor throughProxy(CuttingProxy proxy, Duration keepalive) throws Exception {
-        return proxy.executor(cluster, temp, keepalive); // the scoped kubeconfig, through the proxy
-    }
-
-    private static InetSocketAddress apiServerAddress() {
-        return new InetSocketAddress(apiServer.getHost(), apiServer.getPort());
+        return cluster.executorThrough(proxy, temp, keepalive); // the scoped kubeconfig, through the proxy
     }
 
     private RunSpec spec() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.executor.Labels;
 import dev.knotless.executor.RunSpec;
+import dev.knotless.testkit.CuttingProxy;
 import dev.knotless.testkit.TestImages;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -12,6 +13,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,6 +99,26 @@ final class TestCluster implements AutoCloseable {
     /** An admin client, for making what a test needs and looking at what the runner made. */
     KubernetesClient client() {
         return admin;
+    }
+
+    /** The API server's address, where a {@link CuttingProxy} in front of it should point. */
+    InetSocketAddress apiServer() {
+        URI api = URI.create(admin.getConfiguration().getMasterUrl());
+        return new InetSocketAddress(api.getHost(), api.getPort());
+    }
+
+    /**
+     * An executor in this namespace whose connections to the API server pass {@code proxy}: the
+     * scoped kubeconfig, written to {@code dir}, with the proxy's port for the API server's. TLS
+     * passes the proxy untouched; the API server's certificate names 127.0.0.1, so it verifies.
+     */
+    KubernetesExecutor executorThrough(CuttingProxy proxy, Path dir, Duration keepalive) throws IOException {
+        InetSocketAddress api = apiServer();
+        Path through = dir.resolve("kubeconfig-" + proxy.port());
+        Files.writeString(through, Files.readString(Path.of(kubeconfig))
+                .replace(api.getHostString() + ":" + api.getPort(), "127.0.0.1:" + proxy.port()));
+        return new KubernetesExecutor(new KubernetesOptions(through.toString(), null, namespace, null, Map.of(), null, null,
+                Duration.ofSeconds(60)), keepalive);
     }
 
     @Override

@@ -1,11 +1,11 @@
 package dev.knotless.atproto.forge;
 
-import dev.knotless.runner.forge.CheckPublisher;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.ForgeEvent;
-import dev.knotless.runner.forge.MergeQueue;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.CheckPublisher;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.MergeQueue;
+import dev.knotless.forge.Repository;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,7 +3,8 @@ package dev.knotless.atproto.forge;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.xrpc.Records;
 import dev.knotless.atproto.xrpc.XrpcClient;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -109,7 +110,7 @@ public final class RepoRecords {
                     v.path("defaultBranch").asText(""), runners, List.of());
             return java.util.Optional.of(new Found(repo, record.uri()));
         } catch (IllegalArgumentException e) {
-            log.accept("atproto: record " + record.uri() + " is left out: " + oneLine(e.getMessage()));
+            log.accept("atproto: record " + record.uri() + " is left out: " + OneLine.ofUntrusted(e.getMessage(), 300));
             return java.util.Optional.empty();
         }
     }
@@ -120,8 +121,4 @@ public final class RepoRecords {
         return part.length() > 100 ? part.substring(0, 100) : part;
     }
 
-    private static String oneLine(String s) {
-        String line = s == null ? "" : s.replaceAll("[\\r\\n\\t]+", " ");
-        return line.length() > 300 ? line.substring(0, 300) + "…" : line;
-    }
 }

@@ -1,5 +1,6 @@
 package dev.knotless.atproto.forge;
 
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -128,7 +129,7 @@ public final class StreamFollower implements AutoCloseable {
         try {
             stored = store.load();
         } catch (IOException e) {
-            say("cannot read the " + words.stream() + " cursor " + store.file() + " (" + oneLine(e.getMessage(), 200)
+            say("cannot read the " + words.stream() + " cursor " + store.file() + " (" + OneLine.ofUntrusted(e.getMessage(), 200)
                     + "); following from now");
             stored = OptionalLong.empty();
         }
@@ -186,7 +187,7 @@ public final class StreamFollower implements AutoCloseable {
                 return;
             }
             String also = badUnsaid == 0 ? "" : " (and " + badUnsaid + " more refused since the last such line)";
-            say("a " + words.stream() + " frame is skipped: " + oneLine(why, 200) + also);
+            say("a " + words.stream() + " frame is skipped: " + OneLine.ofUntrusted(why, 200) + also);
             lastBadLine = now;
             badUnsaid = 0;
         }
@@ -200,7 +201,7 @@ public final class StreamFollower implements AutoCloseable {
             try {
                 store.forget();
             } catch (IOException e) {
-                say("cannot remove the " + words.stream() + " cursor " + store.file() + ": " + oneLine(e.getMessage(), 200));
+                say("cannot remove the " + words.stream() + " cursor " + store.file() + ": " + OneLine.ofUntrusted(e.getMessage(), 200));
             }
         }
     }
@@ -265,7 +266,7 @@ public final class StreamFollower implements AutoCloseable {
         @Override
         public void onClosing(WebSocket socket, int code, String reason) {
             socket.close(1000, null);
-            ended(socket, "closed by the " + words.server() + " (" + code + (reason.isEmpty() ? "" : " " + oneLine(reason, 100)) + ")");
+            ended(socket, "closed by the " + words.server() + " (" + code + (reason.isEmpty() ? "" : " " + OneLine.ofUntrusted(reason, 100)) + ")");
         }
 
         @Override
@@ -275,7 +276,7 @@ public final class StreamFollower implements AutoCloseable {
 
         @Override
         public void onFailure(WebSocket socket, Throwable t, @Nullable Response response) {
-            ended(socket, response != null ? "HTTP " + response.code() : oneLine(t.getMessage(), 200));
+            ended(socket, response != null ? "HTTP " + response.code() : OneLine.ofUntrusted(t.getMessage(), 200));
         }
     }
 
@@ -335,7 +336,7 @@ public final class StreamFollower implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             synchronized (lock) {
                 if (!saveFailing) {
-                    say("cannot save the " + words.stream() + " cursor " + store.file() + " (" + oneLine(e.getMessage(), 200)
+                    say("cannot save the " + words.stream() + " cursor " + store.file() + " (" + OneLine.ofUntrusted(e.getMessage(), 200)
                             + "); a restart would replay from an older one");
                     saveFailing = true;
                 }
@@ -367,7 +368,7 @@ public final class StreamFollower implements AutoCloseable {
         try {
             save();
         } catch (IOException | RuntimeException e) {
-            say("cannot save the " + words.stream() + " cursor " + store.file() + ": " + oneLine(e.getMessage(), 200));
+            say("cannot save the " + words.stream() + " cursor " + store.file() + ": " + OneLine.ofUntrusted(e.getMessage(), 200));
         }
     }
 
@@ -375,9 +376,4 @@ public final class StreamFollower implements AutoCloseable {
         log.accept(words.prefix() + ": " + line);
     }
 
-    /** Others' text (a server's close reason, an exception's message) on one log line, at most {@code most} characters. */
-    private static String oneLine(@Nullable String s, int most) {
-        String line = String.valueOf(s).replaceAll("\\p{Cntrl}+", " ");
-        return line.length() > most ? line.substring(0, most) + "…" : line;
-    }
 }

@@ -1,5 +1,6 @@
 package dev.knotless.atproto.identity;
 
+import dev.knotless.text.OneLine;
 import java.math.BigInteger;
 import java.security.AlgorithmParameters;
 import java.security.GeneralSecurityException;
@@ -84,7 +85,7 @@ public record AtprotoKey(Curve curve, byte[] compressed) {
             case "Multikey" -> null;
             case "EcdsaSecp256k1VerificationKey2019" -> Curve.SECP256K1;
             case "EcdsaSecp256r1VerificationKey2019" -> Curve.P256;
-            default -> throw new IdentityException("a verification method of type " + DidDocument.oneLine(type)
+            default -> throw new IdentityException("a verification method of type " + OneLine.ofUntrusted(type, 120)
                     + " (expected Multikey, or a secp256k1 or P-256 key)");
         };
         if (curve == null) {

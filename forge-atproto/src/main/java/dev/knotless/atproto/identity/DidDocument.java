@@ -1,6 +1,7 @@
 package dev.knotless.atproto.identity;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.text.OneLine;
 import java.net.URI;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -18,7 +19,7 @@ public record DidDocument(String did, AtprotoKey signingKey, Optional<URI> pds) 
     public static DidDocument parse(String did, JsonNode document) throws IdentityException {
         if (!did.equals(document.path("id").asText())) {
             throw new IdentityException("the DID document served for " + did + " is "
-                    + (document.path("id").isTextual() ? "that of " + oneLine(document.path("id").asText()) : "not a DID document"));
+                    + (document.path("id").isTextual() ? "that of " + OneLine.ofUntrusted(document.path("id").asText(), 120) : "not a DID document"));
         }
         AtprotoKey key = null;
         for (JsonNode method : document.path("verificationMethod")) {
@@ -49,16 +50,12 @@ public record DidDocument(String did, AtprotoKey signingKey, Optional<URI> pds) 
         try {
             URI uri = URI.create(text);
             if (!("https".equals(uri.getScheme()) || "http".equals(uri.getScheme())) || uri.getHost() == null) {
-                throw new IdentityException("the #atproto_pds of " + did + " is not an HTTP URL: " + oneLine(text));
+                throw new IdentityException("the #atproto_pds of " + did + " is not an HTTP URL: " + OneLine.ofUntrusted(text, 120));
             }
             return uri;
         } catch (IllegalArgumentException e) {
-            throw new IdentityException("the #atproto_pds of " + did + " is not a URL: " + oneLine(text));
+            throw new IdentityException("the #atproto_pds of " + did + " is not a URL: " + OneLine.ofUntrusted(text, 120));
         }
     }
 
-    static String oneLine(String s) {
-        String t = s.replaceAll("[\\p{Cntrl}\\s]+", " ").strip();
-        return t.length() <= 120 ? t : t.substring(0, 120) + "…";
-    }
 }

@@ -2,6 +2,7 @@ package dev.knotless.atproto.identity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Objects;
@@ -46,7 +47,7 @@ public final class DidResolver {
         } else {
             var web = WEB.matcher(did);
             if (!web.matches()) {
-                throw new IdentityException("cannot resolve " + DidDocument.oneLine(did) + ": only did:plc and did:web (a host, no path) are supported");
+                throw new IdentityException("cannot resolve " + OneLine.ofUntrusted(did, 120) + ": only did:plc and did:web (a host, no path) are supported");
             }
             String port = web.group(2) == null ? "" : ":" + web.group(2).substring(3);
             // localhost serves plain HTTP, as the did:web spec's own examples for development do.
@@ -77,7 +78,7 @@ public final class DidResolver {
             }
         } catch (IOException e) {
             throw new IdentityException("resolving " + did + " at " + url + ": "
-                    + DidDocument.oneLine(Objects.toString(e.getMessage(), e.getClass().getSimpleName())), e);
+                    + OneLine.ofUntrusted(Objects.toString(e.getMessage(), e.getClass().getSimpleName()), 120), e);
         }
     }
 }

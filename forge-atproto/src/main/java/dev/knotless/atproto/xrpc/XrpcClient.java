@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -277,7 +278,7 @@ public final class XrpcClient {
         try {
             return http.newCall(request).execute();
         } catch (IOException e) {
-            throw new IOException(nsid + " at " + service + ": " + oneLine(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()), e);
+            throw new IOException(nsid + " at " + service + ": " + OneLine.ofUntrusted(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(), MESSAGE_CAP), e);
         }
     }
 
@@ -306,8 +307,8 @@ public final class XrpcClient {
         try {
             JsonNode node = json.readTree(readBounded(nsid, response.body(), 64 << 10));
             if (node != null && node.isObject()) {
-                error = node.path("error").isTextual() ? oneLine(node.get("error").asText()) : null;
-                message = node.path("message").isTextual() ? oneLine(node.get("message").asText()) : null;
+                error = node.path("error").isTextual() ? OneLine.ofUntrusted(node.get("error").asText(), MESSAGE_CAP) : null;
+                message = node.path("message").isTextual() ? OneLine.ofUntrusted(node.get("message").asText(), MESSAGE_CAP) : null;
             }
         } catch (IOException | RuntimeException e) {
             // Not XRPC's error shape (a proxy's page, a cut answer): the status says enough.
@@ -364,8 +365,4 @@ public final class XrpcClient {
         return identity == null ? message : message.replace(identity.password(), "<password>");
     }
 
-    static String oneLine(String s) {
-        String t = s.replaceAll("[\\p{Cntrl}\\s]+", " ").strip();
-        return t.length() <= MESSAGE_CAP ? t : t.substring(0, MESSAGE_CAP) + "…";
-    }
 }

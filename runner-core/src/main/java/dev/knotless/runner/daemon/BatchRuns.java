@@ -1,7 +1,7 @@
 package dev.knotless.runner.daemon;
 
 import dev.knotless.checks.CheckStatus;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.lander.Batch;
 import dev.knotless.runner.lander.BatchTester;
 import dev.knotless.runner.state.QueuedRun;

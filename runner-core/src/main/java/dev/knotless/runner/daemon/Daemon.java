@@ -4,14 +4,15 @@ import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Executor;
 import dev.knotless.runner.forge.Backoff;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.forge.RunnerSelection;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
 import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.text.OneLine;
 import dev.knotless.time.Ticker;
 import java.io.IOException;
 import java.time.Clock;
@@ -295,13 +296,13 @@ public final class Daemon implements AutoCloseable {
             try {
                 intake.pollOnce();
             } catch (IOException | RuntimeException e) {
-                log.line("could not poll the forge: " + DaemonWords.oneLine(e));
+                log.line("could not poll the forge: " + OneLine.of(e));
                 LOG.debug("poll failed", e);
             }
             try {
                 workers.dispatch(() -> stopping);
             } catch (IOException | RuntimeException e) {
-                log.line("could not take a run from the queue: " + DaemonWords.oneLine(e));
+                log.line("could not take a run from the queue: " + OneLine.of(e));
                 LOG.debug("dispatch failed", e);
             }
             try {
@@ -326,7 +327,7 @@ public final class Daemon implements AutoCloseable {
                     wake.offer(WAKE);
                 }
             } catch (RuntimeException e) {
-                log.line("could not queue the scheduled runs: " + DaemonWords.oneLine(e));
+                log.line("could not queue the scheduled runs: " + OneLine.of(e));
                 LOG.debug("scheduling failed", e);
             }
             try {

@@ -1,7 +1,8 @@
 package dev.knotless.runner.daemon;
 
-import dev.knotless.runner.forge.ForgeEvent;
+import dev.knotless.forge.ForgeEvent;
 import dev.knotless.runner.state.RunRecord;
+import dev.knotless.text.OneLine;
 
 /** How the daemon's log lines name runs, events and failures. */
 final class DaemonWords {
@@ -28,9 +29,4 @@ final class DaemonWords {
         return sha.substring(0, Math.min(12, sha.length()));
     }
 
-    /** An exception's message on one line, or its class when it has none. */
-    static String oneLine(Throwable e) {
-        String m = e.getMessage();
-        return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s*\\R\\s*", " ");
-    }
 }

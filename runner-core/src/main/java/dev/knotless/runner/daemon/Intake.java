@@ -1,23 +1,23 @@
 package dev.knotless.runner.daemon;
 
 import static dev.knotless.runner.daemon.DaemonWords.describe;
-import static dev.knotless.runner.daemon.DaemonWords.oneLine;
 import static dev.knotless.runner.daemon.DaemonWords.shortSha;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.RunnerSelection;
 import dev.knotless.runner.forge.Backoff;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.ForgeEvent;
 import dev.knotless.runner.forge.Poller;
-import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.forge.RunnerSelection;
 import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.state.MergeQueueRows;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -117,7 +117,7 @@ final class Intake {
                 supersede(event);
             } catch (IOException | RuntimeException e) {
                 Duration wait = backoff.failed(repo.get().name());
-                log.line(event.repo() + ": could not plan " + describe(event) + ": " + oneLine(e)
+                log.line(event.repo() + ": could not plan " + describe(event) + ": " + OneLine.of(e)
                         + " (next try in " + wait.toSeconds() + "s)");
                 LOG.debug("planning failed", e);
             }
@@ -176,7 +176,7 @@ final class Intake {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            log.line(event.repo() + ": could not cancel the runs " + shortSha(sha) + " supersedes: " + oneLine(e));
+            log.line(event.repo() + ": could not cancel the runs " + shortSha(sha) + " supersedes: " + OneLine.of(e));
         }
     }
 
@@ -190,7 +190,7 @@ final class Intake {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            log.line("could not name the default runner in new records: " + oneLine(e));
+            log.line("could not name the default runner in new records: " + OneLine.of(e));
         }
     }
 }

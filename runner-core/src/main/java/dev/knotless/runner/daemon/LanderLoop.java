@@ -1,11 +1,10 @@
 package dev.knotless.runner.daemon;
 
-import static dev.knotless.runner.daemon.DaemonWords.oneLine;
-
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.forge.RunnerSelection;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -67,12 +66,12 @@ final class LanderLoop {
                     try {
                         busy |= !lander.landOnce(repo).isEmpty();
                     } catch (IOException | RuntimeException e) {
-                        log.line(repo.name() + ": the lander failed: " + oneLine(e));
+                        log.line(repo.name() + ": the lander failed: " + OneLine.of(e));
                         LOG.debug("landing failed", e);
                     }
                 }
             } catch (IOException | RuntimeException e) {
-                log.line("the lander could not read the repositories: " + oneLine(e));
+                log.line("the lander could not read the repositories: " + OneLine.of(e));
             }
             if (!busy) {
                 try {

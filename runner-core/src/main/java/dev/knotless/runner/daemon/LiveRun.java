@@ -2,6 +2,8 @@ package dev.knotless.runner.daemon;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;
+import dev.knotless.forge.FollowedRun;
+import dev.knotless.forge.LiveEvent;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,7 +17,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One run's live events in a bounded buffer, for any number of followers.
+ * One run's live events in a bounded buffer, for any number of followers: the daemon's side of the
+ * seam's {@link FollowedRun}, which the run's thread writes through {@link LiveRuns}.
  *
  * <p>The buffer keeps the newest events, at most {@code maxEvents} of them and at most
  * {@code maxBytes} of line text; a follower that falls further behind is told how many it missed and
@@ -25,28 +28,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Concurrency: the run's thread writes, follower threads read; one lock guards all, and a
  * condition wakes followers when something new arrives.
  */
-public final class LiveRun {
-
-    /**
-     * What a follower gets from {@link #since}.
-     *
-     * @param events the events from the asked position (or from the oldest kept), in order
-     * @param next where to go on from
-     * @param missed how many events were dropped from the buffer before the follower read them
-     */
-    public record Page(List<LiveEvent> events, long next, long missed) {
-
-        public boolean finished() {
-            return !events.isEmpty() && events.getLast() instanceof LiveEvent.Finished;
-        }
-    }
-
-    /**
-     * A step as the run knows it so far.
-     *
-     * @param result null until the step finished
-     */
-    public record StepState(int number, String name, boolean started, StepResult result) {}
+public final class LiveRun implements FollowedRun {
 
     private final String id;
     private final String repo;
@@ -75,19 +57,22 @@ public final class LiveRun {
         }
     }
 
+    @Override
     public String id() {
         return id;
     }
 
+    @Override
     public String repo() {
         return repo;
     }
 
+    @Override
     public String workflow() {
         return workflow;
     }
 
-    /** Every step of the workflow, in order, as far as it got. */
+    @Override
     public List<StepState> steps() {
         lock.lock();
         try {
@@ -97,6 +82,7 @@ public final class LiveRun {
         }
     }
 
+    @Override
     public Optional<Check> finalCheck() {
         lock.lock();
         try {
@@ -110,6 +96,7 @@ public final class LiveRun {
      * The events from {@code from} on; waits up to {@code wait} when there are none yet and the run
      * has not finished. An empty page means nothing new within the wait.
      */
+    @Override
     public Page since(long from, Duration wait) throws InterruptedException {
         lock.lock();
         try {

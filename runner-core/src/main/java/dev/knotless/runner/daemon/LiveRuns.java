@@ -3,9 +3,10 @@ package dev.knotless.runner.daemon;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
+import dev.knotless.forge.RunFeed;
+import dev.knotless.plan.Step;
 import dev.knotless.runner.run.record.RunListener;
 import dev.knotless.runner.run.request.RunRequest;
-import dev.knotless.runner.workflow.Step;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Map;
@@ -14,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The live output of the daemon's runs, in memory, for the HTTP API to stream: a {@link RunListener}
+ * The live output of the daemon's runs, in memory, for the HTTP API to stream and the seam's
+ * {@link RunFeed} (the spindle's appview follows runs through it): a {@link RunListener}
  * that keeps a bounded {@link LiveRun} per running run and the last few finished ones (so a follower
  * that comes just after the end still sees it).
  *
@@ -24,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Concurrency: each run's calls come from that run's thread; runs go at once; followers read from
  * any thread.
  */
-public final class LiveRuns implements RunListener {
+public final class LiveRuns implements RunListener, RunFeed {
 
     /** Events kept per run, and characters of line text: the newest 5000 lines or 1 Mi characters. */
     public static final int DEFAULT_MAX_EVENTS = 5_000;
@@ -57,6 +59,7 @@ public final class LiveRuns implements RunListener {
     }
 
     /** The run going now (or finished lately) of that id. */
+    @Override
     public Optional<LiveRun> run(String id) {
         return Optional.ofNullable(runs.get(id));
     }
@@ -66,6 +69,7 @@ public final class LiveRuns implements RunListener {
      * hears of its start at once, and looks at the state store (did it end without starting?) only
      * between waits.
      */
+    @Override
     public Optional<LiveRun> await(String id, Duration atMost) throws InterruptedException {
         long deadline = System.nanoTime() + atMost.toNanos();
         synchronized (started) {

@@ -7,17 +7,17 @@ import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.forge.RunnerSelection;
+import dev.knotless.plan.Inputs;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.dialects.Dialects;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.RunnerSelection;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
-import dev.knotless.runner.workflow.Inputs;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowException;
-import dev.knotless.runner.workflow.WorkflowParser;
-import dev.knotless.runner.workflow.WorkflowSet;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -77,8 +77,8 @@ public final class ManualRuns {
         } catch (CheckoutException e) {
             return new Outcome.NotFound("branch " + onBranch + " of " + repoName);
         }
-        FileTexts files = mirror.texts(head.sha(), WorkflowParser.DIRECTORY);
-        WorkflowSet set = WorkflowParser.parseAll(files.texts(), files.refused());
+        FileTexts files = mirror.texts(head.sha(), Dialects.standard().directory());
+        WorkflowSet set = Dialects.standard().parseAll(files.texts(), files.refused());
         for (WorkflowException broken : set.errors()) {
             if (broken.file().equals(workflowName)) {
                 return new Outcome.Refused(broken.getMessage());

@@ -1,21 +1,22 @@
 package dev.knotless.runner.daemon;
 
 import dev.knotless.checkout.FileTexts;
-import dev.knotless.checks.Event;
-import dev.knotless.executor.Trust;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
-import dev.knotless.runner.forge.ForgeEvent;
-import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.forge.RunnerSelection;
+import dev.knotless.checks.Event;
+import dev.knotless.executor.Trust;
+import dev.knotless.plan.Dialect;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.dialects.Dialects;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.PipelineRunNames;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.RunnerSelection;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunLinks;
 import dev.knotless.runner.state.SuppliedWorkflow;
-import dev.knotless.runner.workflow.Dialect;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowException;
-import dev.knotless.runner.workflow.WorkflowParser;
-import dev.knotless.runner.workflow.WorkflowSet;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -67,7 +68,7 @@ public final class Planner {
      */
     public List<QueuedRun> plan(Repository repo, ForgeEvent event) throws IOException {
         if (event instanceof ForgeEvent.Pipeline pipeline) {
-            return planSupplied(repo, pipeline);
+            return planSupplied(runnerId, repo.name(), pipeline);
         }
         Trigger trigger = trigger(event);
         if (trigger == null) {
@@ -89,8 +90,8 @@ public final class Planner {
         long started = System.nanoTime();
         Mirror mirror = mirrors.mirrorFor(repo.cloneUrl(), trigger.event() == Event.PULL ? List.of(trigger.ref()) : List.of());
         long fetched = System.nanoTime();
-        FileTexts files = mirror.texts(trigger.commit(), WorkflowParser.DIRECTORY);
-        WorkflowSet set = WorkflowParser.parseAll(files.texts(), files.refused());
+        FileTexts files = mirror.texts(trigger.commit(), Dialects.standard().directory());
+        WorkflowSet set = Dialects.standard().parseAll(files.texts(), files.refused());
         LOG.debug("planned repo={} commit={} syncMs={} workflowsMs={}", repo.name(), trigger.commit(),
                 (fetched - started) / 1_000_000, (System.nanoTime() - fetched) / 1_000_000);
         List<QueuedRun> runs = new ArrayList<>();
@@ -111,26 +112,39 @@ public final class Planner {
     }
 
     /**
+     * The seam's names for the runs of the pipelines forges send, as runner {@code runnerId}'s planner
+     * names them: a forge tells each run's status before the daemon plans it (the spindle's {@code
+     * pending}), and the names must be the queued runs' ids. Reads no git, so it is given apart from
+     * a planner.
+     */
+    public static PipelineRunNames runNames(String runnerId) {
+        Objects.requireNonNull(runnerId, "runnerId");
+        return p -> planSupplied(runnerId, p.repo(), p).stream()
+                .map(run -> new PipelineRunNames.RunName(run.workflow(), run.id()))
+                .toList();
+    }
+
+    /**
      * The runs of a pipeline whose workflows the forge chose and sent: each of them, in the forge's
      * order, with its text kept for the run; no {@code on} is matched, no file read from the commit.
      * A pull request's runs are trusted only when the forge says so. Ids take the pipeline's id in,
      * so another pipeline at the same commit (a manual trigger) runs again.
      */
-    private List<QueuedRun> planSupplied(Repository repo, ForgeEvent.Pipeline p) {
-        Dialect dialect = Dialect.parse(p.dialect());
-        WorkflowSet set = WorkflowParser.parseAll(p.workflows(), dialect);
+    private static List<QueuedRun> planSupplied(String runnerId, String repo, ForgeEvent.Pipeline p) {
+        Dialect dialect = Dialects.named(p.dialect());
+        WorkflowSet set = dialect.parseAll(p.workflows());
         Trust trust = p.trusted() ? Trust.TRUSTED : Trust.UNTRUSTED;
         List<String> more = List.of(p.id());
         List<QueuedRun> runs = new ArrayList<>();
         for (WorkflowException broken : set.errors()) {
             String text = p.workflows().getOrDefault(broken.file(), "");
-            runs.add(new QueuedRun(runId(runnerId, repo.name(), broken.file(), p.event(), p.commit(), more), repo.name(),
+            runs.add(new QueuedRun(runId(runnerId, repo, broken.file(), p.event(), p.commit(), more), repo,
                     p.commit(), p.ref(), broken.file(), p.event(), trust, runnerId, p.variables(), null,
                     new SuppliedWorkflow(broken.file(), dialect, text)));
         }
         for (Workflow w : set.workflows()) {
             String file = w.file();
-            runs.add(new QueuedRun(runId(runnerId, repo.name(), w.name(), p.event(), p.commit(), more), repo.name(),
+            runs.add(new QueuedRun(runId(runnerId, repo, w.name(), p.event(), p.commit(), more), repo,
                     p.commit(), p.ref(), w.name(), p.event(), trust, runnerId, p.variables(), links(set, w),
                     new SuppliedWorkflow(file, dialect, p.workflows().getOrDefault(file, ""))));
         }

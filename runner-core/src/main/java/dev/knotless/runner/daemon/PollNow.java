@@ -1,7 +1,7 @@
 package dev.knotless.runner.daemon;
 
 import dev.knotless.runner.forge.Backoff;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.Set;

@@ -1,7 +1,6 @@
 package dev.knotless.runner.daemon;
 
 import static dev.knotless.runner.daemon.DaemonWords.describe;
-import static dev.knotless.runner.daemon.DaemonWords.oneLine;
 
 import dev.knotless.checks.Check;
 import dev.knotless.executor.Executor;
@@ -16,6 +15,7 @@ import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.run.record.StateFull;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,7 +134,7 @@ final class Recovery {
         try {
             return found.get();
         } catch (ExecutionException e) {
-            log.line(describe(record) + " cannot be resumed: " + oneLine(e.getCause()));
+            log.line(describe(record) + " cannot be resumed: " + OneLine.of(e.getCause()));
             LOG.debug("resume failed", e.getCause());
             return Optional.empty();
         } catch (InterruptedException e) {
@@ -156,7 +156,7 @@ final class Recovery {
             return run.environmentOf(ready.request(), record.startedAt())
                     .map(session -> new Resumed(record, ready.request(), progress.get(), session));
         } catch (IOException | RuntimeException e) {
-            log.line(describe(record) + " cannot be resumed: " + oneLine(e));
+            log.line(describe(record) + " cannot be resumed: " + OneLine.of(e));
             LOG.debug("resume failed", e);
             return Optional.empty();
         }

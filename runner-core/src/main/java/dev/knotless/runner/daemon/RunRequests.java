@@ -3,20 +3,20 @@ package dev.knotless.runner.daemon;
 import static dev.knotless.runner.daemon.DaemonWords.shortSha;
 
 import dev.knotless.checkout.FileTexts;
+import dev.knotless.checkout.Mirror;
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckSubject;
 import dev.knotless.checks.ExecutorName;
-import dev.knotless.checkout.Mirror;
-import dev.knotless.checkout.Mirrors;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.Repository;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.SuppliedWorkflow;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowException;
-import dev.knotless.runner.workflow.WorkflowParser;
-import dev.knotless.runner.workflow.WorkflowSet;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
@@ -63,13 +63,13 @@ final class RunRequests {
             // Sent with the event: this file alone, its needs already in the queue's links.
             SuppliedWorkflow s = record.supplied();
             try {
-                set = new WorkflowSet(WorkflowParser.parseExpanded(s.file(), s.text(), s.dialect()), List.of());
+                set = new WorkflowSet(s.dialect().parseExpanded(s.file(), s.text()), List.of());
             } catch (WorkflowException broken) {
                 return new Prepared.Refused(broken.getMessage(), mirror.repo());
             }
         } else {
-            FileTexts files = mirror.texts(record.commit(), WorkflowParser.DIRECTORY);
-            set = WorkflowParser.parseAll(files.texts(), files.refused());
+            FileTexts files = mirror.texts(record.commit(), Dialects.standard().directory());
+            set = Dialects.standard().parseAll(files.texts(), files.refused());
         }
         for (WorkflowException broken : set.errors()) {
             if (broken.file().equals(record.workflow())) {

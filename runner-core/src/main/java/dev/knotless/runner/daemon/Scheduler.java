@@ -1,17 +1,16 @@
 package dev.knotless.runner.daemon;
 
-import static dev.knotless.runner.daemon.DaemonWords.oneLine;
-
 import dev.knotless.checkout.CheckoutException;
 import dev.knotless.checkout.Commit;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.forge.Forge;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.ScheduleMarks;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -38,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * latest is queued (a runner that was down for a night runs a nightly job once, not once per missed
  * time) and the check says how late it started. The run is queued before the mark moves, with an id
  * derived from the branch and due time, so a crash between the two queues nothing twice. Only the
- * schedule's one runner ({@link dev.knotless.runner.forge.RunnerSelection#scheduler}) queues it, so
+ * schedule's one runner ({@link dev.knotless.forge.RunnerSelection#scheduler}) queues it, so
  * two runners watching a repository do not both run it.
  *
  * <p>Looked at once per minute of its clock (cron times are whole minutes), from the daemon's
@@ -106,7 +105,7 @@ final class Scheduler {
         try {
             repos = forge.repositories().stream().filter(watched).toList();
         } catch (IOException | RuntimeException e) {
-            log.line("could not list the repositories to schedule: " + oneLine(e));
+            log.line("could not list the repositories to schedule: " + OneLine.of(e));
             return 0;
         }
         known.keySet().retainAll(repos.stream().map(Repository::name).toList());
@@ -118,7 +117,7 @@ final class Scheduler {
             try {
                 queued += tick(repo, now);
             } catch (IOException | RuntimeException e) {
-                log.line(repo.name() + ": could not read its schedules: " + oneLine(e));
+                log.line(repo.name() + ": could not read its schedules: " + OneLine.of(e));
                 LOG.debug("scheduling failed", e);
             }
         }

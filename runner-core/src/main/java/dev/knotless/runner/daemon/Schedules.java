@@ -4,13 +4,13 @@ import dev.knotless.checkout.Commit;
 import dev.knotless.checkout.FileTexts;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
-import dev.knotless.runner.forge.Repository;
-import dev.knotless.runner.forge.RunnerSelection;
+import dev.knotless.plan.Schedule;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowSet;
+import dev.knotless.plan.dialects.Dialects;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.RunnerSelection;
 import dev.knotless.runner.state.ScheduleMarks;
-import dev.knotless.runner.workflow.Schedule;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowParser;
-import dev.knotless.runner.workflow.WorkflowSet;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,8 +68,8 @@ public final class Schedules {
     public Read read(Repository repo) throws IOException {
         Mirror mirror = mirrors.mirrorFor(repo.cloneUrl());
         Commit head = mirror.resolve(repo.defaultRef());
-        FileTexts files = mirror.texts(head.sha(), WorkflowParser.DIRECTORY);
-        WorkflowSet set = WorkflowParser.parseAll(files.texts(), files.refused());
+        FileTexts files = mirror.texts(head.sha(), Dialects.standard().directory());
+        WorkflowSet set = Dialects.standard().parseAll(files.texts(), files.refused());
         List<Entry> entries = new ArrayList<>();
         for (Workflow workflow : set.workflows()) {
             for (Schedule schedule : workflow.on().schedules()) {

@@ -1,7 +1,6 @@
 package dev.knotless.runner.daemon;
 
 import static dev.knotless.runner.daemon.DaemonWords.describe;
-import static dev.knotless.runner.daemon.DaemonWords.oneLine;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
@@ -11,6 +10,7 @@ import dev.knotless.runner.run.Needs;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
+import dev.knotless.text.OneLine;
 import dev.knotless.time.Deadline;
 import java.io.IOException;
 import java.time.Duration;
@@ -175,7 +175,7 @@ final class Workers {
                 check = body.run(cancellation);
             } catch (IOException | RuntimeException e) {
                 LOG.debug("run {} could not start", record.id(), e);
-                check = requests.errorCheck(record, oneLine(e), null);
+                check = requests.errorCheck(record, OneLine.of(e), null);
                 checks.finished(check);
             }
             log.line(describe(record) + " " + check.status().wireName()
@@ -185,7 +185,7 @@ final class Workers {
                 failFast(record);
             }
         } catch (IOException | RuntimeException e) {
-            log.line(describe(record) + ": could not record its check: " + oneLine(e));
+            log.line(describe(record) + ": could not record its check: " + OneLine.of(e));
             LOG.warn("run {} could not be recorded", record.id(), e);
         } finally {
             going.remove(record.id());
@@ -221,7 +221,7 @@ final class Workers {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            log.line(describe(failed) + ": could not cancel the rest of its matrix: " + oneLine(e));
+            log.line(describe(failed) + ": could not cancel the rest of its matrix: " + OneLine.of(e));
         }
     }
 

@@ -1,6 +1,10 @@
 package dev.knotless.runner.forge;
 
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.SideBySide;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,7 +86,7 @@ public final class Poller {
             return new Outcome.Polled(repo, events);
         } catch (IOException e) {
             Duration wait = backoff.failed(repo.name());
-            return new Outcome.Failed(oneLine(e) + " (next try in " + wait.toSeconds() + "s)");
+            return new Outcome.Failed(OneLine.of(e) + " (next try in " + wait.toSeconds() + "s)");
         }
     }
 
@@ -107,8 +111,4 @@ public final class Poller {
         }
     }
 
-    private static String oneLine(Throwable e) {
-        String m = e.getMessage();
-        return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s*\\R\\s*", " ");
-    }
 }

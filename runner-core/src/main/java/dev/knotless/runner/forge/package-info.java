@@ -1,5 +1,7 @@
 /**
- * The forge seam: repository records, their events, cursors and where checks are published.
+ * How the daemon reads forges: the {@link dev.knotless.runner.forge.Poller} asks each repository of
+ * a {@link dev.knotless.forge.Forge} for its events, side by side, and backs off from the ones that
+ * fail. Machinery of the runner, not the seam: a forge never sees it.
  *
  * <p>Null-marked: a type not written {@code @Nullable} never holds null.
  */

@@ -1,6 +1,6 @@
 package dev.knotless.runner.lander;
 
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
 import java.io.IOException;
 
 /** Runs a batch's workflows and says whether they passed. */

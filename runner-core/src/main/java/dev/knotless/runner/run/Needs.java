@@ -2,8 +2,8 @@ package dev.knotless.runner.run;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowSet;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;

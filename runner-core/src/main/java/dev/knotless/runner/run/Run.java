@@ -121,18 +121,20 @@ public final class Run {
             JournalQueue journal) {
         CachePlan plan = CachePlan.of(request);
         Path outputs = checks.files().outputDir(request.runId());
+        String workspace = request.workflow().workspace().directory();
         return List.of(
                 new StartEnvironment(executor, request, limits),
-                new UploadCheckout(request.checkout(), request.commit(), limits.checkoutBytes()),
+                new UploadCheckout(request.checkout(), request.commit(), workspace, limits.checkoutBytes()),
                 new RestoreCaches(caches, plan, request.ref(), request.defaultRef()),
                 new RestoreArtifacts(caches, request),
-                new UploadSteps(request.workflow().steps()),
-                new RunSteps(request.workflow().steps(), grants, RunVariables.of(request), resumed, journal, limits.killGrace()),
+                new UploadSteps(request.workflow()),
+                new RunSteps(request.workflow().steps(), workspace, grants, RunVariables.of(request), resumed, journal,
+                        limits.killGrace()),
                 new ServiceLogs(StartEnvironment.services(request)),
                 new SaveCaches(caches, plan, request, limits.cacheBytes(), masking.masker()),
                 new SaveArtifacts(caches, request, limits.cacheBytes(), masking.masker()),
                 new CollectOutputs(outputs, limits, masking),
-                new CollectReports(request.workflow().reports(), outputs, limits.killGrace()));
+                new CollectReports(request.workflow().reports(), workspace, outputs, limits.killGrace()));
     }
 
     public Check execute(RunRequest request, Cancellation cancellation) {

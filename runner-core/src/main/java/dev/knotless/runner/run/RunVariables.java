@@ -1,7 +1,7 @@
 package dev.knotless.runner.run;
 
-import dev.knotless.checks.ScheduledFor;
 import dev.knotless.checks.Event;
+import dev.knotless.checks.ScheduledFor;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.runner.run.request.RunRequest;
 import java.time.Instant;
@@ -21,6 +21,9 @@ final class RunVariables {
     static Map<String, String> of(RunRequest r) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("CI", "true");
+        if (r.workflow().workspace().home() != null) {
+            env.put("HOME", r.workflow().workspace().home());
+        }
         env.put("KNOTLESS_RUN_ID", r.runId());
         env.put("KNOTLESS_REPO", r.repo());
         env.put("KNOTLESS_COMMIT", r.commit());

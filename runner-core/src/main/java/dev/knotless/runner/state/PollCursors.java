@@ -1,6 +1,6 @@
 package dev.knotless.runner.state;
 
-import dev.knotless.runner.forge.Cursors;
+import dev.knotless.forge.Cursors;
 import java.io.IOException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,27 +1,16 @@
 package dev.knotless.runner.state;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.Check;
-import dev.knotless.checks.CheckJson;
-import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
-import dev.knotless.executor.Trust;
 import dev.knotless.runner.run.record.CheckRows;
-import dev.knotless.runner.workflow.Dialect;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * The {@code runs} table: the run queue and each run's final check. Runs go {@code pending}
@@ -32,15 +21,8 @@ import java.util.TreeMap;
  */
 public final class RunQueue implements CheckRows {
 
-    /** The columns and values of a new pending run, after {@code INSERT [OR IGNORE] INTO}; see {@link #bindPendingRun}. */
-    private static final String INSERT_PENDING_RUN = """
-            runs(id, repo, commit_sha, ref, workflow, event, trust, status, runner, created_at, variables_json, links_json,
-                supplied_json)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)""";
-
     private final StateDatabase db;
-    private final CheckJson checkJson = new CheckJson();
-    private final ObjectMapper json = new ObjectMapper();
+    private final RunRows rows = new RunRows();
 
     RunQueue(StateDatabase db) {
         this.db = db;
@@ -56,9 +38,9 @@ public final class RunQueue implements CheckRows {
         return db.transaction("queue runs in", connection -> {
             int added = 0;
             String now = db.now();
-            try (PreparedStatement insert = connection.prepareStatement("INSERT OR IGNORE INTO " + INSERT_PENDING_RUN)) {
+            try (PreparedStatement insert = connection.prepareStatement("INSERT OR IGNORE INTO " + RunRows.INSERT_PENDING_RUN)) {
                 for (QueuedRun run : runs) {
-                    bindPendingRun(insert, run, now);
+                    rows.bindPendingRun(insert, run, now);
                     added += insert.executeUpdate();
                 }
             }
@@ -103,7 +85,7 @@ public final class RunQueue implements CheckRows {
                 take.setString(3, id);
                 take.executeUpdate();
             }
-            return find(connection, id);
+            return rows.find(connection, id);
         });
     }
 
@@ -130,7 +112,7 @@ public final class RunQueue implements CheckRows {
      * The caller ends them {@code cancelled}, saying which need and how it ended ({@link #newest}).
      */
     public List<RunRecord> blocked() throws IOException {
-        return db.locked("list blocked runs in", connection -> select(connection, """
+        return db.locked("list blocked runs in", connection -> rows.select(connection, """
                 SELECT * FROM runs r WHERE r.status = 'pending' AND r.links_json IS NOT NULL AND EXISTS (
                   SELECT 1 FROM json_each(r.links_json, '$.needs') n WHERE NOT EXISTS (
                     SELECT 1 FROM runs s WHERE s.repo = r.repo AND s.commit_sha = r.commit_sha AND s.event = r.event
@@ -140,7 +122,7 @@ public final class RunQueue implements CheckRows {
 
     /** The newest run of {@code workflow} beside {@code run} (same repository, commit and event); empty when none was queued. */
     public Optional<RunRecord> newest(RunRecord run, String workflow) throws IOException {
-        return db.locked("read a run of a commit in", connection -> select(connection, """
+        return db.locked("read a run of a commit in", connection -> rows.select(connection, """
                 SELECT * FROM runs WHERE repo = ? AND commit_sha = ? AND event = ? AND workflow = ?
                 ORDER BY seq DESC LIMIT 1""", List.of(run.repo(), run.commit(), run.event().wireName(), workflow))
                 .stream().findFirst());
@@ -151,7 +133,7 @@ public final class RunQueue implements CheckRows {
         if (run.links() == null) {
             return List.of();
         }
-        return db.locked("list a matrix group's runs in", connection -> select(connection, """
+        return db.locked("list a matrix group's runs in", connection -> rows.select(connection, """
                 SELECT * FROM runs WHERE repo = ? AND commit_sha = ? AND event = ? AND id <> ?
                   AND status IN ('pending', 'running') AND links_json IS NOT NULL
                   AND json_extract(links_json, '$.group') = ?
@@ -171,13 +153,13 @@ public final class RunQueue implements CheckRows {
      */
     public void finish(String runId, Check check) throws IOException {
         requireFinal(check);
-        String line = checkJson.line(check);
+        String line = rows.line(check);
         int changed = db.transaction("record the check of a run in", connection -> {
             try (PreparedStatement update = connection.prepareStatement("""
                     UPDATE runs SET status = ?, reason = ?, finished_at = ?, check_json = ?,
                       started_at = COALESCE(started_at, ?)
                     WHERE id = ?""")) {
-                bindFinal(update, check, line, db.now(), runId);
+                RunRows.bindFinal(update, check, line, db.now(), runId);
                 int n = update.executeUpdate();
                 ProgressJournal.forget(connection, runId);
                 return n;
@@ -202,13 +184,13 @@ public final class RunQueue implements CheckRows {
 
     /** The runs marked running, oldest taken first: after a restart, the ones a crash interrupted. */
     public List<RunRecord> going() throws IOException {
-        return db.locked("list running runs in", connection -> select(connection,
+        return db.locked("list running runs in", connection -> rows.select(connection,
                 "SELECT * FROM runs WHERE status = 'running' ORDER BY take_seq", List.of()));
     }
 
     /** The runs waiting, in the order they were queued. */
     public List<RunRecord> waiting() throws IOException {
-        return db.locked("list waiting runs in", connection -> select(connection,
+        return db.locked("list waiting runs in", connection -> rows.select(connection,
                 "SELECT * FROM runs WHERE status = 'pending' ORDER BY seq", List.of()));
     }
 
@@ -233,7 +215,7 @@ public final class RunQueue implements CheckRows {
         }
         sql.append(" ORDER BY seq DESC LIMIT ?");
         args.add(filter.limit());
-        return db.locked("list runs in", connection -> select(connection, sql.toString(), args));
+        return db.locked("list runs in", connection -> rows.select(connection, sql.toString(), args));
     }
 
     /**
@@ -246,7 +228,7 @@ public final class RunQueue implements CheckRows {
         if (!shaPrefix.matches("[0-9a-f]{4,40}")) {
             throw new IllegalArgumentException("'" + shaPrefix + "' is not a commit: 4 to 40 hex digits");
         }
-        return db.locked("list what failed in", connection -> select(connection, """
+        return db.locked("list what failed in", connection -> rows.select(connection, """
                 SELECT * FROM runs r WHERE commit_sha LIKE ? AND status IN ('failure', 'error', 'cancelled')
                   AND seq = (SELECT MAX(seq) FROM runs o WHERE o.repo = r.repo AND o.commit_sha = r.commit_sha
                              AND o.workflow = r.workflow AND o.event = r.event)
@@ -271,7 +253,7 @@ public final class RunQueue implements CheckRows {
     }
 
     public Optional<RunRecord> run(String id) throws IOException {
-        return db.locked("read a run from", connection -> find(connection, id));
+        return db.locked("read a run from", connection -> rows.find(connection, id));
     }
 
     /**
@@ -279,7 +261,7 @@ public final class RunQueue implements CheckRows {
      * other than {@code commit}: what a new push to that ref supersedes. Oldest first.
      */
     public List<RunRecord> supersededBy(String repo, String ref, Event event, String commit) throws IOException {
-        return db.locked("list superseded runs in", connection -> select(connection, """
+        return db.locked("list superseded runs in", connection -> rows.select(connection, """
                 SELECT * FROM runs WHERE repo = ? AND ref = ? AND event = ? AND commit_sha <> ?
                   AND status IN ('pending', 'running') ORDER BY seq""",
                 List.of(repo, ref, event.wireName(), commit)));
@@ -291,12 +273,12 @@ public final class RunQueue implements CheckRows {
      */
     public boolean finishWaiting(String runId, Check check) throws IOException {
         requireFinal(check);
-        String line = checkJson.line(check);
+        String line = rows.line(check);
         return db.transaction("record the check of a waiting run in", connection -> {
             try (PreparedStatement update = connection.prepareStatement("""
                     UPDATE runs SET status = ?, reason = ?, finished_at = ?, check_json = ?, started_at = ?
                     WHERE id = ? AND status = 'pending'""")) {
-                bindFinal(update, check, line, db.now(), runId);
+                RunRows.bindFinal(update, check, line, db.now(), runId);
                 return update.executeUpdate() == 1;
             }
         });
@@ -308,14 +290,14 @@ public final class RunQueue implements CheckRows {
      */
     public boolean record(QueuedRun run, Check check) throws IOException {
         requireFinal(check);
-        String line = checkJson.line(check);
+        String line = rows.line(check);
         return db.transaction("record a check in", connection -> {
             try (PreparedStatement insert = connection.prepareStatement("""
                     INSERT OR IGNORE INTO runs(id, repo, commit_sha, ref, workflow, event, trust, status, reason, runner,
                       created_at, started_at, finished_at, check_json)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""")) {
                 String now = db.now();
-                bindRun(insert, run);
+                RunRows.bindRun(insert, run);
                 insert.setString(8, check.status().wireName());
                 insert.setString(9, check.reason());
                 insert.setString(10, run.runner());
@@ -336,7 +318,7 @@ public final class RunQueue implements CheckRows {
      */
     public RunRecord rerun(String original, Map<String, String> variables) throws IOException {
         return db.transaction("queue a rerun in", connection -> {
-            RunRecord first = find(connection, original)
+            RunRecord first = rows.find(connection, original)
                     .orElseThrow(() -> new IllegalArgumentException("no run " + original + " in " + db.file()));
             Map<String, String> merged = new LinkedHashMap<>(first.variables());
             merged.putAll(variables);
@@ -350,117 +332,17 @@ public final class RunQueue implements CheckRows {
             }
             QueuedRun again = new QueuedRun(id, first.repo(), first.commit(), first.ref(), first.workflow(), first.event(),
                     first.trust(), first.runner(), merged, first.links(), first.supplied());
-            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + INSERT_PENDING_RUN)) {
-                bindPendingRun(insert, again, db.now());
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + RunRows.INSERT_PENDING_RUN)) {
+                rows.bindPendingRun(insert, again, db.now());
                 insert.executeUpdate();
             }
-            return find(connection, id).orElseThrow();
+            return rows.find(connection, id).orElseThrow();
         });
-    }
-
-    /**
-     * Binds an UPDATE of run {@code runId}'s final check: status, reason, finished_at, check_json,
-     * then {@code now} (for started_at) and the id, in that order.
-     */
-    private static void bindFinal(PreparedStatement update, Check check, String line, String now, String runId)
-            throws SQLException {
-        update.setString(1, check.status().wireName());
-        update.setString(2, check.reason());
-        update.setString(3, check.finishedAt() != null ? check.finishedAt().toString() : now);
-        update.setString(4, line);
-        update.setString(5, now);
-        update.setString(6, runId);
-    }
-
-    private Optional<RunRecord> find(Connection connection, String id) throws SQLException, IOException {
-        List<RunRecord> found = select(connection, "SELECT * FROM runs WHERE id = ?", List.of(id));
-        return found.isEmpty() ? Optional.empty() : Optional.of(found.getFirst());
-    }
-
-    private List<RunRecord> select(Connection connection, String sql, List<Object> args) throws SQLException, IOException {
-        List<RunRecord> records = new ArrayList<>();
-        try (PreparedStatement query = connection.prepareStatement(sql)) {
-            for (int i = 0; i < args.size(); i++) {
-                query.setObject(i + 1, args.get(i));
-            }
-            try (ResultSet r = query.executeQuery()) {
-                while (r.next()) {
-                    records.add(record(r));
-                }
-            }
-        }
-        return List.copyOf(records);
-    }
-
-    private RunRecord record(ResultSet r) throws SQLException, IOException {
-        String check = r.getString("check_json");
-        return new RunRecord(
-                r.getString("id"),
-                r.getString("repo"),
-                r.getString("commit_sha"),
-                r.getString("ref"),
-                r.getString("workflow"),
-                Event.parse(r.getString("event")),
-                Trust.valueOf(r.getString("trust").toUpperCase(Locale.ROOT)),
-                CheckStatus.valueOf(r.getString("status").toUpperCase(Locale.ROOT)),
-                r.getString("reason"),
-                r.getString("runner"),
-                StateDatabase.instant(r.getString("created_at")),
-                StateDatabase.instant(r.getString("started_at")),
-                StateDatabase.instant(r.getString("finished_at")),
-                check == null ? null : checkJson.read(check.getBytes(StandardCharsets.UTF_8)),
-                variables(r.getString("variables_json")),
-                r.getString("links_json") == null ? null : json.readValue(r.getString("links_json"), RunLinks.class),
-                supplied(r.getString("supplied_json")));
     }
 
     private static void requireFinal(Check check) {
         if (!check.status().isFinal()) {
             throw new IllegalArgumentException("check " + check.id() + " is " + check.status().wireName() + ", not final");
         }
-    }
-
-    /** Kept as {@code {"file", "dialect", "text"}}: the dialect by its wire name, so renaming the enum breaks nothing stored. */
-    private SuppliedWorkflow supplied(String text) throws IOException {
-        if (text == null) {
-            return null;
-        }
-        Map<String, String> m = json.readValue(text, new TypeReference<LinkedHashMap<String, String>>() {});
-        return new SuppliedWorkflow(m.get("file"), Dialect.parse(m.get("dialect")), m.get("text"));
-    }
-
-    private String suppliedJson(SuppliedWorkflow s) throws IOException {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("file", s.file());
-        m.put("dialect", s.dialect().wireName());
-        m.put("text", s.text());
-        return json.writeValueAsString(m);
-    }
-
-    private Map<String, String> variables(String text) throws IOException {
-        if (text == null) {
-            return Map.of();
-        }
-        return json.readValue(text, new TypeReference<LinkedHashMap<String, String>>() {});
-    }
-
-    /** Binds what every INSERT of a run starts with: id, repo, commit_sha, ref, workflow, event, trust. */
-    private static void bindRun(PreparedStatement insert, QueuedRun run) throws SQLException {
-        insert.setString(1, run.id());
-        insert.setString(2, run.repo());
-        insert.setString(3, run.commit());
-        insert.setString(4, run.ref());
-        insert.setString(5, run.workflow());
-        insert.setString(6, run.event().wireName());
-        insert.setString(7, run.trust().name().toLowerCase(Locale.ROOT));
-    }
-
-    private void bindPendingRun(PreparedStatement insert, QueuedRun run, String createdAt) throws SQLException, IOException {
-        bindRun(insert, run);
-        insert.setString(8, run.runner());
-        insert.setString(9, createdAt);
-        insert.setString(10, run.variables().isEmpty() ? null : json.writeValueAsString(new TreeMap<>(run.variables())));
-        insert.setString(11, run.links() == null ? null : json.writeValueAsString(run.links()));
-        insert.setString(12, run.supplied() == null ? null : suppliedJson(run.supplied()));
     }
 }

@@ -1,6 +1,6 @@
 package dev.knotless.runner.state;
 
-import dev.knotless.runner.workflow.Dialect;
+import dev.knotless.plan.Dialect;
 import java.util.Objects;
 
 /**

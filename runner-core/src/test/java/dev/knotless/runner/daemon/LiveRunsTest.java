@@ -9,8 +9,9 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.Trust;
+import dev.knotless.forge.LiveEvent;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.run.request.RunRequest;
-import dev.knotless.runner.workflow.WorkflowParser;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +25,7 @@ class LiveRunsTest {
 
     static RunRequest request(String id) throws Exception {
         return new RunRequest(id, "runner-1", "acme/app", "a".repeat(40), "refs/heads/main", "refs/heads/main", Event.PUSH,
-                Trust.TRUSTED, WorkflowParser.parse(".knotless/workflows/ci.yaml", "steps: [{name: build, run: make}, {name: test, run: make test}]"),
+                Trust.TRUSTED, Dialects.standard().parse(".knotless/workflows/ci.yaml", "steps: [{name: build, run: make}, {name: test, run: make test}]"),
                 out -> {}, Map.of(), "img:1", false);
     }
 

@@ -2,11 +2,13 @@ package dev.knotless.runner.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.checkout.Mirrors;
-import dev.knotless.runner.forge.ForgeEvent;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.plan.dialects.Dialects;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.PipelineRunNames;
+import dev.knotless.forge.Repository;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.testkit.TestRepo;
@@ -159,7 +161,7 @@ class PlannerTest {
         QueuedRun build = runs.stream().filter(r -> r.workflow().equals("build.yml")).findFirst().orElseThrow();
         assertThat(build.supplied()).isNotNull();
         assertThat(build.supplied().text()).isEqualTo(sent.get("build.yml"));
-        assertThat(build.supplied().dialect()).isEqualTo(dev.knotless.runner.workflow.Dialect.TANGLED);
+        assertThat(build.supplied().dialect()).isEqualTo(Dialects.named("tangled"));
         assertThat(build.ref()).isEqualTo("refs/heads/feature");
         assertThat(build.trust()).isEqualTo(Trust.TRUSTED);
         QueuedRun broken = runs.stream().filter(r -> r.workflow().equals("broken.yml")).findFirst().orElseThrow();
@@ -181,5 +183,28 @@ class PlannerTest {
                 java.util.Map.of());
         assertThat(planner("a", false).plan(repo, pull)).singleElement()
                 .satisfies(r -> assertThat(r.trust()).isEqualTo(Trust.UNTRUSTED));
+    }
+
+    /**
+     * What the spindle tells its statuses for is what the daemon queues: the seam's run names of a
+     * pipeline are the ids and workflows of the runs planned for it, in order, and the ids take the
+     * pipeline's id in (the spindle once worked these out itself, and asserted them so).
+     */
+    @Test
+    void thePipelineRunNamesAreThePlannedRunsIds() throws Exception {
+        String sha = source.commit();
+        java.util.Map<String, String> sent = new java.util.LinkedHashMap<>();
+        sent.put("build.yml", "engine: knotless\nsteps: [{run: 'true'}]\n");
+        sent.put("matrix.yml", "engine: knotless\nmatrix: {jdk: ['17', '21']}\nsteps: [{run: 'echo ${matrix.jdk}'}]\n");
+        sent.put("broken.yml", "engine: knotless\non: push\nsteps: [{run: 'true'}]\n");
+        ForgeEvent.Pipeline pipeline = new ForgeEvent.Pipeline("acme/app", "knot.test/3lpipe", Event.PUSH, sha,
+                "refs/heads/main", "main", true, "tangled", sent, java.util.Map.of());
+
+        List<QueuedRun> runs = planner("a", false).plan(repo, pipeline);
+
+        assertThat(Planner.runNames("a").of(pipeline)).containsExactlyElementsOf(runs.stream()
+                .map(r -> new PipelineRunNames.RunName(r.workflow(), r.id())).toList());
+        assertThat(Planner.runNames("a").of(pipeline)).contains(new PipelineRunNames.RunName("build.yml",
+                Planner.runId("a", "acme/app", "build.yml", Event.PUSH, sha, List.of("knot.test/3lpipe"))));
     }
 }

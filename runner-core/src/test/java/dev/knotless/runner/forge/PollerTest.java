@@ -1,5 +1,11 @@
 package dev.knotless.runner.forge;
 
+import dev.knotless.forge.Forge;
+import dev.knotless.forge.ForgeEvent;
+import dev.knotless.forge.ForgeException;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.CheckPublisher;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -2,11 +2,11 @@ package dev.knotless.runner.lander;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
-import dev.knotless.checkout.Mirrors;
-import dev.knotless.runner.forge.EmbeddedForge;
-import dev.knotless.runner.forge.Repository;
+import dev.knotless.forge.Repository;
+import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.QueueRow;

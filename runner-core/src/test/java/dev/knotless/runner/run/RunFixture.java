@@ -5,6 +5,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
+import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.record.RunListener;
 import dev.knotless.runner.run.recovery.RunJournal;
@@ -12,7 +13,6 @@ import dev.knotless.runner.run.recovery.RunProgress;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
-import dev.knotless.runner.workflow.WorkflowParser;
 import dev.knotless.secrets.SecretStore;
 import dev.knotless.tar.TarStreams;
 import dev.knotless.testkit.RecordingExecutor;
@@ -88,9 +88,9 @@ public final class RunFixture {
     public RunRequest request(String yaml, Event event, Trust trust, String ref) {
         try {
             return new RunRequest("run-" + (++runs), "runner-1", "acme/app", SHA, ref, "refs/heads/main", event, trust,
-                    WorkflowParser.parse(".knotless/workflows/ci.yaml", yaml), out -> out.write(CHECKOUT), Map.of(),
+                    Dialects.standard().parse(".knotless/workflows/ci.yaml", yaml), out -> out.write(CHECKOUT), Map.of(),
                     "local/test:1", false);
-        } catch (dev.knotless.runner.workflow.WorkflowException e) {
+        } catch (dev.knotless.plan.WorkflowException e) {
             throw new IllegalArgumentException(e);
         }
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.workflow.Dialect;
+import dev.knotless.plan.dialects.Dialects;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -17,7 +17,7 @@ class SuppliedWorkflowQueueTest {
 
     @Test
     void theSuppliedTextIsKeptWithTheRunAndItsReruns() throws Exception {
-        SuppliedWorkflow sent = new SuppliedWorkflow("build.yml", Dialect.TANGLED, "engine: knotless\nsteps: [{run: 'true'}]\n");
+        SuppliedWorkflow sent = new SuppliedWorkflow("build.yml", Dialects.named("tangled"), "engine: knotless\nsteps: [{run: 'true'}]\n");
         QueuedRun run = new QueuedRun("run-1", "did-plc-x/app", "a".repeat(40), "refs/heads/main", "build.yml", Event.PUSH,
                 Trust.TRUSTED, "r1", Map.of(), null, sent);
         try (StateStore store = StateStore.open(dir)) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -77,7 +78,7 @@ final class FileKnotCursors implements KnotCursors {
                 }
             }
         } catch (JacksonException e) {
-            bad = "not JSON (" + Text.oneLine(e.getOriginalMessage(), 200) + ")";
+            bad = "not JSON (" + OneLine.ofUntrusted(e.getOriginalMessage(), 200) + ")";
         }
         if (bad != null) {
             throw new IOException("the knot cursors " + file + " cannot be read: " + bad);

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.atproto.forge.ReconnectDelay;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
@@ -242,7 +243,7 @@ final class KnotConnection {
         @Override
         public void onClosing(WebSocket socket, int code, String reason) {
             socket.close(1000, null);
-            ended(socket, "the knot closed the connection (" + code + (reason.isEmpty() ? "" : " " + Text.oneLine(reason, 100)) + ")",
+            ended(socket, "the knot closed the connection (" + code + (reason.isEmpty() ? "" : " " + OneLine.ofUntrusted(reason, 100)) + ")",
                     false);
         }
 
@@ -273,7 +274,7 @@ final class KnotConnection {
             try {
                 root = JSON.readTree(text);
             } catch (JacksonException e) {
-                skipped("not JSON (" + Text.oneLine(e.getOriginalMessage(), 120) + ")");
+                skipped("not JSON (" + OneLine.ofUntrusted(e.getOriginalMessage(), 120) + ")");
                 advance(connection, 0, false);
                 return;
             }
@@ -348,7 +349,7 @@ final class KnotConnection {
             }
         } catch (IOException | RuntimeException e) {
             if (!saveFailing) {
-                log.accept("knot " + knot + ": cannot save its cursor (" + Text.oneLine(e.getMessage(), 200)
+                log.accept("knot " + knot + ": cannot save its cursor (" + OneLine.ofUntrusted(e.getMessage(), 200)
                         + "); following on from the one in memory, a restart would go back to the last one saved (said once)");
                 saveFailing = true;
             }
@@ -361,8 +362,8 @@ final class KnotConnection {
      * for a later cursor, so it is dropped too: the next dial asks for this one.
      */
     private void handlerFailed(WebSocket socket, Listener connection, String nsid, String rkey, Throwable e) {
-        log.accept("knot " + knot + ": the handler failed on " + Text.oneLine(nsid, 80) + " " + Text.oneLine(rkey, 80) + " ("
-                + Text.oneLine(e.getClass().getSimpleName() + ": " + e.getMessage(), 200)
+        log.accept("knot " + knot + ": the handler failed on " + OneLine.ofUntrusted(nsid, 80) + " " + OneLine.ofUntrusted(rkey, 80) + " ("
+                + OneLine.ofUntrusted(e.getClass().getSimpleName() + ": " + e.getMessage(), 200)
                 + "); it comes again when the knot is dialled again");
         long back;
         WebSocket now;
@@ -373,7 +374,7 @@ final class KnotConnection {
         }
         save(back);
         if (now != null) {
-            ended(now, "the handler failed on " + Text.oneLine(rkey, 80), true);
+            ended(now, "the handler failed on " + OneLine.ofUntrusted(rkey, 80), true);
             now.cancel();
         }
         socket.cancel();
@@ -459,21 +460,16 @@ final class KnotConnection {
     private static String describe(Throwable t, @Nullable Response response) {
         if (response != null) {
             return "the knot answered HTTP " + response.code() + (response.message().isEmpty() ? "" : " "
-                    + Text.oneLine(response.message(), 80)) + " instead of a WebSocket";
+                    + OneLine.ofUntrusted(response.message(), 80)) + " instead of a WebSocket";
         }
-        String message = t.getMessage() == null ? t.getClass().getSimpleName() : Text.oneLine(t.getMessage(), 200);
-        if (t instanceof BoundedSockets.FrameTooBig) {
-            return message;
-        }
-        if (t instanceof UnknownHostException) {
-            return "its host does not resolve (" + message + ")";
-        }
-        if (t instanceof ConnectException) {
-            return "cannot connect (" + message + ")";
-        }
-        if (t instanceof SSLException) {
-            return "TLS failed (" + message + ")";
-        }
-        return "the connection failed (" + (t.getMessage() == null ? message : t.getClass().getSimpleName() + ": " + message) + ")";
+        String message = t.getMessage() == null ? t.getClass().getSimpleName() : OneLine.ofUntrusted(t.getMessage(), 200);
+        return switch (t) {
+            case BoundedSockets.FrameTooBig tooBig -> message;
+            case UnknownHostException unknown -> "its host does not resolve (" + message + ")";
+            case ConnectException refused -> "cannot connect (" + message + ")";
+            case SSLException tls -> "TLS failed (" + message + ")";
+            default -> "the connection failed ("
+                    + (t.getMessage() == null ? message : t.getClass().getSimpleName() + ": " + message) + ")";
+        };
     }
 }

@@ -1,6 +1,6 @@
 package dev.knotless.spindle.knot;
 
-import org.jspecify.annotations.Nullable;
+import dev.knotless.text.OneLine;
 
 /** Other people's text, made fit for one log line. */
 final class Text {
@@ -8,15 +8,9 @@ final class Text {
     private Text() {
     }
 
-    /** {@code s} on one line (control characters as spaces), at most {@code most} characters and an ellipsis. */
-    static String oneLine(@Nullable String s, int most) {
-        String line = String.valueOf(s).replaceAll("\\p{Cntrl}+", " ");
-        return line.length() > most ? line.substring(0, most) + "…" : line;
-    }
-
     /** {@code s} quoted for a message: one line, at most 80 characters. */
     static String quote(String s) {
-        return "'" + oneLine(s, 80) + "'";
+        return "'" + OneLine.ofUntrusted(s, 80) + "'";
     }
 
     /** The length of {@code s} in UTF-8, without encoding it. */

@@ -7,6 +7,7 @@ import dev.knotless.atproto.forge.Firehose;
 import dev.knotless.atproto.forge.FirehoseCursor;
 import dev.knotless.atproto.forge.ReconnectDelay;
 import dev.knotless.atproto.forge.StreamFollower;
+import dev.knotless.text.OneLine;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -83,7 +84,7 @@ public final class Jetstream implements AutoCloseable {
                 : lower.startsWith("ws://") ? "http://" + written.substring(5) : written;
         HttpUrl url = HttpUrl.parse(http);
         if (url == null || url.query() != null) {
-            throw new IllegalArgumentException("the Jetstream '" + Names.oneLine(written, 120)
+            throw new IllegalArgumentException("the Jetstream '" + OneLine.ofUntrusted(written, 120)
                     + "' is not a ws://, wss://, http:// or https:// URL without a query");
         }
         return url;

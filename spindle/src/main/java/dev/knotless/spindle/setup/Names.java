@@ -1,5 +1,6 @@
 package dev.knotless.spindle.setup;
 
+import dev.knotless.text.OneLine;
 import java.util.regex.Pattern;
 
 /** The syntax checks records' fields go through: other accounts' words, so nothing is taken unchecked. */
@@ -28,13 +29,13 @@ final class Names {
     /** {@code s} as a host, lower case; throws saying why when it is not one. */
     static String host(String what, String s) {
         if (s.length() > MAX_HOST || !HOST.matcher(s).matches()) {
-            throw new IllegalArgumentException(what + " '" + oneLine(s, 80) + "' is not a host name[:port] (no scheme, no path)");
+            throw new IllegalArgumentException(what + " '" + OneLine.ofUntrusted(s, 80) + "' is not a host name[:port] (no scheme, no path)");
         }
         int colon = s.indexOf(':');
         if (colon >= 0) {
             int port = Integer.parseInt(s.substring(colon + 1));
             if (port < 1 || port > 65_535) {
-                throw new IllegalArgumentException(what + " '" + oneLine(s, 80) + "' has port " + port + ", not 1-65535");
+                throw new IllegalArgumentException(what + " '" + OneLine.ofUntrusted(s, 80) + "' has port " + port + ", not 1-65535");
             }
         }
         return s.toLowerCase(java.util.Locale.ROOT);
@@ -44,12 +45,4 @@ final class Names {
         return RKEY.matcher(s).matches() && !s.equals(".") && !s.equals("..");
     }
 
-    /** Printable, on one line, at most {@code most} characters: for log lines quoting others' words. */
-    static String oneLine(@org.jspecify.annotations.Nullable String s, int most) {
-        if (s == null) {
-            return "";
-        }
-        String t = s.replaceAll("[\\p{Cntrl}\\s]+", " ").strip();
-        return t.length() <= most ? t : t.substring(0, most) + "…";
-    }
 }

@@ -2,6 +2,7 @@ package dev.knotless.spindle.setup;
 
 import dev.knotless.atproto.forge.Firehose;
 import dev.knotless.spindle.setup.SpindleRecords.Setup;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -278,7 +279,7 @@ public final class SpindleDirectory implements Firehose.Changes {
             try {
                 listener.accept(now.repos());
             } catch (RuntimeException e) {
-                log.accept("spindle: a listener of the repositories failed: " + Names.oneLine(String.valueOf(e), 300));
+                log.accept("spindle: a listener of the repositories failed: " + OneLine.ofUntrusted(String.valueOf(e), 300));
             }
         }
         return true;
@@ -299,7 +300,7 @@ public final class SpindleDirectory implements Firehose.Changes {
     }
 
     private Reading cannotRead(IOException e, boolean changed) {
-        String why = Names.oneLine(Objects.toString(e.getMessage(), e.getClass().getSimpleName()), 300);
+        String why = OneLine.ofUntrusted(Objects.toString(e.getMessage(), e.getClass().getSimpleName()), 300);
         if (!away) {
             log.accept("spindle: cannot read records (the repositories last found keep running): " + why);
             away = true;

@@ -3,6 +3,7 @@ package dev.knotless.spindle.setup;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.xrpc.Records;
 import dev.knotless.atproto.xrpc.XrpcClient;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -87,7 +88,7 @@ public final class SpindleRecords {
      */
     public SpindleRecords(String ownerDid, String hostname, PdsClients pds, Consumer<String> log) {
         if (!Names.isDid(ownerDid)) {
-            throw new IllegalArgumentException("the spindle owner '" + Names.oneLine(ownerDid, 80) + "' is not a DID");
+            throw new IllegalArgumentException("the spindle owner '" + OneLine.ofUntrusted(ownerDid, 80) + "' is not a DID");
         }
         this.owner = ownerDid;
         this.hostname = Names.host("the spindle host name", hostname);
@@ -137,7 +138,7 @@ public final class SpindleRecords {
             }
             String subject = v.path("subject").isTextual() ? v.get("subject").asText() : "";
             if (!Names.isDid(subject)) {
-                leftOut(r.uri(), "its subject '" + Names.oneLine(subject, 80) + "' is not a DID");
+                leftOut(r.uri(), "its subject '" + OneLine.ofUntrusted(subject, 80) + "' is not a DID");
                 continue;
             }
             members.add(subject);
@@ -232,7 +233,7 @@ public final class SpindleRecords {
     }
 
     private void leftOut(String uri, @Nullable String why) {
-        String line = "spindle: record " + Names.oneLine(uri, 300) + " is left out: " + Names.oneLine(why, 300);
+        String line = "spindle: record " + OneLine.ofUntrusted(uri, 300) + " is left out: " + OneLine.ofUntrusted(why, 300);
         synchronized (said) {
             if (said.put(line, Boolean.TRUE) != null) {
                 return;

@@ -1,5 +1,6 @@
 package dev.knotless.spindle.setup;
 
+import dev.knotless.text.OneLine;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -24,14 +25,14 @@ public record TangledRepo(String atUri, String did, String name, String knot) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(knot, "knot");
         if (!Names.isDid(did)) {
-            throw new IllegalArgumentException("owner '" + Names.oneLine(did, 80) + "' is not a DID");
+            throw new IllegalArgumentException("owner '" + OneLine.ofUntrusted(did, 80) + "' is not a DID");
         }
         String prefix = "at://" + did + "/" + COLLECTION + "/";
         if (!atUri.startsWith(prefix) || !Names.isRecordKey(atUri.substring(prefix.length()))) {
-            throw new IllegalArgumentException("'" + Names.oneLine(atUri, 120) + "' is not a " + COLLECTION + " record of " + did);
+            throw new IllegalArgumentException("'" + OneLine.ofUntrusted(atUri, 120) + "' is not a " + COLLECTION + " record of " + did);
         }
         if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("name '" + Names.oneLine(name, 120)
+            throw new IllegalArgumentException("name '" + OneLine.ofUntrusted(name, 120)
                     + "' is not 1-100 letters, digits, '.', '_' or '-' starting with a letter or digit");
         }
         knot = Names.host("knot", knot);

@@ -23,7 +23,7 @@ class KnotDependencyRulesTest {
     void theKnotPackageUsesOnlyOkHttpJacksonAndTheReconnectDelay() {
         classes().that().resideInAPackage("dev.knotless.spindle.knot..")
                 .should().onlyDependOnClassesThat(JavaClass.Predicates.resideInAnyPackage(
-                        "dev.knotless.spindle.knot..", "java..", "javax.net..", "okhttp3..", "okio..", "kotlin..",
+                        "dev.knotless.spindle.knot..", "dev.knotless.text", "java..", "javax.net..", "okhttp3..", "okio..", "kotlin..",
                         "com.fasterxml.jackson..", "org.jspecify..")
                         .or(JavaClass.Predicates.equivalentTo(ReconnectDelay.class)))
                 .check(production);

@@ -19,7 +19,7 @@ class TangledRepoTest {
         TangledRepo web = new TangledRepo("at://did:web:example.com%3A8080/sh.tangled.repo/x", "did:web:example.com%3A8080", "r", "k.example");
         assertThat(web.repoName()).isEqualTo("did-web-example.com-3A8080/r");
         // What this project accepts as a repository name.
-        dev.knotless.runner.forge.Repository.checkName(web.repoName());
+        dev.knotless.forge.Repository.checkName(web.repoName());
         assertThat(web.rkey()).isEqualTo("x");
     }
 

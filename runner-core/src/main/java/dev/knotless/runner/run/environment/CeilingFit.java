@@ -2,12 +2,12 @@ package dev.knotless.runner.run.environment;
 
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.Durations;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.Workflow;
 import dev.knotless.runner.run.request.Ceilings;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
-import dev.knotless.runner.workflow.Step;
-import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.time.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

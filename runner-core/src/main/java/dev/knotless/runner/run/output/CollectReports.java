@@ -3,14 +3,13 @@ package dev.knotless.runner.run.output;
 import dev.knotless.checks.TestSummary;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.OutputSink;
-import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
+import dev.knotless.plan.Reports;
 import dev.knotless.runner.run.phase.Findings;
 import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.phase.RunContext;
-import dev.knotless.runner.workflow.Reports;
 import dev.knotless.tar.ArchiveLimits;
 import dev.knotless.tar.Bounded;
 import dev.knotless.tar.TarExtractor;
@@ -49,16 +48,19 @@ public final class CollectReports implements Phase {
     static final long ALL_REPORT_BYTES = 64L << 20;
 
     private final Reports reports;
+    private final String workspace;
     private final Path outputDir;
     private final Duration killGrace;
     private @Nullable TestSummary tests;
 
     /**
+     * @param workspace the directory the report patterns are relative to (the plan's workspace)
      * @param outputDir the check's output directory: the reports are read beside it, never in it
      * @param killGrace between TERM and KILL: the download may take 12 of them
      */
-    public CollectReports(Reports reports, Path outputDir, Duration killGrace) {
+    public CollectReports(Reports reports, String workspace, Path outputDir, Duration killGrace) {
         this.reports = reports;
+        this.workspace = workspace;
         this.outputDir = outputDir;
         this.killGrace = killGrace;
     }
@@ -82,7 +84,7 @@ public final class CollectReports implements Phase {
         try {
             List<String> matched = matched(run, summary);
             if (matched.isEmpty()) {
-                summary.note("no file in /work matches " + String.join(", ", reports.junit()));
+                summary.note("no file in " + workspace + " matches " + String.join(", ", reports.junit()));
             } else {
                 read(run, matched, summary);
             }
@@ -102,9 +104,9 @@ public final class CollectReports implements Phase {
         }
     }
 
-    /** The report files in the run, relative to /work, in name order; capped at {@link #MOST_FILES}. */
+    /** The report files in the run, relative to the workspace, in name order; capped at {@link #MOST_FILES}. */
     private List<String> matched(RunContext run, JUnitXml summary) throws ExecutorException {
-        StringBuilder find = new StringBuilder("find " + RunLayout.WORK + " -type f");
+        StringBuilder find = new StringBuilder("find " + ShellPayload.quote(workspace) + " -type f");
         Set<String> names = reports.junitFileNames();
         if (!names.isEmpty()) {
             find.append(" \\(");
@@ -117,7 +119,7 @@ public final class CollectReports implements Phase {
         }
         find.append(" 2>/dev/null; true");
         String listing = probe(run, "list test reports", find.toString(), LISTING_BYTES);
-        String prefix = RunLayout.WORK + "/";
+        String prefix = workspace + "/";
         List<String> matched = listing.lines().filter(l -> l.startsWith(prefix)).map(l -> l.substring(prefix.length()))
                 .filter(reports::isJunit).sorted().toList();
         if (matched.size() > MOST_FILES) {
@@ -132,7 +134,7 @@ public final class CollectReports implements Phase {
         StringBuilder script = new StringBuilder("d=" + GATHERED + "; rm -rf \"$d\" && mkdir -p \"$d\" || exit 1\n");
         int gathered = 0;
         for (String file : files) {
-            String line = "cat -- " + ShellPayload.quote(RunLayout.WORK + "/" + file) + " > \"$d/" + (gathered + 1)
+            String line = "cat -- " + ShellPayload.quote(workspace + "/" + file) + " > \"$d/" + (gathered + 1)
                     + "\" 2>/dev/null || rm -f \"$d/" + (gathered + 1) + "\"\n";
             if (script.length() + line.length() > SCRIPT_BYTES) {
                 summary.note((files.size() - gathered) + " more files match; their names were too long to gather them all");

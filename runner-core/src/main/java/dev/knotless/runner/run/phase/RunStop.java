@@ -2,9 +2,9 @@ package dev.knotless.runner.run.phase;
 
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.StopSignal;
-import dev.knotless.runner.Durations;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunDeadline;
+import dev.knotless.time.Durations;
 
 /**
  * The run's signal and why it may stop: its cancellation, or its one deadline. A step's reason, a

@@ -2,7 +2,8 @@ package dev.knotless.runner.run.record;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStore;
-import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.forge.CheckPublisher;
+import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -71,7 +72,7 @@ public final class CheckRecorder {
         try {
             publisher.started(check);
         } catch (IOException | RuntimeException e) {
-            log.accept("could not publish check " + check.id() + ": " + oneLine(e));
+            log.accept("could not publish check " + check.id() + ": " + OneLine.of(e));
         }
     }
 
@@ -84,12 +85,12 @@ public final class CheckRecorder {
         try {
             files.save(check);
         } catch (IOException | RuntimeException e) {
-            log.accept("could not record the progress of check " + check.id() + ": " + oneLine(e));
+            log.accept("could not record the progress of check " + check.id() + ": " + OneLine.of(e));
         }
         try {
             publisher.started(check);
         } catch (IOException | RuntimeException e) {
-            log.accept("could not publish check " + check.id() + ": " + oneLine(e));
+            log.accept("could not publish check " + check.id() + ": " + OneLine.of(e));
         }
     }
 
@@ -113,13 +114,8 @@ public final class CheckRecorder {
         try {
             publisher.publish(check);
         } catch (IOException | RuntimeException e) {
-            log.accept("could not publish check " + check.id() + ": " + oneLine(e));
+            log.accept("could not publish check " + check.id() + ": " + OneLine.of(e));
         }
         return true;
-    }
-
-    private static String oneLine(Throwable e) {
-        String m = e.getMessage();
-        return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s*\\R\\s*", " ");
     }
 }

@@ -1,8 +1,9 @@
 package dev.knotless.runner.run.recovery;
 
-import dev.knotless.runner.Durations;
 import dev.knotless.runner.run.record.StateFull;
+import dev.knotless.time.Durations;
 import dev.knotless.time.Deadline;
+import dev.knotless.time.Durations;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;

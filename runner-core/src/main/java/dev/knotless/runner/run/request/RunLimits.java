@@ -1,7 +1,7 @@
 package dev.knotless.runner.run.request;
 
-import dev.knotless.runner.Durations;
 import dev.knotless.tar.ArchiveLimits;
+import dev.knotless.time.Durations;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -3,7 +3,7 @@ package dev.knotless.runner.run.request;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.TarSource;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.plan.Workflow;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;

@@ -2,8 +2,8 @@ package dev.knotless.runner.run.step;
 
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
-import dev.knotless.runner.Durations;
 import dev.knotless.runner.run.record.RunLog;
+import dev.knotless.time.Durations;
 
 /** Says in the log that the step passed, and in how long (before the journal records the log's length). */
 final class PassedNotice implements StepLink {

@@ -2,8 +2,8 @@ package dev.knotless.runner.run.step;
 
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
+import dev.knotless.plan.Retry;
 import dev.knotless.runner.run.phase.RunStop;
-import dev.knotless.runner.workflow.Retry;
 
 /**
  * Whether an attempt at a step is followed by another: its {@code retry} has attempts left and

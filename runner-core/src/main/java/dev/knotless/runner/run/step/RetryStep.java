@@ -1,8 +1,8 @@
 package dev.knotless.runner.run.step;
 
 import dev.knotless.checks.StepResult;
+import dev.knotless.plan.Retry;
 import dev.knotless.runner.run.record.RunLog;
-import dev.knotless.runner.workflow.Retry;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -4,6 +4,8 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.StepCondition;
 import dev.knotless.runner.run.phase.Findings;
 import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.phase.RunContext;
@@ -11,8 +13,6 @@ import dev.knotless.runner.run.phase.Verdict;
 import dev.knotless.runner.run.record.StateFull;
 import dev.knotless.runner.run.recovery.JournalQueue;
 import dev.knotless.runner.run.recovery.Resumption;
-import dev.knotless.runner.workflow.Step;
-import dev.knotless.runner.workflow.StepCondition;
 import dev.knotless.secrets.Grants;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +38,7 @@ import org.jspecify.annotations.Nullable;
 public final class RunSteps implements Phase {
 
     private final List<Step> steps;
+    private final String workspace;
     private final List<Grants.Granted> grants;
     private final Map<String, String> variables;
     private final @Nullable Resumption resumed;
@@ -46,14 +47,16 @@ public final class RunSteps implements Phase {
     private final List<StepResult> ended = new ArrayList<>();
 
     /**
+     * @param workspace the directory the steps start in (the plan's workspace)
      * @param grants each step's granted secrets, by step index
      * @param variables the run's variables, which every step gets
      * @param resumed where an earlier process of this runner got to with the run; null for a run started here
      * @param killGrace between TERM and KILL
      */
-    public RunSteps(List<Step> steps, List<Grants.Granted> grants, Map<String, String> variables, @Nullable Resumption resumed,
-            JournalQueue journal, Duration killGrace) {
+    public RunSteps(List<Step> steps, String workspace, List<Grants.Granted> grants, Map<String, String> variables,
+            @Nullable Resumption resumed, JournalQueue journal, Duration killGrace) {
         this.steps = List.copyOf(steps);
+        this.workspace = workspace;
         this.grants = List.copyOf(grants);
         this.variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables)); // in the contract's order, as a payload lists them
         this.resumed = resumed;
@@ -130,7 +133,7 @@ public final class RunSteps implements Phase {
     }
 
     private void runStep(RunContext run, StepChain chain, int number, Step step, StopSignal signal) {
-        StepCall call = StepCall.of(number, step, grants.get(number - 1), variables,
+        StepCall call = StepCall.of(number, workspace, step, grants.get(number - 1), variables,
                 resumed == null ? null : resumed.going(number), ended, signal);
         try {
             ended.add(chain.run(call));

@@ -6,8 +6,8 @@ import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.plan.Step;
 import dev.knotless.runner.run.recovery.RunProgress;
-import dev.knotless.runner.workflow.Step;
 import dev.knotless.secrets.Grants;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
  * changes the call with the {@code with…} methods, for the links after it).
  *
  * @param number the step's number, from 1
+ * @param workspace the directory steps start in (the plan's workspace), a working directory relative to it
  * @param granted the secrets the step was granted
  * @param environment the run's environment with the granted secrets
  * @param resumed the journal's progress when this is the step an earlier process had going, else null
@@ -27,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * @param startedNanos when the step's own time began ({@link System#nanoTime})
  * @param earlier the step's attempts before this one, oldest first ({@link RetryStep}); empty for its first
  */
-record StepCall(int number, Step step, Grants.Granted granted, Map<String, String> environment,
+record StepCall(int number, String workspace, Step step, Grants.Granted granted, Map<String, String> environment,
         @Nullable RunProgress resumed, List<StepResult> before, OutputSink output, StopSignal signal,
         long startedNanos, List<StepResult.Attempt> earlier) {
 
@@ -39,12 +40,12 @@ record StepCall(int number, Step step, Grants.Granted granted, Map<String, Strin
      *
      * @param resumed the journal's progress when an earlier process had this step going, else null
      */
-    static StepCall of(int number, Step step, Grants.Granted granted, Map<String, String> runEnvironment,
+    static StepCall of(int number, String workspace, Step step, Grants.Granted granted, Map<String, String> runEnvironment,
             @Nullable RunProgress resumed, List<StepResult> before, StopSignal runSignal) {
         Map<String, String> environment = new java.util.LinkedHashMap<>(runEnvironment);
         environment.putAll(step.env());
         environment.putAll(granted.environment());
-        return new StepCall(number, step, granted, environment, resumed, List.copyOf(before),
+        return new StepCall(number, workspace, step, granted, environment, resumed, List.copyOf(before),
                 OutputSink.DISCARD, runSignal, System.nanoTime(), List.of());
     }
 
@@ -54,28 +55,30 @@ record StepCall(int number, Step step, Grants.Granted granted, Map<String, Strin
     }
 
     /**
-     * What the session runs. A plain first attempt is {@code /bin/sh -e /steps/N}, as it always
-     * was; a working directory or a later attempt puts a {@code sh -c} in front that changes into
+     * What the session runs. A plain first attempt in {@code /work} is the step's shell command
+     * alone ({@code /bin/sh -e /steps/N} for ours), as it always was: executors start every step in
+     * {@link RunLayout#WORK}. A step that starts elsewhere (its working directory, or a workspace
+     * other than {@code /work}) or a later attempt puts a {@code sh -c} in front that changes into
      * the directory and execs the same thing, so the step's own shell, {@code $0} and process tree
      * are unchanged. The command also tells attempts apart: executors key a detached step by its
-     * command ({@link dev.knotless.executor.DetachedStep#key}), and each attempt is a step of its own.
+     * command ({@link dev.knotless.executor.toolkit.DetachedStep#key}), and each attempt is a step of its own.
      */
     StepPayload payload() {
         int attempt = attempt();
-        String script = RunLayout.stepScript(number);
+        List<String> command = step.shell().command(RunLayout.stepScript(number));
         String dir = step.workingDirectory();
-        if (dir == null && attempt == 1) {
-            return StepPayload.script(step.name(), number, environment);
+        String start = dir == null ? workspace : workspace + "/" + dir;
+        if (start.equals(RunLayout.WORK) && attempt == 1) {
+            return new StepPayload(step.name(), command, environment);
         }
         StringBuilder prelude = new StringBuilder();
-        if (dir != null) {
-            String quoted = ShellPayload.quote(RunLayout.WORK + "/" + dir);
-            prelude.append("cd -- ").append(quoted).append(" 2>/dev/null || { printf '%s\\n' ")
-                    .append(ShellPayload.quote("knotless: working-directory " + dir
-                            + " is not a directory in " + RunLayout.WORK))
-                    .append(" >&2; exit 1; }; ");
+        if (!start.equals(RunLayout.WORK)) {
+            String missing = dir == null ? "knotless: the workspace " + workspace + " is not a directory"
+                    : "knotless: working-directory " + dir + " is not a directory in " + workspace;
+            prelude.append("cd -- ").append(ShellPayload.quote(start)).append(" 2>/dev/null || { printf '%s\\n' ")
+                    .append(ShellPayload.quote(missing)).append(" >&2; exit 1; }; ");
         }
-        prelude.append("exec /bin/sh -e ").append(script);
+        prelude.append("exec ").append(String.join(" ", command.stream().map(ShellPayload::quote).toList()));
         if (attempt > 1) {
             prelude.append(" # attempt ").append(attempt);
         }
@@ -84,12 +87,12 @@ record StepCall(int number, Step step, Grants.Granted granted, Map<String, Strin
 
     /** This call as the step an earlier process had going, from {@code progress}'s offsets. */
     StepCall resumedAs(@Nullable RunProgress progress) {
-        return new StepCall(number, step, granted, environment, progress, before, output, signal, startedNanos, earlier);
+        return new StepCall(number, workspace, step, granted, environment, progress, before, output, signal, startedNanos, earlier);
     }
 
     /** The next attempt at the step, after {@code attempts}: run now, never followed. */
     StepCall after(List<StepResult.Attempt> attempts) {
-        return new StepCall(number, step, granted, environment, attempts.isEmpty() ? resumed : null, before, output,
+        return new StepCall(number, workspace, step, granted, environment, attempts.isEmpty() ? resumed : null, before, output,
                 signal, System.nanoTime(), List.copyOf(attempts));
     }
 
@@ -103,12 +106,12 @@ record StepCall(int number, Step step, Grants.Granted granted, Map<String, Strin
     }
 
     StepCall withOutput(OutputSink value, StopSignal stepSignal) {
-        return new StepCall(number, step, granted, environment, resumed, before, value, stepSignal, startedNanos, earlier);
+        return new StepCall(number, workspace, step, granted, environment, resumed, before, value, stepSignal, startedNanos, earlier);
     }
 
     /** The step's own time begins now (what came before was the runner's). */
     StepCall restartedClock() {
-        return new StepCall(number, step, granted, environment, resumed, before, output, signal, System.nanoTime(), earlier);
+        return new StepCall(number, workspace, step, granted, environment, resumed, before, output, signal, System.nanoTime(), earlier);
     }
 
     long elapsedMillis() {

@@ -3,9 +3,9 @@ package dev.knotless.runner.run.step;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StepOutcome;
-import dev.knotless.runner.Durations;
+import dev.knotless.plan.Step;
 import dev.knotless.runner.run.phase.RunStop;
-import dev.knotless.runner.workflow.Step;
+import dev.knotless.time.Durations;
 
 /**
  * Turns how a step ended into its result, in the run's words: a timeout says whether it was the

@@ -2,7 +2,6 @@ package dev.knotless.runner.run.transfer;
 
 import dev.knotless.cache.CacheKey;
 import dev.knotless.checks.Event;
-import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.Trust;
 import dev.knotless.runner.run.request.RunRequest;
 import java.util.List;
@@ -21,9 +20,10 @@ public record CachePlan(List<Entry> entries, Save save) {
     public record Entry(String path, CacheKey key) {}
 
     public static CachePlan of(RunRequest r) {
+        String workspace = r.workflow().workspace().directory();
         List<Entry> entries = r.workflow().cache().stream()
                 .map(p -> {
-                    String path = p.startsWith("/") ? p : RunLayout.WORK + "/" + p;
+                    String path = p.startsWith("/") ? p : workspace + "/" + p;
                     return new Entry(path, new CacheKey(r.repo(), r.workflow().name() + ":" + path));
                 })
                 .toList();

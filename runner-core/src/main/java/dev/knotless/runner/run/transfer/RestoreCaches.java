@@ -4,10 +4,11 @@ import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Layer;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
-import dev.knotless.runner.Durations;
 import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.phase.RunContext;
+import dev.knotless.time.Durations;
 import dev.knotless.tar.Bounded;
+import dev.knotless.time.Durations;
 import java.io.IOException;
 import java.util.Optional;
 

@@ -5,7 +5,7 @@ import dev.knotless.cache.Promotion;
 import dev.knotless.cache.Upper;
 import dev.knotless.checks.SavedArtifacts;
 import dev.knotless.executor.ExecutorException;
-import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.ShellPayload;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.runner.run.phase.Findings;
@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * After a passing run, gathers the paths its workflow's {@code artifacts} name (patterns expanded
- * by the run's shell, relative to /work) into one directory of the run and streams it into the
- * artifact store ({@link Artifacts}). A value granted in the run found in them keeps them from being
+ * by the run's shell, relative to the workspace) into one directory of the run and streams it into
+ * the artifact store ({@link Artifacts}). A value granted in the run found in them keeps them from being
  * saved, as for caches. Never fails the run: what cannot be saved is a line in the log, and a
  * dependent then finds no artifacts of it.
  */
@@ -60,9 +60,10 @@ public final class SaveArtifacts implements Phase {
             return;
         }
         Upper upper = null;
+        String workspace = request.workflow().workspace().directory();
         try {
             StringBuilder script = new StringBuilder("d=" + GATHERED + "; rm -rf \"$d\" && mkdir -p \"$d\" && cd "
-                    + RunLayout.WORK + " || exit 1\nn=0\n");
+                    + ShellPayload.quote(workspace) + " || exit 1\nn=0\n");
             for (String pattern : patterns) {
                 // patterns hold only [A-Za-z0-9._/*?-] (the parser's rule), so unquoted they are globs and nothing else
                 script.append("for p in ").append(pattern.endsWith("/") ? pattern.substring(0, pattern.length() - 1) : pattern)
@@ -85,7 +86,7 @@ public final class SaveArtifacts implements Phase {
             List<String> paths = lines.stream().filter(l -> l.startsWith("path ")).map(l -> l.substring(5))
                     .limit(SavedArtifacts.LISTED).toList();
             if (lines.contains("count 0")) {
-                run.log().notice("artifacts: nothing in /work matches " + String.join(", ", patterns));
+                run.log().notice("artifacts: nothing in " + workspace + " matches " + String.join(", ", patterns));
                 return;
             }
             upper = store.beginUpper(Artifacts.key(request.repo(), request.workflow().name()), request.runId());

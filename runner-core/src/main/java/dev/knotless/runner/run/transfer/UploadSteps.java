@@ -4,32 +4,45 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.Workflow;
 import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.runner.run.phase.Verdict;
-import dev.knotless.runner.workflow.Step;
 import dev.knotless.tar.TarStreams;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
-/** Writes each step's script to {@code /steps/<n>}; scripts hold no variable values. */
+/**
+ * Writes each step's script to {@code /steps/<n>}, as its shell has it written; scripts hold no
+ * variable values. A plan asking for more than this runner carries out is refused here, before
+ * any step ({@link NotYetCarriedOut}).
+ */
 public final class UploadSteps implements Phase {
 
-    private final List<Step> steps;
+    private final Workflow workflow;
 
-    public UploadSteps(List<Step> steps) {
-        this.steps = List.copyOf(steps);
+    public UploadSteps(Workflow workflow) {
+        this.workflow = workflow;
     }
 
     @Override
     public void run(RunContext run) {
+        Optional<String> beyond = NotYetCarriedOut.in(workflow);
+        if (beyond.isPresent()) {
+            run.verdict().fail(new Verdict(CheckStatus.ERROR, beyond.get()));
+            return;
+        }
+        List<Step> steps = workflow.steps();
         try {
             run.session().upload(RunLayout.STEPS, out -> {
                 TarArchiveOutputStream tar = TarStreams.newOutput(out);
                 for (int i = 0; i < steps.size(); i++) {
-                    byte[] script = steps.get(i).run().getBytes(StandardCharsets.UTF_8);
+                    Step step = steps.get(i);
+                    byte[] script = step.shell().file(step.run()).getBytes(StandardCharsets.UTF_8);
                     TarArchiveEntry entry = new TarArchiveEntry(String.valueOf(i + 1));
                     entry.setMode(0100755);
                     entry.setSize(script.length);

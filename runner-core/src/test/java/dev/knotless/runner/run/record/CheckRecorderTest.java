@@ -9,7 +9,7 @@ import dev.knotless.checks.CheckStore;
 import dev.knotless.checks.CheckSubject;
 import dev.knotless.checks.Event;
 import dev.knotless.checks.ExecutorName;
-import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.forge.CheckPublisher;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;

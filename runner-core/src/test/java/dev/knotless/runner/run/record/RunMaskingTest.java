@@ -10,11 +10,11 @@ import dev.knotless.executor.Failure;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.plan.Step;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunRequest;
-import dev.knotless.runner.workflow.Step;
 import dev.knotless.secrets.Secret;
 import dev.knotless.tar.TarStreams;
 import dev.knotless.testkit.FakeSession;
@@ -113,7 +113,7 @@ class RunMaskingTest {
     @Test
     void theChecksARunPublishesAsItGoesHoldItsStepsSoFarMasked() throws IOException {
         List<Check> published = new java.util.concurrent.CopyOnWriteArrayList<>();
-        dev.knotless.runner.forge.CheckPublisher capture = new dev.knotless.runner.forge.CheckPublisher() {
+        dev.knotless.forge.CheckPublisher capture = new dev.knotless.forge.CheckPublisher() {
             @Override
             public void publish(Check c) {
                 published.add(c);

@@ -6,7 +6,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
-import dev.knotless.runner.forge.CheckPublisher;
+import dev.knotless.forge.CheckPublisher;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.RunFixture;
 import dev.knotless.runner.run.record.CheckRecorder;

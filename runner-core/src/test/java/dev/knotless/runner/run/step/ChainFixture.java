@@ -99,7 +99,7 @@ final class ChainFixture implements AutoCloseable {
     StepCall call(int number, Grants.Granted granted, Map<String, String> variables, @Nullable RunProgress resumed) {
         List<StepResult> before = request.workflow().steps().subList(0, number - 1).stream()
                 .map(s -> new StepResult(s.name(), StepStatus.SUCCESS, 0, 1, null)).toList();
-        return StepCall.of(number, request.workflow().steps().get(number - 1), granted, variables, resumed, before, signal);
+        return StepCall.of(number, request.workflow().workspace().directory(), request.workflow().steps().get(number - 1), granted, variables, resumed, before, signal);
     }
 
     @Override

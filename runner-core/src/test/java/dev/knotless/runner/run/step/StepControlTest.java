@@ -6,7 +6,7 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
-import dev.knotless.executor.DetachedStep;
+import dev.knotless.executor.toolkit.DetachedStep;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.runner.run.RunFixture;

@@ -1,4 +1,0 @@
-@NullMarked
-package dev.knotless.executor.node.agent;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,0 @@
-@NullMarked
-package dev.knotless.executor.node.host;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,0 @@
-@NullMarked
-package dev.knotless.executor.node.runc;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,0 @@
-@NullMarked
-package dev.knotless.executor.node.service;
-
-import org.jspecify.annotations.NullMarked;

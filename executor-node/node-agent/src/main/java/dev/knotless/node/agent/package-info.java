@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.node.agent;
+
+import org.jspecify.annotations.NullMarked;

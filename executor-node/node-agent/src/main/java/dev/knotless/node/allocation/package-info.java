@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.node.allocation;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.node.cni;
+
+import org.jspecify.annotations.NullMarked;

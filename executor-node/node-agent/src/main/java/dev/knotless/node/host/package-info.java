@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.node.host;
+
+import org.jspecify.annotations.NullMarked;

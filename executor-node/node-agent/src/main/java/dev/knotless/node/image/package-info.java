@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.node.image;
+
+import org.jspecify.annotations.NullMarked;

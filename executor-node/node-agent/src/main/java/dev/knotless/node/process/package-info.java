@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.node.process;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.node.runc;
+
+import org.jspecify.annotations.NullMarked;

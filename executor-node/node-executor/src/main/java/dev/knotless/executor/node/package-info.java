@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.executor.node;
+
+import org.jspecify.annotations.NullMarked;

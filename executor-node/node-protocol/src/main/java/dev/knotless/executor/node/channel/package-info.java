@@ -1,4 +1,0 @@
-@NullMarked
-package dev.knotless.executor.node.channel;
-
-import org.jspecify.annotations.NullMarked;

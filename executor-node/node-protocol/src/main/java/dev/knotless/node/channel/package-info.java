@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.node.channel;
+
+import org.jspecify.annotations.NullMarked;

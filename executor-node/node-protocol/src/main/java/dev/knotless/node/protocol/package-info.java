@@ -1,0 +1,4 @@
+@NullMarked
+package dev.knotless.node.protocol;
+
+import org.jspecify.annotations.NullMarked;

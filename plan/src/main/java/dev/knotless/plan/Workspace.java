@@ -1,0 +1,28 @@
+package dev.knotless.plan;
+
+import dev.knotless.executor.RunLayout;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a run's steps work: the directory the checkout is in and every step starts in, and the
+ * home directory its programs see.
+ *
+ * <p>Ours is {@link #DEFAULT}: {@code /work}, with the image's own {@code HOME}. GitHub Actions
+ * checks out into {@code $GITHUB_WORKSPACE} ({@code /home/runner/work/REPO/REPO}) with {@code
+ * HOME=/home/runner}, and actions rely on both (tool caches, {@code ~/.npm}), so its front-end will
+ * set them. The run reads them from here rather than from a constant. Executors still make and
+ * start in {@link RunLayout#WORK}; a step of a workspace elsewhere changes into it first.
+ *
+ * @param directory absolute, in its plain form (no {@code .}, {@code ..} or doubled {@code /})
+ * @param home {@code HOME} for the steps, absolute; null to keep the image's own
+ */
+public record Workspace(String directory, @Nullable String home) {
+
+    /** Ours: the checkout in {@code /work}, {@code HOME} as the image sets it. */
+    public static final Workspace DEFAULT = new Workspace(RunLayout.WORK, null);
+
+    public Workspace {
+        directory = RunLayout.absolute(directory);
+        home = home == null ? null : RunLayout.absolute(home);
+    }
+}
