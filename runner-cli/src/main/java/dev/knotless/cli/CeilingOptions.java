@@ -1,7 +1,7 @@
 package dev.knotless.cli;
 
 import dev.knotless.executor.Resources;
-import dev.knotless.runner.run.Ceilings;
+import dev.knotless.runner.run.request.Ceilings;
 import java.time.Duration;
 import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,6 @@
 package dev.knotless.cli;
 
-import dev.knotless.runner.run.Cancellation;
+import dev.knotless.runner.run.request.Cancellation;
 import java.util.ArrayList;
 import java.util.List;
 import sun.misc.Signal;

@@ -1,7 +1,7 @@
 package dev.knotless.cli;
 
 import dev.knotless.executor.Resources;
-import dev.knotless.runner.run.RunLimits;
+import dev.knotless.runner.run.request.RunLimits;
 import java.time.Duration;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;

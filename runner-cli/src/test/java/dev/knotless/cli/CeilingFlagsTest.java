@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knotless.executor.Resources;
 import dev.knotless.executor.kubernetes.KubernetesOptions;
-import dev.knotless.runner.run.Ceilings;
-import dev.knotless.runner.run.RunLimits;
+import dev.knotless.runner.run.request.Ceilings;
+import dev.knotless.runner.run.request.RunLimits;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

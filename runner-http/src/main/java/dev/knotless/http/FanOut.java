@@ -3,8 +3,8 @@ package dev.knotless.http;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.StepResult;
 import dev.knotless.executor.OutputSink;
-import dev.knotless.runner.run.RunListener;
-import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.run.record.RunListener;
+import dev.knotless.runner.run.request.RunRequest;
 import java.util.List;
 
 /** Several run listeners as one, called in order: the live-output hub and the step timer. */

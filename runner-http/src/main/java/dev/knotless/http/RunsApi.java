@@ -318,7 +318,7 @@ final class RunsApi {
         RunRecord r = record(ctx.pathParam("id"));
         var store = sources.caches();
         var archive = store == null || r.check() == null ? Optional.<dev.knotless.executor.TarSource>empty()
-                : dev.knotless.runner.run.Artifacts.saved(store, r.check(), r.trust());
+                : dev.knotless.runner.run.transfer.Artifacts.saved(store, r.check(), r.trust());
         if (archive.isEmpty()) {
             throw ApiError.notFound("artifacts of run " + r.id());
         }

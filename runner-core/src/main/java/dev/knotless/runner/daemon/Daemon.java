@@ -8,7 +8,7 @@ import dev.knotless.forge.Forge;
 import dev.knotless.forge.Repository;
 import dev.knotless.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
-import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;

@@ -4,8 +4,8 @@ import static dev.knotless.runner.daemon.DaemonWords.describe;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
-import dev.knotless.runner.run.Cancellation;
-import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.request.Cancellation;
+import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.Needs;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.state.RunQueue;

@@ -1,17 +1,17 @@
 package dev.knotless.runner.lander;
 
+import dev.knotless.checkout.CheckoutException;
+import dev.knotless.checkout.Merger;
+import dev.knotless.checkout.Mirror;
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckSubject;
 import dev.knotless.checks.Event;
 import dev.knotless.checks.ExecutorName;
 import dev.knotless.executor.Trust;
-import dev.knotless.checkout.CheckoutException;
-import dev.knotless.checkout.Merger;
-import dev.knotless.checkout.Mirror;
-import dev.knotless.checkout.Mirrors;
 import dev.knotless.forge.MergeQueue;
 import dev.knotless.forge.Repository;
-import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.state.MergeQueueRows;
 import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.state.QueueState;

@@ -4,46 +4,81 @@ import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckSubject;
-import dev.knotless.checks.Event;
 import dev.knotless.checks.ExecutorName;
-import dev.knotless.checks.ScheduledFor;
 import dev.knotless.checks.SpaceReserve;
-import dev.knotless.checks.StepResult;
 import dev.knotless.executor.Executor;
-import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.ResumedSession;
-import dev.knotless.executor.RunLayout;
-import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.runner.run.environment.CeilingFit;
+import dev.knotless.runner.run.environment.ServiceLogs;
+import dev.knotless.runner.run.environment.StartEnvironment;
+import dev.knotless.runner.run.output.CollectOutputs;
+import dev.knotless.runner.run.output.CollectReports;
+import dev.knotless.runner.run.phase.Findings;
+import dev.knotless.runner.run.phase.Phase;
+import dev.knotless.runner.run.phase.RunContext;
+import dev.knotless.runner.run.phase.RunEnvironment;
+import dev.knotless.runner.run.phase.RunStop;
+import dev.knotless.runner.run.phase.Verdict;
+import dev.knotless.runner.run.phase.VerdictSoFar;
+import dev.knotless.runner.run.record.CheckRecorder;
+import dev.knotless.runner.run.record.FinalRecord;
+import dev.knotless.runner.run.record.RunListener;
+import dev.knotless.runner.run.record.RunLog;
+import dev.knotless.runner.run.record.RunMasking;
+import dev.knotless.runner.run.record.RunningCheck;
+import dev.knotless.runner.run.record.StateFull;
+import dev.knotless.runner.run.recovery.JournalQueue;
+import dev.knotless.runner.run.recovery.MaskedJournal;
+import dev.knotless.runner.run.recovery.Resumption;
+import dev.knotless.runner.run.recovery.RunJournal;
+import dev.knotless.runner.run.recovery.RunProgress;
+import dev.knotless.runner.run.request.Cancellation;
+import dev.knotless.runner.run.request.RunDeadline;
+import dev.knotless.runner.run.request.RunLimits;
+import dev.knotless.runner.run.request.RunRequest;
+import dev.knotless.runner.run.step.RunSteps;
+import dev.knotless.runner.run.transfer.CachePlan;
+import dev.knotless.runner.run.transfer.RestoreArtifacts;
+import dev.knotless.runner.run.transfer.RestoreCaches;
+import dev.knotless.runner.run.transfer.SaveArtifacts;
+import dev.knotless.runner.run.transfer.SaveCaches;
+import dev.knotless.runner.run.transfer.UploadCheckout;
+import dev.knotless.runner.run.transfer.UploadSteps;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.SecretStore;
-import dev.knotless.time.Durations;
 import dev.knotless.time.Ticker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.time.ZoneOffset;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs one workflow on one commit through an executor and turns what happened into a check.
  *
- * <p>The phases are data ({@link #phases}); each reports into a shared {@link RunState}. The
- * check is recorded ({@link CheckRecorder}) as {@code running} before anything starts and as final
- * before {@link #execute} returns; the session is closed whatever happens, after that final record.
+ * <p>The phases are data ({@link #phases}), each made for the run with what it needs. The check is
+ * recorded ({@link CheckRecorder}) as {@code running} before anything starts and as final before
+ * {@link #execute} returns; the environment is closed whatever happens, after that final record.
  * Never throws for anything the run or the executor did: that becomes the check's status and reason.
  */
 public final class Run {
 
     private static final Logger LOG = LoggerFactory.getLogger(Run.class);
+
+    /** The variable a scheduled run's due time (ISO-8601, UTC) reaches its steps by. */
+    public static final String SCHEDULED_FOR = "KNOTLESS_SCHEDULED_FOR";
+    /** How many earlier due times a scheduled run stands for (missed while the runner was down). */
+    public static final String SCHEDULE_MISSED = "KNOTLESS_SCHEDULE_MISSED";
+    /** The first of them (ISO-8601, UTC); set only when there are some. */
+    public static final String SCHEDULE_MISSED_SINCE = "KNOTLESS_SCHEDULE_MISSED_SINCE";
 
     private final Executor executor;
     private final CheckRecorder checks;
@@ -77,34 +112,33 @@ public final class Run {
         this.ticker = ticker;
     }
 
-    /** The order of a run, as data. */
-    List<Phase> phases() {
+    /**
+     * The order of a run, as data: each phase made for {@code request} with what it needs.
+     *
+     * @param journal the run's journal, which its steps are recorded in
+     */
+    List<Phase> phases(RunRequest request, RunMasking masking, List<Grants.Granted> grants, @Nullable Resumption resumed,
+            JournalQueue journal) {
+        CachePlan plan = CachePlan.of(request);
+        Path outputs = checks.files().outputDir(request.runId());
+        String workspace = request.workflow().workspace().directory();
         return List.of(
-                new StartEnvironment(executor),
-                new UploadCheckout(),
-                new RestoreCaches(caches),
-                new RestoreArtifacts(caches),
-                new UploadSteps(),
-                new RunSteps(),
-                new ServiceLogs(),
-                new SaveCaches(caches),
-                new SaveArtifacts(caches),
-                new CollectOutputs(),
-                new CollectReports());
-    }
-
-    /** The phases of a resumed run: its environment, checkout and caches are there already. */
-    private List<Phase> resumedPhases() {
-        List<Phase> all = phases();
-        int steps = 0;
-        while (!(all.get(steps) instanceof RunSteps)) {
-            steps++;
-        }
-        return all.subList(steps, all.size());
+                new StartEnvironment(executor, request, limits),
+                new UploadCheckout(request.checkout(), request.commit(), workspace, limits.checkoutBytes()),
+                new RestoreCaches(caches, plan, request.ref(), request.defaultRef()),
+                new RestoreArtifacts(caches, request),
+                new UploadSteps(request.workflow()),
+                new RunSteps(request.workflow().steps(), workspace, grants, RunVariables.of(request), resumed, journal,
+                        limits.killGrace()),
+                new ServiceLogs(StartEnvironment.services(request)),
+                new SaveCaches(caches, plan, request, limits.cacheBytes(), masking.masker()),
+                new SaveArtifacts(caches, request, limits.cacheBytes(), masking.masker()),
+                new CollectOutputs(outputs, limits, masking),
+                new CollectReports(request.workflow().reports(), workspace, outputs, limits.killGrace()));
     }
 
     public Check execute(RunRequest request, Cancellation cancellation) {
-        return go(request, clock.instant(), null, null, cancellation);
+        return go(request, clock.instant(), null, cancellation);
     }
 
     /**
@@ -139,110 +173,123 @@ public final class Run {
      */
     public Check resume(RunRequest request, Instant startedAt, RunProgress progress, ResumedSession session,
             Cancellation cancellation) {
-        return go(request, startedAt, progress, session, cancellation);
+        return go(request, startedAt, new Resumption(progress, session), cancellation);
     }
 
-    private Check go(RunRequest asked, Instant started, RunProgress resumed, ResumedSession session,
-            Cancellation cancellation) {
-        List<Session> afterRecord = new ArrayList<>(1);
-        try {
-            return go(asked, started, resumed, session, cancellation, afterRecord);
-        } finally {
-            // Closed once the check is recorded: a runner killed while the environment is torn down
-            // leaves a final check (and a leftover its restart sweeps), never a run it must end as lost.
-            afterRecord.forEach(Session::close);
+    /**
+     * One run, in the order its effects must have: the check recorded {@code running} before anything
+     * can fail; the space reserve taken before anything else can fail for space; the phases; the final
+     * record; and only then the environment closed.
+     */
+    private Check go(RunRequest asked, Instant started, @Nullable Resumption resumed, Cancellation cancellation) {
+        Begun run = begin(asked, started, resumed, cancellation);
+        // Closed once the check is recorded: a runner killed while the environment is torn down leaves
+        // a final check (and a leftover its restart sweeps), never a run it must end as lost.
+        try (RunEnvironment environment = new RunEnvironment(resumed == null ? null : resumed.session())) {
+            if (resumed == null) {
+                saveRunning(run.masking(), run.running());
+            }
+            run.shown().runStarted(run.request());
+            Outcome outcome;
+            try {
+                run.reserve().take(); // before anything else that can fail for space
+                outcome = runPhases(run, environment);
+            } catch (IOException e) {
+                outcome = new Outcome(broke(e), Findings.NONE);
+            }
+            Check check = outcome.findings().finish(run.running(), outcome.verdict(), clock.instant());
+            return ended(run.masking(), run.shown(), run.request(), check, run.reserve());
         }
     }
 
-    private Check go(RunRequest asked, Instant started, RunProgress resumed, ResumedSession session,
-            Cancellation cancellation, List<Session> afterRecord) {
+    /**
+     * A run as it begins, before anything of it is opened or recorded: the request as the ceilings
+     * let it run, each step's grant, the masking every sink is reached through, and its running check.
+     */
+    private record Begun(RunRequest request, List<String> fitNotices, List<Grants.Granted> grants, RunMasking masking,
+            RunListener shown, Check running, SpaceReserve reserve, @Nullable Resumption resumed, Cancellation cancellation) {}
+
+    private Begun begin(RunRequest asked, Instant started, @Nullable Resumption resumed, Cancellation cancellation) {
         CeilingFit fit = CeilingFit.of(asked, limits);
         RunRequest request = fit.request();
-        List<Grants.Granted> grants = grant(request);
-        RunMasking masking = new RunMasking(Masker.of(grants.stream().flatMap(g -> g.values().stream()).toList()));
+        List<Grants.Granted> grants = StepGrants.of(request, secrets);
+        RunMasking masking = new RunMasking(StepGrants.masker(grants));
         // from here on the run's sinks are reached only through the masking
-        Check check = newCheck(request, started);
-        RunListener shown = masking.listener(request, withProgress(request, check, masking));
-        SpaceReserve reserve = checks.files().reserve(request.runId());
-        if (resumed == null) {
-            saveRunning(masking, check);
-        }
-        shown.runStarted(request);
-        try {
-            reserve.take(); // before anything else that can fail for space
-        } catch (IOException e) {
-            if (session != null) {
-                session.close();
-            }
-            String why = StateFull.causedBy(e) ? StateFull.REASON : "runner error: " + e;
-            return ended(masking, shown, request, finish(check, null, new Verdict(CheckStatus.ERROR, why)), reserve);
-        }
-        // a run started here has spent nothing yet, whatever the wall clock did since `started`; only a
-        // resumed run's time spent spans processes, which only wall time can measure
-        RunDeadline deadline = RunDeadline.of(request, limits, started,
-                resumed == null ? Clock.fixed(started, java.time.ZoneOffset.UTC) : clock);
-        RunState state = null;
-        Masker masker = masking.masker();
-        Path logPath = checks.files().logPath(request.runId());
-        try (StopSignal runSignal = cancellation.signal().child(deadline.leftAtStart());
-             JournalQueue journalQueue = new JournalQueue(request.runId(), masking.journal(journal), JournalQueue.PATIENCE);
-             RunLog log = resumed == null
-                     ? new RunLog(logPath, limits.logCap(), request, shown, masker)
-                     : RunLog.resume(logPath, limits.logCap(), resumed.logBytes(), request, shown, masker)) {
-            state = new RunState(request, limits, log, checks.files().outputDir(request.runId()), runSignal, deadline, clock, ticker,
-                    environment(request), grants, shown, cancellation, journalQueue, masking);
-            List<Phase> phases = phases();
+        Check running = newCheck(request, started);
+        RunListener shown = masking.listener(request, new RunningCheck(request, running, masking, checks, listener));
+        return new Begun(request, fit.notices(), grants, masking, shown, running, checks.files().reserve(request.runId()),
+                resumed, cancellation);
+    }
+
+    /** How a run ended: its verdict, and what its phases found. */
+    private record Outcome(Verdict verdict, Findings findings) {}
+
+    /**
+     * Runs the phases in {@code environment} with the run's signal, journal and log, which are
+     * closed (the journal drained, so that no late entry follows the check's row) before the final
+     * record. What the runner itself broke on ends the run {@code error}, unless a phase failed it first.
+     */
+    private Outcome runPhases(Begun run, RunEnvironment environment) {
+        RunRequest request = run.request();
+        Resumption resumed = run.resumed();
+        RunPhases phases = null;
+        VerdictSoFar verdict = null;
+        RunDeadline deadline = deadline(request, run.running().startedAt(), resumed != null);
+        try (StopSignal signal = run.cancellation().signal().child(deadline.leftAtStart());
+             JournalQueue journalQueue = new JournalQueue(request.runId(), new MaskedJournal(journal, run.masking()),
+                     JournalQueue.PATIENCE);
+             RunLog log = log(run)) {
+            verdict = new VerdictSoFar(log, resumed == null ? null
+                    : resumed.ended().stream().map(Verdict::of).flatMap(Optional::stream).findFirst().orElse(null));
+            RunContext context = new RunContext(environment, new RunStop(signal, deadline, run.cancellation()), log, verdict,
+                    ticker);
+            phases = new RunPhases(phases(request, run.masking(), run.grants(), resumed, journalQueue));
             if (resumed == null) {
-                if (check.scheduled() != null) {
-                    log.notice(check.scheduled().line());
+                if (run.running().scheduled() != null) {
+                    log.notice(run.running().scheduled().line());
                 }
-                fit.notices().forEach(log::notice); // a resumed log has them already
+                run.fitNotices().forEach(log::notice); // a resumed log has them already
             } else {
-                state.resumeFrom(resumed, session);
-                phases = resumedPhases();
+                log.notice(resumed.notice());
+                phases = phases.resumed();
             }
-            try {
-                for (Phase phase : phases) {
-                    boolean skip = state.session == null && !(phase instanceof StartEnvironment)
-                            || runSignal.isStopped() && !(phase instanceof StartEnvironment)
-                            || state.failed() && !phase.runsAfterFailure();
-                    if (!skip) {
-                        phase.run(state);
-                    }
-                }
-            } finally {
-                if (state.session != null) {
-                    if (request.keep()) {
-                        log.notice("keeping " + state.session.describe() + " (--keep)");
-                    }
-                    afterRecord.add(state.session);
-                } else if (session != null) {
-                    afterRecord.add(session);
-                }
+            phases.run(context, request.keep());
+            if (!verdict.failed() && signal.isStopped()) {
+                verdict.fail(context.stop().verdict());
             }
-            if (!state.failed() && runSignal.isStopped()) {
-                state.fail(runSignal.reason().orElseThrow() == StopSignal.Reason.CANCELLED
-                        ? new Verdict(CheckStatus.CANCELLED, cancellation.reason())
-                        : new Verdict(CheckStatus.FAILURE, "the run timed out after " + Durations.human(deadline.budget())));
-            }
+            return new Outcome(verdict.orSuccess(), phases.findings());
         } catch (IOException | RuntimeException e) {
-            if (masker.patternCount() == 0) {
+            if (run.masking().masker().patternCount() == 0) {
                 LOG.error("run {} broke", request.runId(), e);
             } else {
                 // a trace repeats messages that may quote a granted value: the masked line only
-                LOG.error("run {} broke: {}", request.runId(), masking.line(e.toString()));
+                LOG.error("run {} broke: {}", request.runId(), run.masking().line(e.toString()));
             }
-            if (state == null && session != null) {
-                session.close();
-            }
-            String why = StateFull.causedBy(e) ? StateFull.REASON : "runner error: " + e;
-            if (state == null || !state.failed()) {
-                check = finish(check, state, new Verdict(CheckStatus.ERROR, why));
-                return ended(masking, shown, request, check, reserve);
-            }
+            Findings found = phases == null ? Findings.NONE : phases.findings();
+            return verdict != null && verdict.failed() ? new Outcome(verdict.orSuccess(), found) : new Outcome(broke(e), found);
         }
-        Verdict verdict = state.failed() ? state.verdict : new Verdict(CheckStatus.SUCCESS, null);
-        return ended(masking, shown, request, finish(check, state, verdict), reserve);
+    }
+
+    /**
+     * The run's one deadline. A run started here has spent nothing yet, whatever the wall clock did
+     * since it started; only a resumed run's time spent spans processes, which only wall time can measure.
+     */
+    private RunDeadline deadline(RunRequest request, Instant started, boolean resumed) {
+        return RunDeadline.of(request, limits, started, resumed ? clock : Clock.fixed(started, ZoneOffset.UTC));
+    }
+
+    /** The run's log: a new one, or a resumed run's, going on where its journal says. */
+    private RunLog log(Begun run) throws IOException {
+        Path path = checks.files().logPath(run.request().runId());
+        Masker masker = run.masking().masker();
+        return run.resumed() == null
+                ? new RunLog(path, limits.logCap(), run.request(), run.shown(), masker)
+                : RunLog.resume(path, limits.logCap(), run.resumed().progress().logBytes(), run.request(), run.shown(), masker);
+    }
+
+    /** The verdict of a run the runner itself could not carry on with. */
+    private static Verdict broke(Exception e) {
+        return new Verdict(CheckStatus.ERROR, StateFull.causedBy(e) ? StateFull.REASON : "runner error: " + e);
     }
 
     /**
@@ -256,90 +303,11 @@ public final class Run {
         return masked;
     }
 
-    /**
-     * Each step's secrets (docs/design/secrets.md): pushes, manual and scheduled runs get the names a
-     * step asks for and the repository has; pull and batch runs get none.
-     */
-    private List<Grants.Granted> grant(RunRequest r) {
-        boolean mayHaveSecrets = r.event() == Event.PUSH || r.event() == Event.MANUAL || r.event() == Event.SCHEDULE;
-        return r.workflow().steps().stream()
-                .map(step -> step.secrets().isEmpty() ? Grants.Granted.NONE
-                        : Grants.grant(step.secrets(), r.repo(), secrets, mayHaveSecrets))
-                .toList();
-    }
-
     private Check newCheck(RunRequest r, Instant started) {
         CheckSubject subject = new CheckSubject(r.runId(), r.repo(), r.commit(), r.ref(), r.workflow().name(), r.event(),
                 r.runnerId(), ExecutorName.of(executor.name()));
         return Check.running(subject, started, checks.files().logPath(r.runId()).toString())
-                .withScheduled(scheduledFor(r));
-    }
-
-    /** When a scheduled run was due and what it stands for ({@link #SCHEDULED_FOR}, set by the daemon); null for other runs. */
-    private static ScheduledFor scheduledFor(RunRequest r) {
-        String due = r.variables().get(SCHEDULED_FOR);
-        if (r.event() != Event.SCHEDULE || due == null) {
-            return null;
-        }
-        try {
-            String since = r.variables().get(SCHEDULE_MISSED_SINCE);
-            int missed = since == null ? 0 : Integer.parseInt(r.variables().getOrDefault(SCHEDULE_MISSED, "0"));
-            return missed > 0 ? new ScheduledFor(Instant.parse(due), missed, Instant.parse(since))
-                    : ScheduledFor.onTime(Instant.parse(due));
-        } catch (RuntimeException e) {
-            return null; // variables a person set by hand (exec --var); the run goes on without the note
-        }
-    }
-
-    private Check finish(Check c, RunState state, Verdict verdict) {
-        return c.finished(verdict.status(), verdict.reason(), clock.instant(),
-                state == null ? List.of() : state.steps, state == null ? List.of() : state.outputs)
-                .withTests(state == null ? null : state.tests)
-                .withArtifacts(state == null ? null : state.artifacts);
-    }
-
-    /**
-     * The run's listener, also recording the running check after each step with the steps ended so
-     * far, so a forge shows a run as it goes, not only at its start and end. The step results come
-     * masked (this sits behind the masking); the check is masked as every check is.
-     */
-    private RunListener withProgress(RunRequest request, Check running, RunMasking masking) {
-        List<StepResult> ended = new java.util.concurrent.CopyOnWriteArrayList<>();
-        return new RunListener() {
-            @Override
-            public void runStarted(RunRequest run) {
-                listener.runStarted(run);
-            }
-
-            @Override
-            public void notice(RunRequest run, String line) {
-                listener.notice(run, line);
-            }
-
-            @Override
-            public void stepStarted(RunRequest run, int number, String name) {
-                listener.stepStarted(run, number, name);
-            }
-
-            @Override
-            public void stepOutput(RunRequest run, int number, OutputSink.Stream stream, byte[] buffer, int offset, int length) {
-                listener.stepOutput(run, number, stream, buffer, offset, length);
-            }
-
-            @Override
-            public void stepFinished(RunRequest run, int number, StepResult result) {
-                listener.stepFinished(run, number, result);
-                if (run.runId().equals(request.runId())) {
-                    ended.add(result);
-                    checks.progress(masking.check(running.withStepsSoFar(List.copyOf(ended))));
-                }
-            }
-
-            @Override
-            public void runFinished(RunRequest run, Check check) {
-                listener.runFinished(run, check);
-            }
-        };
+                .withScheduled(RunVariables.scheduledFor(r));
     }
 
     private void saveRunning(RunMasking masking, Check unmasked) {
@@ -349,31 +317,5 @@ public final class Run {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot record check " + check.id(), e);
         }
-    }
-
-    /** The variable a scheduled run's due time (ISO-8601, UTC) reaches its steps by. */
-    public static final String SCHEDULED_FOR = "KNOTLESS_SCHEDULED_FOR";
-    /** How many earlier due times a scheduled run stands for (missed while the runner was down). */
-    public static final String SCHEDULE_MISSED = "KNOTLESS_SCHEDULE_MISSED";
-    /** The first of them (ISO-8601, UTC); set only when there are some. */
-    public static final String SCHEDULE_MISSED_SINCE = "KNOTLESS_SCHEDULE_MISSED_SINCE";
-
-    /** The run environment contract (docs/reference/run-environment.md), then workflow and caller variables. */
-    static Map<String, String> environment(RunRequest r) {
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("CI", "true");
-        if (r.workflow().workspace().home() != null) {
-            env.put("HOME", r.workflow().workspace().home());
-        }
-        env.put("KNOTLESS_RUN_ID", r.runId());
-        env.put("KNOTLESS_REPO", r.repo());
-        env.put("KNOTLESS_COMMIT", r.commit());
-        env.put("KNOTLESS_REF", r.ref());
-        env.put("KNOTLESS_EVENT", r.event().wireName());
-        env.put("KNOTLESS_WORKFLOW", r.workflow().name());
-        env.put("KNOTLESS_RUN_OUTPUTS", RunLayout.OUTPUTS);
-        env.putAll(r.workflow().variables());
-        env.putAll(r.variables());
-        return env;
     }
 }

@@ -2,7 +2,7 @@ package dev.knotless.runner.state;
 
 import dev.knotless.checks.Check;
 import dev.knotless.checks.Event;
-import dev.knotless.runner.run.CheckRows;
+import dev.knotless.runner.run.record.CheckRows;
 import java.io.IOException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -140,7 +140,7 @@ public final class RunQueue implements CheckRows {
                 ORDER BY seq""", List.of(run.repo(), run.commit(), run.event().wireName(), run.id(), run.links().group())));
     }
 
-    /** {@link #finish} of the check's own run: the row write of {@link dev.knotless.runner.run.CheckRecorder}. */
+    /** {@link #finish} of the check's own run: the row write of {@link dev.knotless.runner.run.record.CheckRecorder}. */
     @Override
     public void finished(Check check) throws IOException {
         finish(check.id(), check);

@@ -1,6 +1,5 @@
 package dev.knotless.runner.daemon;
 
-import dev.knotless.forge.LiveEvent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.checks.Check;
@@ -10,8 +9,9 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.Trust;
+import dev.knotless.forge.LiveEvent;
 import dev.knotless.plan.dialects.Dialects;
-import dev.knotless.runner.run.RunRequest;
+import dev.knotless.runner.run.request.RunRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,12 +2,12 @@ package dev.knotless.runner.lander;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckStore;
-import dev.knotless.checkout.Mirrors;
-import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.forge.Repository;
-import dev.knotless.runner.run.CheckRecorder;
+import dev.knotless.forge.embedded.EmbeddedForge;
+import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.QueueRow;
 import dev.knotless.runner.state.QueueState;

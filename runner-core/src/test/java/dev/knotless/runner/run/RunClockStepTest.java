@@ -8,6 +8,8 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Output;
 import dev.knotless.executor.RunLayout;
+import dev.knotless.runner.run.request.Cancellation;
+import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.testkit.FakeClock;
 import dev.knotless.testkit.FakeSession;
 import dev.knotless.testkit.FakeTicker;

@@ -6,6 +6,13 @@ import dev.knotless.checks.CheckStore;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
 import dev.knotless.plan.dialects.Dialects;
+import dev.knotless.runner.run.record.CheckRecorder;
+import dev.knotless.runner.run.record.RunListener;
+import dev.knotless.runner.run.recovery.RunJournal;
+import dev.knotless.runner.run.recovery.RunProgress;
+import dev.knotless.runner.run.request.Cancellation;
+import dev.knotless.runner.run.request.RunLimits;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.secrets.SecretStore;
 import dev.knotless.tar.TarStreams;
 import dev.knotless.testkit.RecordingExecutor;
@@ -25,17 +32,17 @@ import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /** A run over a {@link RecordingExecutor} in a temp state dir: requests, the run, and what it left. */
-final class RunFixture {
+public final class RunFixture {
 
-    static final String SHA = "0123456789abcdef0123456789abcdef01234567";
-    static final byte[] CHECKOUT = "the checkout tar".getBytes(StandardCharsets.UTF_8);
+    public static final String SHA = "0123456789abcdef0123456789abcdef01234567";
+    public static final byte[] CHECKOUT = "the checkout tar".getBytes(StandardCharsets.UTF_8);
 
-    final Path stateDir;
-    final CheckStore files;
-    final SecretStore secrets = SecretStore.inMemory();
-    final CacheStore caches;
-    final List<RunProgress> journaled = new java.util.concurrent.CopyOnWriteArrayList<>();
-    final RunJournal journal = new RunJournal() {
+    public final Path stateDir;
+    public final CheckStore files;
+    public final SecretStore secrets = SecretStore.inMemory();
+    public final CacheStore caches;
+    public final List<RunProgress> journaled = new java.util.concurrent.CopyOnWriteArrayList<>();
+    public final RunJournal journal = new RunJournal() {
         @Override
         public void record(String runId, RunProgress progress) {
             journaled.add(progress);
@@ -47,38 +54,38 @@ final class RunFixture {
         }
     };
     /** The session the fixture's executor starts every run in. */
-    final dev.knotless.testkit.FakeSession session = new dev.knotless.testkit.FakeSession("fake-1");
-    final RecordingExecutor executor = new RecordingExecutor("fake").startsWith(session);
-    RunLimits limits = RunLimits.DEFAULT;
-    Clock clock = Clock.systemUTC();
+    public final dev.knotless.testkit.FakeSession session = new dev.knotless.testkit.FakeSession("fake-1");
+    public final RecordingExecutor executor = new RecordingExecutor("fake").startsWith(session);
+    public RunLimits limits = RunLimits.DEFAULT;
+    public Clock clock = Clock.systemUTC();
     private int runs;
 
-    RunFixture(Path stateDir) {
+    public RunFixture(Path stateDir) {
         this.stateDir = stateDir;
         this.files = new CheckStore(stateDir);
         this.caches = new CacheStore(stateDir.resolve("cache"), 1L << 30, Clock.systemUTC());
     }
 
     /** Runs {@code yaml}'s workflow to its end on the fixture's executor. */
-    Check execute(String yaml, Cancellation cancellation) {
+    public Check execute(String yaml, Cancellation cancellation) {
         return run(executor).execute(request(yaml), cancellation);
     }
 
-    Run run(RecordingExecutor executor) {
+    public Run run(RecordingExecutor executor) {
         return new Run(executor, CheckRecorder.filesOnly(files), secrets, caches, RunListener.NONE, limits, journal, clock);
     }
 
     /** A run whose deadlines are measured on {@code ticker}, its instants on {@link #clock}. */
-    Run run(RecordingExecutor executor, dev.knotless.time.Ticker ticker) {
+    public Run run(RecordingExecutor executor, dev.knotless.time.Ticker ticker) {
         return new Run(executor, CheckRecorder.filesOnly(files), secrets, caches, RunListener.NONE, limits, journal, clock,
                 ticker);
     }
 
-    RunRequest request(String yaml) {
+    public RunRequest request(String yaml) {
         return request(yaml, Event.PUSH, Trust.TRUSTED, "refs/heads/main");
     }
 
-    RunRequest request(String yaml, Event event, Trust trust, String ref) {
+    public RunRequest request(String yaml, Event event, Trust trust, String ref) {
         try {
             return new RunRequest("run-" + (++runs), "runner-1", "acme/app", SHA, ref, "refs/heads/main", event, trust,
                     Dialects.standard().parse(".knotless/workflows/ci.yaml", yaml), out -> out.write(CHECKOUT), Map.of(),
@@ -88,7 +95,7 @@ final class RunFixture {
         }
     }
 
-    String log(Check check) {
+    public String log(Check check) {
         try {
             return Files.readString(Path.of(check.log()));
         } catch (IOException e) {
@@ -97,7 +104,7 @@ final class RunFixture {
     }
 
     /** A tar of {@code files} (name to content), as a session would stream a directory. */
-    static byte[] tar(Map<String, byte[]> files) {
+    public static byte[] tar(Map<String, byte[]> files) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (TarArchiveOutputStream tar = TarStreams.newOutput(bytes)) {
             for (Map.Entry<String, byte[]> f : files.entrySet()) {
@@ -115,7 +122,7 @@ final class RunFixture {
     }
 
     /** The files of a tar, name to text. */
-    static Map<String, String> untar(byte[] tar) {
+    public static Map<String, String> untar(byte[] tar) {
         Map<String, String> files = new LinkedHashMap<>();
         try (TarArchiveInputStream in = new TarArchiveInputStream(new java.io.ByteArrayInputStream(tar))) {
             for (TarArchiveEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
@@ -127,7 +134,7 @@ final class RunFixture {
         return files;
     }
 
-    static List<String> names(List<dev.knotless.checks.StepResult> steps) {
+    public static List<String> names(List<dev.knotless.checks.StepResult> steps) {
         List<String> out = new ArrayList<>();
         steps.forEach(s -> out.add(s.name() + ":" + s.status().wireName()));
         return out;

@@ -11,10 +11,18 @@ import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Trust;
 import dev.knotless.executor.UntrustedNetwork;
+import dev.knotless.runner.run.phase.Phase;
+import dev.knotless.runner.run.record.RunMasking;
+import dev.knotless.runner.run.recovery.JournalQueue;
+import dev.knotless.runner.run.recovery.RunJournal;
+import dev.knotless.runner.run.request.Cancellation;
+import dev.knotless.runner.run.request.RunLimits;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.testkit.FakeSession;
 import dev.knotless.testkit.RecordingExecutor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +52,11 @@ class RunPhasesTest {
 
     @Test
     void thePhasesAreInTheirOrder() {
-        assertThat(fixture.run(executor).phases()).extracting(p -> p.getClass().getSimpleName()).containsExactly(
+        List<Phase> phases;
+        try (JournalQueue journal = new JournalQueue("run-1", RunJournal.NONE, JournalQueue.PATIENCE)) {
+            phases = fixture.run(executor).phases(fixture.request(TWO_STEPS), RunMasking.NONE, List.of(), null, journal);
+        }
+        assertThat(phases).extracting(p -> p.getClass().getSimpleName()).containsExactly(
                 "StartEnvironment", "UploadCheckout", "RestoreCaches", "RestoreArtifacts", "UploadSteps", "RunSteps",
                 "ServiceLogs", "SaveCaches", "SaveArtifacts", "CollectOutputs", "CollectReports");
     }

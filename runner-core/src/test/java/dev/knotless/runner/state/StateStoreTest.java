@@ -9,7 +9,7 @@ import dev.knotless.checks.Event;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.Trust;
-import dev.knotless.runner.run.RunProgress;
+import dev.knotless.runner.run.recovery.RunProgress;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

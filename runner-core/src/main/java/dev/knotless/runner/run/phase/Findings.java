@@ -1,0 +1,49 @@
+package dev.knotless.runner.run.phase;
+
+import dev.knotless.checks.Check;
+import dev.knotless.checks.Output;
+import dev.knotless.checks.SavedArtifacts;
+import dev.knotless.checks.StepResult;
+import dev.knotless.checks.TestSummary;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a run's phases found, which its final check carries beside the verdict: each phase adds
+ * its own part ({@link Phase#addTo}).
+ *
+ * @param tests what the run's JUnit reports say; null when it read none
+ * @param artifacts what the run saved for the workflows that need it; null when it saved nothing
+ */
+public record Findings(List<StepResult> steps, List<Output> outputs, @Nullable TestSummary tests,
+        @Nullable SavedArtifacts artifacts) {
+
+    public static final Findings NONE = new Findings(List.of(), List.of(), null, null);
+
+    public Findings {
+        steps = List.copyOf(steps);
+        outputs = List.copyOf(outputs);
+    }
+
+    public Findings withSteps(List<StepResult> value) {
+        return new Findings(value, outputs, tests, artifacts);
+    }
+
+    public Findings withOutputs(List<Output> value) {
+        return new Findings(steps, value, tests, artifacts);
+    }
+
+    public Findings withTests(@Nullable TestSummary value) {
+        return new Findings(steps, outputs, value, artifacts);
+    }
+
+    public Findings withArtifacts(@Nullable SavedArtifacts value) {
+        return new Findings(steps, outputs, tests, value);
+    }
+
+    /** {@code running} as a final check with {@code verdict} at {@code at}, carrying what was found. */
+    public Check finish(Check running, Verdict verdict, Instant at) {
+        return running.finished(verdict.status(), verdict.reason(), at, steps, outputs).withTests(tests).withArtifacts(artifacts);
+    }
+}

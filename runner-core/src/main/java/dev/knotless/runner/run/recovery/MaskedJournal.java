@@ -1,0 +1,31 @@
+package dev.knotless.runner.run.recovery;
+
+import dev.knotless.runner.run.record.RunMasking;
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * A run's journal as the run writes it: every progress it records masked, since the ended steps
+ * it carries have names and reasons that can hold a granted value ({@link RunMasking}).
+ */
+public final class MaskedJournal implements RunJournal {
+
+    private final RunJournal downstream;
+    private final RunMasking masking;
+
+    public MaskedJournal(RunJournal downstream, RunMasking masking) {
+        this.downstream = downstream;
+        this.masking = masking;
+    }
+
+    @Override
+    public void record(String runId, RunProgress progress) throws IOException {
+        downstream.record(runId, new RunProgress(progress.step(), progress.stdoutOffset(), progress.stderrOffset(),
+                progress.logBytes(), masking.steps(progress.ended())));
+    }
+
+    @Override
+    public Optional<RunProgress> read(String runId) throws IOException {
+        return downstream.read(runId);
+    }
+}

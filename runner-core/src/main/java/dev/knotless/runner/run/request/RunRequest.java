@@ -1,0 +1,75 @@
+package dev.knotless.runner.run.request;
+
+import dev.knotless.checks.Event;
+import dev.knotless.executor.TarSource;
+import dev.knotless.executor.Trust;
+import dev.knotless.plan.Workflow;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One workflow to run on one commit.
+ *
+ * @param runId unique; becomes the check id and the executor's run label
+ * @param commit the full sha
+ * @param ref the full ref name the commit was reached by, or the sha
+ * @param defaultRef the repository's default branch as a full ref; caches fall back to it
+ * @param checkout the commit's tree (with its minimal {@code .git}) as a tar
+ * @param variables run variables given by the caller ({@code --var}); they override the workflow's
+ * @param defaultImage the image when the workflow names none
+ * @param neededRuns the workflow names (as checks carry them) of the runs this one needs, whose
+ *     artifacts it gets under /artifacts
+ */
+public record RunRequest(
+        String runId,
+        String runnerId,
+        String repo,
+        String commit,
+        String ref,
+        String defaultRef,
+        Event event,
+        Trust trust,
+        Workflow workflow,
+        TarSource checkout,
+        Map<String, String> variables,
+        String defaultImage,
+        boolean keep,
+        List<String> neededRuns) {
+
+    public RunRequest {
+        Objects.requireNonNull(runId, "runId");
+        Objects.requireNonNull(runnerId, "runnerId");
+        Objects.requireNonNull(repo, "repo");
+        Objects.requireNonNull(commit, "commit");
+        Objects.requireNonNull(event, "event");
+        Objects.requireNonNull(trust, "trust");
+        Objects.requireNonNull(workflow, "workflow");
+        Objects.requireNonNull(checkout, "checkout");
+        variables = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(variables));
+        neededRuns = List.copyOf(neededRuns);
+    }
+
+    /** A request that needs no other run. */
+    public RunRequest(String runId, String runnerId, String repo, String commit, String ref, String defaultRef, Event event,
+            Trust trust, Workflow workflow, TarSource checkout, Map<String, String> variables, String defaultImage, boolean keep) {
+        this(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, variables, defaultImage, keep,
+                List.of());
+    }
+
+    /** The same request, needing {@code runs}. */
+    public RunRequest withNeededRuns(List<String> runs) {
+        return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, variables,
+                defaultImage, keep, runs);
+    }
+
+    /** The same request with {@code value} as its workflow. */
+    public RunRequest withWorkflow(Workflow value) {
+        return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, value, checkout, variables,
+                defaultImage, keep, neededRuns);
+    }
+
+    public String image() {
+        return workflow.image() != null ? workflow.image() : defaultImage;
+    }
+}

@@ -1,0 +1,149 @@
+package dev.knotless.runner.run.step;
+
+import dev.knotless.checks.CheckStatus;
+import dev.knotless.checks.StepResult;
+import dev.knotless.checks.StepStatus;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.StepCondition;
+import dev.knotless.runner.run.phase.Findings;
+import dev.knotless.runner.run.phase.Phase;
+import dev.knotless.runner.run.phase.RunContext;
+import dev.knotless.runner.run.phase.Verdict;
+import dev.knotless.runner.run.record.StateFull;
+import dev.knotless.runner.run.recovery.JournalQueue;
+import dev.knotless.runner.run.recovery.Resumption;
+import dev.knotless.secrets.Grants;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs the steps in order, each when its condition ({@code if}) holds: by default while every
+ * step before it passed, so the first step that does not succeed decides the check and the steps
+ * after it are skipped, unless they run on {@code failure()}, {@code always()} or {@code
+ * cancelled()}. Each step's deadline is its own timeout, within the run's.
+ *
+ * <p>Each step goes through a chain of {@link StepLink}s ({@link StepChain}), each doing one thing
+ * around the rest: announcing it, its grant notice, refusing an environment no process could get,
+ * the journal's records of it (so that a restarted runner can follow the step that was going),
+ * following a resumed step ({@link dev.knotless.executor.ResumedSession#follow}), the cleanup of
+ * processes a step with secrets left, and its masked output; then it runs ({@link RunNow}). The
+ * phase keeps the results of the steps that ended, a resumed run's earlier ones first.
+ */
+public final class RunSteps implements Phase {
+
+    private final List<Step> steps;
+    private final String workspace;
+    private final List<Grants.Granted> grants;
+    private final Map<String, String> variables;
+    private final @Nullable Resumption resumed;
+    private final JournalQueue journal;
+    private final Duration killGrace;
+    private final List<StepResult> ended = new ArrayList<>();
+
+    /**
+     * @param workspace the directory the steps start in (the plan's workspace)
+     * @param grants each step's granted secrets, by step index
+     * @param variables the run's variables, which every step gets
+     * @param resumed where an earlier process of this runner got to with the run; null for a run started here
+     * @param killGrace between TERM and KILL
+     */
+    public RunSteps(List<Step> steps, String workspace, List<Grants.Granted> grants, Map<String, String> variables,
+            @Nullable Resumption resumed, JournalQueue journal, Duration killGrace) {
+        this.steps = List.copyOf(steps);
+        this.workspace = workspace;
+        this.grants = List.copyOf(grants);
+        this.variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables)); // in the contract's order, as a payload lists them
+        this.resumed = resumed;
+        this.journal = journal;
+        this.killGrace = killGrace;
+        if (resumed != null) {
+            ended.addAll(resumed.ended());
+        }
+    }
+
+    /**
+     * Runs after a failure too: a resumed run's earlier steps may have failed, and its {@code
+     * failure()} and {@code always()} steps are still to run. A run that failed before its first
+     * step (its environment, checkout or caches) runs none.
+     */
+    @Override
+    public boolean runsAfterFailure() {
+        return true;
+    }
+
+    @Override
+    public void run(RunContext run) {
+        if (run.verdict().failed() && ended.isEmpty()) {
+            return;
+        }
+        StepChain chain = StepChain.of(run, journal, resumed == null ? null : resumed.session(), killGrace);
+        StopSignal afterCancel = null;
+        try {
+            for (int i = ended.size(); i < steps.size(); i++) {
+                Step step = steps.get(i);
+                if (!runs(step.condition(), run)) {
+                    ended.add(StepResult.skipped(step.name()));
+                    continue;
+                }
+                StopSignal signal = run.signal();
+                if (run.stop().isStopped()) {
+                    // cancelled: the step runs to its own timeout within the run's deadline, not stopped at once
+                    if (afterCancel == null) {
+                        afterCancel = new StopSignal().child(run.stop().deadline().left());
+                    }
+                    signal = afterCancel;
+                }
+                runStep(run, chain, i + 1, step, signal);
+            }
+        } finally {
+            if (afterCancel != null) {
+                afterCancel.close();
+            }
+        }
+    }
+
+    @Override
+    public Findings addTo(Findings findings) {
+        return findings.withSteps(ended);
+    }
+
+    /**
+     * Whether a step with {@code condition} runs now. Past the run's deadline none does: the
+     * environment's own deadline (a Job's, a node allocation's) ends it shortly after.
+     */
+    private boolean runs(StepCondition condition, RunContext run) {
+        boolean stopped = run.stop().isStopped();
+        boolean cancelled = run.stop().cancelled() || ended.stream().anyMatch(r -> r.status() == StepStatus.CANCELLED);
+        if (run.stop().deadlinePassed()) {
+            return false;
+        }
+        boolean failed = run.verdict().failed();
+        return switch (condition) {
+            case SUCCESS -> !failed && !stopped;
+            case FAILURE -> failed && !cancelled && !stopped;
+            case ALWAYS -> true;
+            case CANCELLED -> cancelled;
+        };
+    }
+
+    private void runStep(RunContext run, StepChain chain, int number, Step step, StopSignal signal) {
+        StepCall call = StepCall.of(number, workspace, step, grants.get(number - 1), variables,
+                resumed == null ? null : resumed.going(number), ended, signal);
+        try {
+            ended.add(chain.run(call));
+        } catch (RuntimeException e) {
+            if (!StateFull.causedBy(e)) {
+                throw e;
+            }
+            // the log could not take the step's output: the step was stopped, and the run ends here
+            ended.add(new StepResult(step.name(), StepStatus.ERROR, null, call.elapsedMillis(), StateFull.REASON));
+            run.verdict().fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
+        }
+    }
+}
