@@ -65,7 +65,7 @@ class AtprotoFirehoseIT {
 
         long seq;
         try (DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve("daemon-1.log"), args)) {
-            d.await("the daemon is up", Duration.ofSeconds(60), () -> d.log().contains("runner " + runner.did() + " watching"));
+            d.await("the daemon is up", DaemonProcess.STARTS, () -> d.log().contains("runner " + runner.did() + " watching"));
             d.await("the firehose is followed", Duration.ofSeconds(30), () -> d.log().contains("atproto: following the firehose of "));
             assertThat(d.log()).contains("from now (no cursor stored)");
             Thread.sleep(1500); // the start-up scan is done and the stream open: what comes next can only come by the stream
@@ -98,7 +98,7 @@ class AtprotoFirehoseIT {
         // Written while no daemon runs.
         ownerClient.putRecord(owner.did(), "dev.knotless.repo", "api", record("api", api, runner.did()));
         try (DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve("daemon-2.log"), args)) {
-            d.await("the daemon is up again", Duration.ofSeconds(60), () -> d.log().contains("atproto: following the firehose of "));
+            d.await("the daemon is up again", DaemonProcess.STARTS, () -> d.log().contains("atproto: following the firehose of "));
             Matcher from = Pattern.compile("atproto: following the firehose of \\S+ from cursor (\\d+)").matcher(d.log());
             assertThat(from.find()).as(d.log()).isTrue();
             assertThat(Long.parseLong(from.group(1))).as("resumes where it stopped").isEqualTo(seq);

@@ -79,7 +79,7 @@ class AtprotoPdsAwayIT {
                     "--public-read"));
             try (DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve("daemon.log"), args)) {
                 Matcher serving = ForgeHooksIT.SERVING.matcher("");
-                d.await("it serves", Duration.ofSeconds(60), () -> serving.reset(d.log()).find());
+                d.await("it serves", DaemonProcess.STARTS, () -> serving.reset(d.log()).find());
                 String base = serving.group(1).replaceAll("/$", "");
                 d.await("the record is found", Duration.ofSeconds(60), () -> d.log().contains("atproto: watching "));
                 Matcher watching = Pattern.compile("atproto: watching (\\S+) ").matcher(d.log());

@@ -101,7 +101,7 @@ class DaemonKillIT {
             }
             Upstream upstream = Upstream.create(tmp.resolve("one"), "acme/pull", files, state, runnerId);
             DaemonProcess first = daemon(state, "first.log", "1");
-            first.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+            first.await("the baseline", DaemonProcess.STARTS, () -> upstream.baselined(state));
             String sha = upstream.commitOnMain("go");
             upstream.push(List.of("main"));
             String slow = Planner.runId(runnerId, upstream.name, "a-slow", Event.PUSH, sha);
@@ -185,7 +185,7 @@ class DaemonKillIT {
 
         DaemonProcess first = daemon(state, "first.log");
         for (Upstream u : upstreams) {
-            first.await("the baseline of " + u.name, Duration.ofSeconds(60), () -> u.baselined(state));
+            first.await("the baseline of " + u.name, DaemonProcess.STARTS, () -> u.baselined(state));
         }
 
         // What must run: every workflow at the head of every pushed branch; the ids the planner derives.

@@ -183,7 +183,7 @@ public final class DaemonLatency {
         String label = (hook ? "hook (POST /hooks/git after the push; poll 1h)" : "poll every " + poll) + (warm ? ", warm" : "")
                 + (cluster != null ? ", kubernetes" : "");
         try (DaemonProcess daemon = DaemonProcess.start(root, tmp.resolve("daemon.log"), flags)) {
-            daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+            daemon.await("the baseline", DaemonProcess.STARTS, () -> upstream.baselined(state));
             Hook caller = hook ? Hook.of(daemon, token) : null;
             System.out.printf("%s: daemon pid %d, --poll-interval %s%s, %d pushes after %d warm-up%n%n", label, daemon.pid(), poll,
                     warm ? (cluster != null ? ", --warm-containers" : ", default flags (warm containers)") + (idle ? ", each push once the pool is refilled" : "") : "", pushes, WARM_UP);

@@ -89,7 +89,7 @@ class DaemonResumeIT {
         Upstream upstream = Upstream.create(tmp.resolve("repo"), "acme/pending",
                 Map.of("a.yaml", workflow, "b.yaml", workflow), state, runnerId);
         DaemonProcess first = daemon(state, "first.log", "--concurrency", "1", "--node-selector", "knotless.dev/no-such-node=1");
-        first.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+        first.await("the baseline", DaemonProcess.STARTS, () -> upstream.baselined(state));
         upstream.commitOnMain("go");
         upstream.push(List.of("main"));
 
@@ -155,7 +155,7 @@ class DaemonResumeIT {
         Upstream upstream = Upstream.create(tmp.resolve("repo"), "acme/resume", Map.of("long.yaml", workflow), state, runnerId);
 
         DaemonProcess first = daemon(state, "first.log");
-        first.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+        first.await("the baseline", DaemonProcess.STARTS, () -> upstream.baselined(state));
         upstream.commitOnMain("go");
         upstream.push(List.of("main"));
 

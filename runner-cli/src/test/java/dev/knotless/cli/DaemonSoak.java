@@ -64,7 +64,7 @@ public final class DaemonSoak {
                 "--concurrency", String.valueOf(concurrency), "--poll-interval", "500ms", "--image", ExecIT.IMAGE));
         flags.addAll(extra);
         try (DaemonProcess daemon = DaemonProcess.start(root, tmp.resolve("daemon.log"), flags)) {
-            daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+            daemon.await("the baseline", DaemonProcess.STARTS, () -> upstream.baselined(state));
             JvmProbe probe = new JvmProbe(daemon.pid());
             long startHeap = probe.heapRetainedKb();
             int startThreads = probe.threads();

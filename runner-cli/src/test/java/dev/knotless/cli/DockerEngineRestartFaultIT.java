@@ -120,7 +120,7 @@ class DockerEngineRestartFaultIT {
                 state.toString(), "--runner-id", runnerId, "--discover", "--poll-interval", "200ms", "--image", ExecIT.IMAGE,
                 "--docker-socket", engine.socket().toString()));
         daemons.add(daemon);
-        daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+        daemon.await("the baseline", DaemonProcess.STARTS, () -> upstream.baselined(state));
         engine.stop();
         upstream.commitOnMain("during the outage");
         upstream.push(List.of("main"));
@@ -153,7 +153,7 @@ class DockerEngineRestartFaultIT {
                 "--poll-interval", "200ms", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE,
                 "--docker-socket", engine.socket().toString(), "--warm-containers"));
         daemons.add(daemon);
-        daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+        daemon.await("the baseline", DaemonProcess.STARTS, () -> upstream.baselined(state));
 
         upstream.commitOnMain("first");
         upstream.push(List.of("main"));

@@ -64,7 +64,7 @@ class DockerResumeIT {
         Upstream upstream = Upstream.create(tmp.resolve("repo"), "acme/docker-resume", workflows, state, runnerId);
 
         DaemonProcess first = daemon(state, "first.log");
-        first.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+        first.await("the baseline", DaemonProcess.STARTS, () -> upstream.baselined(state));
         upstream.commitOnMain("go");
         upstream.push(List.of("main"));
 

@@ -58,7 +58,7 @@ public final class FaultSoak {
             List<DaemonProcess> daemons = new ArrayList<>();
             Upstream upstream = Upstream.create(tmp.resolve("repo"), "soak/faults", workflows, state, runnerId);
             DaemonProcess daemon = start(tmp, daemonArgs, daemons);
-            daemon.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+            daemon.await("the baseline", DaemonProcess.STARTS, () -> upstream.baselined(state));
             int expected = branches * WORKFLOWS;
             Map<String, String> made = upstream.branches("soak", branches);
             long pushed = System.nanoTime();

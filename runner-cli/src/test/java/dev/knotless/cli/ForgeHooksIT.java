@@ -94,10 +94,10 @@ class ForgeHooksIT {
                 "--listen", "127.0.0.1:0", "--public-read", "--webhook-secret-file", secrets.toString(),
                 "--status-token-file", tokens.toString(), "--status-page-url", "https://ci.example.org/")) {
             Matcher serving = SERVING.matcher("");
-            d.await("it serves", Duration.ofSeconds(60), () -> serving.reset(d.log()).find());
+            d.await("it serves", DaemonProcess.STARTS, () -> serving.reset(d.log()).find());
             String base = serving.group(1).replaceAll("/$", "");
             DaemonApi daemon = new DaemonApi(base);
-            d.await("the baseline of acme/web", Duration.ofSeconds(60), () -> {
+            d.await("the baseline of acme/web", DaemonProcess.STARTS, () -> {
                 try (StateStore store = StateStore.open(state)) {
                     return store.cursors().get("acme/web").containsKey("@baseline");
                 } catch (Exception e) {

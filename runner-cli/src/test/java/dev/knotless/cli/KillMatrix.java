@@ -139,7 +139,7 @@ final class KillMatrix {
             d.await("the daemon watching, after its recovery", Duration.ofMinutes(3), () -> d.log().contains(" watching "));
             long recovered = (System.nanoTime() - born) / 1_000_000;
             if (k == 0) {
-                d.await("the baseline", Duration.ofSeconds(60), () -> upstream.baselined(state));
+                d.await("the baseline", DaemonProcess.STARTS, () -> upstream.baselined(state));
                 Map<String, String> made = upstream.branches("kill", branches);
                 upstream.push(List.copyOf(made.keySet()));
                 for (String sha : made.values()) {

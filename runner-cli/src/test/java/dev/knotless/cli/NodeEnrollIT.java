@@ -46,7 +46,7 @@ class NodeEnrollIT {
                         "--runner-id", "node-enroll-it", "--executor", "node",
                         "--node-listen", "127.0.0.1:" + r.listen, "--nodes", r.nodesFile().toString(),
                         "--node-key", r.runnerKey().toString(), "--state-dir", runnerState.toString()));
-                daemon.await("it listens for nodes", Duration.ofSeconds(60), () -> listening(r.listen));
+                daemon.await("it listens for nodes", DaemonProcess.STARTS, () -> listening(r.listen));
                 String server = "127.0.0.1:" + r.listen;
                 String token = token(r, runnerState, "10m");
                 String expiring = token(r, runnerState, "1s");
