@@ -1,9 +1,9 @@
 package dev.knotless.cache;
 
+import dev.knotless.cache.StoredLayers.Stored;
 import dev.knotless.executor.TarSource;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Cache layers on the runner host, under {@code <state>/cache}, within a size budget.
@@ -62,12 +61,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CacheStore {
 
-    static final Duration STALE_STAGING = Duration.ofDays(1);
-
     private final Layout layout;
     private final long budgetBytes;
     private final Clock clock;
     private final KeyLocks locks;
+    private final StoredLayers layers;
+    private final Leftovers leftovers;
     private final ReentrantLock evicting = new ReentrantLock();
 
     public CacheStore(Path root, long budgetBytes, Clock clock) {
@@ -78,6 +77,8 @@ public final class CacheStore {
         this.budgetBytes = budgetBytes;
         this.clock = Objects.requireNonNull(clock, "clock");
         this.locks = new KeyLocks(layout.locks);
+        this.layers = new StoredLayers(layout);
+        this.leftovers = new Leftovers(layout, locks, clock);
     }
 
     public long budgetBytes() {
@@ -154,7 +155,7 @@ public final class CacheStore {
 
     /** Every stored layer, most recently used first. */
     public List<Entry> list() throws IOException {
-        List<Entry> entries = new ArrayList<>(scan().stream().map(Stored::entry).toList());
+        List<Entry> entries = new ArrayList<>(layers.scan().stream().map(Stored::entry).toList());
         entries.sort(Comparator.comparing(Entry::lastUsed).thenComparing(Entry::created).reversed()
                 .thenComparing(e -> e.key().repo()).thenComparing(e -> e.key().scope()).thenComparing(Entry::ref));
         return entries;
@@ -162,7 +163,7 @@ public final class CacheStore {
 
     /** Compressed bytes of all stored layers (staging files not included). */
     public long totalBytes() throws IOException {
-        return scan().stream().mapToLong(s -> s.entry().bytes()).sum();
+        return layers.scan().stream().mapToLong(s -> s.entry().bytes()).sum();
     }
 
     /**
@@ -173,9 +174,9 @@ public final class CacheStore {
         if (budget < 0) {
             throw new IllegalArgumentException("budget is negative: " + budget);
         }
-        Stale stale = removeStale();
+        Leftovers.Removed stale = leftovers.remove();
         List<Entry> removed = evict(budget, stored -> false);
-        return new PruneReport(removed, stale.files, stale.bytes, totalBytes());
+        return new PruneReport(removed, stale.files(), stale.bytes(), totalBytes());
     }
 
     /**
@@ -186,11 +187,11 @@ public final class CacheStore {
             throw new IllegalArgumentException("duration is negative: " + unusedFor);
         }
         Instant cutoff = clock.instant().minus(unusedFor);
-        Stale stale = removeStale();
+        Leftovers.Removed stale = leftovers.remove();
         List<Entry> removed = new ArrayList<>();
         evicting.lock();
         try {
-            for (Stored s : oldestFirst(scan())) {
+            for (Stored s : oldestFirst(layers.scan())) {
                 if (s.entry().lastUsed().isBefore(cutoff) && removeIfUnchanged(s)) {
                     removed.add(s.entry());
                 }
@@ -198,15 +199,10 @@ public final class CacheStore {
         } finally {
             evicting.unlock();
         }
-        return new PruneReport(removed, stale.files, stale.bytes, totalBytes());
+        return new PruneReport(removed, stale.files(), stale.bytes(), totalBytes());
     }
 
     // --- machinery ------------------------------------------------------------------------------
-
-    /** A layer seen on disk: the ids of its files and what it looked like then. */
-    private record Stored(String keyId, String refId, Entry entry) {}
-
-    private record Stale(int files, long bytes) {}
 
     @SuppressWarnings("try") // the key lock is held for the block
     private Optional<Layer> touch(CacheKey key, String ref) throws IOException {
@@ -262,7 +258,7 @@ public final class CacheStore {
     private List<Entry> evict(long budget, Predicate<Stored> spare) throws IOException {
         evicting.lock();
         try {
-            List<Stored> all = scan();
+            List<Stored> all = layers.scan();
             long total = all.stream().mapToLong(s -> s.entry().bytes()).sum();
             List<Entry> removed = new ArrayList<>();
             for (Stored victim : oldestFirst(all)) {
@@ -292,7 +288,7 @@ public final class CacheStore {
     @SuppressWarnings("try") // the key lock is held for the block
     private boolean removeIfUnchanged(Stored seen) throws IOException {
         try (KeyLocks.Held held = locks.lock(seen.keyId())) {
-            Optional<Stored> now = read(seen.keyId(), seen.refId());
+            Optional<Stored> now = layers.read(seen.keyId(), seen.refId());
             if (now.isEmpty() || !now.get().equals(seen)) {
                 return false;
             }
@@ -302,101 +298,5 @@ public final class CacheStore {
             Durable.forceDirectory(layout.keyDir(seen.keyId()));
             return true;
         }
-    }
-
-    private List<Stored> scan() throws IOException {
-        List<Stored> all = new ArrayList<>();
-        for (Path keyDir : children(layout.layers)) {
-            if (!Files.isDirectory(keyDir, LinkOption.NOFOLLOW_LINKS)) {
-                continue;
-            }
-            String keyId = keyDir.getFileName().toString();
-            for (Path file : children(keyDir)) {
-                String name = file.getFileName().toString();
-                if (name.startsWith(".") || !name.endsWith(Layout.META)) {
-                    continue;
-                }
-                read(keyId, name.substring(0, name.length() - Layout.META.length())).ifPresent(all::add);
-            }
-        }
-        return all;
-    }
-
-    private Optional<Stored> read(String keyId, String refId) throws IOException {
-        Optional<LayerMeta> meta = LayerMeta.read(layout.meta(keyId, refId));
-        if (meta.isEmpty()) {
-            return Optional.empty();
-        }
-        BasicFileAttributes attrs;
-        try {
-            attrs = Files.readAttributes(layout.data(keyId, refId), BasicFileAttributes.class,
-                    LinkOption.NOFOLLOW_LINKS);
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        }
-        LayerMeta m = meta.get();
-        Entry entry = new Entry(m.key(), m.ref(), attrs.size(), m.lastUsedAt(), attrs.lastModifiedTime().toInstant());
-        return Optional.of(new Stored(keyId, refId, entry));
-    }
-
-    /**
-     * Staging files not written for a day, and in each key's directory (under its lock, so no
-     * writer is busy there) temp files, metadata without data and data without metadata.
-     */
-    @SuppressWarnings("try") // the key lock is held for the block
-    private Stale removeStale() throws IOException {
-        int files = 0;
-        long bytes = 0;
-        Instant cutoff = clock.instant().minus(STALE_STAGING);
-        for (Path file : children(layout.staging)) {
-            BasicFileAttributes attrs = attributes(file);
-            if (attrs != null && attrs.lastModifiedTime().toInstant().isBefore(cutoff) && Files.deleteIfExists(file)) {
-                files++;
-                bytes += attrs.size();
-            }
-        }
-        for (Path keyDir : children(layout.layers)) {
-            if (!Files.isDirectory(keyDir, LinkOption.NOFOLLOW_LINKS)) {
-                continue;
-            }
-            try (KeyLocks.Held held = locks.lock(keyDir.getFileName().toString())) {
-                for (Path file : children(keyDir)) {
-                    String name = file.getFileName().toString();
-                    boolean leftover = name.startsWith(".")
-                            || name.endsWith(Layout.META) && !Files.exists(sibling(file, Layout.META, Layout.DATA))
-                            || name.endsWith(Layout.DATA) && !Files.exists(sibling(file, Layout.DATA, Layout.META));
-                    BasicFileAttributes attrs = attributes(file);
-                    if (leftover && attrs != null && Files.deleteIfExists(file)) {
-                        files++;
-                        bytes += attrs.size();
-                    }
-                }
-            }
-        }
-        return new Stale(files, bytes);
-    }
-
-    private static Path sibling(Path file, String suffix, String otherSuffix) {
-        String name = file.getFileName().toString();
-        return file.resolveSibling(name.substring(0, name.length() - suffix.length()) + otherSuffix);
-    }
-
-    private static @Nullable BasicFileAttributes attributes(Path file) throws IOException {
-        try {
-            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        } catch (NoSuchFileException e) {
-            return null;
-        }
-    }
-
-    private static List<Path> children(Path dir) throws IOException {
-        List<Path> children = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-            stream.forEach(children::add);
-        } catch (NoSuchFileException e) {
-            return List.of();
-        }
-        children.sort(null);
-        return children;
     }
 }
