@@ -1,17 +1,12 @@
 package dev.knotless.checkout;
 
 import dev.knotless.executor.TarSource;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,11 +23,6 @@ public final class Mirror {
 
     /** The most {@link #files(String, String)} reads of one file. */
     public static final int MAX_FILE_BYTES = 1 << 20;
-    /**
-     * The most of a commit or tree object read into memory: far above a real one (a tree entry is
-     * some 50 bytes), far below what a crafted repository could make git print.
-     */
-    static final int MAX_OBJECT_BYTES = 16 << 20;
 
     static final Pattern SHA = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
 
@@ -137,7 +127,7 @@ public final class Mirror {
      * size is asked of git first, so no such file is ever held in memory.
      *
      * @throws CheckoutException when the commit is not in the mirror, or its commit or the
-     *     directory's tree object is over {@link #MAX_OBJECT_BYTES}
+     *     directory's tree object is over {@link CatFileBatch#MAX_OBJECT_BYTES}
      */
     public FileTexts texts(String sha, String dir) throws IOException {
         requireSha(sha);
@@ -162,14 +152,10 @@ public final class Mirror {
      * content; keeps the commit object for {@link #tree}.
      */
     private FileTexts readFiles(String sha, String prefix) throws IOException {
-        Process process = Git.command(path, List.of("cat-file", "--batch-command"))
-                .redirectInput(ProcessBuilder.Redirect.PIPE)
-                .start();
-        Git.StderrDrain stderr = Git.StderrDrain.start(process);
-        try (OutputStream requests = process.getOutputStream(); InputStream answers = process.getInputStream()) {
+        try (CatFileBatch batch = CatFileBatch.start(path, repo())) {
             Optional<byte[]> commit;
             try {
-                commit = object(requests, answers, sha + "^{commit}", "commit", "commit " + sha);
+                commit = batch.object(sha + "^{commit}", "commit", "commit " + sha);
             } catch (CheckoutException e) {
                 throw e;
             } catch (IOException e) {
@@ -180,7 +166,7 @@ public final class Mirror {
             }
             commits.putCommit(path, sha, commit.get());
             // A missing directory, or a file, symlink or submodule where it should be, holds no files.
-            Optional<byte[]> tree = object(requests, answers, prefix.isEmpty() ? sha + "^{tree}" : sha + ":" + prefix,
+            Optional<byte[]> tree = batch.object(prefix.isEmpty() ? sha + "^{tree}" : sha + ":" + prefix,
                     "tree", "the tree of " + (prefix.isEmpty() ? "the root" : prefix) + " at " + sha);
             if (tree.isEmpty()) {
                 return new FileTexts(Map.of(), Map.of());
@@ -196,12 +182,12 @@ public final class Mirror {
             Map<String, String> refused = new LinkedHashMap<>();
             Map<String, byte[]> contents = new LinkedHashMap<>();
             for (Map.Entry<String, String> object : objects.entrySet()) {
-                long size = requestSize(requests, answers, object.getValue(), object.getKey(), sha, stderr);
+                long size = batch.blobSize(object.getValue(), object.getKey(), sha);
                 if (size > MAX_FILE_BYTES) {
                     refused.put(object.getKey(), "is " + size + " bytes; files read from "
                             + (prefix.isEmpty() ? "the root" : prefix) + " are limited to " + MAX_FILE_BYTES + " bytes");
                 } else {
-                    contents.put(object.getKey(), requestContent(requests, answers, object.getValue(), size));
+                    contents.put(object.getKey(), batch.content(object.getValue(), size));
                 }
             }
             Map<String, String> texts = new LinkedHashMap<>();
@@ -214,114 +200,6 @@ public final class Mirror {
                 }
             }
             return new FileTexts(new TreeMap<>(texts), new TreeMap<>(refused));
-        } finally {
-            Git.endLocal(process);
-        }
-    }
-
-    /**
-     * Asks for {@code name}; its content when git has it and it is of {@code type}, else empty.
-     *
-     * @param what the object as a message names it, such as {@code commit <sha>}
-     * @throws CheckoutException when it is larger than {@link #MAX_OBJECT_BYTES}, before it is read
-     */
-    private Optional<byte[]> object(OutputStream requests, InputStream answers, String name, String type, String what)
-            throws IOException {
-        String[] header = ask(requests, answers, "info " + name);
-        if (header.length != 3 || !SHA.matcher(header[0]).matches() || !header[1].equals(type)) {
-            return Optional.empty(); // "<name> missing", "<name> ambiguous", or another type
-        }
-        long size = Long.parseLong(header[2]);
-        if (size > MAX_OBJECT_BYTES) {
-            throw new CheckoutException(what + " in " + repo() + " is " + size + " bytes; a " + type
-                    + " read into memory is limited to " + (MAX_OBJECT_BYTES >> 20) + " MiB");
-        }
-        return Optional.of(requestContent(requests, answers, header[0], size));
-    }
-
-    /** Asks for a blob's size. */
-    private long requestSize(OutputStream requests, InputStream answers, String id, String file, String sha,
-            Git.StderrDrain stderr) throws IOException {
-        String[] parts = ask(requests, answers, "info " + id);
-        if (parts.length != 3 || !parts[1].equals("blob")) {
-            throw new CheckoutException("could not read " + file + " of " + sha + " in " + repo()
-                    + ": git cat-file answered '" + String.join(" ", parts) + "'" + stderrOf(stderr));
-        }
-        return Long.parseLong(parts[2]);
-    }
-
-    /** Asks for the content of an object whose size {@code info} gave. */
-    private static byte[] requestContent(OutputStream requests, InputStream answers, String id, long size)
-            throws IOException {
-        String[] header = ask(requests, answers, "contents " + id);
-        if (header.length != 3 || Long.parseLong(header[2]) != size) {
-            throw new IOException("git cat-file changed its answer for " + id + ": '" + String.join(" ", header) + "'");
-        }
-        return content(answers, size);
-    }
-
-    /** Sends one command and reads the header line of its answer, split at spaces. */
-    private static String[] ask(OutputStream requests, InputStream answers, String command) throws IOException {
-        requests.write((command + "\n").getBytes(StandardCharsets.UTF_8));
-        requests.flush();
-        return readLine(answers).split(" ");
-    }
-
-    /** An answer's content and the newline after it. */
-    private static byte[] content(InputStream answers, long size) throws IOException {
-        if (size > Integer.MAX_VALUE - 8) {
-            throw new IOException("git cat-file announced " + size + " bytes");
-        }
-        byte[] content = answers.readNBytes((int) size);
-        if (content.length != size || answers.read() != '\n') {
-            throw new IOException("git cat-file ended early");
-        }
-        return content;
-    }
-
-    /** One entry of a tree object: {@code <octal mode> SP <name> NUL <raw id>}. */
-    record TreeEntry(int mode, String name, String id) {
-
-        /** A file git checks out as a regular file (0644 or 0755), not a symlink, directory or submodule. */
-        boolean regularFile() {
-            return (mode & 0170000) == 0100000;
-        }
-
-        static List<TreeEntry> parse(byte[] tree, int idBytes) throws IOException {
-            List<TreeEntry> entries = new ArrayList<>();
-            int i = 0;
-            while (i < tree.length) {
-                int space = indexOf(tree, (byte) ' ', i);
-                int nul = indexOf(tree, (byte) 0, space + 1);
-                if (space < 0 || nul < 0 || nul + idBytes >= tree.length) {
-                    throw new IOException("git cat-file gave a malformed tree object");
-                }
-                int mode = Integer.parseInt(new String(tree, i, space - i, StandardCharsets.US_ASCII), 8);
-                String name = new String(tree, space + 1, nul - space - 1, StandardCharsets.UTF_8);
-                String id = HexFormat.of().formatHex(tree, nul + 1, nul + 1 + idBytes);
-                entries.add(new TreeEntry(mode, name, id));
-                i = nul + 1 + idBytes;
-            }
-            return entries;
-        }
-
-        private static int indexOf(byte[] bytes, byte b, int from) {
-            for (int i = Math.max(0, from); i < bytes.length; i++) {
-                if (bytes[i] == b) {
-                    return i;
-                }
-            }
-            return -1;
-        }
-    }
-
-    private static String stderrOf(Git.StderrDrain stderr) {
-        try {
-            String text = stderr.text();
-            return text.isEmpty() ? "" : " (" + Git.oneLine(text) + ")";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
         }
     }
 
@@ -336,21 +214,6 @@ public final class Mirror {
         } catch (CharacterCodingException e) {
             return Optional.empty();
         }
-    }
-
-    private static String readLine(InputStream in) throws IOException {
-        ByteArrayOutputStream line = new ByteArrayOutputStream();
-        int b;
-        while ((b = in.read()) >= 0 && b != '\n') {
-            line.write(b);
-            if (line.size() > 1024) {
-                throw new IOException("git cat-file printed a header longer than 1 KiB");
-            }
-        }
-        if (b < 0) {
-            throw new IOException("git cat-file ended early");
-        }
-        return line.toString(StandardCharsets.UTF_8);
     }
 
     /**
