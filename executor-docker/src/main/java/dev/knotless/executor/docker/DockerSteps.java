@@ -1,15 +1,14 @@
 package dev.knotless.executor.docker;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.knotless.executor.toolkit.DetachedStep;
-import dev.knotless.executor.Failure;
-import dev.knotless.executor.toolkit.OpenedAhead;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
+import dev.knotless.executor.StopSignal;
+import dev.knotless.executor.toolkit.DetachedStep;
+import dev.knotless.executor.toolkit.OpenedAhead;
 import dev.knotless.executor.toolkit.StepStopper;
 import dev.knotless.executor.toolkit.StepStreams;
-import dev.knotless.executor.StopSignal;
 import dev.knotless.time.Deadline;
 import java.io.IOException;
 import java.time.Duration;
@@ -27,6 +26,7 @@ import org.slf4j.LoggerFactory;
  * so does a step an earlier runner process sent ({@link #follow}). A stopped step's processes are
  * ended by a {@link StepStopper} through a second exec ({@code kill -TERM -1}, then {@code -KILL}).
  * A {@link StepPayload.Kind#PROBE} is none of that: one attached exec of its command ({@link #probe}).
+ * What each end means (stopped, lost, an exit code) is {@link StepEnding}'s.
  *
  * <p>Concurrency: steps run one at a time; stop signals fire from other threads (they cut the
  * current exec's stream and start a {@link StepStopper}); the next step's carrier is opened ahead
@@ -39,7 +39,6 @@ final class DockerSteps {
     /** Nothing to clear before the payload: a container's environment is the image's and the spec's. */
     private static final String RECEIVER = DetachedStep.receiverScript("");
     private static final long EXIT_WAIT_MILLIS = 2_000;
-    private static final int GONE_LOOKS = 5;
     /** How long a cut step's connection may stay broken before the step counts as lost. */
     private static final Duration REATTACH_WINDOW = Duration.ofMinutes(2);
 
@@ -48,11 +47,13 @@ final class DockerSteps {
     /** The directory of the last step sent or followed: the next receiver keeps it. */
     private volatile String previous = "";
     private final OpenedAhead<ContainerExec> ahead;
+    private final StepEnding ending;
 
     DockerSteps(RunContainer container) {
         this.container = container;
         this.engine = container.engine();
         this.ahead = new OpenedAhead<>(container.name(), ContainerExec::abort);
+        this.ending = new StepEnding(container);
     }
 
     StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
@@ -99,7 +100,7 @@ final class DockerSteps {
                         ? reattach(step, dir, streams, current, signal, cut)
                         : carrier.exitCode(EXIT_WAIT_MILLIS);
             }
-            return ended(step, exit, stopper, a.started());
+            return ending.ended(step, exit, stopper, a.started());
         });
     }
 
@@ -123,7 +124,7 @@ final class DockerSteps {
                 current.set(exec);
                 stopper.started();
                 IOException cut = exec.run(null, output);
-                return ended(step, exec.exitCode(cut == null ? EXIT_WAIT_MILLIS : 0), stopper, started);
+                return ending.ended(step, exec.exitCode(cut == null ? EXIT_WAIT_MILLIS : 0), stopper, started);
             });
         } finally {
             openAhead(previous);
@@ -146,9 +147,9 @@ final class DockerSteps {
         try {
             return carriage.run();
         } catch (IOException e) {
-            return failedExec(step, stopper, e);
+            return ending.failedExec(step, stopper, e);
         } catch (InterruptedException e) {
-            return interrupted(step, stopper);
+            return ending.interrupted(step, stopper);
         } finally {
             registration.close();
             abort(current);
@@ -176,11 +177,11 @@ final class DockerSteps {
             log.info("step follow container={} step={} dir={} stdoutFrom={} stderrFrom={}",
                     container.name(), step.name(), dir, stdoutFrom, stderrFrom);
             Optional<Integer> exit = reattach(step, dir, a.streams(), a.current(), signal, null);
-            return Optional.of(ended(step, exit, stopper, a.started()));
+            return Optional.of(ending.ended(step, exit, stopper, a.started()));
         } catch (IOException e) {
-            return Optional.of(failedExec(step, stopper, e));
+            return Optional.of(ending.failedExec(step, stopper, e));
         } catch (InterruptedException e) {
-            return Optional.of(interrupted(step, stopper));
+            return Optional.of(ending.interrupted(step, stopper));
         } finally {
             registration.close();
             abort(a.current());
@@ -242,100 +243,6 @@ final class DockerSteps {
             throw failed != null ? failed : new IOException("cannot look for the step's record " + dir);
         }
         return exit.get() == 0;
-    }
-
-    /** The outcome of a step whose last exec ended with {@code exit}: stopped, lost, or its exit code. */
-    private StepOutcome ended(StepPayload step, Optional<Integer> exit, StepStopper stopper, long started)
-            throws InterruptedException {
-        Optional<StopSignal.Reason> stopped = stopper.finish();
-        long millis = (System.nanoTime() - started) / 1_000_000;
-        if (stopped.isPresent()) {
-            log.debug("step end container={} step={} outcome=stopped reason={} millis={}", container.name(), step.name(),
-                    stopped.get(), millis);
-            return StepOutcome.stopped(stopped.get());
-        }
-        if (exit.isEmpty()) {
-            Optional<String> gone = container.gone();
-            return gone.isPresent()
-                    ? failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: container " + gone.get())
-                    : failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name()
-                            + "': its output stream ended but the Docker Engine reports no exit code");
-        }
-        int exitCode = exit.get();
-        if (exitCode != 0) {
-            // A container being killed takes its execs with it (137), or refuses to start them
-            // (126), a moment before its own state says so: look again before calling it an exit.
-            int looks = exitCode >= 126 || exitCode < 0 ? GONE_LOOKS : 1;
-            for (int i = 0; i < looks; i++) {
-                Optional<String> gone = container.gone();
-                if (gone.isPresent()) {
-                    return failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: container " + gone.get());
-                }
-                if (i + 1 < looks) {
-                    Thread.sleep(100);
-                }
-            }
-        }
-        log.debug("step end container={} step={} exit={} millis={}", container.name(), step.name(), exitCode, millis);
-        return new StepOutcome.Exited(exitCode);
-    }
-
-    /** An exec the engine refused or broke: the step was stopped, if it was, else lost. */
-    private StepOutcome failedExec(StepPayload step, StepStopper stopper, IOException e) {
-        Optional<StopSignal.Reason> stopped = stopper.finish();
-        return stopped.isPresent() ? StepOutcome.stopped(stopped.get()) : lost(step, e);
-    }
-
-    private StepOutcome interrupted(StepPayload step, StepStopper stopper) {
-        Thread.currentThread().interrupt();
-        stopper.requested(StopSignal.Reason.CANCELLED);
-        stopper.finish();
-        return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "': interrupted");
-    }
-
-    /** A step whose stream or exec failed: LOST when the container is gone, else INFRASTRUCTURE. Never a pass. */
-    private StepOutcome lost(StepPayload step, IOException e) {
-        if (!(e instanceof EngineException refused) || EngineOutage.isOutage(e)) {
-            return afterOutage(step, e);
-        }
-        Optional<String> gone = refused.isNoSuchContainer() || refused.isNotRunning()
-                ? Optional.of(container.name() + " " + (refused.isNoSuchContainer() ? "was removed" : "is not running"))
-                : container.gone();
-        if (gone.isPresent()) {
-            return failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: container " + gone.get());
-        }
-        return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "' could not run: " + e.getMessage());
-    }
-
-    /**
-     * The engine went away under the step, or only the step's connection broke. When the engine
-     * could not be reached (a restart stops every container, live-restore off), it is asked again
-     * until it answers and the container's state names the cause; an engine that stays away is said so.
-     */
-    private StepOutcome afterOutage(StepPayload step, IOException e) {
-        boolean unreachable = e instanceof EngineException; // status 0: the engine was not reached at all
-        Optional<String> gone;
-        try {
-            gone = container.goneOrFail();
-        } catch (IOException first) {
-            if (!EngineOutage.isOutage(first)) {
-                return failed(Failure.Kind.INFRASTRUCTURE,
-                        "step '" + step.name() + "' lost its connection to the Docker Engine: " + e.getMessage());
-            }
-            unreachable = true;
-            try {
-                gone = EngineOutage.retrying(container::goneOrFail);
-            } catch (IOException still) {
-                return failed(Failure.Kind.INFRASTRUCTURE, "step '" + step.name() + "' lost the Docker Engine, not back within "
-                        + EngineOutage.RIDE_OUT.toSeconds() + "s: " + still.getMessage());
-            }
-        }
-        if (gone.isPresent()) {
-            return failed(Failure.Kind.LOST, "step '" + step.name() + "' was lost: "
-                    + (unreachable ? "the Docker Engine restarted and container " : "container ") + gone.get());
-        }
-        return failed(Failure.Kind.INFRASTRUCTURE,
-                "step '" + step.name() + "' lost its connection to the Docker Engine: " + e.getMessage());
     }
 
     /** The session is closed: no exec is opened ahead any more, and the one waiting is ended. */
@@ -400,9 +307,5 @@ final class DockerSteps {
         String execId = engine.createExec(container.id(), config);
         engine.startExecDetached(execId);
         log.debug("signal sent container={} signal={}", container.name(), signal);
-    }
-
-    private static StepOutcome failed(Failure.Kind kind, String reason) {
-        return new StepOutcome.Failed(new Failure(kind, reason));
     }
 }
