@@ -7,16 +7,13 @@ import dev.knotless.executor.Labels;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
-import dev.knotless.executor.toolkit.ServiceReadiness;
 import dev.knotless.executor.Session;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
-import dev.knotless.executor.Trust;
 import dev.knotless.executor.UntrustedNetwork;
-import io.fabric8.kubernetes.api.model.Event;
+import dev.knotless.executor.toolkit.ServiceReadiness;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -30,18 +27,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Runs each run in one pod of a batch/v1 Job; steps, uploads and downloads are execs in it
  * (docs/design/kubernetes.md).
  *
  * <p>{@link #start} creates the Job (and, once per runner, a deny-ingress NetworkPolicy, and for an
- * untrusted run the {@link UntrustedPolicy} ones), waits
- * for the pod to be Ready within {@link KubernetesOptions#pendingTimeout()}, and deletes the Job
+ * untrusted run the {@link UntrustedPolicy} ones: {@link NetworkPolicies}), waits for the pod to be
+ * Ready within {@link KubernetesOptions#pendingTimeout()} ({@link PendingPods}), and deletes the Job
  * again when the pod cannot start. Deletes are foreground and wait until the Job and its pod are
  * gone, so nothing of a closed run is left when {@code close} or {@link #sweep} returns.
  *
@@ -51,7 +47,6 @@ import org.jspecify.annotations.Nullable;
 public final class KubernetesExecutor implements Executor, Resumption {
 
     private static final Logger log = LoggerFactory.getLogger(KubernetesExecutor.class);
-    private static final Duration POLL = Duration.ofMillis(200);
 
     private final KubernetesOptions options;
     private final KubernetesClient client;
@@ -61,11 +56,11 @@ public final class KubernetesExecutor implements Executor, Resumption {
      */
     static final Duration KEEPALIVE = Duration.ofSeconds(20);
 
-    /** The names of the policies this process made or found made. */
-    private final Set<String> policiesApplied = ConcurrentHashMap.newKeySet();
     private final KubernetesCounters counters = new KubernetesCounters();
     private final JobDeletion deletion;
     private final Optional<WarmPods> warm;
+    private final NetworkPolicies policies;
+    private final PendingPods pending;
 
     public KubernetesExecutor(KubernetesOptions options) {
         this(options, false);
@@ -106,6 +101,8 @@ public final class KubernetesExecutor implements Executor, Resumption {
                 .build();
         this.deletion = new JobDeletion(client, options.namespace(), counters);
         this.warm = warmPods ? Optional.of(new WarmPods(client, options.namespace(), deletion)) : Optional.empty();
+        this.policies = new NetworkPolicies(client, options);
+        this.pending = new PendingPods(client, options);
     }
 
     @Override
@@ -124,13 +121,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
         if (unsupported.isPresent()) {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "cannot start run " + spec.runId() + ": " + unsupported.get());
         }
-        ensureNetworkPolicy(spec.runnerId(), JobShape.denyIngress(spec.runnerId(), options.namespace()));
-        if (spec.trust() == Trust.UNTRUSTED) {
-            ensureNetworkPolicy(spec.runnerId(), UntrustedPolicy.denyAll(spec.runnerId(), options.namespace()));
-            if (options.untrustedDns()) {
-                ensureNetworkPolicy(spec.runnerId(), UntrustedPolicy.allowDns(spec.runnerId(), options.namespace()));
-            }
-        }
+        policies.ensureFor(spec);
         // With a pool, the next pod of this shape is asked for when this run is over: asked for
         // while this run starts, it would slow this run's start on the same node.
         Runnable refill = () -> {};
@@ -178,7 +169,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
                 jobName, options.namespace(), spec.runnerId(), spec.runId(), spec.image(), spec.trust());
         String pod;
         try {
-            pod = awaitReady(spec, jobName, signal);
+            pod = pending.awaitReady(spec, jobName, signal);
         } catch (ExecutorException e) {
             deletion.deleteUnstarted(jobName);
             throw e;
@@ -247,95 +238,6 @@ public final class KubernetesExecutor implements Executor, Resumption {
                 .findFirst().orElse(null);
     }
 
-    /** Polls the Job's pod until it is Ready, fails for good, the signal stops, or the pending timeout passes. */
-    private String awaitReady(RunSpec spec, String jobName, StopSignal signal) throws ExecutorException {
-        long deadline = System.nanoTime() + options.pendingTimeout().toNanos();
-        Pod last = null;
-        Object wake = new Object();
-        StopSignal.Registration waking = signal.onStop(why -> {
-            synchronized (wake) {
-                wake.notifyAll();
-            }
-        });
-        try (waking) {
-            while (true) {
-                ExecutorException.throwIfStopped(signal, "start of run " + spec.runId());
-                List<Pod> pods = client.pods().inNamespace(options.namespace()).withLabel(JobShape.JOB_NAME, jobName).list().getItems();
-                if (!pods.isEmpty()) {
-                    last = pods.get(0);
-                    if (PodReadiness.isReady(last)) {
-                        return last.getMetadata().getName();
-                    }
-                    Optional<ExecutorException> failed = PodReadiness.failure(last, spec);
-                    if (failed.isPresent()) {
-                        throw failed.get();
-                    }
-                } else {
-                    Job job = client.batch().v1().jobs().inNamespace(options.namespace()).withName(jobName).get();
-                    if (job == null) {
-                        throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "the run's Job " + jobName + " was deleted before its pod started");
-                    }
-                    Optional<ExecutorException> failed = PodReadiness.jobFailure(job);
-                    if (failed.isPresent()) {
-                        throw failed.get();
-                    }
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw pendingTooLong(jobName, last);
-                }
-                synchronized (wake) {
-                    if (!signal.isStopped()) {
-                        wake.wait(Math.max(1, Math.min(POLL.toMillis(), left / 1_000_000)));
-                    }
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ExecutorException(Failure.Kind.STOPPED, "start of run " + spec.runId() + " interrupted");
-        }
-    }
-
-    private ExecutorException pendingTooLong(String jobName, @Nullable Pod pod) {
-        List<Event> events = new ArrayList<>();
-        try {
-            String involved = pod == null ? jobName : pod.getMetadata().getName();
-            events = client.v1().events().inNamespace(options.namespace())
-                    .withField("involvedObject.name", involved).list().getItems();
-        } catch (KubernetesClientException e) {
-            // the reason then comes from the pod alone
-        }
-        String why = PodReadiness.pendingReason(pod, events);
-        String after = human(options.pendingTimeout());
-        if (pod != null && (PodReadiness.unschedulable(pod).isPresent() || why.startsWith("FailedScheduling"))) {
-            String scheduler = PodReadiness.unschedulable(pod).orElse(why);
-            return new ExecutorException(Failure.Kind.UNSCHEDULABLE, "pod unschedulable (still pending after " + after + "): "
-                    + NodeCapacity.explain(client, pod) + "; the scheduler says: " + scheduler);
-        }
-        Failure.Kind kind = why.startsWith("FailedScheduling") ? Failure.Kind.UNSCHEDULABLE : Failure.Kind.INFRASTRUCTURE;
-        return new ExecutorException(kind, "pod still pending after " + after + ": " + why);
-    }
-
-    /**
-     * Creates one of the runner's policies once per process; 409 (made by anyone, any time) is
-     * success: a policy's name says what it does, so an existing one is the same.
-     */
-    private void ensureNetworkPolicy(String runnerId, NetworkPolicy policy) throws ExecutorException {
-        String name = policy.getMetadata().getName();
-        if (policiesApplied.contains(name)) {
-            return;
-        }
-        try {
-            client.network().v1().networkPolicies().inNamespace(options.namespace()).resource(policy).create();
-            log.info("network policy created name={} namespace={} runner={}", name, options.namespace(), runnerId);
-        } catch (KubernetesClientException e) {
-            if (e.getCode() != 409) {
-                throw new ExecutorException(new Failure(Failure.Kind.INFRASTRUCTURE, "cannot create the NetworkPolicy "
-                        + name + ": " + message(e)), e);
-            }
-        }
-        policiesApplied.add(name);
-    }
 
     @Override
     public SweepReport sweep(String runnerId, Set<String> goingRuns) {
