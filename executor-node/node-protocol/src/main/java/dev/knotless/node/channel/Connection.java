@@ -3,19 +3,15 @@ package dev.knotless.node.channel;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLSocket;
 import org.jspecify.annotations.Nullable;
@@ -25,10 +21,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One authenticated TLS connection between the runner and a node, carrying many {@link Stream}s.
  *
- * <p>Threads: one reader dispatches frames and never waits to write (PONG, credit and RESET are
- * queued); one {@link FrameWriter} owns the socket's output, and senders wait for their frame to be
- * written; a pinger sends PING every keepalive, and the reader gives up when nothing has arrived
- * for three of them. Each incoming stream is handed to the acceptor on its own virtual thread.
+ * <p>Threads: one reader ({@link FrameReader}) dispatches frames and never waits to write (PONG,
+ * credit and RESET are queued); one {@link FrameWriter} owns the socket's output, and senders wait
+ * for their frame to be written; a pinger sends PING every keepalive, and the reader gives up when
+ * nothing has arrived for three of them. Each incoming stream is handed to the acceptor on its own virtual thread.
  */
 public final class Connection implements AutoCloseable {
 
@@ -46,11 +42,9 @@ public final class Connection implements AutoCloseable {
     private final FrameWriter writer;
 
     private final ConcurrentHashMap<Integer, Stream> streams = new ConcurrentHashMap<>();
-    private final AtomicInteger nextLocalId;
+    private final StreamIds ids;
     private final Object openLock = new Object();
     private final PeerAdmission admission;
-    /** Highest stream id the peer has opened; read and written by the reader thread only. */
-    private int highestPeerId;
 
     private final Object state = new Object();
     private @Nullable Consumer<Stream> acceptor;
@@ -67,7 +61,7 @@ public final class Connection implements AutoCloseable {
         this.client = client;
         this.options = options;
         this.in = new DataInputStream(new BufferedInputStream(tls.getInputStream(), 2 * Frames.MAX_DATA));
-        this.nextLocalId = new AtomicInteger(client ? 1 : 2);
+        this.ids = new StreamIds(client);
         this.admission = new PeerAdmission(options.limits());
         // Room for a whole DATA frame, so header and payload leave in one write.
         OutputStream out = new BufferedOutputStream(tls.getOutputStream(), Frames.HEADER_BYTES + Frames.MAX_DATA);
@@ -78,7 +72,7 @@ public final class Connection implements AutoCloseable {
     /** Starts reading and pinging; incoming streams wait for {@link #onStream} until it is called. */
     void start() throws IOException {
         tls.setSoTimeout(Math.toIntExact(options.silenceLimit().toMillis()));
-        Thread.ofVirtual().name(threadName() + "-reader").start(this::readLoop);
+        Thread.ofVirtual().name(threadName() + "-reader").start(new FrameReader(this, in, ids, admission, options));
         pinger = Thread.ofVirtual().name(threadName() + "-pinger").start(this::pingLoop);
     }
 
@@ -105,7 +99,7 @@ public final class Connection implements AutoCloseable {
         throwIfClosed();
         // Ids must reach the peer in increasing order: taking one and queueing its OPEN is one step.
         synchronized (openLock) {
-            int id = nextLocalId.getAndAdd(2);
+            int id = ids.takeLocal();
             if (id <= 0) {
                 throw new IOException("channel to " + peer + " has used all its stream ids; open a new connection");
             }
@@ -206,111 +200,18 @@ public final class Connection implements AutoCloseable {
     }
 
     void forget(Stream stream) {
-        if (streams.remove(stream.id(), stream) && isPeerId(stream.id())) {
+        if (streams.remove(stream.id(), stream) && ids.isPeer(stream.id())) {
             admission.released(stream.headerBytes());
         }
     }
 
-    private void readLoop() {
-        String reason;
-        try {
-            while (true) {
-                int type = in.read();
-                if (type < 0) {
-                    reason = "closed by " + peer;
-                    break;
-                }
-                int stream = in.readInt();
-                int length = in.readInt();
-                int max = Frames.maxPayload(type);
-                if (max < 0) {
-                    throw new ProtocolViolation("unknown frame " + Frames.name(type));
-                }
-                if (length < 0 || length > max) {
-                    throw new ProtocolViolation(Frames.name(type) + " frame of " + Integer.toUnsignedString(length)
-                            + " bytes; at most " + max + " allowed");
-                }
-                if (type == Frames.OPEN && refusedOpen(stream, length)) {
-                    in.skipNBytes(length);
-                    continue;
-                }
-                byte[] payload = new byte[length];
-                in.readFully(payload);
-                dispatch(type, stream, payload);
-            }
-        } catch (SocketTimeoutException e) {
-            reason = "keepalive timeout: nothing received from " + peer + " for " + options.silenceLimit().toMillis() + " ms";
-        } catch (ProtocolViolation e) {
-            reason = "protocol error from " + peer + ": " + e.getMessage();
-        } catch (EOFException e) {
-            reason = "connection lost: " + peer + " closed it in the middle of a frame";
-        } catch (IOException e) {
-            reason = "connection lost: " + e.getMessage();
-        }
-        if (closeReason == null) {
-            LOG.info("{} closed: {}", this, reason);
-        }
-        shutdown(reason, false);
+    /** The open stream {@code id}, or null: never opened, or ended. */
+    @Nullable Stream stream(int id) {
+        return streams.get(id);
     }
 
-    private void dispatch(int type, int id, byte[] payload) throws ProtocolViolation {
-        switch (type) {
-            case Frames.OPEN -> opened(id, payload);
-            case Frames.DATA -> {
-                Stream s = known(id);
-                if (s != null) {
-                    s.receive(payload);
-                }
-            }
-            case Frames.FIN -> {
-                Stream s = known(id);
-                if (s != null) {
-                    s.remoteFin();
-                }
-            }
-            case Frames.RESET -> {
-                Stream s = known(id);
-                if (s != null) {
-                    s.remoteReset(new String(payload, StandardCharsets.UTF_8));
-                }
-            }
-            case Frames.WINDOW_UPDATE -> {
-                int credit = payload.length == Frames.CREDIT_BYTES ? Frames.getInt(payload, 0) : 0;
-                if (credit <= 0) {
-                    throw new ProtocolViolation("WINDOW_UPDATE on stream " + id + " must carry a positive credit");
-                }
-                Stream s = known(id);
-                if (s != null) {
-                    s.credit(credit);
-                }
-            }
-            case Frames.PING -> {
-                requireConnectionFrame(type, id, payload.length == Frames.PING_BYTES);
-                post(Frames.PONG, 0, payload);
-            }
-            case Frames.PONG -> requireConnectionFrame(type, id, payload.length == Frames.PING_BYTES);
-            default -> throw new ProtocolViolation("unexpected " + Frames.name(type) + " frame");
-        }
-    }
-
-    /** An OPEN past a cap is reset at birth, its header skipped unread (a header over its size cap closes the connection). */
-    private boolean refusedOpen(int id, int length) throws ProtocolViolation {
-        if (!isPeerId(id) || Integer.compareUnsigned(id, highestPeerId) <= 0) {
-            throw new ProtocolViolation("OPEN with stream id " + Integer.toUnsignedString(id)
-                    + " (the peer's ids are " + (client ? "even" : "odd") + " and increasing; last was " + highestPeerId + ")");
-        }
-        String cap = admission.refusal(this, length);
-        if (cap != null) {
-            highestPeerId = id;
-            post(Frames.RESET, id, ("refused: over " + cap).getBytes(StandardCharsets.UTF_8));
-        }
-        return cap != null;
-    }
-
-    private void opened(int id, byte[] header) {
-        // refusedOpen has checked the id and the caps; only the reader thread counts streams in.
-        highestPeerId = id;
-        admission.admitted(header.length);
+    /** A stream the peer opened and the reader admitted: handed to the acceptor, or kept for it. */
+    void opened(int id, byte[] header) {
         Stream stream = new Stream(this, id, header);
         streams.put(id, stream);
         failIfClosedMeanwhile(stream);
@@ -325,29 +226,12 @@ public final class Connection implements AutoCloseable {
         handOver(to, stream);
     }
 
-    /** The open stream {@code id}, or null for one that has ended; an id never opened is an error. */
-    private @Nullable Stream known(int id) throws ProtocolViolation {
-        Stream s = streams.get(id);
-        if (s != null) {
-            return s;
+    /** The reader has stopped: the connection closes for {@code reason}, said once. */
+    void readerEnded(String reason) {
+        if (closeReason == null) {
+            LOG.info("{} closed: {}", this, reason);
         }
-        boolean used = isPeerId(id) ? id != 0 && Integer.compareUnsigned(id, highestPeerId) <= 0
-                : Integer.compareUnsigned(id, nextLocalId.get()) < 0 && id != 0;
-        if (!used) {
-            throw new ProtocolViolation("frame for stream " + Integer.toUnsignedString(id) + ", which was never opened");
-        }
-        return null;
-    }
-
-    private static void requireConnectionFrame(int type, int id, boolean sizeOk) throws ProtocolViolation {
-        if (id != 0 || !sizeOk) {
-            throw new ProtocolViolation(Frames.name(type) + " must be on stream 0 with " + Frames.PING_BYTES + " bytes");
-        }
-    }
-
-    private boolean isPeerId(int id) {
-        // Clients open odd ids, servers even ones, as in HTTP/2.
-        return ((id & 1) == 0) == client;
+        shutdown(reason, false);
     }
 
     private void handOver(Consumer<Stream> to, Stream stream) {

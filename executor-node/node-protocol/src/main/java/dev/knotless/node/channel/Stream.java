@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.Condition;
@@ -15,10 +14,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * One bidirectional byte stream of a {@link Connection}, opened with a header.
  *
- * <p>Flow control: the receiving side buffers at most {@link Frames#INITIAL_WINDOW} unread bytes;
- * {@link #out()} blocks when the peer has that much unread, and resumes as the peer's application
- * reads. A slow reader therefore holds back only its own stream. {@code out().close()} is a
- * half-close: the peer reads -1, and this side can still read. {@link #reset} aborts both ways.
+ * <p>Flow control: the receiving side buffers at most {@link Frames#INITIAL_WINDOW} unread bytes
+ * ({@link Inbox}); {@link #out()} blocks when the peer has that much unread, and resumes as the
+ * peer's application reads. A slow reader therefore holds back only its own stream. {@code
+ * out().close()} is a half-close: the peer reads -1, and this side can still read. {@link #reset}
+ * aborts both ways.
  *
  * <p>One thread may read while another writes; two concurrent writers interleave at frame
  * boundaries, so a stream should have one writer at a time. A write interrupted with
@@ -34,12 +34,7 @@ public final class Stream implements AutoCloseable {
     private final Condition changed = lock.newCondition();
 
     // Receiving side, guarded by lock.
-    private final ArrayDeque<byte[]> chunks = new ArrayDeque<>();
-    private int chunkOffset;
-    /** Bytes the peer may still send before it must wait for credit. */
-    private long allowance = Frames.INITIAL_WINDOW;
-    /** Bytes read (or discarded) and not yet credited back to the peer. */
-    private int unreturned;
+    private final Inbox inbox = new Inbox();
     private boolean remoteFin;
     private boolean inputClosed;
 
@@ -86,11 +81,11 @@ public final class Stream implements AutoCloseable {
         String reason = Objects.requireNonNullElse(why, "");
         lock.lock();
         try {
-            if (failure != null || (localFin && remoteFin && chunks.isEmpty())) {
+            if (failure != null || (localFin && remoteFin && inbox.isEmpty())) {
                 return;
             }
             failure = "stream reset: " + reason;
-            chunks.clear();
+            inbox.clear();
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -124,20 +119,16 @@ public final class Stream implements AutoCloseable {
             if (remoteFin) {
                 throw new ProtocolViolation("DATA after FIN on stream " + id);
             }
-            if (data.length > allowance) {
-                throw new ProtocolViolation("stream " + id + ": the peer sent " + data.length
-                        + " bytes with only " + allowance + " of window left");
-            }
-            allowance -= data.length;
+            inbox.charge(id, data.length);
             if (failure != null) {
                 return;
             }
             if (inputClosed) {
                 // Nobody will read these: hand the credit straight back so the peer's writer is not stuck.
-                unreturned += data.length;
-                returnNow = takeCredit();
+                inbox.drop(data.length);
+                returnNow = inbox.takeCredit(remoteFin);
             } else if (data.length > 0) {
-                chunks.addLast(data);
+                inbox.add(data);
                 changed.signalAll();
             }
         } finally {
@@ -189,7 +180,7 @@ public final class Stream implements AutoCloseable {
         try {
             if (failure == null) {
                 failure = why;
-                chunks.clear();
+                inbox.clear();
                 changed.signalAll();
             }
         } finally {
@@ -198,17 +189,6 @@ public final class Stream implements AutoCloseable {
     }
 
     // ---- application side ----
-
-    /** Under lock: credit to return now, if enough has been consumed to be worth a frame. */
-    private int takeCredit() {
-        if (unreturned < Frames.RETURN_THRESHOLD || remoteFin) {
-            return 0;
-        }
-        int give = unreturned;
-        unreturned = 0;
-        allowance += give;
-        return give;
-    }
 
     private void await() throws InterruptedIOException {
         try {
@@ -234,38 +214,15 @@ public final class Stream implements AutoCloseable {
             if (len == 0) {
                 return 0;
             }
-            int n = 0;
+            int n;
             int returnNow;
             lock.lock();
             try {
-                while (chunks.isEmpty()) {
-                    if (failure != null) {
-                        throw new IOException(failure);
-                    }
-                    if (inputClosed) {
-                        throw new IOException(Stream.this + ": input is closed");
-                    }
-                    if (remoteFin) {
-                        return -1;
-                    }
-                    await();
+                if (!awaitInput()) {
+                    return -1;
                 }
-                if (failure != null) {
-                    throw new IOException(failure);
-                }
-                while (n < len && !chunks.isEmpty()) {
-                    byte[] head = chunks.peekFirst();
-                    int take = Math.min(len - n, head.length - chunkOffset);
-                    System.arraycopy(head, chunkOffset, b, off + n, take);
-                    n += take;
-                    chunkOffset += take;
-                    if (chunkOffset == head.length) {
-                        chunks.removeFirst();
-                        chunkOffset = 0;
-                    }
-                }
-                unreturned += n;
-                returnNow = takeCredit();
+                n = inbox.read(b, off, len);
+                returnNow = inbox.takeCredit(remoteFin);
             } finally {
                 lock.unlock();
             }
@@ -284,31 +241,15 @@ public final class Stream implements AutoCloseable {
             Objects.requireNonNull(to);
             long total = 0;
             while (true) {
-                byte[] head;
-                int from;
+                Inbox.Unread head;
                 int returnNow;
                 lock.lock();
                 try {
-                    while (chunks.isEmpty()) {
-                        if (failure != null) {
-                            throw new IOException(failure);
-                        }
-                        if (inputClosed) {
-                            throw new IOException(Stream.this + ": input is closed");
-                        }
-                        if (remoteFin) {
-                            return total;
-                        }
-                        await();
+                    if (!awaitInput()) {
+                        return total;
                     }
-                    if (failure != null) {
-                        throw new IOException(failure);
-                    }
-                    head = chunks.removeFirst();
-                    from = chunkOffset;
-                    chunkOffset = 0;
-                    unreturned += head.length - from;
-                    returnNow = takeCredit();
+                    head = inbox.takeFirst();
+                    returnNow = inbox.takeCredit(remoteFin);
                 } finally {
                     lock.unlock();
                 }
@@ -316,20 +257,39 @@ public final class Stream implements AutoCloseable {
                     connection.sendCredit(id, returnNow);
                 }
                 // Outside the lock: the reader thread keeps filling the stream meanwhile.
-                to.write(head, from, head.length - from);
-                total += head.length - from;
+                to.write(head.bytes(), head.from(), head.length());
+                total += head.length();
             }
+        }
+
+        /**
+         * Under lock: waits until there are bytes to read; false at the peer's half-close, an
+         * IOException once none can come (reset, channel closed, input closed).
+         */
+        private boolean awaitInput() throws IOException {
+            while (inbox.isEmpty()) {
+                if (failure != null) {
+                    throw new IOException(failure);
+                }
+                if (inputClosed) {
+                    throw new IOException(Stream.this + ": input is closed");
+                }
+                if (remoteFin) {
+                    return false;
+                }
+                await();
+            }
+            if (failure != null) {
+                throw new IOException(failure);
+            }
+            return true;
         }
 
         @Override
         public int available() {
             lock.lock();
             try {
-                int sum = 0;
-                for (byte[] c : chunks) {
-                    sum += c.length;
-                }
-                return sum - chunkOffset;
+                return inbox.available();
             } finally {
                 lock.unlock();
             }
@@ -344,14 +304,9 @@ public final class Stream implements AutoCloseable {
                     return;
                 }
                 inputClosed = true;
-                for (byte[] c : chunks) {
-                    unreturned += c.length;
-                }
-                unreturned -= chunkOffset;
-                chunks.clear();
-                chunkOffset = 0;
+                inbox.dropAll();
                 if (failure == null) {
-                    returnNow = takeCredit();
+                    returnNow = inbox.takeCredit(remoteFin);
                 }
                 changed.signalAll();
             } finally {
