@@ -1,25 +1,12 @@
 package dev.knotless.executor;
 
 import java.util.Optional;
-import java.util.Set;
 
 /** An executor whose sessions, started or resumed, are {@link GuardedSession}s (see {@link Guarded}). */
-final class GuardedExecutor implements Executor {
-
-    private final Executor executor;
+final class GuardedExecutor extends ForwardingExecutor {
 
     GuardedExecutor(Executor executor) {
-        this.executor = executor;
-    }
-
-    @Override
-    public String name() {
-        return executor.name();
-    }
-
-    @Override
-    public UntrustedNetwork untrustedNetwork() {
-        return executor.untrustedNetwork();
+        super(executor);
     }
 
     @Override
@@ -31,15 +18,5 @@ final class GuardedExecutor implements Executor {
     @Override
     public Optional<Resumption> resumption() {
         return executor.resumption().map(resumption -> spec -> resumption.resume(spec).map(GuardedResumedSession::new));
-    }
-
-    @Override
-    public SweepReport sweep(String runnerId, Set<String> goingRuns) {
-        return executor.sweep(runnerId, goingRuns);
-    }
-
-    @Override
-    public void close() {
-        executor.close();
     }
 }

@@ -11,13 +11,12 @@ import java.util.function.Function;
  *
  * <p>Concurrency: as {@link Session}; {@link #close()} is idempotent and thread-safe.
  */
-class GuardedSession implements Session {
+class GuardedSession extends ForwardingSession {
 
-    private final Session session;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     GuardedSession(Session session) {
-        this.session = session;
+        super(session);
     }
 
     @Override
@@ -42,11 +41,6 @@ class GuardedSession implements Session {
         }
         ExecutorException.throwIfStopped(signal, "log of service '" + service + "'");
         session.serviceLog(service, maxBytes, output, signal);
-    }
-
-    @Override
-    public String describe() {
-        return session.describe();
     }
 
     @Override

@@ -2,12 +2,13 @@ package dev.knotless.http;
 
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.ExecutorException;
+import dev.knotless.executor.ForwardingExecutor;
+import dev.knotless.executor.ForwardingSession;
 import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.Resumption;
 import dev.knotless.executor.RunSpec;
 import dev.knotless.executor.Session;
-import dev.knotless.executor.UntrustedNetwork;
 import dev.knotless.executor.StepOutcome;
 import dev.knotless.executor.StepPayload;
 import dev.knotless.executor.StopSignal;
@@ -18,24 +19,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /** An executor that reports sweeps, clean-ups and failures to {@link DaemonMetrics}; it changes nothing it passes on. */
-final class MeteredExecutor implements Executor {
+final class MeteredExecutor extends ForwardingExecutor {
 
-    private final Executor executor;
     private final DaemonMetrics metrics;
 
     MeteredExecutor(Executor executor, DaemonMetrics metrics) {
-        this.executor = executor;
+        super(executor);
         this.metrics = metrics;
-    }
-
-    @Override
-    public String name() {
-        return executor.name();
-    }
-
-    @Override
-    public UntrustedNetwork untrustedNetwork() {
-        return executor.untrustedNetwork();
     }
 
     @Override
@@ -80,17 +70,10 @@ final class MeteredExecutor implements Executor {
         }
     }
 
-    @Override
-    public void close() {
-        executor.close();
-    }
-
-    private class MeteredSession implements Session {
-
-        private final Session session;
+    private class MeteredSession extends ForwardingSession {
 
         MeteredSession(Session session) {
-            this.session = session;
+            super(session);
         }
 
         @Override
@@ -123,16 +106,6 @@ final class MeteredExecutor implements Executor {
         }
 
         @Override
-        public void serviceLog(String service, long maxBytes, OutputSink output, StopSignal signal) throws ExecutorException {
-            session.serviceLog(service, maxBytes, output, signal);
-        }
-
-        @Override
-        public String describe() {
-            return session.describe();
-        }
-
-        @Override
         public void close() {
             try {
                 session.close();
@@ -146,17 +119,17 @@ final class MeteredExecutor implements Executor {
 
     private final class MeteredResumedSession extends MeteredSession implements ResumedSession {
 
-        private final ResumedSession session;
+        private final ResumedSession resumed;
 
         MeteredResumedSession(ResumedSession session) {
             super(session);
-            this.session = session;
+            this.resumed = session;
         }
 
         @Override
         public Optional<StepOutcome> follow(StepPayload step, long stdoutFrom, long stderrFrom, OutputSink output,
                 StopSignal signal) {
-            Optional<StepOutcome> outcome = session.follow(step, stdoutFrom, stderrFrom, output, signal);
+            Optional<StepOutcome> outcome = resumed.follow(step, stdoutFrom, stderrFrom, output, signal);
             if (outcome.orElse(null) instanceof StepOutcome.Failed failed) {
                 metrics.executorError("follow", failed.failure().kind());
             }

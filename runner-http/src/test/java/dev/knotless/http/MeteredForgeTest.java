@@ -109,12 +109,16 @@ class MeteredForgeTest {
                 .toList();
     }
 
+    /** Declared by the class or a class it extends (a forwarding base): never left to an interface's default. */
     private static boolean declares(Class<?> type, Method m) {
-        try {
-            type.getDeclaredMethod(m.getName(), m.getParameterTypes());
-            return true;
-        } catch (NoSuchMethodException e) {
-            return false;
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            try {
+                c.getDeclaredMethod(m.getName(), m.getParameterTypes());
+                return true;
+            } catch (NoSuchMethodException e) {
+                // the class it extends, then
+            }
         }
+        return false;
     }
 }
