@@ -7,12 +7,10 @@ import dev.knotless.node.image.ImagePuller;
 import dev.knotless.node.protocol.Action;
 import dev.knotless.node.protocol.Result;
 import dev.knotless.node.protocol.ServiceContainer;
-import dev.knotless.node.runc.BundleSpec;
 import dev.knotless.node.runc.ContainerState;
 import dev.knotless.node.runc.HostsFile;
 import dev.knotless.node.runc.NodeOptions;
 import dev.knotless.node.runc.OciConfig;
-import dev.knotless.node.runc.RunAs;
 import dev.knotless.node.runc.Runc;
 import dev.knotless.node.runc.RuncException;
 import java.io.IOException;
@@ -37,8 +35,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The node's {@link AllocationRuntime}: allocations are runc containers made from pulled images, each with
  * its own root filesystem over the image's ({@link RootfsProvisioner}: an overlay, or a copy) and its own host directories for {@code /work},
- * {@code /steps} and {@code /outputs}; networks come from CNI. Every operation converges when
- * repeated (the agent re-runs one whose ledger entry a crash lost).
+ * {@code /steps} and {@code /outputs} ({@link AllocationCreator}); networks come from CNI. Every
+ * operation converges when repeated (the agent re-runs one whose ledger entry a crash lost).
  *
  * <p>Layout under the state directory: {@code allocations/<id>/} holds {@code allocation.json},
  * {@code bundle/config.json}, {@code rootfs/} (and {@code overlay/{upper,work}/}), {@code work/}, {@code steps/}, {@code outputs/} and
@@ -53,13 +51,13 @@ public final class RuncRuntime implements AllocationRuntime {
     private static final Logger LOG = LoggerFactory.getLogger(RuncRuntime.class);
 
     private final Runc runc;
-    private final NodeOptions options;
     private final Optional<AllocationNetwork> network;
     private final AllocationStore store;
     private final Bundles bundles;
     private final Transfers transfers;
     private final Steps steps;
     private final RootfsProvisioner rootfs;
+    private final AllocationCreator creator;
     private final Clock clock;
     /** Allocations a create is making now: their deadline is not acted on until it returns. */
     private final Set<String> creating = ConcurrentHashMap.newKeySet();
@@ -74,13 +72,13 @@ public final class RuncRuntime implements AllocationRuntime {
             Optional<AllocationNetwork> network, Path stateDir, Clock clock) throws IOException {
         this.clock = clock;
         this.runc = runc;
-        this.options = options;
         this.network = network;
         this.store = new AllocationStore(stateDir);
         this.bundles = new Bundles(puller, oci, options, store);
         this.transfers = new Transfers(runc, bundles, store);
         this.steps = new Steps(runc, bundles, store);
         this.rootfs = new RootfsProvisioner(stateDir);
+        this.creator = new AllocationCreator(runc, options, store, bundles, rootfs, clock);
     }
 
     @Override
@@ -96,80 +94,14 @@ public final class RuncRuntime implements AllocationRuntime {
             throw new RuntimeFailure("allocation " + id + " is being created by another action now");
         }
         try {
-            return create(a);
+            return creator.create(a);
         } finally {
             creating.remove(id);
         }
     }
 
-    private Result.Done create(Action.CreateAllocation a) throws RuntimeFailure {
-        String id = a.allocation();
-        Path dir = store.dir(id);
-        Optional<AllocationRecord> existing = store.find(id);
-        long endsAt = existing.map(AllocationRecord::endsAtMs)
-                .orElse(a.lifetimeMs() == 0 ? 0 : clock.millis() + a.lifetimeMs());
-        AllocationRecord wanted = new AllocationRecord(id, a.image(), a.cpuMillis(), a.memoryBytes(), a.labels(), a.hardening(),
-                endsAt, a.services());
-        if (existing.isPresent() && !existing.get().equals(wanted)) {
-            throw new RuntimeFailure("allocation " + id + " exists with another image, limits, labels, hardening or services; refused");
-        }
-        if (wanted.overdue(clock.millis())) {
-            throw new RuntimeFailure("allocation " + id + " is past its deadline; refused");
-        }
-        ImagePuller.PulledImage image = bundles.pull(a.image());
-        try {
-            if (existing.isEmpty()) {
-                store.create(wanted);
-            }
-            rootfs.prepare(image.rootfs(), dir);
-            BundleSpec spec = bundles.bundle(wanted, image);
-            for (Path d : List.of(spec.dirs().work(), spec.dirs().steps(), spec.dirs().outputs())) {
-                Files.createDirectories(d);
-                giveTo(d, options.runAs().orElse(spec.user()));
-            }
-            if (!Files.exists(spec.dirs().hosts())) {
-                HostsFile.write(spec.dirs().hosts(), id, Optional.empty(), serviceNames(wanted));
-            }
-            Path bundle = Files.createDirectories(dir.resolve("bundle"));
-            AllocationStore.writeAtomically(bundle.resolve("config.json"), bundles.configJson(spec));
-            runc.create(id, bundle);
-            createServices(wanted);
-            return new Result.Done();
-        } catch (RuncException e) {
-            throw new RuntimeFailure(e.getMessage());
-        } catch (IOException | IllegalArgumentException e) {
-            throw new RuntimeFailure("create allocation " + id + ": " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * The allocation's services, created in its container's network namespace (that of its PID 1,
-     * which runc made at create): they share its loopback and, once attached, its address, as a
-     * pod's containers do. A failure names the service.
-     */
-    private void createServices(AllocationRecord r) throws RuntimeFailure, RuncException, IOException {
-        if (r.services().isEmpty()) {
-            return;
-        }
-        ContainerState run = runc.state(r.allocation()).filter(st -> st.pid() > 0)
-                .orElseThrow(() -> new RuntimeFailure("allocation " + r.allocation() + " has no process whose network its services could share"));
-        for (int i = 1; i <= r.services().size(); i++) {
-            ServiceContainer service = r.services().get(i - 1);
-            try {
-                ImagePuller.PulledImage image = bundles.pull(service.image());
-                Path dir = Files.createDirectories(bundles.serviceDir(r.allocation(), i));
-                rootfs.prepare(image.rootfs(), dir);
-                BundleSpec spec = bundles.service(r, i, image, netns(run));
-                Path bundle = Files.createDirectories(dir.resolve("bundle"));
-                AllocationStore.writeAtomically(bundle.resolve("config.json"), bundles.configJson(spec));
-                runc.create(spec.id(), bundle);
-            } catch (RuntimeFailure | RuncException | IllegalArgumentException e) {
-                throw new RuntimeFailure("service '" + service.name() + "': " + e.getMessage());
-            }
-        }
-    }
-
-    private static List<String> serviceNames(AllocationRecord r) {
+    /** The names of the allocation's services, in their order (service {@code i} is the {@code i}th). */
+    static List<String> serviceNames(AllocationRecord r) {
         return r.services().stream().map(ServiceContainer::name).toList();
     }
 
@@ -405,15 +337,8 @@ public final class RuncRuntime implements AllocationRuntime {
         runc.kill(id, "KILL");
     }
 
-    private static Path netns(ContainerState state) {
+    /** The network namespace of a container's PID 1. */
+    static Path netns(ContainerState state) {
         return Path.of("/proc", Long.toString(state.pid()), "ns", "net");
-    }
-
-    private static void giveTo(Path dir, RunAs user) throws IOException {
-        if (!"root".equals(System.getProperty("user.name"))) {
-            return;
-        }
-        Files.setAttribute(dir, "unix:uid", (int) user.uid(), java.nio.file.LinkOption.NOFOLLOW_LINKS);
-        Files.setAttribute(dir, "unix:gid", (int) user.gid(), java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
 }

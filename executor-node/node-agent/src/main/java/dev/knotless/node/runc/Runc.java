@@ -2,7 +2,6 @@ package dev.knotless.node.runc;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.knotless.node.host.HostCommand;
 import dev.knotless.text.OneLine;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,7 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -35,8 +33,7 @@ public final class Runc {
     private final String binary;
     private final Path root;
     private final Path logs;
-    private final Duration timeout;
-    private final List<String> defaultSignals;
+    private final RuncCommand command;
 
     /**
      * @param binary   the runc executable ({@code runc} is looked up on PATH)
@@ -48,8 +45,7 @@ public final class Runc {
         this.binary = binary;
         this.root = Files.createDirectories(stateDir.toAbsolutePath().resolve("runc"));
         this.logs = Files.createDirectories(stateDir.toAbsolutePath().resolve("runc-logs"));
-        this.timeout = timeout;
-        this.defaultSignals = defaultSignals();
+        this.command = new RuncCommand(binary, root, timeout);
     }
 
     /**
@@ -66,39 +62,9 @@ public final class Runc {
     static final String RESET_SIGNALS = "my $n = shift; my $d = pack('Q4', 0, 0, 0, 0); syscall($n, $_, $d, 0, 8) for 1 .. 64;"
             + " exec { $ARGV[0] } @ARGV or die \"cannot run $ARGV[0]: $!\\n\";";
 
-    /**
-     * The launcher before {@code runc create} and {@code exec}: {@link #RESET_SIGNALS} where Perl
-     * runs it and it works (checked once, on this JVM's own child, which starts with 32 and 33
-     * ignored), else {@code env --default-signal} (coreutils 8.31 and later: 1 to 31), else none.
-     */
-    private static List<String> defaultSignals() {
-        Optional<HostSyscalls> numbers = HostSyscalls.ofThisMachine();
-        if (numbers.isPresent()) {
-            List<String> perl = List.of("perl", "-e", RESET_SIGNALS, numbers.get().rtSigaction());
-            if (runs(perl, "/bin/sh", "-c", "grep -q '^SigIgn:[[:space:]]*0*$' /proc/self/status")) {
-                return perl;
-            }
-        }
-        List<String> env = List.of("env", "--default-signal");
-        return runs(env, "true") ? env : List.of();
-    }
-
-    private static boolean runs(List<String> launcher, String... command) {
-        List<String> argv = new ArrayList<>(launcher);
-        argv.addAll(List.of(command));
-        try {
-            return HostCommand.run(argv, null, new byte[0], Duration.ofSeconds(10)).exitCode() == 0;
-        } catch (HostCommand.NotStarted e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
     /** Whether steps start with every signal at its default ({@link #RESET_SIGNALS} works here). */
     public boolean resetsSignals() {
-        return !defaultSignals.isEmpty() && defaultSignals.getFirst().equals("perl");
+        return command.resetsSignals();
     }
 
     /** The {@link ExecShim} for this runc, or why steps cannot have one here. */
@@ -138,12 +104,12 @@ public final class Runc {
         }
         // runc create hands its stdio to PID 1, which outlives it: a file, not a pipe we would wait on.
         Path log = initLog(id);
-        List<String> argv = argv("create", "--bundle", bundle.toAbsolutePath().toString(), id);
-        Process p = launch(new ProcessBuilder(argv)
+        List<String> argv = command.argv("create", "--bundle", bundle.toAbsolutePath().toString(), id);
+        Process p = command.launch(new ProcessBuilder(argv)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
                 .redirectErrorStream(true));
-        int code = await(p, "create " + id);
+        int code = command.await(p, "create " + id);
         if (code != 0) {
             Optional<ContainerState> raced = state(id);
             if (raced.isPresent()) {
@@ -171,7 +137,7 @@ public final class Runc {
                 return state;
             }
             case CREATED -> {
-                Result r = run(argv("start", id));
+                RuncCommand.Result r = command.run("start", id);
                 if (r.code() != 0) {
                     ContainerState now = state(id).orElseThrow(() -> new RuncException("start " + id + " failed: " + lastError(r.stderr())));
                     if (now.status() != ContainerState.Status.RUNNING) {
@@ -190,7 +156,7 @@ public final class Runc {
         if (!Files.isDirectory(root.resolve(id))) {
             return Optional.empty();
         }
-        Result r = run(argv("state", id));
+        RuncCommand.Result r = command.run("state", id);
         if (r.code() != 0) {
             if (r.stderr().contains("does not exist")) {
                 return Optional.empty();
@@ -202,7 +168,7 @@ public final class Runc {
 
     /** Every container under this node's runc root. */
     public List<ContainerState> list() throws RuncException, IOException {
-        Result r = run(argv("list", "--format", "json"));
+        RuncCommand.Result r = command.run("list", "--format", "json");
         if (r.code() != 0) {
             throw new RuncException("list failed: " + lastError(r.stderr()));
         }
@@ -225,7 +191,7 @@ public final class Runc {
         if (state.isEmpty() || state.get().status() == ContainerState.Status.STOPPED) {
             return List.of();
         }
-        Result r = run(argv("ps", "--format", "json", id));
+        RuncCommand.Result r = command.run("ps", "--format", "json", id);
         if (r.code() != 0) {
             throw new RuncException("ps " + id + " failed: " + lastError(r.stderr()));
         }
@@ -246,7 +212,7 @@ public final class Runc {
         if (state.isEmpty() || state.get().status() == ContainerState.Status.STOPPED) {
             return;
         }
-        Result r = run(argv("kill", id, signal));
+        RuncCommand.Result r = command.run("kill", id, signal);
         if (r.code() != 0) {
             Optional<ContainerState> now = state(id);
             if (now.isEmpty() || now.get().status() == ContainerState.Status.STOPPED) {
@@ -262,7 +228,7 @@ public final class Runc {
             Files.deleteIfExists(initLog(id));
             return;
         }
-        Result r = run(argv("delete", "--force", id));
+        RuncCommand.Result r = command.run("delete", "--force", id);
         if (r.code() != 0 && state(id).isPresent()) {
             throw new RuncException("delete " + id + " failed: " + lastError(r.stderr()));
         }
@@ -284,7 +250,7 @@ public final class Runc {
         Path runcLog = logs.resolve(name + ".runc.log");
         Files.write(process, processJson);
         try {
-            Process p = launch(new ProcessBuilder(execArgv(id, process, runcLog)));
+            Process p = command.launch(new ProcessBuilder(execArgv(id, process, runcLog)));
             // Platform threads: pipe reads and writes block in the kernel, and a virtual thread
             // blocked there pins its carrier and makes the scheduler compensate on every write
             // (a tenth of the node's CPU in a 100 MiB upload).
@@ -380,55 +346,6 @@ public final class Runc {
                 node.path("pid").asLong(), Path.of(node.path("bundle").asText("/")), annotations);
     }
 
-    private List<String> argv(String... args) {
-        List<String> argv = new ArrayList<>(List.of(binary, "--root", root.toString()));
-        argv.addAll(List.of(args));
-        return argv;
-    }
-
-    private record Result(int code, String stdout, String stderr) {}
-
-    private Result run(List<String> argv) throws RuncException {
-        HostCommand.Outcome outcome;
-        try {
-            outcome = HostCommand.run(argv, null, new byte[0], timeout);
-        } catch (HostCommand.NotStarted e) {
-            throw new RuncException("cannot run " + binary + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RuncException("runc " + argv.get(3) + " interrupted");
-        }
-        if (outcome.timedOut()) {
-            throw new RuncException("runc " + argv.get(3) + " did not finish within " + timeout.toSeconds() + " s; killed");
-        }
-        return new Result(outcome.exitCode(), outcome.stdout(), outcome.stderr());
-    }
-
-    private Process launch(ProcessBuilder builder) throws RuncException {
-        List<String> command = new ArrayList<>(defaultSignals);
-        command.addAll(builder.command());
-        builder.command(command);
-        try {
-            return builder.start();
-        } catch (IOException e) {
-            throw new RuncException("cannot run " + binary + ": " + OneLine.of(e.getMessage(), 400));
-        }
-    }
-
-    private int await(Process p, String what) throws RuncException {
-        try {
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly();
-                throw new RuncException("runc " + what + " did not finish within " + timeout.toSeconds() + " s; killed");
-            }
-            return p.exitValue();
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new RuncException("runc " + what + " interrupted");
-        }
-    }
-
     /** runc's last error line, without logrus decoration. */
     static String lastError(String stderr) {
         String last = "";
@@ -443,5 +360,4 @@ public final class Runc {
         }
         return OneLine.of(last.isEmpty() ? "runc gave no reason" : last, 400);
     }
-
 }
