@@ -1,27 +1,18 @@
 package dev.knotless.forge.embedded;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.knotless.forge.CheckPublisher;
+import dev.knotless.forge.Cursors;
 import dev.knotless.forge.Forge;
 import dev.knotless.forge.ForgeEvent;
 import dev.knotless.forge.ForgeException;
-import dev.knotless.forge.Repository;
-import dev.knotless.forge.CheckPublisher;
-import dev.knotless.forge.Cursors;
 import dev.knotless.forge.MergeQueue;
-
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.knotless.forge.Repository;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,7 +25,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The default forge: everything on the runner host, in a forge directory.
+ * The default forge: everything on the runner host, in a forge directory ({@link RecordFiles}).
  *
  * <pre>
  * repos/OWNER+NAME.json         a {@link Repository}
@@ -75,18 +66,14 @@ public final class EmbeddedForge implements Forge {
     private final Cursors cursors;
     private final Clock clock;
     private final Duration gitTimeout;
-    private final ObjectMapper json = JsonMapper.builder()
-            .addModule(new JavaTimeModule())
-            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(SerializationFeature.INDENT_OUTPUT)
-            .build();
+    private final RecordFiles files;
 
     public EmbeddedForge(Path dir, Cursors cursors, Clock clock, Duration gitTimeout) {
         this.dir = dir.toAbsolutePath().normalize();
         this.cursors = Objects.requireNonNull(cursors, "cursors");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.gitTimeout = Objects.requireNonNull(gitTimeout, "gitTimeout");
+        this.files = new RecordFiles(this.dir);
     }
 
     /** A forge in {@code dir}, git given two minutes to list a repository's refs. */
@@ -106,11 +93,11 @@ public final class EmbeddedForge implements Forge {
      * @throws ForgeException when one of that name exists
      */
     public void add(Repository repo) throws IOException {
-        Path file = repoFile(repo.name());
+        Path file = files.repo(repo.name());
         if (Files.exists(file)) {
             throw new ForgeException("repository " + repo.name() + " exists; remove it first to change it");
         }
-        write(file, repo);
+        files.write(file, repo);
     }
 
     /**
@@ -120,19 +107,19 @@ public final class EmbeddedForge implements Forge {
      * @throws ForgeException when there is none of that name
      */
     public void replace(Repository repo) throws IOException {
-        Path file = repoFile(repo.name());
+        Path file = files.repo(repo.name());
         if (!Files.exists(file)) {
             throw new ForgeException("repository " + repo.name() + " does not exist; add it");
         }
-        write(file, repo);
+        files.write(file, repo);
     }
 
     /** Removes a repository record with its pull and queue records and cursors; false when there was none. */
     public boolean remove(String name) throws IOException {
         Repository.checkName(name);
-        boolean existed = Files.deleteIfExists(repoFile(name));
-        deleteTree(dir.resolve("pulls").resolve(fileName(name)));
-        deleteTree(dir.resolve("queue").resolve(fileName(name)));
+        boolean existed = Files.deleteIfExists(files.repo(name));
+        RecordFiles.deleteTree(files.pulls(name));
+        RecordFiles.deleteTree(files.queue(name));
         for (String key : cursors.get(name).keySet()) {
             cursors.remove(name, key); // added again, it starts from a new baseline
         }
@@ -140,21 +127,21 @@ public final class EmbeddedForge implements Forge {
     }
 
     public Optional<Repository> repository(String name) throws IOException {
-        Path file = repoFile(Repository.checkName(name));
-        return Files.exists(file) ? Optional.of(read(file, Repository.class)) : Optional.empty();
+        Path file = files.repo(Repository.checkName(name));
+        return Files.exists(file) ? Optional.of(files.read(file, Repository.class)) : Optional.empty();
     }
 
     @Override
     public List<Repository> repositories() throws IOException {
-        Path repos = dir.resolve("repos");
+        Path repos = files.repos();
         if (!Files.isDirectory(repos)) {
             return List.of();
         }
         List<Repository> all = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(repos, "*.json")) {
-            for (Path file : files) {
+        try (DirectoryStream<Path> listing = Files.newDirectoryStream(repos, "*.json")) {
+            for (Path file : listing) {
                 try {
-                    all.add(read(file, Repository.class));
+                    all.add(files.read(file, Repository.class));
                 } catch (NoSuchFileException removedMeanwhile) {
                     // repo rm ran between the listing and the read.
                 }
@@ -172,14 +159,14 @@ public final class EmbeddedForge implements Forge {
      */
     public void describePull(String repo, int number, PullInfo info) throws IOException {
         requireRepository(repo);
-        write(dir.resolve("pulls").resolve(fileName(repo)).resolve(positive(number) + ".json"), info);
+        files.write(files.pulls(repo).resolve(positive(number) + ".json"), info);
     }
 
     /** Pull request {@code number}'s metadata as written (no defaults); empty when none was. */
     public Optional<PullInfo> pull(String repo, int number) throws IOException {
-        Path file = dir.resolve("pulls").resolve(fileName(repo)).resolve(positive(number) + ".json");
+        Path file = files.pulls(repo).resolve(positive(number) + ".json");
         try {
-            return Optional.of(read(file, PullInfo.class));
+            return Optional.of(files.read(file, PullInfo.class));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
@@ -192,27 +179,27 @@ public final class EmbeddedForge implements Forge {
     public QueuedPull enqueue(String repo, int number) throws IOException {
         Repository record = requireRepository(repo);
         QueuedPull entry = new QueuedPull(positive(number), pullInfo(record, number).target(), clock.instant());
-        write(queueDir(repo).resolve(number + ".json"), entry);
+        files.write(files.queue(repo).resolve(number + ".json"), entry);
         return entry;
     }
 
     /** Takes pull request {@code number} out of the queue; false when it was not in it. */
     public boolean dequeue(String repo, int number) throws IOException {
         requireRepository(repo);
-        return Files.deleteIfExists(queueDir(repo).resolve(positive(number) + ".json"));
+        return Files.deleteIfExists(files.queue(repo).resolve(positive(number) + ".json"));
     }
 
     /** {@code repo}'s queue entries, oldest first. */
     public List<QueuedPull> queue(String repo) throws IOException {
-        Path queue = queueDir(Repository.checkName(repo));
+        Path queue = files.queue(Repository.checkName(repo));
         if (!Files.isDirectory(queue)) {
             return List.of();
         }
         List<QueuedPull> entries = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(queue, "*.json")) {
-            for (Path file : files) {
+        try (DirectoryStream<Path> listing = Files.newDirectoryStream(queue, "*.json")) {
+            for (Path file : listing) {
                 if (NUMBERED.matcher(file.getFileName().toString()).matches()) {
-                    entries.add(read(file, QueuedPull.class));
+                    entries.add(files.read(file, QueuedPull.class));
                 }
             }
         }
@@ -315,7 +302,7 @@ public final class EmbeddedForge implements Forge {
 
             @Override
             public void remove(Repository repo, int number) throws IOException {
-                Files.deleteIfExists(queueDir(repo.name()).resolve(positive(number) + ".json"));
+                Files.deleteIfExists(files.queue(repo.name()).resolve(positive(number) + ".json"));
             }
         });
     }
@@ -326,19 +313,19 @@ public final class EmbeddedForge implements Forge {
      */
     @Override
     public boolean nameRunner(Repository repo, String runnerId) throws IOException {
-        Path file = repoFile(repo.name());
+        Path file = files.repo(repo.name());
         if (!Files.exists(file)) {
             return false;
         }
-        Repository now = read(file, Repository.class);
+        Repository now = files.read(file, Repository.class);
         if (!now.runners().isEmpty()) {
             return false;
         }
-        write(file, new Repository(now.name(), now.cloneUrl(), now.defaultBranch(), List.of(runnerId), List.of()));
+        files.write(file, new Repository(now.name(), now.cloneUrl(), now.defaultBranch(), List.of(runnerId), List.of()));
         return true;
     }
 
-    // ---- files ----
+    // ---- lookups and checks ----
 
     /** {@link PullRefs#heads}, where the tests ask it. */
     static Map<Integer, String> pullHeads(Iterable<String> refs) {
@@ -347,8 +334,8 @@ public final class EmbeddedForge implements Forge {
 
     /** Metadata with defaults filled in. */
     private PullInfo pullInfo(Repository repo, int number) throws IOException {
-        Path file = dir.resolve("pulls").resolve(fileName(repo.name())).resolve(number + ".json");
-        PullInfo info = Files.exists(file) ? read(file, PullInfo.class) : new PullInfo(null, null, null);
+        Path file = files.pulls(repo.name()).resolve(number + ".json");
+        PullInfo info = Files.exists(file) ? files.read(file, PullInfo.class) : new PullInfo(null, null, null);
         return new PullInfo(
                 info.target() == null || info.target().isBlank() ? repo.defaultBranch() : info.target(),
                 info.author() == null || info.author().isBlank() ? "unknown" : info.author(),
@@ -360,66 +347,10 @@ public final class EmbeddedForge implements Forge {
                 + " (add it with: knotless-run repo add " + name + " --clone URL)"));
     }
 
-    private Path repoFile(String name) {
-        return dir.resolve("repos").resolve(fileName(name) + ".json");
-    }
-
-    private Path queueDir(String repo) {
-        return dir.resolve("queue").resolve(fileName(repo));
-    }
-
-    /** {@code owner/name} as one file name: {@code owner+name} ('+' is in no name part). */
-    static String fileName(String repo) {
-        return Repository.checkName(repo).replace('/', '+');
-    }
-
     private static int positive(int number) {
         if (number <= 0) {
             throw new IllegalArgumentException("pull request number must be positive: " + number);
         }
         return number;
-    }
-
-    private <T> T read(Path file, Class<T> type) throws IOException {
-        try {
-            return json.readValue(Files.readAllBytes(file), type);
-        } catch (NoSuchFileException e) {
-            throw e;
-        } catch (IOException | IllegalArgumentException e) {
-            Throwable cause = e.getCause() instanceof IllegalArgumentException iae ? iae : e;
-            String why = cause instanceof IllegalArgumentException ? cause.getMessage()
-                    : e instanceof com.fasterxml.jackson.core.JacksonException je ? je.getOriginalMessage() : e.getMessage();
-            throw new ForgeException("cannot read " + file + ": " + why, e);
-        }
-    }
-
-    /** Writes beside, syncs, renames over, syncs the directory. */
-    private void write(Path file, Object value) throws IOException {
-        Path parent = file.getParent();
-        Files.createDirectories(parent);
-        Path temp = Files.createTempFile(parent, "." + file.getFileName(), ".tmp");
-        try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                channel.write(java.nio.ByteBuffer.wrap(json.writeValueAsBytes(value)));
-                channel.force(true);
-            }
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel directory = FileChannel.open(parent, StandardOpenOption.READ)) {
-                directory.force(true);
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.isDirectory(root)) {
-            return;
-        }
-        try (var walk = Files.walk(root)) {
-            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
     }
 }
