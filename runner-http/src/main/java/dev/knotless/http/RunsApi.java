@@ -5,9 +5,9 @@ import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Output;
 import dev.knotless.forge.Repository;
+import dev.knotless.runner.daemon.ManualRuns;
 import dev.knotless.runner.state.Filter;
 import dev.knotless.runner.state.QueueRow;
-import dev.knotless.runner.daemon.ManualRuns;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.tar.Printable;
 import io.javalin.http.Context;
@@ -196,59 +196,23 @@ final class RunsApi {
         send(ctx, Map.of("queued", queued));
     }
 
-    /** Larger bodies are refused unread: a manual run's request is a few names and inputs. */
-    static final int MAX_RUN_REQUEST_BYTES = 64 * 1024;
-
     /**
      * {@code POST /api/runs}: {@code {"repo", "workflow", "branch"?, "inputs"?}} queues a manual run
      * of the workflow at the head of the branch (default: the repository's default branch), its
      * inputs checked as {@code exec --input} checks them; 201 and the run, 404 for an unknown
-     * repository, branch or workflow, 422 when the workflow does not take the run.
+     * repository, branch or workflow, 422 when the workflow does not take the run. The body is read
+     * as {@link ManualRunRequest}.
      */
     void queueManual(Context ctx) throws IOException {
         ManualRuns manual = sources.manualRuns();
         if (manual == null) {
             throw new ApiError(503, "this server queues no runs");
         }
-        byte[] body = ctx.bodyInputStream().readNBytes(MAX_RUN_REQUEST_BYTES + 1);
-        if (body.length > MAX_RUN_REQUEST_BYTES) {
-            throw new ApiError(413, "a run request is at most " + MAX_RUN_REQUEST_BYTES + " bytes");
-        }
-        com.fasterxml.jackson.databind.JsonNode request;
-        try {
-            request = json.readTree(body);
-        } catch (IOException e) {
-            throw ApiError.badRequest("the body is not JSON: {\"repo\": \"owner/name\", \"workflow\": \"name\"}");
-        }
-        if (request == null || !request.isObject()) {
-            throw ApiError.badRequest("the body must be a JSON object: {\"repo\": \"owner/name\", \"workflow\": \"name\"}");
-        }
-        for (java.util.Iterator<String> names = request.fieldNames(); names.hasNext(); ) {
-            String name = names.next();
-            if (!List.of("repo", "workflow", "branch", "inputs").contains(name)) {
-                throw ApiError.badRequest("unknown field '" + Printable.name(name) + "' (use repo, workflow, branch, inputs)");
-            }
-        }
-        String repo = text(request, "repo", true);
-        String workflow = text(request, "workflow", true);
-        String branch = text(request, "branch", false);
-        Map<String, String> inputs = new java.util.LinkedHashMap<>();
-        com.fasterxml.jackson.databind.JsonNode given = request.get("inputs");
-        if (given != null && !given.isNull()) {
-            if (!given.isObject()) {
-                throw ApiError.badRequest("'inputs' must be an object of input names to text values");
-            }
-            for (var field : given.properties()) {
-                if (!field.getValue().isValueNode() || field.getValue().isNull()) {
-                    throw ApiError.badRequest("input '" + Printable.name(field.getKey()) + "' must be a text, number or boolean");
-                }
-                inputs.put(field.getKey(), field.getValue().asText());
-            }
-        }
-        switch (manual.queue(repo, workflow, branch, inputs)) {
+        ManualRunRequest request = ManualRunRequest.read(ctx.bodyInputStream(), json);
+        switch (manual.queue(request.repo(), request.workflow(), request.branch(), request.inputs())) {
             case ManualRuns.Outcome.Queued q -> {
-                q.runs().forEach(run -> LOG.info("manual run queued by the API run={} repo={} workflow={}", run.id(), repo,
-                        run.workflow()));
+                q.runs().forEach(run -> LOG.info("manual run queued by the API run={} repo={} workflow={}", run.id(),
+                        request.repo(), run.workflow()));
                 ctx.status(201);
                 send(ctx, Map.of("queued", q.runs().stream().map(run -> RunView.of(run, Optional.empty())).toList()));
             }
@@ -293,21 +257,6 @@ final class RunsApi {
                 .orElseThrow(() -> ApiError.notFound("watched repository '" + Printable.name(repo) + "'"));
         ctx.status(202);
         send(ctx, Map.of("repo", name, "polling", "now"));
-    }
-
-    private static @Nullable String text(com.fasterxml.jackson.databind.JsonNode request, String field, boolean required) {
-        com.fasterxml.jackson.databind.JsonNode value = request.get(field);
-        if (value == null || value.isNull()) {
-            if (required) {
-                throw ApiError.badRequest("'" + field + "' is missing");
-            }
-            return null;
-        }
-        if (!value.isTextual() || value.asText().isBlank() || value.asText().length() > 255
-                || value.asText().chars().anyMatch(Character::isISOControl)) {
-            throw ApiError.badRequest("'" + field + "' must be a non-empty line of text, at most 255 characters");
-        }
-        return value.asText();
     }
 
     /**
