@@ -18,17 +18,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Asks the executor for the run's environment. */
-public final class StartEnvironment implements Phase {
-
-    private final Executor executor;
-    private final RunRequest request;
-    private final RunLimits limits;
-
-    public StartEnvironment(Executor executor, RunRequest request, RunLimits limits) {
-        this.executor = executor;
-        this.request = request;
-        this.limits = limits;
-    }
+public record StartEnvironment(Executor executor, RunRequest request, RunLimits limits) implements Phase {
 
     /**
      * What the executor is asked for: the same for a run's start and for its resumption.

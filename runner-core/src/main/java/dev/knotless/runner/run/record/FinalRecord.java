@@ -17,19 +17,13 @@ import org.slf4j.LoggerFactory;
  * second until space comes back, however long that takes. A database locked past SQLite's own wait
  * is tried again for up to {@link #PATIENCE}; that and any other failure are then thrown as before.
  */
-public final class FinalRecord {
+public record FinalRecord(CheckRecorder checks) {
 
     private static final Logger LOG = LoggerFactory.getLogger(FinalRecord.class);
 
     static final Duration PATIENCE = Duration.ofMinutes(2);
     private static final Duration PAUSE = Duration.ofSeconds(1);
     private static final Duration SAY_EVERY = Duration.ofMinutes(1);
-
-    private final CheckRecorder checks;
-
-    public FinalRecord(CheckRecorder checks) {
-        this.checks = checks;
-    }
 
     public void record(Check check, SpaceReserve reserve) {
         if (StateFull.REASON.equals(check.reason())) {

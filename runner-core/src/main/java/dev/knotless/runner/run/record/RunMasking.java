@@ -20,19 +20,9 @@ import org.jspecify.annotations.Nullable;
  * its event stream) gets what passed through here: a run records only {@link #check}ed
  * checks, tells only the {@link #listener}, and the {@link RunLog} masks its own notices.
  */
-public final class RunMasking {
+public record RunMasking(Masker masker) {
 
     public static final RunMasking NONE = new RunMasking(Masker.none());
-
-    private final Masker masker;
-
-    public RunMasking(Masker masker) {
-        this.masker = masker;
-    }
-
-    public Masker masker() {
-        return masker;
-    }
 
     public String line(String text) {
         return masker.mask(text);

@@ -8,15 +8,7 @@ import java.util.Optional;
  * A run's journal as the run writes it: every progress it records masked, since the ended steps
  * it carries have names and reasons that can hold a granted value ({@link RunMasking}).
  */
-public final class MaskedJournal implements RunJournal {
-
-    private final RunJournal downstream;
-    private final RunMasking masking;
-
-    public MaskedJournal(RunJournal downstream, RunMasking masking) {
-        this.downstream = downstream;
-        this.masking = masking;
-    }
+public record MaskedJournal(RunJournal downstream, RunMasking masking) implements RunJournal {
 
     @Override
     public void record(String runId, RunProgress progress) throws IOException {

@@ -11,15 +11,7 @@ import dev.knotless.runner.run.record.RunLog;
  * (if it is the first; a failure the step may continue on error is shown, not the run's) and tells
  * the listener.
  */
-final class AnnounceStep implements StepLink {
-
-    private final RunLog log;
-    private final VerdictSoFar verdict;
-
-    AnnounceStep(RunLog log, VerdictSoFar verdict) {
-        this.log = log;
-        this.verdict = verdict;
-    }
+record AnnounceStep(RunLog log, VerdictSoFar verdict) implements StepLink {
 
     @Override
     public StepResult run(StepCall call, Next next) {

@@ -12,21 +12,10 @@ import org.jspecify.annotations.Nullable;
  * For the step an earlier process had going: follows it in the session found again, from the
  * output the log has already, and ends it with its own outcome. A step that never reached the
  * environment goes on down the chain, to be run now.
+ *
+ * @param session the environment found again after a restart; null for a run started here
  */
-final class FollowResumed implements StepLink {
-
-    private final @Nullable ResumedSession session;
-    private final RunLog log;
-    private final StepLog output;
-    private final StepResults results;
-
-    /** @param session the environment found again after a restart; null for a run started here */
-    FollowResumed(@Nullable ResumedSession session, RunLog log, StepLog output, StepResults results) {
-        this.session = session;
-        this.log = log;
-        this.output = output;
-        this.results = results;
-    }
+record FollowResumed(@Nullable ResumedSession session, RunLog log, StepLog output, StepResults results) implements StepLink {
 
     @Override
     public StepResult run(StepCall call, Next next) {

@@ -4,13 +4,7 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.runner.run.record.RunLog;
 
 /** Says in the log which secrets the step was granted (or why none), once: not again when it is followed on. */
-final class GrantNotice implements StepLink {
-
-    private final RunLog log;
-
-    GrantNotice(RunLog log) {
-        this.log = log;
-    }
+record GrantNotice(RunLog log) implements StepLink {
 
     @Override
     public StepResult run(StepCall call, Next next) {

@@ -17,17 +17,7 @@ import java.util.List;
  * long costs the run its resumption after a restart (it then ends as "runner restarted"), never the
  * run itself, and never stalls its output. Only the "sent" entry is waited for.
  */
-final class JournalStep implements StepLink {
-
-    private final JournalQueue journal;
-    private final RunLog log;
-    private final RetryRule retries;
-
-    JournalStep(JournalQueue journal, RunLog log, RetryRule retries) {
-        this.journal = journal;
-        this.log = log;
-        this.retries = retries;
-    }
+record JournalStep(JournalQueue journal, RunLog log, RetryRule retries) implements StepLink {
 
     @Override
     public StepResult run(StepCall call, Next next) {

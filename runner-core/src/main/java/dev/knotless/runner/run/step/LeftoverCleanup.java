@@ -15,23 +15,14 @@ import java.time.Duration;
  * secrets into the next step. When that cannot be done, the step ends as {@code error}: the next
  * step would otherwise run beside a holder of the secrets. The listing is not the step's time. (A
  * followed step's earlier processes are unknown here, so it never gets this far.)
+ *
+ * @param killGrace between TERM and KILL: the stopping rounds may take {@value #GRACES} of them
  */
-final class LeftoverCleanup implements StepLink {
+record LeftoverCleanup(Session session, Duration killGrace, RunLog log) implements StepLink {
 
     /** How many kill graces the stopping rounds may take, at least {@link #AT_LEAST}. */
     private static final int GRACES = 5;
     private static final Duration AT_LEAST = Duration.ofSeconds(10);
-
-    private final Session session;
-    private final Duration killGrace;
-    private final RunLog log;
-
-    /** @param killGrace between TERM and KILL: the stopping rounds may take {@value #GRACES} of them */
-    LeftoverCleanup(Session session, Duration killGrace, RunLog log) {
-        this.session = session;
-        this.killGrace = killGrace;
-        this.log = log;
-    }
 
     @Override
     public StepResult run(StepCall call, Next next) {

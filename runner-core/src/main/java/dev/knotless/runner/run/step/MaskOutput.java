@@ -7,13 +7,7 @@ import dev.knotless.checks.StepResult;
  * journal checkpoints, and the step's own signal) and closes it when they are done, so that what
  * the masker still holds reaches the log before anything after the step is said.
  */
-final class MaskOutput implements StepLink {
-
-    private final StepLog output;
-
-    MaskOutput(StepLog output) {
-        this.output = output;
-    }
+record MaskOutput(StepLog output) implements StepLink {
 
     @Override
     public StepResult run(StepCall call, Next next) {

@@ -6,13 +6,7 @@ import dev.knotless.runner.run.record.RunLog;
 import dev.knotless.time.Durations;
 
 /** Says in the log that the step passed, and in how long (before the journal records the log's length). */
-final class PassedNotice implements StepLink {
-
-    private final RunLog log;
-
-    PassedNotice(RunLog log) {
-        this.log = log;
-    }
+record PassedNotice(RunLog log) implements StepLink {
 
     @Override
     public StepResult run(StepCall call, Next next) {

@@ -11,13 +11,7 @@ import dev.knotless.runner.run.phase.RunStop;
  * the step), a cancel, or a step the run's deadline stopped. The retry and the journal ask the same
  * rule, so an attempt the journal leaves open is always tried again.
  */
-final class RetryRule {
-
-    private final RunStop stop;
-
-    RetryRule(RunStop stop) {
-        this.stop = stop;
-    }
+record RetryRule(RunStop stop) {
 
     /** Whether attempt {@code attempt} of the call's step, which ended with {@code result}, is followed by another. */
     boolean triesAgain(StepCall call, int attempt, StepResult result) {

@@ -16,15 +16,7 @@ import java.util.List;
  * <p>Not a {@link StepLink}: a link calls the rest of the chain at most once, and this is the one
  * place that calls it again.
  */
-final class RetryStep {
-
-    private final RunLog log;
-    private final RetryRule retries;
-
-    RetryStep(RunLog log, RetryRule retries) {
-        this.log = log;
-        this.retries = retries;
-    }
+record RetryStep(RunLog log, RetryRule retries) {
 
     /** Runs {@code attempt} (the attempt's links and the end of the chain) once for each attempt at {@code call}'s step. */
     StepResult run(StepCall call, StepLink.Next attempt) {

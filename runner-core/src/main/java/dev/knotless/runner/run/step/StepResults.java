@@ -12,13 +12,7 @@ import dev.knotless.time.Durations;
  * step's or the run's, a cancel gives the cancellation's reason. The end of the chain and the
  * link that follows a resumed step both end a step this way.
  */
-final class StepResults {
-
-    private final RunStop stop;
-
-    StepResults(RunStop stop) {
-        this.stop = stop;
-    }
+record StepResults(RunStop stop) {
 
     /**
      * The result of a step that ended with {@code outcome}, timed from the call's start. A failure

@@ -24,15 +24,7 @@ import java.util.Optional;
  * /artifacts/<workflow>/} ({@link Artifacts}). A need that saved none is a line in the log; a
  * restore that fails is an {@code error}: the steps would run without what they were promised.
  */
-public final class RestoreArtifacts implements Phase {
-
-    private final CacheStore store;
-    private final RunRequest request;
-
-    public RestoreArtifacts(CacheStore store, RunRequest request) {
-        this.store = store;
-        this.request = request;
-    }
+public record RestoreArtifacts(CacheStore store, RunRequest request) implements Phase {
 
     @Override
     public void run(RunContext run) {

@@ -15,21 +15,10 @@ import java.util.Optional;
 /**
  * Streams each cached path's base layer into the run before the steps. A miss is cold, not an
  * error; a broken layer is logged and the run goes on cold (a cache must never fail a build).
+ *
+ * @param ref the run's ref, whose base is restored; {@code defaultRef}'s when it has none
  */
-public final class RestoreCaches implements Phase {
-
-    private final CacheStore caches;
-    private final CachePlan plan;
-    private final String ref;
-    private final String defaultRef;
-
-    /** @param ref the run's ref, whose base is restored; {@code defaultRef}'s when it has none */
-    public RestoreCaches(CacheStore caches, CachePlan plan, String ref, String defaultRef) {
-        this.caches = caches;
-        this.plan = plan;
-        this.ref = ref;
-        this.defaultRef = defaultRef;
-    }
+public record RestoreCaches(CacheStore caches, CachePlan plan, String ref, String defaultRef) implements Phase {
 
     @Override
     public void run(RunContext run) {

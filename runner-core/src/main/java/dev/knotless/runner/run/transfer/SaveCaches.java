@@ -18,26 +18,11 @@ import java.io.IOException;
  * never get here with anything to save. A layer that holds a value granted in the run ({@link
  * LayerScan}) is not saved at all (docs/guide/caches.md, "Secrets in caches"). A cache that
  * cannot be saved is logged, never a failure.
+ *
+ * @param limit the largest tar of one cached path taken out of the run
+ * @param masker the values granted in the run, which keep a layer holding one from being saved
  */
-public final class SaveCaches implements Phase {
-
-    private final CacheStore caches;
-    private final CachePlan plan;
-    private final RunRequest request;
-    private final long limit;
-    private final Masker masker;
-
-    /**
-     * @param limit the largest tar of one cached path taken out of the run
-     * @param masker the values granted in the run, which keep a layer holding one from being saved
-     */
-    public SaveCaches(CacheStore caches, CachePlan plan, RunRequest request, long limit, Masker masker) {
-        this.caches = caches;
-        this.plan = plan;
-        this.request = request;
-        this.limit = limit;
-        this.masker = masker;
-    }
+public record SaveCaches(CacheStore caches, CachePlan plan, RunRequest request, long limit, Masker masker) implements Phase {
 
     @Override
     public void run(RunContext run) {

@@ -11,24 +11,13 @@ import dev.knotless.tar.Bounded;
 import dev.knotless.time.Deadline;
 import dev.knotless.time.Durations;
 
-/** Streams the commit's tree into the workspace ({@code /work} for ours), bounded by the checkout limit. */
-public final class UploadCheckout implements Phase {
-
-    private final TarSource checkout;
-    private final String commit;
-    private final String workspace;
-    private final long limit;
-
-    /**
-     * @param workspace the directory the checkout goes to (the plan's workspace)
-     * @param limit the largest checkout tar sent into the run
-     */
-    public UploadCheckout(TarSource checkout, String commit, String workspace, long limit) {
-        this.checkout = checkout;
-        this.commit = commit;
-        this.workspace = workspace;
-        this.limit = limit;
-    }
+/**
+ * Streams the commit's tree into the workspace ({@code /work} for ours), bounded by the checkout limit.
+ *
+ * @param workspace the directory the checkout goes to (the plan's workspace)
+ * @param limit the largest checkout tar sent into the run
+ */
+public record UploadCheckout(TarSource checkout, String commit, String workspace, long limit) implements Phase {
 
     @Override
     public void run(RunContext run) {

@@ -21,13 +21,7 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * variable values. A plan asking for more than this runner carries out is refused here, before
  * any step ({@link NotYetCarriedOut}).
  */
-public final class UploadSteps implements Phase {
-
-    private final Workflow workflow;
-
-    public UploadSteps(Workflow workflow) {
-        this.workflow = workflow;
-    }
+public record UploadSteps(Workflow workflow) implements Phase {
 
     @Override
     public void run(RunContext run) {
