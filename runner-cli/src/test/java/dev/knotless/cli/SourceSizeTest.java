@@ -33,18 +33,7 @@ class SourceSizeTest {
      * its entry.
      */
     static final Map<String, Integer> OVER_WHEN_THE_RULE_CAME = Map.ofEntries(
-            entry("cache:CacheStore.java", 402),
-            entry("checkout:Mirror.java", 430),
-            entry("executor-docker:DockerSteps.java", 408),
-            entry("executor-docker:HttpConnection.java", 424),
-            entry("executor-kubernetes:KubernetesExecutor.java", 439),
-            entry("executor-node/node-agent:Runc.java", 450),
-            entry("executor-node/node-agent:RuncRuntime.java", 419),
-            entry("executor-node/node-protocol:Connection.java", 448),
-            entry("executor-node/node-protocol:Stream.java", 436),
             entry("forge-atproto:ServiceAuth.java", 413),
-            entry("forge:EmbeddedForge.java", 452),
-            entry("runner-http:RunsApi.java", 407),
             entry("spindle:KnotConnection.java", 479),
             entry("spindle:Pipeline.java", 403));
 
