@@ -3,6 +3,7 @@ package dev.knotless.atproto;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -34,13 +35,30 @@ class DependencyRulesTest {
 
     /**
      * The forge is the one part that speaks the forge seam (repositories, events, the merge queue)
-     * and builds on the embedded forge; it follows the firehose over OkHttp's WebSocket.
+     * and builds on the embedded forge; it follows the firehose over OkHttp's WebSocket, whose
+     * frames it bounds on the wire with a socket factory of its own ({@code javax.net}).
      */
     @Test
     void theForgeAddsOnlyTheDaemonsForgeSeam() {
         classes().that().resideInAPackage("dev.knotless.atproto.forge..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("dev.knotless.atproto..", "dev.knotless.forge", "dev.knotless.forge.embedded",
-                        "dev.knotless.text", "java..", "okhttp3..", "okio..", "kotlin..", "com.fasterxml.jackson..", "org.jspecify..")
+                        "dev.knotless.text", "java..", "javax.net..", "okhttp3..", "okio..", "kotlin..", "com.fasterxml.jackson..", "org.jspecify..")
+                .check(production);
+    }
+
+    /**
+     * The stream follower is every WebSocket follower's, the spindle's knots' too: it names nothing
+     * of the forge seam nor of the rest of the forge package, only its own parts, so what follows
+     * a knot through it names nothing of runs either.
+     */
+    @Test
+    void theStreamFollowerNamesNothingOfTheForge() {
+        // Its classes are named Stream… (with those nested in them, and arrays of them), and the socket bound and backoff it takes.
+        DescribedPredicate<JavaClass> ofTheFollower = DescribedPredicate.describe("the stream follower's", c -> c.getBaseComponentType()
+                .getName().matches("dev\\.knotless\\.atproto\\.forge\\.(Stream\\w*|BoundedSockets|ReconnectDelay)(\\$.*)?"));
+        classes().that(ofTheFollower)
+                .should().onlyDependOnClassesThat(ofTheFollower.or(JavaClass.Predicates.resideInAnyPackage(
+                        "dev.knotless.text", "java..", "javax.net..", "okhttp3..", "okio..", "kotlin..", "org.jspecify..")))
                 .check(production);
     }
 

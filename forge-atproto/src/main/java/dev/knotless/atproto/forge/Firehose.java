@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
@@ -107,13 +106,12 @@ public final class Firehose implements AutoCloseable {
     }
 
     /** What one frame says; its {@code seq}, if it has one, for the follower to take as the cursor. */
-    private OptionalLong frame(byte[] bytes) {
+    private StreamFrame frame(byte[] bytes) {
         FirehoseFrame frame;
         try {
             frame = FirehoseFrame.decode(bytes);
         } catch (ProofException | RuntimeException e) {
-            follower.skip(e.getMessage());
-            return OptionalLong.empty();
+            return StreamFrame.skipped(e.getMessage());
         }
         return switch (frame) {
             case FirehoseFrame.Commit c -> {
@@ -122,20 +120,19 @@ public final class Firehose implements AutoCloseable {
                             ? Optional.of("a commit of " + c.did() + " without its blocks cannot be checked; the next full scan reads it")
                             : signatures.refusal(c.signed());
                     if (refused.isPresent()) {
-                        follower.skip(refused.get());
-                    } else {
-                        changes.accountChanged(c.did());
+                        yield new StreamFrame.Skipped(refused.get(), c.seq(), false); // the stream goes on past it
                     }
+                    changes.accountChanged(c.did());
                 }
-                yield OptionalLong.of(c.seq());
+                yield StreamFrame.at(c.seq());
             }
             case FirehoseFrame.Sync s -> {
                 if (isNew(s.seq())) {
                     changes.accountChanged(s.did());
                 }
-                yield OptionalLong.of(s.seq());
+                yield StreamFrame.at(s.seq());
             }
-            case FirehoseFrame.AccountEvent a -> OptionalLong.of(a.seq());
+            case FirehoseFrame.AccountEvent a -> StreamFrame.at(a.seq());
             case FirehoseFrame.Info i -> {
                 if (i.name().equals("OutdatedCursor")) {
                     log.accept("atproto: the firehose cursor is older than the PDS keeps (" + i.message()
@@ -144,7 +141,7 @@ public final class Firehose implements AutoCloseable {
                 } else {
                     log.accept("atproto: the firehose says " + i.name() + (i.message().isEmpty() ? "" : ": " + i.message()));
                 }
-                yield OptionalLong.empty();
+                yield StreamFrame.handled();
             }
             case FirehoseFrame.Error e -> {
                 log.accept("atproto: the firehose answered an error: " + e.error() + (e.message().isEmpty() ? "" : ": " + e.message()));
@@ -153,9 +150,9 @@ public final class Firehose implements AutoCloseable {
                     follower.forgetCursor();
                     changes.eventsLost();
                 }
-                yield OptionalLong.empty();
+                yield StreamFrame.handled();
             }
-            case FirehoseFrame.Unknown u -> OptionalLong.empty(); // the lexicon says to skip types one does not know
+            case FirehoseFrame.Unknown u -> StreamFrame.handled(); // the lexicon says to skip types one does not know
         };
     }
 

@@ -20,7 +20,7 @@ import java.util.Properties;
  * cursor of another one is not used. Written to a temporary file then moved over, so a crash
  * leaves the old cursor or the new one, never half of one.
  */
-public final class FirehoseCursor {
+public final class FirehoseCursor implements StreamCursor {
 
     /** A cursor file is two short lines; anything larger is not ours. */
     private static final long MAX_BYTES = 4096;
@@ -37,7 +37,13 @@ public final class FirehoseCursor {
         return file;
     }
 
+    @Override
+    public String where() {
+        return file.toString();
+    }
+
     /** The stored cursor for this PDS; empty when there is none, it is of another PDS, or it cannot be read. */
+    @Override
     public OptionalLong load() throws IOException {
         String text;
         try {
@@ -61,6 +67,7 @@ public final class FirehoseCursor {
         }
     }
 
+    @Override
     public void save(long seq) throws IOException {
         Files.createDirectories(file.toAbsolutePath().getParent());
         Path next = file.resolveSibling(file.getFileName() + ".next");
@@ -69,6 +76,7 @@ public final class FirehoseCursor {
     }
 
     /** Drops the cursor: the PDS no longer knows it (its sequence was reset). */
+    @Override
     public void forget() throws IOException {
         Files.deleteIfExists(file);
     }

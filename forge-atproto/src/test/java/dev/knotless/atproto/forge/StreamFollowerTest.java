@@ -20,10 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The machinery the firehose and the Jetstream share, with a stream of its own whose text frames
- * are their position: the bound and the frame kind checked before the stream sees a frame, the
- * cursor only going forward, and a cursor that cannot be saved said once and once when it is
- * saved again. (Dialling and reconnecting against a server: {@code JetstreamTest} in spindle.)
+ * The machinery every stream shares, with a stream of its own whose text frames are their
+ * position: the bound and the frame kind checked before the stream sees a frame, the cursor only
+ * going forward (or, a frame's own, as it is), a cursor that cannot be saved said once and once
+ * when it is saved again, and a knot's policy: saved after each frame, failures said as the wait
+ * doubles. (Dialling, reconnecting and handlers that fail, against a server: {@code JetstreamTest}
+ * and {@code KnotEventsTest} in spindle.)
  */
 class StreamFollowerTest {
 
@@ -40,7 +42,7 @@ class StreamFollowerTest {
     StreamFollower follower(FirehoseCursor store, HttpUrl url) {
         StreamFollower.Stream stream = new StreamFollower.Stream(from -> url, new StreamFollower.Frames.Text(text -> {
             handled.add(text);
-            return text.chars().allMatch(Character::isDigit) ? OptionalLong.of(Long.parseLong(text)) : OptionalLong.empty();
+            return text.chars().allMatch(Character::isDigit) ? StreamFrame.at(Long.parseLong(text)) : StreamFrame.handled();
         }), 8, joined::incrementAndGet);
         // Long delays: a test's one failed dial is not tried again while it runs.
         return new StreamFollower(new OkHttpClient(), store, stream, WORDS,
@@ -52,6 +54,37 @@ class StreamFollowerTest {
         if (follower != null) {
             follower.close();
         }
+    }
+
+    /** A knot's policy, with waits of 20 ms doubling to 80 ms. */
+    static StreamPolicy knotPolicy() {
+        return new StreamPolicy(new ReconnectDelay(Duration.ofMillis(20), Duration.ofMillis(80)), new SplittableRandom(1),
+                StreamPolicy.Lines.AS_THE_WAIT_DOUBLES, StreamPolicy.Saving.AFTER_EACH_FRAME, StreamPolicy.Oversized.DROPPED, null);
+    }
+
+    /** A store in memory that records each save (and a forget as -1). */
+    static StreamCursor recording(List<Long> saved) {
+        return new StreamCursor() {
+            @Override
+            public OptionalLong load() {
+                return saved.isEmpty() ? OptionalLong.empty() : OptionalLong.of(saved.getLast());
+            }
+
+            @Override
+            public void save(long cursor) {
+                saved.add(cursor);
+            }
+
+            @Override
+            public void forget() {
+                saved.add(-1L);
+            }
+
+            @Override
+            public String where() {
+                return "";
+            }
+        };
     }
 
     /** A loopback URL that nothing listens at: dials fail at once. */
@@ -91,6 +124,61 @@ class StreamFollowerTest {
         assertThat(follower.cursor()).isEqualTo(-1);
         assertThat(store.load()).isEmpty();
         assertThat(log).isEmpty();
+    }
+
+    @Test
+    void savedAfterEachFrameAFramesOwnPositionIsTakenAsItIsAndASkippedFrameStillMovesTheCursor() throws Exception {
+        List<Long> saved = new CopyOnWriteArrayList<>();
+        // "N": a position taken when later; "=N": the frame's own; "?N": skipped, past N.
+        StreamFollower.Stream stream = new StreamFollower.Stream(from -> HttpUrl.get("http://127.0.0.1:1/"), new StreamFollower.Frames.Text(text -> {
+            handled.add(text);
+            return switch (text.charAt(0)) {
+                case '=' -> new StreamFrame.Handled(Long.parseLong(text.substring(1)), true);
+                case '?' -> new StreamFrame.Skipped("not a number", Long.parseLong(text.substring(1)), false);
+                default -> StreamFrame.at(Long.parseLong(text));
+            };
+        }), 8, joined::incrementAndGet, () -> -1);
+        follower = new StreamFollower(new OkHttpClient(), recording(saved), stream, WORDS, knotPolicy(), clock, log::add);
+
+        follower.received("5");
+        follower.received("3"); // a replay: the cursor stays
+        assertThat(saved).containsExactly(5L);
+        follower.received("=2"); // the stream's own place: taken, earlier or not
+        follower.received("?9");
+        follower.received("?4");
+        assertThat(follower.cursor()).isEqualTo(9);
+        assertThat(saved).as("saved after each frame, without a timer").containsExactly(5L, 2L, 9L);
+        assertThat(log).containsExactly("test: a frame is skipped: not a number");
+        StreamState state = follower.state();
+        assertThat(state.status()).isEqualTo(StreamState.Status.CONNECTING);
+        assertThat(state.cursor()).isEqualTo(9);
+        assertThat(state.failures()).isZero();
+        assertThat(state.lastError()).isNull();
+    }
+
+    @Test
+    void aKnotsFailuresAreSaidAsTheWaitDoublesAndTheStateTellsWhy() throws Exception {
+        HttpUrl nowhere = nowhere();
+        StreamFollower.Stream stream = new StreamFollower.Stream(from -> nowhere, new StreamFollower.Frames.Text(text -> StreamFrame.handled()),
+                8, joined::incrementAndGet);
+        follower = new StreamFollower(new OkHttpClient(), recording(new CopyOnWriteArrayList<>()), stream, WORDS, knotPolicy(), clock, log::add);
+        follower.start();
+
+        await("follower.state().failures() >= 5").atMost(Duration.ofSeconds(10)).until(() -> follower.state().failures(), v -> v >= 5);
+        StreamState state = follower.state();
+        assertThat(state.status()).isEqualTo(StreamState.Status.RETRYING);
+        assertThat(state.lastError()).startsWith("cannot connect (");
+        assertThat(state.nextAttempt()).isNotNull();
+        assertThat(log.getFirst()).isEqualTo("test: following the stream from now");
+        // 20, 40 and 80 ms: three waits, three lines; the fourth failure on waits as long, unsaid.
+        List<String> said = log.stream().filter(l -> l.contains("dialling again")).toList();
+        assertThat(said).hasSize(3);
+        assertThat(said.get(0)).startsWith("test: cannot connect (").contains("(said again when the wait doubles, up to 80 ms)");
+        assertThat(said.get(2)).contains("(3 failures in a row)").endsWith(" and every 80 ms or less after that, without saying so");
+        follower.stop();
+        int failures = follower.state().failures();
+        Thread.sleep(300);
+        assertThat(follower.state().failures()).as("no dial after stop").isEqualTo(failures);
     }
 
     @Test

@@ -1,6 +1,8 @@
 package dev.knotless.spindle.knot;
 
 import dev.knotless.atproto.forge.ReconnectDelay;
+import dev.knotless.atproto.forge.StreamFollower;
+import dev.knotless.atproto.forge.StreamPolicy;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,7 +22,6 @@ import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import okhttp3.WebSocket;
 
 /**
  * Follows the event streams of any number of tangled knots, as a spindle does: one WebSocket per
@@ -38,9 +39,9 @@ import okhttp3.WebSocket;
  * interval, 30 s, costs the connection, and what followed comes again). Frames of different knots
  * are handled concurrently. A frame over {@link #MAX_FRAME_BYTES} is not read into memory: the
  * connection is dropped (a line is logged) and dialled again; reading stops once that many bytes
- * (and a little more for framing) came without a whole message. A frame that is not such an
+ * (and a little more for framing) came without a whole message. A text frame that is not such an
  * object is skipped with a log line (at most one a minute per knot, with a count), and the cursor
- * moves past it. The WebSocket is asked for no extensions, and any the knot answers with are
+ * moves past it; a binary frame is skipped too. The WebSocket is asked for no extensions, and any the knot answers with are
  * ignored: no compressed frames, whose size could not be bounded before inflating.
  *
  * <p><b>Cursors.</b> After the handler returns normally, the knot's cursor is saved: the frame's
@@ -63,13 +64,17 @@ import okhttp3.WebSocket;
  * is not an upgrade, a dropped connection) is one log line; after it, one line each time the wait
  * doubles ({@link #DELAYS}: 1 s to 5 min), and "following again" when a connection opens after
  * one was said. The waits start again from the first once an event was handled or a connection
- * lasted {@link #STABLE}. {@link #states()} says how each knot is doing.
+ * lasted {@link StreamFollower#STABLE}. {@link #states()} says how each knot is doing.
  *
- * <p>The client given is used for its settings (DNS, TLS, proxy, the timeout to connect, and its
- * call timeout, else {@link #HANDSHAKE}, as the bound from dialling to the upgrade); each knot
- * gets its own socket factory (the bound on frames) and the events get their own dispatcher (an
- * open WebSocket holds a call and its thread for as long as it is open), with no read timeout (a
- * knot may be quiet for hours: pings every 30 s tell a dead connection instead).
+ * <p>Each knot's connection is forge-atproto's {@link StreamFollower}, the one follower of every
+ * stream (the PDS firehose's and the Jetstream's too), kept as {@link StreamPolicy} says for knots:
+ * the lines above, the cursor saved after each frame, the bound on the wire, one timer for all
+ * knots; {@link KnotStream} is what is a knot's own. The client given is used for its settings
+ * (DNS, TLS, proxy, the timeout to connect, and its call timeout, else {@link #HANDSHAKE}, as the
+ * bound from dialling to the upgrade); each knot gets its own socket factory (the bound on frames)
+ * and the events get their own dispatcher (an open WebSocket holds a call and its thread for as
+ * long as it is open), with no read timeout (a knot may be quiet for hours: pings every 30 s tell
+ * a dead connection instead).
  */
 public final class KnotEvents implements AutoCloseable {
 
@@ -84,20 +89,14 @@ public final class KnotEvents implements AutoCloseable {
     /** The most knots followed at once (as many as {@link KnotCursors} keeps). */
     public static final int MAX_KNOTS = KnotCursors.MAX_KNOTS;
 
-    static final Duration PING = Duration.ofSeconds(30);
     /** From dialling to the upgrade, when the client given sets no call timeout; OkHttp lifts it once upgraded. */
     static final Duration HANDSHAKE = Duration.ofSeconds(30);
-    static final Duration STABLE = Duration.ofSeconds(30);
-    static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
-    private final KnotConnection.Shared shared;
-    private final KnotCursors cursors;
-    private final boolean plain;
-    private final Consumer<String> log;
+    private final KnotStream.Shared shared;
     private final ScheduledThreadPoolExecutor timer;
     private final ExecutorService readers;
 
-    private final Map<String, KnotConnection> connections = new LinkedHashMap<>();
+    private final Map<String, KnotStream> streams = new LinkedHashMap<>();
     private volatile boolean closed;
 
     /** With {@link #DELAYS} and a random jitter. */
@@ -115,9 +114,6 @@ public final class KnotEvents implements AutoCloseable {
      */
     public KnotEvents(OkHttpClient http, KnotCursors cursors, boolean plain, Set<String> nsids, Handler handler,
             Consumer<String> log, Clock clock, ReconnectDelay delays, RandomGenerator random) {
-        this.cursors = cursors;
-        this.plain = plain;
-        this.log = log;
         this.readers = Executors.newCachedThreadPool(Thread.ofPlatform().name("knotless-knot-", 1).daemon().factory());
         Dispatcher dispatcher = new Dispatcher(readers);
         dispatcher.setMaxRequests(2 * MAX_KNOTS);
@@ -125,15 +121,15 @@ public final class KnotEvents implements AutoCloseable {
         OkHttpClient events = http.newBuilder()
                 .dispatcher(dispatcher)
                 .callTimeout(http.callTimeoutMillis() > 0 ? Duration.ofMillis(http.callTimeoutMillis()) : HANDSHAKE)
-                .readTimeout(Duration.ZERO)
-                .pingInterval(PING)
                 .addInterceptor(KnotEvents::withoutExtensions)
                 .build();
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform()
                 .name("knotless-knot-dial").daemon().factory());
         t.setRemoveOnCancelPolicy(true);
         this.timer = t;
-        this.shared = new KnotConnection.Shared(events, cursors, plain, Set.copyOf(nsids), handler, log, clock, delays, random, t);
+        StreamPolicy policy = new StreamPolicy(delays, random, StreamPolicy.Lines.AS_THE_WAIT_DOUBLES,
+                StreamPolicy.Saving.AFTER_EACH_FRAME, StreamPolicy.Oversized.DROPPED, t);
+        this.shared = new KnotStream.Shared(events, cursors, plain, Set.copyOf(nsids), handler, log, clock, policy);
     }
 
     /**
@@ -145,73 +141,69 @@ public final class KnotEvents implements AutoCloseable {
      */
     public void follow(String knotHost) {
         String knot = KnotHost.check(knotHost);
-        KnotConnection c;
-        synchronized (connections) {
+        KnotStream s;
+        synchronized (streams) {
             if (closed) {
                 throw new IllegalStateException("the knots' events are closed");
             }
-            if (connections.containsKey(knot)) {
+            if (streams.containsKey(knot)) {
                 return;
             }
-            if (connections.size() >= MAX_KNOTS) {
+            if (streams.size() >= MAX_KNOTS) {
                 throw new IllegalStateException(MAX_KNOTS + " knots are followed, the most; " + knot + " is not");
             }
-            c = new KnotConnection(knot, cursors.get(knot), shared);
-            connections.put(knot, c);
+            s = new KnotStream(knot, shared);
+            streams.put(knot, s);
         }
-        long from = c.cursorNow();
-        log.accept("knot " + knot + ": following " + (plain ? "ws" : "wss") + "://" + knot + "/events"
-                + (from > 0 ? " from cursor " + from : " from now"));
-        c.dial();
+        s.start();
     }
 
     /** The knots followed, in the order they were first followed. */
     public List<String> knots() {
-        synchronized (connections) {
-            return List.copyOf(connections.keySet());
+        synchronized (streams) {
+            return List.copyOf(streams.keySet());
         }
     }
 
     /** How each knot followed is doing, in the order they were first followed. */
     public Map<String, KnotState> states() {
-        List<KnotConnection> all;
-        synchronized (connections) {
-            all = List.copyOf(connections.values());
+        List<KnotStream> all;
+        synchronized (streams) {
+            all = List.copyOf(streams.values());
         }
         Map<String, KnotState> states = new LinkedHashMap<>();
-        for (KnotConnection c : all) {
-            states.put(c.knot, c.state());
+        for (KnotStream s : all) {
+            states.put(s.knot, s.state());
         }
         return Collections.unmodifiableMap(states);
     }
 
     /**
      * Stops following every knot: no dial after this; connections are closed; a handler running
-     * is waited for (at most {@link #CLOSE_WAIT} for each knot), and none is called after.
+     * is waited for (at most {@link StreamFollower#CLOSE_WAIT} for each knot), and none is called after.
      */
     @Override
     public void close() {
-        List<KnotConnection> all;
-        synchronized (connections) {
+        List<KnotStream> all;
+        synchronized (streams) {
             if (closed) {
                 return;
             }
             closed = true;
-            all = List.copyOf(connections.values());
+            all = List.copyOf(streams.values());
         }
-        for (KnotConnection c : all) {
-            c.stop();
+        // Every knot stopped first, so that none handles a frame while another's handler is waited for.
+        for (KnotStream s : all) {
+            s.stop();
         }
         timer.shutdownNow();
         try {
             timer.awaitTermination(5, TimeUnit.SECONDS);
-            for (KnotConnection c : all) {
-                if (!c.awaitHandler(CLOSE_WAIT)) {
-                    log.accept("knot " + c.knot + ": its handler is still running after " + CLOSE_WAIT.toSeconds() + " s; not waited for");
-                }
-            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        for (KnotStream s : all) {
+            s.close();
         }
         readers.shutdown();
     }

@@ -7,12 +7,12 @@ import dev.knotless.atproto.forge.Firehose;
 import dev.knotless.atproto.forge.FirehoseCursor;
 import dev.knotless.atproto.forge.ReconnectDelay;
 import dev.knotless.atproto.forge.StreamFollower;
+import dev.knotless.atproto.forge.StreamFrame;
 import dev.knotless.text.OneLine;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
@@ -28,7 +28,8 @@ import okhttp3.OkHttpClient;
  * "record"}}}. A commit of {@link #COLLECTIONS} marks its account; identity and account events (a
  * Jetstream sends them whatever the collections asked for) and kinds not known move the cursor
  * only. The socket, the reconnecting and the cursor are forge-atproto's {@link StreamFollower},
- * which the PDS firehose uses too; this is what a Jetstream's frame means.
+ * the one WebSocket follower (the PDS firehose's and each knot's too); this is what a Jetstream's
+ * frame means.
  *
  * <p>A Jetstream's frames are unsigned, so they are taken only as a hint: a frame can at most make
  * the directory read an owner's or member's records again from their own PDS. Each frame is still
@@ -123,29 +124,29 @@ public final class Jetstream implements AutoCloseable {
     }
 
     /** What one frame (within the bound) says; its {@code time_us}, for the follower to take as the cursor. */
-    private OptionalLong frame(String text) {
+    private StreamFrame frame(String text) {
         JsonNode frame;
         try {
             frame = json.readTree(text);
         } catch (JsonProcessingException e) {
-            return skip("a frame that is not JSON");
+            return StreamFrame.skipped("a frame that is not JSON");
         }
         if (frame == null || !frame.isObject()) {
-            return skip("a frame that is not a JSON object");
+            return StreamFrame.skipped("a frame that is not a JSON object");
         }
         JsonNode did = frame.get("did");
         if (did == null || !did.isTextual() || !Names.isDid(did.asText())) {
-            return skip("a frame without a DID");
+            return StreamFrame.skipped("a frame without a DID");
         }
         JsonNode time = frame.get("time_us");
         if (time == null || !time.isIntegralNumber() || !time.canConvertToLong() || time.asLong() <= 0) {
-            return skip("a frame of " + did.asText() + " without a time_us");
+            return StreamFrame.skipped("a frame of " + did.asText() + " without a time_us");
         }
         if ("commit".equals(frame.path("kind").asText())) {
             JsonNode commit = frame.get("commit");
             if (commit == null || !commit.isObject() || !commit.path("collection").isTextual()
                     || !OPERATIONS.contains(commit.path("operation").asText())) {
-                return skip("a commit of " + did.asText() + " without a collection and an operation");
+                return StreamFrame.skipped("a commit of " + did.asText() + " without a collection and an operation");
             }
             // A frame replayed by the rewind marks again (harmless); the follower keeps the later cursor.
             if (COLLECTIONS.contains(commit.get("collection").asText())) {
@@ -153,12 +154,7 @@ public final class Jetstream implements AutoCloseable {
             }
         }
         // identity and account events, and kinds not known: the cursor moves, nothing else.
-        return OptionalLong.of(time.asLong());
-    }
-
-    private OptionalLong skip(String why) {
-        follower.skip(why);
-        return OptionalLong.empty();
+        return StreamFrame.at(time.asLong());
     }
 
     @Override

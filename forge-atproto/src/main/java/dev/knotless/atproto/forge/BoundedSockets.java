@@ -1,4 +1,4 @@
-package dev.knotless.spindle.knot;
+package dev.knotless.atproto.forge;
 
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -10,10 +10,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.net.SocketFactory;
 
 /**
- * Sockets whose reads count into one counter, which the WebSocket's listener zeroes at each whole
- * message: a read that takes it past {@code limit} fails the connection with {@link FrameTooBig}.
- * OkHttp reads a message whole into memory before handing it over, and bounds none; this is the
- * bound, on the wire, under TLS (a layered TLS socket reads through these).
+ * Sockets whose reads count into one counter, which the {@link StreamFollower} zeroes at each whole
+ * message: a read that takes it past a frame's bound and the slack fails the connection with
+ * {@link FrameTooBig}. OkHttp reads a message whole into memory before handing it over, and bounds
+ * none; this is the bound, on the wire, under TLS (a layered TLS socket reads through these).
  */
 final class BoundedSockets extends SocketFactory {
 
@@ -21,17 +21,20 @@ final class BoundedSockets extends SocketFactory {
     static final class FrameTooBig extends IOException {
         private static final long serialVersionUID = 1L;
 
-        FrameTooBig(long limit) {
-            super("a frame over " + KnotEvents.MAX_FRAME_BYTES + " bytes (" + limit + " bytes read without a whole message)");
+        FrameTooBig(int maxFrameBytes, long limit) {
+            super("a frame over " + maxFrameBytes + " bytes (" + limit + " bytes read without a whole message)");
         }
     }
 
     private final AtomicLong unread;
+    private final int maxFrameBytes;
     private final long limit;
 
-    BoundedSockets(AtomicLong unread, long limit) {
+    /** @param slack bytes beyond a frame's bound read before a message is whole: framing, TLS records, read-ahead, pings */
+    BoundedSockets(AtomicLong unread, int maxFrameBytes, long slack) {
         this.unread = unread;
-        this.limit = limit;
+        this.maxFrameBytes = maxFrameBytes;
+        this.limit = maxFrameBytes + slack;
     }
 
     @Override
@@ -104,7 +107,7 @@ final class BoundedSockets extends SocketFactory {
 
         private void count(long n) throws FrameTooBig {
             if (unread.addAndGet(n) > limit) {
-                throw new FrameTooBig(limit);
+                throw new FrameTooBig(maxFrameBytes, limit);
             }
         }
     }
