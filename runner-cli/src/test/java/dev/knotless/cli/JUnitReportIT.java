@@ -80,6 +80,37 @@ class JUnitReportIT {
                 .contains("failed test: " + FAILED_CLASS + "." + FAILED_TEST + ": " + FAILED_MESSAGE);
     }
 
+    /**
+     * One report far over its bound (a 100 MB file, more than all reports together may be) among
+     * good ones: it is named and skipped, and the others are read. Before, the one archive of all
+     * reports passed its bound and none was read.
+     */
+    @Test
+    void aHugeReportIsNamedAndSkippedAndTheOthersAreRead() throws Exception {
+        String suite = "<testsuite name=\\\"%s\\\"><testcase classname=\\\"%s\\\" name=\\\"works\\\"/></testsuite>";
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("reports.yaml", """
+                image: %s
+                steps:
+                  - name: test
+                    run: |
+                      mkdir -p reports
+                      echo "%s" > reports/TEST-a.xml
+                      truncate -s 100000000 reports/TEST-huge.xml
+                      echo "%s" > reports/TEST-z.xml
+                reports: {junit: ["reports/TEST-*.xml"]}
+                """.formatted(ExecIT.IMAGE, suite.formatted("a", "A"), suite.formatted("z", "Z")));
+        repo.commit();
+
+        CliRun r = CliRun.exec(tmp.resolve("state"), runnerId, repo.dir);
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode tests = r.checks().get(0).get("tests");
+        assertThat(tests).as(r.err()).isNotNull();
+        assertThat(tests.get("files").asInt()).as("%s", tests).isEqualTo(2);
+        assertThat(tests.get("tests").asInt()).isEqualTo(2);
+        assertThat(tests.get("notes").toString()).contains("reports/TEST-huge.xml is over 16 MiB: not read");
+    }
+
     /** A git repository in {@code dir} holding the files of {@code example}, as a user's would; a local build's target/ is left out. */
     static TestRepo copyOf(Path example, Path dir) throws IOException, InterruptedException {
         TestRepo repo = new TestRepo(dir);

@@ -129,21 +129,46 @@ public final class CollectReports implements Phase {
         return matched;
     }
 
-    /** Gathers {@code files} into {@link #GATHERED} in the run (as 1, 2, …), downloads them, and reads each. */
-    private void read(RunContext run, List<String> files, JUnitXml summary) throws ExecutorException, IOException {
-        StringBuilder script = new StringBuilder("d=" + GATHERED + "; rm -rf \"$d\" && mkdir -p \"$d\" || exit 1\n");
+    /**
+     * The script that gathers {@code files} (relative to {@code workspace}) into {@code dir} as 1, 2,
+     * ...: a file over {@link #REPORT_BYTES} is not copied but marked {@code N.over}, and one that
+     * would take the gathered bytes past {@link #ALL_REPORT_BYTES} is marked {@code N.full}, so one
+     * large report never voids the others' archive. A copy stops at one byte over the bound,
+     * whatever the file does meanwhile. Files past the script's own size are left out; returns how
+     * many it gathers with the script.
+     */
+    static Gathering gatherScript(String dir, String workspace, List<String> files) {
+        StringBuilder script = new StringBuilder("d=" + ShellPayload.quote(dir) + "; rm -rf \"$d\" && mkdir -p \"$d\" || exit 1\n"
+                + "t=0\n"
+                + "g() {\n"
+                + "  if [ -n \"$(find \"$2\" -prune -size +" + REPORT_BYTES + "c 2>/dev/null)\" ]; then : > \"$d/$1.over\"; return; fi\n"
+                + "  s=$(wc -c 2>/dev/null < \"$2\") || return 0\n"
+                + "  if [ $((t + s)) -gt " + ALL_REPORT_BYTES + " ]; then : > \"$d/$1.full\"; return; fi\n"
+                + "  head -c " + (REPORT_BYTES + 1) + " -- \"$2\" > \"$d/$1\" 2>/dev/null && t=$((t + s)) || rm -f \"$d/$1\"\n"
+                + "}\n");
         int gathered = 0;
         for (String file : files) {
-            String line = "cat -- " + ShellPayload.quote(workspace + "/" + file) + " > \"$d/" + (gathered + 1)
-                    + "\" 2>/dev/null || rm -f \"$d/" + (gathered + 1) + "\"\n";
+            String line = "g " + (gathered + 1) + " " + ShellPayload.quote(workspace + "/" + file) + "\n";
             if (script.length() + line.length() > SCRIPT_BYTES) {
-                summary.note((files.size() - gathered) + " more files match; their names were too long to gather them all");
                 break;
             }
             script.append(line);
             gathered++;
         }
-        probe(run, "gather test reports", script.toString(), 64 << 10);
+        return new Gathering(script.toString(), gathered);
+    }
+
+    /** A gathering script, and how many of the files it gathers (the first ones). */
+    record Gathering(String script, int files) {}
+
+    /** Gathers {@code files} into {@link #GATHERED} in the run (as 1, 2, …), downloads them, and reads each. */
+    private void read(RunContext run, List<String> files, JUnitXml summary) throws ExecutorException, IOException {
+        Gathering gathering = gatherScript(GATHERED, workspace, files);
+        int gathered = gathering.files();
+        if (gathered < files.size()) {
+            summary.note((files.size() - gathered) + " more files match; their names were too long to gather them all");
+        }
+        probe(run, "gather test reports", gathering.script(), 64 << 10);
         // beside the run's outputs in the state directory, hidden, and gone once read
         Path dir = Files.createTempDirectory(Files.createDirectories(outputDir.getParent()), ".reports-");
         try {
@@ -154,7 +179,12 @@ public final class CollectReports implements Phase {
             for (int i = 1; i <= gathered; i++) {
                 String name = files.get(i - 1);
                 Path report = dir.resolve(String.valueOf(i));
-                if (!Files.isRegularFile(report, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                if (Files.exists(dir.resolve(i + ".over"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    summary.note(dev.knotless.tar.Printable.name(name) + " is over " + (REPORT_BYTES >> 20) + " MiB: not read");
+                } else if (Files.exists(dir.resolve(i + ".full"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    summary.note(dev.knotless.tar.Printable.name(name) + " was not read: the reports before it came to "
+                            + (ALL_REPORT_BYTES >> 20) + " MiB");
+                } else if (!Files.isRegularFile(report, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                     summary.note(dev.knotless.tar.Printable.name(name) + " could not be read in the run");
                 } else if (Files.size(report) > REPORT_BYTES) {
                     summary.note(dev.knotless.tar.Printable.name(name) + " is over " + (REPORT_BYTES >> 20) + " MiB: not read");
