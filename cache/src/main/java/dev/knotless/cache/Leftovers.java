@@ -17,22 +17,12 @@ import org.jspecify.annotations.Nullable;
  * without data and data without metadata. A key's directory is cleared under its lock, so no
  * writer is busy there; a staging file that old has no writer left.
  */
-final class Leftovers {
+record Leftovers(Layout layout, KeyLocks locks, Clock clock) {
 
     static final Duration STALE_STAGING = Duration.ofDays(1);
 
     /** The files a pass removed, and their bytes. */
     record Removed(int files, long bytes) {}
-
-    private final Layout layout;
-    private final KeyLocks locks;
-    private final Clock clock;
-
-    Leftovers(Layout layout, KeyLocks locks, Clock clock) {
-        this.layout = layout;
-        this.locks = locks;
-        this.clock = clock;
-    }
 
     @SuppressWarnings("try") // the key lock is held for the block
     Removed remove() throws IOException {

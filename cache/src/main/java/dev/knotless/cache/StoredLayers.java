@@ -16,16 +16,10 @@ import java.util.Optional;
  * time it is acted on, so whoever removes a layer reads it again under its key's lock and compares
  * (the store's eviction); a layer counts only when both its metadata and its data are there.
  */
-final class StoredLayers {
+record StoredLayers(Layout layout) {
 
     /** A layer seen on disk: the ids of its files and what it looked like then. */
     record Stored(String keyId, String refId, Entry entry) {}
-
-    private final Layout layout;
-
-    StoredLayers(Layout layout) {
-        this.layout = layout;
-    }
 
     /** Every layer, by key id, then by the name of its metadata file. */
     List<Stored> scan() throws IOException {
