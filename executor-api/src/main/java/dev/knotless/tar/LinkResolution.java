@@ -16,16 +16,10 @@ import java.util.List;
  * does not. A segment not on disk yet counts as a plain directory, and callers check again once
  * the archive is done, when later entries may have turned it into a link.
  */
-final class LinkResolution {
+record LinkResolution(Path root) {
 
     /** Links followed in one resolution before it counts as a loop (the kernel's limit). */
     static final int MAX_HOPS = 40;
-
-    private final Path root;
-
-    LinkResolution(Path root) {
-        this.root = root;
-    }
 
     /**
      * Whether a link in {@code linkDir} (a real directory under the root) with {@code target}
