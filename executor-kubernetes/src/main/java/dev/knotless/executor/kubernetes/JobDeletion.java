@@ -13,23 +13,13 @@ import org.slf4j.LoggerFactory;
  * of a closed or swept run is left when the caller goes on. Used by the session's close, the
  * sweep, and a start that failed.
  */
-final class JobDeletion {
+record JobDeletion(KubernetesClient client, String namespace, KubernetesCounters counters) {
 
     private static final Logger log = LoggerFactory.getLogger(JobDeletion.class);
     /** A foreground delete waits for the kubelet to confirm the pod gone; under load that took over a minute. */
     static final Duration WAIT = Duration.ofSeconds(150);
     /** Deletes take seconds (kubelet status sync): no need to ask the API server more often. */
     private static final Duration POLL = Duration.ofMillis(500);
-
-    private final KubernetesClient client;
-    private final String namespace;
-    private final KubernetesCounters counters;
-
-    JobDeletion(KubernetesClient client, String namespace, KubernetesCounters counters) {
-        this.client = client;
-        this.namespace = namespace;
-        this.counters = counters;
-    }
 
     /**
      * Deletes the Job of a start that failed. Its pod never ran a step, so it is removed without a

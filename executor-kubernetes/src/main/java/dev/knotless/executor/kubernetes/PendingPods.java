@@ -21,17 +21,9 @@ import org.jspecify.annotations.Nullable;
  * KubernetesOptions#pendingTimeout()}, why: the pod's own events, and for a pod the scheduler
  * cannot place what the largest node has free ({@link NodeCapacity}).
  */
-final class PendingPods {
+record PendingPods(KubernetesClient client, KubernetesOptions options) {
 
     private static final Duration POLL = Duration.ofMillis(200);
-
-    private final KubernetesClient client;
-    private final KubernetesOptions options;
-
-    PendingPods(KubernetesClient client, KubernetesOptions options) {
-        this.client = client;
-        this.options = options;
-    }
 
     /** Polls the Job's pod until it is Ready, fails for good, the signal stops, or the pending timeout passes. */
     String awaitReady(RunSpec spec, String jobName, StopSignal signal) throws ExecutorException {

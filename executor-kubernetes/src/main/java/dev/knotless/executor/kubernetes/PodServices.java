@@ -17,13 +17,7 @@ import java.util.Optional;
  * are waited for, and its log ({@code pods/log} of its container; the kubelet keeps both streams
  * as one, so it all arrives as stdout).
  */
-final class PodServices implements ServiceReadiness.Watch {
-
-    private final RunPod pod;
-
-    PodServices(RunPod pod) {
-        this.pod = pod;
-    }
+record PodServices(RunPod pod) implements ServiceReadiness.Watch {
 
     @Override
     public Optional<String> ended(ServiceSpec service) throws ExecutorException {

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * where it was cut ({@link ResumableDownload}). Directories arrive plain and absolute (the guard
  * made them so).
  */
-final class PodTransfers {
+record PodTransfers(RunPod pod) {
 
     private static final Logger log = LoggerFactory.getLogger(PodTransfers.class);
 
@@ -46,12 +46,6 @@ final class PodTransfers {
             "exec tar -c \"$@\"");
     private static final int STDERR_KEEP = 4096;
     private static final Duration GREETING_WAIT = Duration.ofSeconds(10);
-
-    private final RunPod pod;
-
-    PodTransfers(RunPod pod) {
-        this.pod = pod;
-    }
 
     void upload(String path, TarSource tar, StopSignal signal) throws ExecutorException {
         String what = "upload to " + path;
