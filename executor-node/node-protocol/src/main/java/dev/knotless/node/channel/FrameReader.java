@@ -13,21 +13,8 @@ import org.jspecify.annotations.Nullable;
  * counts) and hands it to its stream. Runs on a thread of its own until the connection ends, and
  * never waits to write: what it answers (PONG, RESET, credit) is queued.
  */
-final class FrameReader implements Runnable {
-
-    private final Connection connection;
-    private final DataInputStream in;
-    private final StreamIds ids;
-    private final PeerAdmission admission;
-    private final ChannelOptions options;
-
-    FrameReader(Connection connection, DataInputStream in, StreamIds ids, PeerAdmission admission, ChannelOptions options) {
-        this.connection = connection;
-        this.in = in;
-        this.ids = ids;
-        this.admission = admission;
-        this.options = options;
-    }
+record FrameReader(Connection connection, DataInputStream in, StreamIds ids, PeerAdmission admission,
+        ChannelOptions options) implements Runnable {
 
     /** Reads until the connection ends, then closes it with why. */
     @Override
