@@ -27,24 +27,8 @@ import java.util.Optional;
  * its services in the container's network namespace. A repeat with other values is refused, as is
  * one past the allocation's deadline.
  */
-final class AllocationCreator {
-
-    private final Runc runc;
-    private final NodeOptions options;
-    private final AllocationStore store;
-    private final Bundles bundles;
-    private final RootfsProvisioner rootfs;
-    private final Clock clock;
-
-    AllocationCreator(Runc runc, NodeOptions options, AllocationStore store, Bundles bundles, RootfsProvisioner rootfs,
-            Clock clock) {
-        this.runc = runc;
-        this.options = options;
-        this.store = store;
-        this.bundles = bundles;
-        this.rootfs = rootfs;
-        this.clock = clock;
-    }
+record AllocationCreator(Runc runc, NodeOptions options, AllocationStore store, Bundles bundles, RootfsProvisioner rootfs,
+        Clock clock) {
 
     /** Makes what {@code a} asks for, or checks that what an earlier create made is the same. */
     Result.Done create(Action.CreateAllocation a) throws RuntimeFailure {

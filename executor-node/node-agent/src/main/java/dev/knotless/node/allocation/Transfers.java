@@ -21,7 +21,7 @@ import java.util.Optional;
  * inside it with the path as its argument, never a command taken from an action. {@code /steps}
  * is read-only inside the run and is filled from the host instead.
  */
-final class Transfers {
+record Transfers(Runc runc, Bundles bundles, AllocationStore store) {
 
     /** A download of a directory that does not exist ends the tar shell with this code. */
     private static final int NO_SUCH_DIRECTORY = 100;
@@ -37,16 +37,6 @@ final class Transfers {
             "for f in * .[!.]* ..?*; do if [ -e \"$f\" ] || [ -L \"$f\" ]; then set -- \"$@\" \"./$f\"; fi; done",
             "if [ $# -eq 0 ]; then exec head -c 10240 /dev/zero; fi",
             "exec tar -c -f - \"$@\"");
-
-    private final Runc runc;
-    private final Bundles bundles;
-    private final AllocationStore store;
-
-    Transfers(Runc runc, Bundles bundles, AllocationStore store) {
-        this.runc = runc;
-        this.bundles = bundles;
-        this.store = store;
-    }
 
     Result.Received upload(Action.Upload a, InputStream tar) throws RuntimeFailure {
         String id = a.allocation();

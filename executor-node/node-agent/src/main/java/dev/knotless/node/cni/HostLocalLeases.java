@@ -14,17 +14,11 @@ import java.util.regex.Pattern;
  * named by the address, whose first line is the container id (then the interface name). Beside them
  * host-local keeps {@code lock} and {@code last_reserved_ip.N}, which are not leases.
  */
-final class HostLocalLeases {
+record HostLocalLeases(Path dir) {
 
     private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
     // host-local writes IPv6 file names with '_' for ':' on some versions; accept both.
     private static final Pattern IPV6 = Pattern.compile("[0-9a-fA-F]*[:_][0-9a-fA-F:_.]*");
-
-    private final Path dir;
-
-    HostLocalLeases(Path dir) {
-        this.dir = dir;
-    }
 
     /** Leased address → container id. */
     Map<String, String> leases() throws NetworkException {

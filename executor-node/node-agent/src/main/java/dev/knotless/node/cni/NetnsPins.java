@@ -20,16 +20,9 @@ import java.util.TreeSet;
  * and leaves the chain behind. A pinned namespace outlives its container's processes, so DEL always
  * has one. Mounting uses util-linux {@code mount} and {@code umount}.
  */
-final class NetnsPins {
+record NetnsPins(Path dir, Duration timeout) {
 
     private static final Path HOST_NETNS = Path.of("/proc/self/ns/net");
-    private final Path dir;
-    private final Duration timeout;
-
-    NetnsPins(Path dir, Duration timeout) {
-        this.dir = dir;
-        this.timeout = timeout;
-    }
 
     Path path(String containerId) {
         return dir.resolve(containerId);

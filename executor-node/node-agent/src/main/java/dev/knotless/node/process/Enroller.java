@@ -25,7 +25,7 @@ import java.util.Map;
  * adds the runner key the runner answers with to the node's keyset file. The runner adds the node
  * to its nodes file; after this, {@code node} connects as with keys copied by hand.
  */
-public final class Enroller {
+public record Enroller(Config config) {
 
     /** Where the key and keyset go, and whom to ask. */
     public record Config(String nodeId, String host, int port, EnrolmentToken token, Path identityPrefix, Path keyset,
@@ -36,12 +36,6 @@ public final class Enroller {
         record Enrolled(String runnerKeyId, Path identityKey, Path keyset, boolean madeKey) implements Outcome {}
 
         record Refused(String reason) implements Outcome {}
-    }
-
-    private final Config config;
-
-    public Enroller(Config config) {
-        this.config = config;
     }
 
     public Outcome enrol() throws IOException {
