@@ -4,8 +4,6 @@ import dev.knotless.node.protocol.Action;
 import dev.knotless.node.protocol.Booking;
 import dev.knotless.node.protocol.NodeStatus;
 import dev.knotless.node.protocol.Result;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -21,14 +19,13 @@ import java.util.function.Supplier;
  * <p>Creating an allocation that exists is let through unchecked: the runtime's operations are
  * idempotent, and a resend must converge, not be refused by its own booking.
  */
-public final class BookingDesk implements AllocationRuntime {
+public final class BookingDesk extends ForwardingRuntime {
 
-    private final AllocationRuntime runtime;
     private final Supplier<NodeStatus.Capacity> capacity;
     private final Map<String, Booking> creating = new HashMap<>();
 
     public BookingDesk(AllocationRuntime runtime, Supplier<NodeStatus.Capacity> capacity) {
-        this.runtime = runtime;
+        super(runtime);
         this.capacity = capacity;
     }
 
@@ -77,55 +74,5 @@ public final class BookingDesk implements AllocationRuntime {
                     + wanted.memoryBytes() + " bytes; " + booked.milliCpu() + " of " + cap.milliCpu() + " milli-CPU and "
                     + booked.memoryBytes() + " of " + cap.memoryBytes() + " bytes are booked");
         }
-    }
-
-    @Override
-    public Result.Done pullImage(Action.PullImage action) throws RuntimeFailure {
-        return runtime.pullImage(action);
-    }
-
-    @Override
-    public Result.AllocationRunning startAllocation(Action.StartAllocation action) throws RuntimeFailure {
-        return runtime.startAllocation(action);
-    }
-
-    @Override
-    public Result.Received upload(Action.Upload action, InputStream tar) throws RuntimeFailure {
-        return runtime.upload(action, tar);
-    }
-
-    @Override
-    public Result.StepExited runStep(Action.RunStep action, Attachment.StepOutput output) throws RuntimeFailure {
-        return runtime.runStep(action, output);
-    }
-
-    @Override
-    public Result.Downloaded download(Action.Download action, OutputStream tar) throws RuntimeFailure {
-        return runtime.download(action, tar);
-    }
-
-    @Override
-    public Result.Done stopAllocation(Action.StopAllocation action) throws RuntimeFailure {
-        return runtime.stopAllocation(action);
-    }
-
-    @Override
-    public Result.Done deleteAllocation(Action.DeleteAllocation action) throws RuntimeFailure {
-        return runtime.deleteAllocation(action);
-    }
-
-    @Override
-    public Result.Done attachNetwork(Action.AttachNetwork action) throws RuntimeFailure {
-        return runtime.attachNetwork(action);
-    }
-
-    @Override
-    public Result.AllocationList listAllocations(Action.ListAllocations action) throws RuntimeFailure {
-        return runtime.listAllocations(action);
-    }
-
-    @Override
-    public Result.ServiceLog readServiceLog(Action.ReadServiceLog action) throws RuntimeFailure {
-        return runtime.readServiceLog(action);
     }
 }
