@@ -1,8 +1,6 @@
 package dev.knotless.node.image;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,15 +19,7 @@ public record ImageConfig(List<String> env, List<String> entrypoint, List<String
     }
 
     static ImageConfig parse(byte[] json, Digest digest) throws ImageException {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(json);
-        } catch (IOException e) {
-            throw new ImageException("image config " + digest + " is not JSON");
-        }
-        if (root == null || !root.isObject()) {
-            throw new ImageException("image config " + digest + " is not a JSON object");
-        }
+        JsonNode root = JsonBlob.object(json, "image config " + digest);
         JsonNode config = root.path("config");
         return new ImageConfig(strings(config, "Env", digest), strings(config, "Entrypoint", digest),
                 strings(config, "Cmd", digest), text(config, "WorkingDir", digest), text(config, "User", digest));

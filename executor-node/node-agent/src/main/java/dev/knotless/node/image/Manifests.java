@@ -1,8 +1,6 @@
 package dev.knotless.node.image;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -46,15 +44,7 @@ final class Manifests {
      * manifest read back from the blob store parses exactly as it did when it was fetched.
      */
     static Document parse(byte[] bytes, Digest digest) throws ImageException {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(bytes);
-        } catch (IOException e) {
-            throw new ImageException("manifest " + digest + " is not JSON");
-        }
-        if (root == null || !root.isObject()) {
-            throw new ImageException("manifest " + digest + " is not a JSON object");
-        }
+        JsonNode root = JsonBlob.object(bytes, "manifest " + digest);
         String mediaType = root.path("mediaType").isTextual() ? root.path("mediaType").textValue()
                 : root.has("manifests") ? OCI_INDEX : OCI_MANIFEST;
         if (root.path("schemaVersion").asInt(0) != 2) {
