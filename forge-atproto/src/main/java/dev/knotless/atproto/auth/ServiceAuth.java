@@ -1,20 +1,14 @@
 package dev.knotless.atproto.auth;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
+import static dev.knotless.atproto.auth.Refusal.quoted;
+import static dev.knotless.atproto.auth.Refusal.shown;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.atproto.identity.AtprotoKey;
 import dev.knotless.atproto.identity.DidResolver;
 import dev.knotless.atproto.identity.IdentityException;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -104,11 +98,9 @@ public final class ServiceAuth {
 
     /** A fragment of an issuer, as ATProto writes service ids ({@code #atproto}, {@code #atproto_labeler}). */
     private static final Pattern FRAGMENT = Pattern.compile("[A-Za-z0-9._~-]{1,64}");
-    private static final int SHOWN_CHARS = 100;
 
     private final SigningKeys keys;
     private final Clock clock;
-    private final ObjectMapper json;
 
     public ServiceAuth(DidResolver resolver, Clock clock) {
         this(resolver, clock, KEY_TTL, MAX_KEYS);
@@ -121,13 +113,6 @@ public final class ServiceAuth {
     public ServiceAuth(DidResolver resolver, Clock clock, Duration keyTtl, int maxKeys) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.keys = new SigningKeys(resolver, clock, keyTtl, maxKeys);
-        // The token's size bounds the work already; these bound what the parser is asked to build.
-        JsonFactory factory = JsonFactory.builder()
-                .streamReadConstraints(StreamReadConstraints.builder()
-                        .maxNestingDepth(8).maxStringLength(MAX_TOKEN_BYTES).maxNumberLength(40).build())
-                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-                .build();
-        this.json = new ObjectMapper(factory).enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     }
 
     /**
@@ -148,12 +133,9 @@ public final class ServiceAuth {
     }
 
     private Outcome check(@Nullable String authorization, String audience, String method) throws Refusal {
-        String[] parts = parts(token(authorization));
-        byte[] headerBytes = base64url(parts[0], "header");
-        byte[] payloadBytes = base64url(parts[1], "payload");
-        byte[] signature = base64url(parts[2], "signature");
-        JsonNode header = object(headerBytes, "header");
-        JsonNode payload = object(payloadBytes, "payload");
+        BearerToken token = BearerToken.read(authorization);
+        JsonNode header = token.header();
+        JsonNode payload = token.payload();
 
         AtprotoKey.Curve curve = curveOf(header);
         checkType(header);
@@ -174,64 +156,11 @@ public final class ServiceAuth {
             throw new Refusal("the token is for method " + quoted(lxm) + ", not " + quoted(method));
         }
         String did = issuer(text(payload, "iss"));
+        byte[] signature = token.signature();
         if (signature.length != 64) {
             throw new Refusal("the token's signature is " + signature.length + " bytes (expected 64: r || s)");
         }
-        byte[] signed = (parts[0] + "." + parts[1]).getBytes(StandardCharsets.US_ASCII);
-        return signedBy(did, curve, signed, signature);
-    }
-
-    private static String token(@Nullable String authorization) throws Refusal {
-        if (authorization == null || authorization.isBlank()) {
-            throw new Refusal("no Authorization header (a Bearer service-auth token is required)");
-        }
-        String value = authorization.strip();
-        int space = value.indexOf(' ');
-        if (space < 0 || !value.substring(0, space).equalsIgnoreCase("Bearer")) {
-            throw new Refusal("the Authorization header is not a Bearer token");
-        }
-        String token = value.substring(space + 1).stripLeading();
-        if (token.length() > MAX_TOKEN_BYTES) {
-            throw new Refusal("the token is " + token.length() + " bytes, over the " + MAX_TOKEN_BYTES + " a service-auth token may be");
-        }
-        return token;
-    }
-
-    private static String[] parts(String token) throws Refusal {
-        String[] parts = token.split("\\.", -1);
-        if (parts.length != 3) {
-            throw new Refusal("the token has " + parts.length + " part" + (parts.length == 1 ? "" : "s")
-                    + " (expected three: header.payload.signature)");
-        }
-        return parts;
-    }
-
-    /** Decodes base64url without padding, in its canonical spelling only (so one token has one form). */
-    private static byte[] base64url(String text, String part) throws Refusal {
-        try {
-            byte[] bytes = Base64.getUrlDecoder().decode(text);
-            if (Base64.getUrlEncoder().withoutPadding().encodeToString(bytes).equals(text)) {
-                return bytes;
-            }
-        } catch (IllegalArgumentException e) {
-            // the same refusal as a non-canonical spelling, below
-        }
-        throw new Refusal("the token's " + part + " is not base64url without padding");
-    }
-
-    private JsonNode object(byte[] bytes, String part) throws Refusal {
-        JsonNode node;
-        try {
-            node = json.readTree(bytes);
-        } catch (JsonProcessingException e) {
-            throw new Refusal("the token's " + part + " is not a JSON object: " + shown(Objects.toString(e.getOriginalMessage(), "")));
-        } catch (IOException e) {
-            throw new Refusal("the token's " + part + " is not a JSON object");
-        }
-        if (node == null || !node.isObject()) {
-            throw new Refusal("the token's " + part + " is not a JSON object");
-        }
-        return node;
+        return signedBy(did, curve, token.signed(), signature);
     }
 
     private static AtprotoKey.Curve curveOf(JsonNode header) throws Refusal {
@@ -376,38 +305,5 @@ public final class ServiceAuth {
             case SECP256K1 -> "ES256K";
             case P256 -> "ES256";
         };
-    }
-
-    private static String quoted(String s) {
-        return "\"" + shown(s) + "\"";
-    }
-
-    private static String shown(String s) {
-        return shown(s, SHOWN_CHARS);
-    }
-
-    /** {@code s} as printable ASCII on one line, at most {@code max} characters: it may come from anyone. */
-    private static String shown(String s, int max) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < s.length() && b.length() < max; i++) {
-            char c = s.charAt(i);
-            b.append(c >= 0x20 && c < 0x7f ? c : '?');
-        }
-        return s.length() > max ? b + "…" : b.toString();
-    }
-
-    /** Why a token is refused; an exception only to leave the checks early, so without a stack trace. */
-    private static final class Refusal extends Exception {
-
-        private static final long serialVersionUID = 1L;
-
-        Refusal(String reason) {
-            super(reason, null, false, false);
-        }
-
-        @Override
-        public String getMessage() {
-            return Objects.requireNonNull(super.getMessage());
-        }
     }
 }
