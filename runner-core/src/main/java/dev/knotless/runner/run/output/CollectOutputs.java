@@ -76,8 +76,8 @@ public final class CollectOutputs implements Phase {
             }
             listing.notices().forEach(run.log()::notice);
         } catch (ExecutorException | IOException e) {
+            dropPartial(e);
             if (StateFull.causedBy(e)) {
-                dropPartial(e);
                 run.verdict().fail(new Verdict(CheckStatus.ERROR, StateFull.REASON));
             } else if (e instanceof ExecutorException x) {
                 refused(run.verdict(), x);
@@ -95,7 +95,11 @@ public final class CollectOutputs implements Phase {
         verdict.fail(new Verdict(e.failure().kind() == Failure.Kind.LIMIT ? CheckStatus.FAILURE : CheckStatus.ERROR, why));
     }
 
-    /** Outputs a full state directory cut short are not kept, not even the whole ones: a check lists a complete set. */
+    /**
+     * Outputs a refusal, a stop or a full state directory cut short are not kept, not even the whole
+     * ones written before it: a check lists a complete set or none, and a refused archive leaves
+     * nothing of itself (a dangling link, half a tree) in the state directory.
+     */
     private void dropPartial(Exception why) {
         found = List.of();
         try (Stream<Path> files = Files.exists(outputDir) ? Files.walk(outputDir) : Stream.empty()) {

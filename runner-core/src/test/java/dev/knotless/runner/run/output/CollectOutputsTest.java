@@ -16,8 +16,11 @@ import dev.knotless.testkit.FakeSession;
 import dev.knotless.testkit.RecordingExecutor;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,6 +55,18 @@ class CollectOutputsTest {
         assertThat(check.reason()).startsWith("outputs refused: ").contains("refused archive entry 'b'", "outside the target");
         assertThat(check.outputs()).isEmpty();
         assertThat(fixture.log(check)).doesNotContain("PRIVATE KEY");
+        assertThat(left(check)).as("entries written before the refusal").isEmpty();
+    }
+
+    /** What a run left in its output directory. */
+    private List<String> left(Check check) throws IOException {
+        Path out = fixture.files.outputDir(check.id());
+        if (!Files.exists(out, LinkOption.NOFOLLOW_LINKS)) {
+            return List.of();
+        }
+        try (Stream<Path> all = Files.walk(out)) {
+            return all.filter(p -> !p.equals(out)).map(p -> out.relativize(p).toString()).sorted().toList();
+        }
     }
 
     @Test
@@ -93,6 +108,7 @@ class CollectOutputsTest {
         assertThat(check.reason()).isEqualTo("outputs refused: download of /outputs: archive has more than its limit of 100 entries"
                 + " (at entry 'f100')");
         assertThat(check.outputs()).isEmpty();
+        assertThat(left(check)).as("the 100 entries written before the refusal").isEmpty();
     }
 
     @Test
