@@ -15,21 +15,9 @@ import org.slf4j.LoggerFactory;
  * the key it proved in the handshake, and admitted at once (the {@code admitted} callback pins it in
  * the running hub). Logs one line per decision, naming the token by id only.
  */
-public final class NodeEnrolment {
+public record NodeEnrolment(EnrolmentTokens tokens, Path nodesFile, String runnerKeyId, PublicKey runnerKey) {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeEnrolment.class);
-
-    private final EnrolmentTokens tokens;
-    private final Path nodesFile;
-    private final String runnerKeyId;
-    private final PublicKey runnerKey;
-
-    public NodeEnrolment(EnrolmentTokens tokens, Path nodesFile, String runnerKeyId, PublicKey runnerKey) {
-        this.tokens = tokens;
-        this.nodesFile = nodesFile;
-        this.runnerKeyId = runnerKeyId;
-        this.runnerKey = runnerKey;
-    }
 
     /** Decides one request; on acceptance {@code admitted} has run before the answer goes out. */
     public Enrolment.Answer enrol(Enrolment.Request request, PublicKey nodeKey, String from, BiConsumer<String, PublicKey> admitted) {
