@@ -16,8 +16,12 @@ import java.util.Objects;
  *
  * <p>Stateless apart from the mirror; safe from any thread, though one lander per mirror is the
  * intended use.
+ *
+ * @param mirror the mirror merges are written into and pushed from
+ * @param name the author and committer of merge commits
+ * @param email their e-mail address
  */
-public final class Merger {
+public record Merger(Mirror mirror, String name, String email) {
 
     /** What merging a head onto a base gave. */
     public sealed interface Merge {
@@ -39,18 +43,10 @@ public final class Merger {
         record Moved(String why) implements Push {}
     }
 
-    private final Mirror mirror;
-    private final String name;
-    private final String email;
-
-    /**
-     * @param name the author and committer of merge commits
-     * @param email their e-mail address
-     */
-    public Merger(Mirror mirror, String name, String email) {
-        this.mirror = Objects.requireNonNull(mirror, "mirror");
-        this.name = Objects.requireNonNull(name, "name");
-        this.email = Objects.requireNonNull(email, "email");
+    public Merger {
+        Objects.requireNonNull(mirror, "mirror");
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(email, "email");
     }
 
     /** Whether commit {@code ancestor} is in the history of {@code descendant}. */
