@@ -14,18 +14,12 @@ import java.util.regex.Pattern;
 /**
  * Reads a workflow's {@code resources}: CPU and memory quantities as Kubernetes writes them.
  */
-final class ResourcesReader {
+record ResourcesReader(Fields fields) {
 
     static final List<String> RESOURCE_FIELDS = List.of("cpu", "memory");
 
     private static final Pattern CPU = Pattern.compile("\\d{1,12}(?:\\.\\d{1,9})?|\\d{1,12}m");
     private static final Pattern MEMORY = Pattern.compile("\\d{1,15}(?:\\.\\d{1,9})?(?:[KMGT]i?|[kmg])?");
-
-    private final Fields fields;
-
-    ResourcesReader(Fields fields) {
-        this.fields = fields;
-    }
 
     Resources read(Node node, String path) throws WorkflowException {
         MapNode map = fields.map(node, path, "a map such as {cpu: 2, memory: 4Gi}");

@@ -19,17 +19,11 @@ import java.util.Map;
  * Reads a workflow's {@code steps}: each one's name, script, timeout and secrets, and how it is run:
  * its own variables, working directory, retries, whether it may fail, and when it runs.
  */
-final class StepsReader {
+record StepsReader(Fields fields) {
 
     static final List<String> STEP_FIELDS = List.of("name", "run", "timeout", "secrets", "env", "working-directory", "retry",
             "continue-on-error", "if");
     static final List<String> RETRY_FIELDS = List.of("max", "exit-codes");
-
-    private final Fields fields;
-
-    StepsReader(Fields fields) {
-        this.fields = fields;
-    }
 
     List<Step> read(Node node, String path) throws WorkflowException {
         if (!(node instanceof ListNode list)) {

@@ -19,7 +19,7 @@ import java.util.Map;
 /**
  * Reads a workflow's {@code on}: an event, a list of events, or a map of events to branch filters.
  */
-final class TriggersReader {
+record TriggersReader(Fields fields) {
 
     static final List<String> TRIGGER_FIELDS = List.of("branches");
     static final List<String> MANUAL_FIELDS = List.of("branches", "inputs");
@@ -27,12 +27,6 @@ final class TriggersReader {
     static final List<String> SCHEDULE_FIELDS = List.of("cron", "branches", "timezone");
     /** More would be a runner's whole capacity spent on one workflow's clock. */
     static final int MAX_SCHEDULES = 16;
-
-    private final Fields fields;
-
-    TriggersReader(Fields fields) {
-        this.fields = fields;
-    }
 
     Triggers read(Node node, String path) throws WorkflowException {
         Map<Event, List<String>> branches = new EnumMap<>(Event.class);

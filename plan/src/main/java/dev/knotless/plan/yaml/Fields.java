@@ -22,15 +22,9 @@ import java.util.regex.Pattern;
  * and the strict field check, each failing with a {@link WorkflowException} that names the file,
  * position and field. One per file read; stateless beyond the file's name.
  */
-public final class Fields {
+public record Fields(String file) {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-
-    private final String file;
-
-    public Fields(String file) {
-        this.file = file;
-    }
 
     public Duration duration(Node node, String path) throws WorkflowException {
         if (node.kind() != Kind.STRING && node.kind() != Kind.NUMBER) {
