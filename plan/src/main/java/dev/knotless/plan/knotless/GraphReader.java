@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * Reads what ties a workflow to others and to containers beside it: {@code services}, {@code
  * matrix}, {@code needs} and {@code artifacts}.
  */
-final class GraphReader {
+record GraphReader(Fields fields) {
 
     static final List<String> SERVICE_FIELDS = List.of("image", "variables", "command", "ports", "wait");
     static final List<String> MATRIX_CONTROLS = List.of("exclude", "max-parallel", "fail-fast");
@@ -37,12 +37,6 @@ final class GraphReader {
     private static final Pattern HOST = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
     private static final Pattern ARTIFACT = Pattern.compile("[A-Za-z0-9._*?-][A-Za-z0-9._/*?-]*");
     private static final Pattern KEY = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,31}");
-
-    private final Fields fields;
-
-    GraphReader(Fields fields) {
-        this.fields = fields;
-    }
 
     List<Service> services(Node node, String path) throws WorkflowException {
         MapNode map = fields.map(node, path, "a map of service names to {image, ports, ...}");
@@ -68,7 +62,7 @@ final class GraphReader {
             for (Entry f : fieldsMap.entries().values()) {
                 String fieldPath = servicePath + "." + f.key();
                 switch (f.key()) {
-                    case "image" -> image = image(f.value(), fieldPath);
+                    case "image" -> image = image(f.value(), fieldPath, "postgres:16");
                     case "variables" -> variables = fields.variables(f.value(), fieldPath);
                     case "command" -> command = command(f.value(), fieldPath);
                     case "ports" -> {
@@ -94,10 +88,11 @@ final class GraphReader {
         return services;
     }
 
-    private String image(Node node, String path) throws WorkflowException {
+    /** An image reference, the workflow's or a service's; {@code example} is one such, for the error. */
+    String image(Node node, String path, String example) throws WorkflowException {
         String image = fields.string(node, path, "an image reference");
         if (image.isBlank() || image.chars().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))) {
-            throw fields.error(node.at(), path, "not an image reference: '" + image + "' (no spaces; such as postgres:16)");
+            throw fields.error(node.at(), path, "not an image reference: '" + image + "' (no spaces; such as " + example + ")");
         }
         return image;
     }

@@ -104,7 +104,7 @@ public final class WorkflowReader {
                 case "on" -> on = new TriggersReader(fields).read(value, path);
                 case "runners" -> runners = runnerIds(value, path);
                 case "image" -> {
-                    image = image(value, path);
+                    image = graph.image(value, path, "alpine:3.20");
                     templated.add(new Templated(value.at(), path, image));
                 }
                 case "timeout" -> timeout = fields.duration(value, path);
@@ -203,13 +203,5 @@ public final class WorkflowReader {
             }
         }
         return ids;
-    }
-
-    private String image(Node node, String path) throws WorkflowException {
-        String image = fields.string(node, path, "an image reference");
-        if (image.isBlank() || image.chars().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))) {
-            throw fields.error(node.at(), path, "not an image reference: '" + image + "' (no spaces; such as alpine:3.20)");
-        }
-        return image;
     }
 }
