@@ -30,21 +30,12 @@ import org.slf4j.LoggerFactory;
  * capability dropped but the run's, no-new-privileges, its PID and memory limits. Its user is its
  * image's: a database image drops to its own user itself.
  */
-final class ServiceContainers implements ServiceReadiness.Watch {
+record ServiceContainers(EngineClient engine, RunSpec spec, String runContainer)
+        implements ServiceReadiness.Watch {
 
     static final String SERVICE_LABEL = "dev.knotless.service";
 
     private static final Logger log = LoggerFactory.getLogger(ServiceContainers.class);
-
-    private final EngineClient engine;
-    private final RunSpec spec;
-    private final String runContainer;
-
-    ServiceContainers(EngineClient engine, RunSpec spec, String runContainer) {
-        this.engine = engine;
-        this.spec = spec;
-        this.runContainer = runContainer;
-    }
 
     static String name(String runId, String service) {
         return ContainerConfig.containerName(runId) + "-svc-" + service;

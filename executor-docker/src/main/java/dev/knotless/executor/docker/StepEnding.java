@@ -15,17 +15,11 @@ import org.slf4j.LoggerFactory;
  * failed for want of the engine, or its own exit code. Neither a broken stream nor a refused exec
  * is ever a pass; the container's state, asked again, names the cause where it can.
  */
-final class StepEnding {
+record StepEnding(RunContainer container) {
 
     private static final Logger log = LoggerFactory.getLogger(StepEnding.class);
 
     private static final int GONE_LOOKS = 5;
-
-    private final RunContainer container;
-
-    StepEnding(RunContainer container) {
-        this.container = container;
-    }
 
     /** The outcome of a step whose last exec ended with {@code exit}: stopped, lost, or its exit code. */
     StepOutcome ended(StepPayload step, Optional<Integer> exit, StepStopper stopper, long started)
