@@ -178,11 +178,7 @@ final class DockerTransfers {
         if (knownDirectories.contains(path)) {
             return;
         }
-        Optional<EngineClient.PathStat> stat = engine.stat(container.id(), path);
-        if (stat.isPresent()) {
-            if (!stat.get().directory()) {
-                throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, path + " is not a directory in the run");
-            }
+        if (exists(path)) {
             return;
         }
         List<String> missing = new ArrayList<>();
@@ -194,15 +190,20 @@ final class DockerTransfers {
             if (existing.equals("/")) {
                 break;
             }
-            Optional<EngineClient.PathStat> parent = engine.stat(container.id(), existing);
-            if (parent.isPresent()) {
-                if (!parent.get().directory()) {
-                    throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, existing + " is not a directory in the run");
-                }
+            if (exists(existing)) {
                 break;
             }
         }
         putDirectories(existing, List.of(String.join("/", missing)), 040755);
+    }
+
+    /** Whether {@code path} is a directory in the run; false when it is missing, a failure when it is something else. */
+    private boolean exists(String path) throws IOException, ExecutorException {
+        Optional<EngineClient.PathStat> stat = engine.stat(container.id(), path);
+        if (stat.isPresent() && !stat.get().directory()) {
+            throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, path + " is not a directory in the run");
+        }
+        return stat.isPresent();
     }
 
     /** Creates the given relative directories (with their parents, all of {@code mode}) under {@code base} in one request. */
