@@ -201,23 +201,19 @@ public record Pipeline(String knot, String rkey, Trigger trigger, List<PipelineW
             defaultBranch = null;
         }
         if (defaultBranch != null) {
-            branch(defaultBranch, where + ".defaultBranch");
+            RefNames.branch(defaultBranch, where + ".defaultBranch");
         }
         return new RepoRef(knot, did, name, defaultBranch);
     }
 
     private static Push push(JsonNode push, String where) throws PipelineException {
-        String ref = text(push, "ref", where);
-        if (!ref.startsWith("refs/") || ref.length() > MAX_REF) {
-            throw new PipelineException(where + ".ref is refs/... of at most " + MAX_REF + " characters, not " + Text.quote(ref));
-        }
-        refName(ref.substring("refs/".length()), ref, where + ".ref");
+        String ref = RefNames.ref(text(push, "ref", where), where + ".ref");
         return new Push(ref, sha(push, "newSha", where), sha(push, "oldSha", where));
     }
 
     private static PullRequest pullRequest(JsonNode pr, String where) throws PipelineException {
-        String source = branch(text(pr, "sourceBranch", where), where + ".sourceBranch");
-        String target = branch(text(pr, "targetBranch", where), where + ".targetBranch");
+        String source = RefNames.branch(text(pr, "sourceBranch", where), where + ".sourceBranch");
+        String target = RefNames.branch(text(pr, "targetBranch", where), where + ".targetBranch");
         String sha = sha(pr, "sourceSha", where);
         String action = text(pr, "action", where);
         if (!ACTION.matcher(action).matches()) {
@@ -312,44 +308,6 @@ public record Pipeline(String knot, String rkey, Trigger trigger, List<PipelineW
             throw new PipelineException(where + "." + field + " is not 40 or 64 lowercase hex digits: " + Text.quote(sha));
         }
         return sha;
-    }
-
-    private static String branch(String branch, String where) throws PipelineException {
-        if (branch.isEmpty() || branch.length() > MAX_BRANCH || branch.startsWith("-") || branch.startsWith("refs/")) {
-            throw new PipelineException(where + " is a branch name of 1 to " + MAX_BRANCH + " characters (not starting - or refs/), not "
-                    + Text.quote(branch));
-        }
-        refName(branch, branch, where);
-        return branch;
-    }
-
-    /** Git's rules for a ref's name ({@code git check-ref-format}), over {@code name}; {@code shown} is what the message quotes. */
-    private static void refName(String name, String shown, String where) throws PipelineException {
-        String why = null;
-        if (name.isEmpty()) {
-            why = "is empty";
-        } else if (name.contains("..")) {
-            why = "holds ..";
-        } else if (name.contains("@{") || name.equals("@")) {
-            why = "holds @{";
-        } else if (name.contains("//") || name.startsWith("/") || name.endsWith("/")) {
-            why = "has an empty part";
-        } else if (name.endsWith(".") || name.endsWith(".lock") || name.contains(".lock/")
-                || name.startsWith(".") || name.contains("/.")) {
-            why = "has a part that starts with . or ends with . or .lock";
-        } else {
-            for (int i = 0; i < name.length() && why == null; i++) {
-                char c = name.charAt(i);
-                if (c < 0x20 || c == 0x7f || Character.isISOControl(c)) {
-                    why = "holds a control character";
-                } else if (" ~^:?*[\\".indexOf(c) >= 0) {
-                    why = "holds '" + c + "'";
-                }
-            }
-        }
-        if (why != null) {
-            throw new PipelineException(where + " " + why + ": " + Text.quote(shown));
-        }
     }
 
     private static JsonNode object(JsonNode parent, String field, String where) throws PipelineException {
