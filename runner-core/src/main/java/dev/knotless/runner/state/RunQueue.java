@@ -50,8 +50,10 @@ public final class RunQueue implements CheckRows {
 
     /**
      * Takes the next waiting run and marks it running, unless {@code maxRunning} runs are running
-     * already. The run is the oldest waiting one of the repository served least recently (never
-     * served first; ties go to the older waiting run).
+     * already. Fair at two levels: the repository served least recently goes first, and within it the
+     * source served least recently, a source being one event's runs (event, commit and trust); never
+     * served goes first, ties go to the older waiting run. So a push is taken among the next runs
+     * even behind thousands waiting from one pull request of the same repository.
      */
     public Optional<RunRecord> takeNext(int maxRunning) throws IOException {
         if (maxRunning <= 0) {
@@ -64,11 +66,15 @@ public final class RunQueue implements CheckRows {
             String id = null;
             try (var next = connection.createStatement();
                     ResultSet rows = next.executeQuery("SELECT r.id FROM runs r"
-                            + " JOIN (SELECT c.repo, MIN(c.seq) AS first FROM runs c WHERE " + ready("c") + " GROUP BY c.repo) w"
+                            + " JOIN (SELECT c.repo, c.event, c.commit_sha, c.trust, MIN(c.seq) AS first FROM runs c"
+                            + "   WHERE " + ready("c") + " GROUP BY c.repo, c.event, c.commit_sha, c.trust) w"
                             + "   ON r.seq = w.first"
                             + " LEFT JOIN (SELECT repo, MAX(take_seq) AS last FROM runs WHERE take_seq IS NOT NULL GROUP BY repo) t"
                             + "   ON t.repo = w.repo"
-                            + " ORDER BY COALESCE(t.last, 0), w.first"
+                            + " LEFT JOIN (SELECT repo, event, commit_sha, trust, MAX(take_seq) AS last FROM runs"
+                            + "   WHERE take_seq IS NOT NULL GROUP BY repo, event, commit_sha, trust) s"
+                            + "   ON s.repo = w.repo AND s.event = w.event AND s.commit_sha = w.commit_sha AND s.trust = w.trust"
+                            + " ORDER BY COALESCE(t.last, 0), COALESCE(s.last, 0), w.first"
                             + " LIMIT 1")) {
                 if (rows.next()) {
                     id = rows.getString(1);

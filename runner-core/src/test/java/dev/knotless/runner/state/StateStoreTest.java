@@ -173,6 +173,29 @@ class StateStoreTest {
         assertThat(order).containsExactly("a-1", "b-1", "c-1", "a-2", "b-2", "c-2", "a-3", "b-3", "c-3");
     }
 
+    /**
+     * A pull request that queued thousands of runs (one event's) does not hold back a later push to
+     * the same repository: the push's run is the next one taken, and the two events then alternate.
+     */
+    @Test
+    void aLaterPushIsTakenNextBehindThousandsOfRunsOfOnePullRequest() throws Exception {
+        List<QueuedRun> pull = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            pull.add(new QueuedRun("pr-" + i, "acme/web", "b".repeat(40), "refs/pulls/7/head", "build-" + i, Event.PULL,
+                    Trust.UNTRUSTED, "r1"));
+        }
+        store.runs().enqueue(pull);
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            order.add(store.runs().takeNext(100).orElseThrow().id());
+        }
+        store.runs().enqueue(List.of(run("push-1", "acme/web"), run("push-2", "acme/web")));
+        for (int i = 0; i < 4; i++) {
+            order.add(store.runs().takeNext(100).orElseThrow().id());
+        }
+        assertThat(order).containsExactly("pr-0", "pr-1", "pr-2", "push-1", "pr-3", "push-2", "pr-4");
+    }
+
     @Test
     void aRepositoryThatWasJustServedWaitsBehindOneThatWasNotAfterARestart() throws Exception {
         store.runs().enqueue(run("a-1", "acme/a"));
