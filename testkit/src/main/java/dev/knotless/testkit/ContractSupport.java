@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -42,6 +43,19 @@ final class ContractSupport {
 
     static StepPayload sh(String name, String script) {
         return new StepPayload(name, List.of("/bin/sh", "-c", script), Map.of());
+    }
+
+    /** How a step ended and how long it took to. */
+    record Timed(StepOutcome outcome, Duration took) {}
+
+    /** Runs {@code step} with a 2-second timeout, timing it: the start of each timeout case. */
+    static Timed withTwoSecondTimeout(Session s, StepPayload step) {
+        long started = System.nanoTime();
+        StepOutcome outcome;
+        try (StopSignal timeout = StopSignal.none().child(Duration.ofSeconds(2))) {
+            outcome = s.run(step, new RecordingOutput(), timeout);
+        }
+        return new Timed(outcome, Duration.ofNanos(System.nanoTime() - started));
     }
 
     /** Every process's command line in the run, one a line. */

@@ -2,6 +2,7 @@ package dev.knotless.testkit;
 
 import static dev.knotless.testkit.ContractSupport.processes;
 import static dev.knotless.testkit.ContractSupport.sh;
+import static dev.knotless.testkit.ContractSupport.withTwoSecondTimeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.executor.Session;
@@ -29,31 +30,22 @@ public interface StopContract {
     @Test
     default void aStepPastItsTimeoutIsStoppedAndLeavesNoProcess() throws Exception {
         Session s = contract().open();
-        long started = System.nanoTime();
-        StepOutcome outcome;
-        try (StopSignal step = StopSignal.none().child(Duration.ofSeconds(2))) {
-            outcome = s.run(sh("hangs", "sleep 600"), new RecordingOutput(), step);
-        }
-        Duration took = Duration.ofNanos(System.nanoTime() - started);
-        System.out.printf("%s: a step past its 2 s timeout ended after %d ms%n", contract().executor().name(), took.toMillis());
-        assertThat(outcome).isEqualTo(new StepOutcome.TimedOut());
-        assertThat(took).as("stopped, not run out its 10-minute sleep").isLessThan(STOPPED_WITHIN);
+        ContractSupport.Timed ended = withTwoSecondTimeout(s, sh("hangs", "sleep 600"));
+        System.out.printf("%s: a step past its 2 s timeout ended after %d ms%n", contract().executor().name(),
+                ended.took().toMillis());
+        assertThat(ended.outcome()).isEqualTo(new StepOutcome.TimedOut());
+        assertThat(ended.took()).as("stopped, not run out its 10-minute sleep").isLessThan(STOPPED_WITHIN);
         assertThat(processes(s)).doesNotContain("sleep 600");
     }
 
     @Test
     default void aStepIgnoringTermIsKilledAfterTheGrace() throws Exception {
         Session s = contract().open();
-        long started = System.nanoTime();
-        StepOutcome outcome;
-        try (StopSignal step = StopSignal.none().child(Duration.ofSeconds(2))) {
-            outcome = s.run(sh("stubborn", "trap '' TERM; sleep 601; echo survived"), new RecordingOutput(), step);
-        }
-        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        ContractSupport.Timed ended = withTwoSecondTimeout(s, sh("stubborn", "trap '' TERM; sleep 601; echo survived"));
         System.out.printf("%s: a step ignoring TERM ended %d ms after it was sent (timeout 2 s, kill grace %d ms)%n",
-                contract().executor().name(), took.toMillis(), contract().killGrace().toMillis());
-        assertThat(outcome).isEqualTo(new StepOutcome.TimedOut());
-        assertThat(took).as("killed, not run out its 10-minute sleep").isLessThan(STOPPED_WITHIN);
+                contract().executor().name(), ended.took().toMillis(), contract().killGrace().toMillis());
+        assertThat(ended.outcome()).isEqualTo(new StepOutcome.TimedOut());
+        assertThat(ended.took()).as("killed, not run out its 10-minute sleep").isLessThan(STOPPED_WITHIN);
         assertThat(processes(s)).doesNotContain("sleep 601");
         RecordingOutput after = new RecordingOutput();
         assertThat(s.run(sh("still usable", "echo fine"), after, StopSignal.none())).isEqualTo(new StepOutcome.Exited(0));
