@@ -178,7 +178,7 @@ final class DockerTransfers {
         if (knownDirectories.contains(path)) {
             return;
         }
-        if (exists(path)) {
+        if (directoryExists(path)) {
             return;
         }
         List<String> missing = new ArrayList<>();
@@ -190,7 +190,7 @@ final class DockerTransfers {
             if (existing.equals("/")) {
                 break;
             }
-            if (exists(existing)) {
+            if (directoryExists(existing)) {
                 break;
             }
         }
@@ -198,7 +198,7 @@ final class DockerTransfers {
     }
 
     /** Whether {@code path} is a directory in the run; false when it is missing, a failure when it is something else. */
-    private boolean exists(String path) throws IOException, ExecutorException {
+    private boolean directoryExists(String path) throws IOException, ExecutorException {
         Optional<EngineClient.PathStat> stat = engine.stat(container.id(), path);
         if (stat.isPresent() && !stat.get().directory()) {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, path + " is not a directory in the run");
