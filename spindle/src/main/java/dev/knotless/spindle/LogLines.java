@@ -12,15 +12,7 @@ import java.util.Optional;
  * A run's live events as the lines tangled's log viewer reads: {@code control} lines where a step
  * starts and ends, {@code data} lines of output. Output is masked before it becomes an event.
  */
-final class LogLines {
-
-    private final ObjectMapper json;
-    private final Clock clock;
-
-    LogLines(ObjectMapper json, Clock clock) {
-        this.json = json;
-        this.clock = clock;
-    }
+record LogLines(ObjectMapper json, Clock clock) {
 
     /** The line for {@code event}; empty for the run's end, which closes the stream instead. */
     Optional<String> of(LiveEvent event) {

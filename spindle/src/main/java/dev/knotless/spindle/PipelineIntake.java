@@ -21,39 +21,14 @@ import java.util.function.Consumer;
  * {@code pending} (one per run it makes, a matrix's combinations apart), and a workflow of another
  * engine {@code failed} at once, saying which engine this spindle runs. Everything else a knot
  * sends is left alone. Called on the knot's own thread, one event at a time.
+ *
+ * @param names the ids the daemon gives the runs it plans for a pipeline
+ * @param wake asks the daemon to poll a repository now (its name)
  */
-public final class PipelineIntake {
+public record PipelineIntake(PipelineRunNames names, WatchedRepos repos, KnotUrls urls, SpindleStore store, PipelineStatuses statuses,
+        SpindleForge forge, Mirrors mirrors, ObjectMapper json, Consumer<String> wake, Consumer<String> log) {
 
     public static final String NSID = "sh.tangled.pipeline";
-
-    private final PipelineRunNames names;
-    private final WatchedRepos repos;
-    private final KnotUrls urls;
-    private final SpindleStore store;
-    private final PipelineStatuses statuses;
-    private final SpindleForge forge;
-    private final Mirrors mirrors;
-    private final ObjectMapper json;
-    private final Consumer<String> wake;
-    private final Consumer<String> log;
-
-    /**
-     * @param names the ids the daemon gives the runs it plans for a pipeline
-     * @param wake asks the daemon to poll a repository now (its name)
-     */
-    public PipelineIntake(PipelineRunNames names, WatchedRepos repos, KnotUrls urls, SpindleStore store, PipelineStatuses statuses,
-            SpindleForge forge, Mirrors mirrors, ObjectMapper json, Consumer<String> wake, Consumer<String> log) {
-        this.names = names;
-        this.repos = repos;
-        this.urls = urls;
-        this.store = store;
-        this.statuses = statuses;
-        this.forge = forge;
-        this.mirrors = mirrors;
-        this.json = json;
-        this.wake = wake;
-        this.log = log;
-    }
 
     /** One event of a knot's stream. Throws only when it could not be kept: the knot's cursor then stays. */
     public void event(KnotEvent e) throws IOException {

@@ -21,8 +21,11 @@ import org.jspecify.annotations.Nullable;
  * one this spindle serves. Values go to the runner's encrypted secret store under the repository's
  * clone URL, as {@code secrets set --repo URL} would put them; they never come back out (the list
  * has names, who set them and when).
+ *
+ * @param storeKey a watched repository's key in the secret store: its clone URL, as a run names it
  */
-final class SpindleSecrets {
+record SpindleSecrets(Callers callers, WatchedRepos repos, Function<WatchedRepos.Watched, String> storeKey, SecretStore store,
+        SpindleStore notes, ObjectMapper json, Clock clock) {
 
     static final String ADD = "sh.tangled.repo.addSecret";
     static final String REMOVE = "sh.tangled.repo.removeSecret";
@@ -30,26 +33,6 @@ final class SpindleSecrets {
 
     /** What the XRPC answers: a status and a JSON body (an XRPC error is {@code {error, message}}). */
     record Answer(int status, JsonNode body) {}
-
-    private final Callers callers;
-    private final WatchedRepos repos;
-    /** A watched repository's key in the secret store: its clone URL, as a run names it. */
-    private final Function<WatchedRepos.Watched, String> storeKey;
-    private final SecretStore store;
-    private final SpindleStore notes;
-    private final ObjectMapper json;
-    private final Clock clock;
-
-    SpindleSecrets(Callers callers, WatchedRepos repos, Function<WatchedRepos.Watched, String> storeKey, SecretStore store,
-            SpindleStore notes, ObjectMapper json, Clock clock) {
-        this.callers = callers;
-        this.repos = repos;
-        this.storeKey = storeKey;
-        this.store = store;
-        this.notes = notes;
-        this.json = json;
-        this.clock = clock;
-    }
 
     Answer add(@Nullable String authorization, JsonNode input) throws IOException {
         return asOwner(authorization, ADD, input.path("repo").asText(""), (caller, repo) -> {

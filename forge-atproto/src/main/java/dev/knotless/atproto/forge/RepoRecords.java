@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  * <p>Records are other accounts' words: each is checked as a repository record is, and one that
  * does not pass is left out with one line; counts and pages are bounded.
  */
-public final class RepoRecords {
+public record RepoRecords(XrpcClient pds, Consumer<String> log) {
 
     public static final String COLLECTION = "dev.knotless.repo";
     static final int MAX_ACCOUNTS = 100_000;
@@ -31,14 +31,6 @@ public final class RepoRecords {
 
     /** A repository found, with the record's AT-URI (what checks name it by). */
     public record Found(Repository repository, String atUri) {}
-
-    private final XrpcClient pds;
-    private final Consumer<String> log;
-
-    public RepoRecords(XrpcClient pds, Consumer<String> log) {
-        this.pds = pds;
-        this.log = log;
-    }
 
     /** Every repository on the PDS whose record names {@code runnerDid}, by name. */
     public Map<String, Found> naming(String runnerDid) throws IOException {

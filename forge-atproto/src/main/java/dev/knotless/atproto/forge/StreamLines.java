@@ -16,17 +16,7 @@ import org.jspecify.annotations.Nullable;
  * firehose's line names its stream ("the firehose ...", "a firehose frame"), and a knot's does
  * not (its prefix does: "knot K: ...") and tells closer why a dial failed; the rest they share.
  */
-final class StreamLines {
-
-    private final StreamFollower.Words words;
-    private final Lines lines;
-    private final ReconnectDelay delays;
-
-    StreamLines(StreamFollower.Words words, Lines lines, ReconnectDelay delays) {
-        this.words = words;
-        this.lines = lines;
-        this.delays = delays;
-    }
+record StreamLines(StreamFollower.Words words, Lines lines, ReconnectDelay delays) {
 
     /** The first line: what is followed, and from where. */
     String following(OptionalLong stored) {
