@@ -41,7 +41,7 @@ class RerunCommandTest {
         assertThat(err.toString()).contains("queued again as cccccccccccc-000000000001-r1 (acme/app ci push at cccccccccccc)")
                 .contains("no daemon runs as runner build-1 on this state dir: it runs when one starts");
         try (StateStore store = StateStore.open(state)) {
-            assertThat(store.runs().waiting()).extracting(r -> r.id()).containsExactly("cccccccccccc-000000000001",
+            assertThat(store.runs().waiting(100)).extracting(r -> r.id()).containsExactly("cccccccccccc-000000000001",
                     "cccccccccccc-000000000001-r1");
             assertThat(store.runs().run("cccccccccccc-000000000001-r1").orElseThrow()).satisfies(r -> {
                 assertThat(r.status()).isEqualTo(CheckStatus.PENDING);
@@ -92,7 +92,7 @@ class RerunCommandTest {
         assertThat(exit).as(err.toString()).isZero();
         assertThat(out.toString().lines()).containsExactly("run-ci-r1");
         try (StateStore store = StateStore.open(state)) {
-            assertThat(store.runs().waiting()).extracting(r -> r.id()).containsExactly("run-ci-r1");
+            assertThat(store.runs().waiting(100)).extracting(r -> r.id()).containsExactly("run-ci-r1");
         }
 
         StringWriter again = new StringWriter();

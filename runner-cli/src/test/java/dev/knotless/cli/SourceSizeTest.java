@@ -1,6 +1,5 @@
 package dev.knotless.cli;
 
-import static java.util.Map.entry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -25,17 +24,6 @@ class SourceSizeTest {
 
     static final int MOST_LINES = 400;
 
-    /**
-     * The main classes over {@value #MOST_LINES} lines when the rule came in, each with its length
-     * then as a ceiling: it may shrink, never grow, and leaves the list once it is at or under the
-     * rule. The list is to be emptied, not added to: split a class here when it is next changed.
-     * Keyed by module and file name rather than package, so a class moved to another package keeps
-     * its entry.
-     */
-    static final Map<String, Integer> OVER_WHEN_THE_RULE_CAME = Map.ofEntries(
-            entry("forge-atproto:ServiceAuth.java", 413),
-            entry("spindle:Pipeline.java", 403));
-
     /** Lines of each main class, by "module:File.java". */
     static Map<String, Integer> lines;
 
@@ -56,20 +44,11 @@ class SourceSizeTest {
     }
 
     @Test
-    void noMainClassIsOver400LinesBeyondTheListWhichOnlyShrinks() {
+    void noMainClassIsOver400Lines() {
         List<String> problems = new ArrayList<>();
         lines.forEach((file, n) -> {
-            Integer ceiling = OVER_WHEN_THE_RULE_CAME.get(file);
-            if (ceiling == null && n > MOST_LINES) {
+            if (n > MOST_LINES) {
                 problems.add(file + " has " + n + " lines, over " + MOST_LINES + ": split it");
-            } else if (ceiling != null && n > ceiling) {
-                problems.add(file + " has " + n + " lines, more than its " + ceiling + " when the rule came: it may only shrink");
-            }
-        });
-        OVER_WHEN_THE_RULE_CAME.forEach((file, ceiling) -> {
-            Integer n = lines.get(file);
-            if (n == null || n <= MOST_LINES) {
-                problems.add(file + (n == null ? " is gone" : " has " + n + " lines") + ": take it off OVER_WHEN_THE_RULE_CAME");
             }
         });
         assertThat(problems).as("main classes over " + MOST_LINES + " lines (docs/design/architecture.md)").isEmpty();

@@ -47,7 +47,7 @@ public final class DaemonMetrics {
     /** @param nodes the node fleet, whose per-node gauges the scrape adds; null where the daemon runs no node executor */
     public DaemonMetrics(StateStore state, @Nullable NodeFleet nodes) {
         this.nodes = nodes;
-        Gauge.builder("knotless.queue.depth", state, s -> count(() -> s.runs().waiting().size()))
+        Gauge.builder("knotless.queue.depth", state, s -> count(() -> s.runs().waitingCount()))
                 .description("Runs waiting in the queue").register(registry);
         Gauge.builder("knotless.runs.running", state, s -> count(() -> s.runs().going().size()))
                 .description("Runs taken and not finished").register(registry);

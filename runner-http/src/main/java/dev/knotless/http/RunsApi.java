@@ -74,7 +74,9 @@ final class RunsApi {
 
     void queue(Context ctx) throws IOException {
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("waiting", sources.state().runs().waiting().stream().map(r -> RunView.of(r, Optional.empty())).toList());
+        out.put("waiting", sources.state().runs().waiting(limit(ctx.queryParam("limit"))).stream()
+                .map(r -> RunView.of(r, Optional.empty())).toList());
+        out.put("waitingTotal", sources.state().runs().waitingCount());
         out.put("running", sources.state().runs().going().stream().map(r -> RunView.of(r, sources.live().run(r.id()))).toList());
         List<Map<String, Object>> merge = new ArrayList<>();
         for (Repository repo : sources.forge().repositories()) {

@@ -93,7 +93,7 @@ class ManualRunApiTest {
         assertThat(again.statusCode()).isEqualTo(201);
         assertThat(JSON.readTree(again.body()).get("queued").get(0).get("id").asText()).as("each request is a run of its own")
                 .isNotEqualTo(run.id());
-        assertThat(state.runs().waiting()).hasSize(2);
+        assertThat(state.runs().waiting(100)).hasSize(2);
     }
 
     @Test
@@ -103,7 +103,7 @@ class ManualRunApiTest {
         List<String> names = new java.util.ArrayList<>();
         JSON.readTree(r.body()).get("queued").forEach(q -> names.add(q.get("workflow").asText()));
         assertThat(names).containsExactly("lint", "matrix (n=1)", "matrix (n=2)");
-        RunRecord combination = state.runs().waiting().stream().filter(w -> w.workflow().equals("matrix (n=2)")).findFirst()
+        RunRecord combination = state.runs().waiting(100).stream().filter(w -> w.workflow().equals("matrix (n=2)")).findFirst()
                 .orElseThrow();
         assertThat(combination.links().needs()).containsExactly("lint");
         assertThat(state.runs().takeNext(5)).map(RunRecord::workflow).as("the combinations wait for lint").contains("lint");
@@ -115,7 +115,7 @@ class ManualRunApiTest {
         String body = "{\"repo\": \"acme/app\", \"workflow\": \"deploy\", \"inputs\": {\"target\": \"eu-1\"}}";
         assertThat(post(body, null).statusCode()).isEqualTo(401);
         assertThat(post(body, reader).statusCode()).isEqualTo(403);
-        assertThat(state.runs().waiting()).isEmpty();
+        assertThat(state.runs().waiting(100)).isEmpty();
     }
 
     @Test
@@ -145,6 +145,6 @@ class ManualRunApiTest {
             assertThat(r.statusCode()).as(c.body() + " -> " + r.body()).isEqualTo(c.status());
             assertThat(JSON.readTree(r.body()).get("error").asText()).as(c.body()).contains(c.error());
         }
-        assertThat(state.runs().waiting()).isEmpty();
+        assertThat(state.runs().waiting(100)).isEmpty();
     }
 }

@@ -26,6 +26,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -142,6 +143,24 @@ class StatusServerTest {
 
         assertThat(json("/api/repos").toString()).isEqualTo("[{\"name\":\"acme/web\",\"defaultBranch\":\"main\",\"runners\":[\"r1\"]}]");
         assertThat(get("/metrics").body()).contains("knotless_queue_depth 1.0", "knotless_runs_running 1.0");
+    }
+
+    /** One event may queue thousands of runs; the queue's listing stays bounded and counts them all. */
+    @Test
+    void theQueueListsAtMostItsLimitOfWaitingRunsAndCountsThemAll() throws Exception {
+        List<QueuedRun> many = new ArrayList<>();
+        for (int i = 0; i < 1500; i++) {
+            many.add(queued("w-" + i));
+        }
+        state.runs().enqueue(many);
+
+        JsonNode queue = json("/api/queue");
+        assertThat(queue.get("waiting")).hasSize(100);
+        assertThat(queue.get("waiting").get(0).get("id").asText()).isEqualTo("w-0");
+        assertThat(queue.get("waitingTotal").asInt()).isEqualTo(1500);
+        assertThat(json("/api/queue?limit=1000").get("waiting")).hasSize(1000);
+        assertThat(get("/api/queue?limit=1001").statusCode()).isEqualTo(400);
+        assertThat(get("/metrics").body()).contains("knotless_queue_depth 1500.0");
     }
 
     @Test

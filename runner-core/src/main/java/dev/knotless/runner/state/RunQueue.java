@@ -194,10 +194,16 @@ public final class RunQueue implements CheckRows {
                 "SELECT * FROM runs WHERE status = 'running' ORDER BY take_seq", List.of()));
     }
 
-    /** The runs waiting, in the order they were queued. */
-    public List<RunRecord> waiting() throws IOException {
+    /** The first {@code most} runs waiting, in the order they were queued: a listing stays bounded however many wait. */
+    public List<RunRecord> waiting(int most) throws IOException {
         return db.locked("list waiting runs in", connection -> rows.select(connection,
-                "SELECT * FROM runs WHERE status = 'pending' ORDER BY seq", List.of()));
+                "SELECT * FROM runs WHERE status = 'pending' ORDER BY seq LIMIT ?", List.of(most)));
+    }
+
+    /** How many runs wait. */
+    public int waitingCount() throws IOException {
+        return db.locked("count waiting runs in", connection ->
+                (int) StateDatabase.count(connection, "SELECT COUNT(*) FROM runs WHERE status = 'pending'"));
     }
 
     public List<RunRecord> runs(Filter filter) throws IOException {

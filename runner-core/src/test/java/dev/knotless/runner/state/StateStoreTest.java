@@ -126,7 +126,7 @@ class StateStoreTest {
     void enqueueingTheSameIdTwiceAddsItOnce() throws Exception {
         assertThat(store.runs().enqueue(run("r-1", "acme/app"))).isTrue();
         assertThat(store.runs().enqueue(run("r-1", "acme/app"))).isFalse();
-        assertThat(store.runs().waiting()).hasSize(1);
+        assertThat(store.runs().waiting(100)).hasSize(1);
     }
 
     @Test
@@ -138,7 +138,7 @@ class StateStoreTest {
         assertThat(first.startedAt()).isNotNull();
         assertThat(store.runs().takeNext(2)).map(RunRecord::id).contains("r-2");
         assertThat(store.runs().takeNext(2)).isEmpty(); // full: r-3 waits
-        assertThat(store.runs().waiting()).extracting(RunRecord::id).containsExactly("r-3");
+        assertThat(store.runs().waiting(100)).extracting(RunRecord::id).containsExactly("r-3");
         store.runs().finish("r-1", check("r-1", CheckStatus.SUCCESS, null));
         assertThat(store.runs().takeNext(2)).map(RunRecord::id).contains("r-3");
     }
@@ -367,7 +367,7 @@ class StateStoreTest {
             threads.add(Thread.ofPlatform().start(() -> {
                 try {
                     Optional<RunRecord> next;
-                    while ((next = store.runs().takeNext(4)).isPresent() || !store.runs().waiting().isEmpty()) {
+                    while ((next = store.runs().takeNext(4)).isPresent() || !store.runs().waiting(100).isEmpty()) {
                         if (next.isPresent()) {
                             if (!taken.add(next.get().id())) {
                                 duplicates.incrementAndGet();
