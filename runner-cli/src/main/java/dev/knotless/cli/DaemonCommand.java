@@ -14,6 +14,7 @@ import dev.knotless.http.NodeFleet;
 import dev.knotless.http.StatusServer;
 import dev.knotless.runner.daemon.Daemon;
 import dev.knotless.runner.daemon.DaemonLog;
+import dev.knotless.runner.daemon.EventCaps;
 import dev.knotless.runner.daemon.LiveRuns;
 import dev.knotless.runner.daemon.ManualRuns;
 import dev.knotless.runner.daemon.Planner;
@@ -74,6 +75,15 @@ final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--concurrency", defaultValue = "2", paramLabel = "N",
             description = "Runs at once (default: ${DEFAULT-VALUE}).")
     int concurrency;
+
+    @Option(names = "--event-runs", defaultValue = "1024", paramLabel = "N",
+            description = "The most runs one trusted event may plan; an event over it queues none and ends as one error"
+                    + " check (default: ${DEFAULT-VALUE}).")
+    int eventRuns;
+
+    @Option(names = "--untrusted-event-runs", defaultValue = "256", paramLabel = "N",
+            description = "The same for an untrusted event, such as a pull request from outside (default: ${DEFAULT-VALUE}).")
+    int untrustedEventRuns;
 
     @Option(names = "--poll-interval", defaultValue = "30s", paramLabel = "DURATION",
             description = "How often each repository is polled; 200ms, 30s, 5m (default: ${DEFAULT-VALUE}).")
@@ -140,7 +150,8 @@ final class DaemonCommand implements Callable<Integer> {
         Daemon.Settings settings = new Daemon.Settings(runnerId, discover || spindle.enabled(), new HashSet<>(repos),
                 pulls || spindle.enabled(), concurrency,
                 duration("--poll-interval", pollInterval), runOptions.image)
-                .withQueue(queue).withDefaultRunner(defaultRunner == null ? null : checkRunnerId(defaultRunner));
+                .withQueue(queue).withDefaultRunner(defaultRunner == null ? null : checkRunnerId(defaultRunner))
+                .withEventCaps(eventCaps());
         Duration grace = duration("--stop-grace", stopGrace);
         RunLimits limits = runOptions.limits();
         Listen listenAt = listen(listen);
@@ -201,6 +212,13 @@ final class DaemonCommand implements Callable<Integer> {
             log.line("stopped");
         }
         return ExitCodes.SUCCESS;
+    }
+
+    private EventCaps eventCaps() {
+        if (eventRuns < 1 || untrustedEventRuns < 1) {
+            throw new IllegalArgumentException("--event-runs and --untrusted-event-runs must be at least 1");
+        }
+        return new EventCaps(eventRuns, untrustedEventRuns);
     }
 
     /** The spindle's wake for a repository a knot sent a pipeline for; a failure is one line (the next poll finds it). */

@@ -72,7 +72,12 @@ public final class Daemon implements AutoCloseable {
      * @param defaultRunner the runner written into records that name none yet; null to leave them
      */
     public record Settings(String runnerId, boolean discover, Set<String> repos, boolean pulls, int concurrency,
-            Duration pollInterval, String defaultImage, boolean queue, String defaultRunner) {
+            Duration pollInterval, String defaultImage, boolean queue, String defaultRunner, EventCaps eventCaps) {
+
+        public Settings(String runnerId, boolean discover, Set<String> repos, boolean pulls, int concurrency,
+                Duration pollInterval, String defaultImage, boolean queue, String defaultRunner) {
+            this(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, queue, defaultRunner, EventCaps.DEFAULT);
+        }
 
         /** Without the merge queue and without naming runners in records. */
         public Settings(String runnerId, boolean discover, Set<String> repos, boolean pulls, int concurrency,
@@ -86,11 +91,18 @@ public final class Daemon implements AutoCloseable {
         }
 
         public Settings withQueue(boolean value) {
-            return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, value, defaultRunner);
+            return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, value, defaultRunner,
+                    eventCaps);
         }
 
         public Settings withDefaultRunner(String value) {
-            return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, queue, value);
+            return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, queue, value,
+                    eventCaps);
+        }
+
+        public Settings withEventCaps(EventCaps value) {
+            return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, queue, defaultRunner,
+                    value);
         }
 
         public Settings {
@@ -98,6 +110,7 @@ public final class Daemon implements AutoCloseable {
             repos = Set.copyOf(repos);
             Objects.requireNonNull(pollInterval, "pollInterval");
             Objects.requireNonNull(defaultImage, "defaultImage");
+            Objects.requireNonNull(eventCaps, "eventCaps");
             if (concurrency <= 0) {
                 throw new IllegalArgumentException("concurrency must be positive: " + concurrency);
             }

@@ -111,6 +111,12 @@ final class Intake {
             }
             try {
                 List<QueuedRun> runs = planner.plan(repo.get(), event);
+                Optional<String> over = settings.eventCaps().refusal(runs);
+                if (over.isPresent()) {
+                    refuse(event, runs.getFirst(), over.get());
+                    forge.acknowledge(repo.get(), event);
+                    continue;
+                }
                 int added = runs.isEmpty() ? 0 : queue.enqueue(runs);
                 forge.acknowledge(repo.get(), event);
                 log.line(describe(event) + ": " + runs.size() + " run(s)" + (added == runs.size() ? "" : ", " + added + " new"));
@@ -124,6 +130,19 @@ final class Intake {
         }
         if (queued) {
             wakeLander.run(); // after the whole round, so its entries make one batch
+        }
+    }
+
+    /**
+     * Ends an event over its run cap as one {@code error} check in place of its runs, recorded final
+     * from the start so the dispatcher never sees it waiting; {@code first} is one of the runs it planned.
+     */
+    private void refuse(ForgeEvent event, QueuedRun first, String reason) throws IOException {
+        QueuedRun refused = new QueuedRun(Planner.runId(settings.runnerId(), first.repo(), EventCaps.WORKFLOW, first.event(),
+                first.commit()), first.repo(), first.commit(), first.ref(), EventCaps.WORKFLOW, first.event(), first.trust(),
+                settings.runnerId());
+        if (checks.record(requests.refusedCheck(refused, reason), c -> queue.record(refused, c))) {
+            log.line(describe(event) + " error: " + reason);
         }
     }
 

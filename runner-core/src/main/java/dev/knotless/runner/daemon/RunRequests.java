@@ -15,6 +15,7 @@ import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.WorkflowSet;
 import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.run.request.RunRequest;
+import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.SuppliedWorkflow;
 import java.io.IOException;
@@ -97,6 +98,13 @@ final class RunRequests {
     Check errorCheck(RunRecord r, String reason, @Nullable String repoName) {
         Instant now = clock.instant();
         return Check.error(subject(r, repoName), r.startedAt() != null ? r.startedAt() : now, now, reason);
+    }
+
+    /** A final {@code error} check for a run refused before it was queued (its event is over its run cap). */
+    Check refusedCheck(QueuedRun run, String reason) {
+        Instant now = clock.instant();
+        return Check.error(new CheckSubject(run.id(), run.repo(), run.commit(), run.ref(), run.workflow(), run.event(),
+                settings.runnerId(), executor), now, now, reason);
     }
 
     /** A final {@code cancelled} check for a run cancelled while it waited. */

@@ -181,6 +181,48 @@ class DaemonTest {
         assertThat(lines).anyMatch(l -> l.contains(ci.id() + " started"));
     }
 
+    /**
+     * An event that plans more runs than its cap queues none: it ends as one error check naming the
+     * cap (and the flag that sets it), and the event is acknowledged, so it does not come again.
+     */
+    @Test
+    void anEventOverItsRunCapQueuesNoneAndEndsAsOneErrorCheckNamingTheCap() throws Exception {
+        Path dir = temp.resolve("state");
+        Run run = new Run(executor, recorder(dir), SecretStore.inMemory(),
+                new CacheStore(dir.resolve("cache"), 1L << 30, Clock.systemUTC()), RunListener.NONE, RunLimits.DEFAULT,
+                RunJournal.NONE, Clock.systemUTC());
+        Daemon.Settings settings = new Daemon.Settings("a", true, Set.of(), false, 2, Duration.ofMillis(100), "debian:bookworm-slim")
+                .withEventCaps(new EventCaps(3, 1));
+        daemon = new Daemon(settings, forge, state, new Mirrors(dir), run, executor, recorder(dir), lines::add, Clock.systemUTC());
+        daemon.start();
+        await("the first poll took the baseline", this::baselined);
+        source.workflow("wide.yaml", "matrix: {n: ['1', '2', '3']}\nsteps: [{run: 'echo ${matrix.n}'}]\n");
+        String sha = source.commit();
+        await("the event's check is final", () -> !runs().isEmpty() && runs().stream().allMatch(r -> r.status().isFinal()));
+
+        Thread.sleep(400); // several more polls: the acknowledged push comes no more, and nothing was queued
+        assertThat(runs()).hasSize(1);
+        RunRecord refused = runs().getFirst();
+        assertThat(refused.workflow()).isEqualTo(EventCaps.WORKFLOW);
+        assertThat(refused.commit()).isEqualTo(sha);
+        assertThat(refused.status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(refused.reason()).isEqualTo("the event plans 4 runs, over the 3 an event may plan (--event-runs); none was queued");
+        assertThat(state.cursors().get("acme/app")).containsEntry("refs/heads/main", sha);
+        assertThat(lines).noneMatch(l -> l.contains(" started"));
+    }
+
+    @Test
+    void anUntrustedEventHasTheLowerCap() {
+        QueuedRun pull = new QueuedRun("p-1", "acme/app", "a".repeat(40), "refs/pulls/7/head", "ci", Event.PULL, Trust.UNTRUSTED, "a");
+        QueuedRun push = new QueuedRun("p-2", "acme/app", "a".repeat(40), "refs/heads/main", "ci", Event.PUSH, Trust.TRUSTED, "a");
+        EventCaps caps = new EventCaps(2, 1);
+        assertThat(caps.refusal(List.of(pull))).isEmpty();
+        assertThat(caps.refusal(List.of(pull, pull))).hasValue(
+                "the event plans 2 runs, over the 1 an untrusted event may plan (--untrusted-event-runs); none was queued");
+        assertThat(caps.refusal(List.of(push, push))).isEmpty();
+        assertThat(caps.refusal(List.of())).isEmpty();
+    }
+
     @Test
     void aPushHookHasTheRepositoryPolledNowAndRepeatedHooksAreOnePoll() throws Exception {
         Path dir = temp.resolve("state");
