@@ -60,6 +60,7 @@ final class SpindleOptions {
         Listen at = listenAt();
         HttpUrl fh = firehoseUrl();
         HttpUrl js = jetstreamUrl();
+        StateDirOption.ownerOnly(stateDir.resolve("spindle")); // its store names who set which secret
         return Spindle.open(new Spindle.Settings(host(), ownerDid(), at.host(), at.port(), dev, plc, fh, js, scanEvery(),
                 stateDir.resolve("spindle"), runnerId), new OkHttpClient(), SecretStore.encryptedFile(stateDir),
                 new Mirrors(stateDir), log);

@@ -2,8 +2,12 @@ package dev.knotless.runner.state;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,6 +15,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -49,10 +55,15 @@ final class StateDatabase implements AutoCloseable {
         this.clock = clock;
     }
 
-    /** Opens (creating and migrating as needed) {@code <stateDir>/runner.db}. */
+    /**
+     * Opens (creating and migrating as needed) {@code <stateDir>/runner.db}, the runner user's
+     * alone: made 0600 before SQLite opens it (SQLite gives its {@code -wal} and {@code -shm} the
+     * database file's mode), and a database left wider, with its companions, tightened to 0600.
+     */
     static StateDatabase open(Path stateDir, Clock clock) throws IOException {
         Files.createDirectories(stateDir);
         Path file = stateDir.resolve("runner.db").toAbsolutePath();
+        ownerOnly(file);
         SQLiteConfig config = new SQLiteConfig();
         config.setJournalMode(SQLiteConfig.JournalMode.WAL);
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
@@ -71,6 +82,22 @@ final class StateDatabase implements AutoCloseable {
             return database;
         } catch (SQLException e) {
             throw failure("open", file, e);
+        }
+    }
+
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
+
+    /** Creates {@code file} 0600, or tightens it and its {@code -wal}/{@code -shm} to 0600 when they are wider. */
+    private static void ownerOnly(Path file) throws IOException {
+        try {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+        } catch (FileAlreadyExistsException e) {
+            for (String suffix : List.of("", "-wal", "-shm")) {
+                Path f = file.resolveSibling(file.getFileName() + suffix);
+                if (Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS) && !Files.getPosixFilePermissions(f).equals(OWNER_ONLY)) {
+                    Files.setPosixFilePermissions(f, OWNER_ONLY);
+                }
+            }
         }
     }
 
