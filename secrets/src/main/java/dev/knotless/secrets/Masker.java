@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -42,7 +43,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>when it holds a character JSON escapes, its JSON string body as the common encoders write
  *       it: RFC 8259's escapes (Jackson, {@code jq}); also {@code <>&} as unicode escapes (Go's
  *       {@code encoding/json}); also every non-ASCII character as a unicode escape (Python's
- *       {@code json.dumps}); each also with {@code /} escaped.
+ *       {@code json.dumps}); each also with {@code /} escaped;
+ *   <li>its UTF-8 bytes in hex ({@code xxd -p}, {@code od}, a digest tool's input), percent-encoded
+ *       byte by byte ({@code %73%33...}, as {@code curl --data-urlencode} of binary or a URL builder
+ *       that escapes everything writes it), and its characters each as a JSON {@code \u00XX}
+ *       escape; each with lower-case and with upper-case digits.
  * </ul>
  *
  * Shorter values are not masked: masking a one- or two-character value would replace every such
@@ -213,6 +218,15 @@ public final class Masker {
                 add(forms, json);
                 add(forms, json.replace("/", "\\/"));
             }
+        }
+        for (HexFormat hex : List.of(HexFormat.of(), HexFormat.of().withUpperCase())) {
+            add(forms, hex.formatHex(bytes));
+            add(forms, hex.withPrefix("%").formatHex(bytes)); // percent-encoded byte by byte
+            StringBuilder units = new StringBuilder(6 * value.length());
+            for (int i = 0; i < value.length(); i++) {
+                units.append("\\u").append(hex.toHexDigits(value.charAt(i)));
+            }
+            add(forms, units.toString()); // a JSON string escaped character by character
         }
         return forms;
     }

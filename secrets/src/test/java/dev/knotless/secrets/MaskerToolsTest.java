@@ -53,6 +53,33 @@ class MaskerToolsTest {
         }
     }
 
+    /**
+     * The value in hex (as {@code od}, {@code xxd -p} or a digest tool's input shows it), percent-encoded
+     * byte by byte (the {@code sed 's/../%&/g'} idiom over that hex) and escaped character by
+     * character as JSON {@code \\u00XX}, each in both cases, by a real shell and coreutils.
+     */
+    @Test
+    void hexPercentEncodedAndUnicodeEscapedFormsInBothCasesAreMasked() throws Exception {
+        String secret = "tok-" + randomSecret(24);
+        String script = """
+                hex=$(printf %s "$1" | od -An -v -tx1 | tr -d ' \\n')
+                echo "hex=$hex"
+                echo "HEX=$(printf %s "$hex" | tr a-f A-F)"
+                echo "pct=$(printf %s "$hex" | sed 's/../%&/g')"
+                echo "PCT=$(printf %s "$hex" | tr a-f A-F | sed 's/../%&/g')"
+                echo "json=\\"$(printf %s "$hex" | sed 's/../\\\\u00&/g')\\""
+                echo "JSON=\\"$(printf %s "$hex" | tr a-f A-F | sed 's/../\\\\u00&/g')\\""
+                """;
+        String printed = run(List.of("sh", "-c", script, "_", secret), Map.of());
+        String hex = java.util.HexFormat.of().formatHex(secret.getBytes(StandardCharsets.UTF_8));
+        assertThat(printed).as("the tools printed every form").contains("hex=" + hex, "HEX=" + hex.toUpperCase(),
+                "pct=%" + hex.substring(0, 2) + "%", "json=\"\\u00" + hex.substring(0, 2), "JSON=\"\\u00");
+
+        String masked = Masker.of(List.of(secret)).mask(printed);
+
+        assertThat(masked.lines()).containsExactly("hex=***", "HEX=***", "pct=***", "PCT=***", "json=\"***\"", "JSON=\"***\"");
+    }
+
     @Test
     void bashXTraceQuotingOfAValueWithQuotesIsMasked() throws Exception {
         String secret = "it's-a'secret\"x";
