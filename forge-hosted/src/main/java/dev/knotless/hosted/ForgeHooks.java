@@ -26,11 +26,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>These take no API token (a forge cannot send one); the forge's signature over the body is the
  * authentication, checked before anything in the body is read. A bad or missing one is 401, said
- * in the log once a minute per forge ({@link RefusalLog}). The answers, in order of the checks:
- * 404 when no secret is configured for that forge, 413 over {@link #MAX_BODY}, 401, 503 when no
- * daemon polls, 400 when the verified body is not the event it names, 200 for a ping or an event
- * the daemon does nothing with, 404 when no watched repository has one of the URLs the event gives
- * (like {@code /hooks/git}), else 202.
+ * in the log once a minute per forge ({@link RefusalLog}). A hook signed with one repository's own
+ * secret ({@link WebhookSecrets}) speaks for that repository only: an event about another is 401
+ * too, before anything of it is written or polled. The answers, in order of the checks: 404 when
+ * no secret is configured for that forge, 413 over {@link #MAX_BODY}, 401, 503 when no daemon
+ * polls, 400 when the verified body is not the event it names, 200 for a ping or an event the
+ * daemon does nothing with, 404 when no watched repository has one of the URLs the event gives
+ * (like {@code /hooks/git}), 401 when the key that signed it is another repository's, else 202.
  */
 public final class ForgeHooks {
 
@@ -50,6 +52,7 @@ public final class ForgeHooks {
     static final long DRAINED = 4L << 20;
 
     private final WebhookSecrets secrets;
+    private final WatchedRepos watched;
     private final @Nullable PushHook hook;
     private final PullNotes pulls;
     private final Consumer<String> log;
@@ -57,19 +60,16 @@ public final class ForgeHooks {
     private final ObjectMapper json = new ObjectMapper();
 
     /**
+     * @param watched which watched repository a hook's URL names, polling nothing
      * @param hook what makes the daemon poll ({@code Daemon::pollSoon}); null where none polls (503)
-     * @param log where refusals are said (rate-limited)
-     */
-    public ForgeHooks(WebhookSecrets secrets, @Nullable PushHook hook, Consumer<String> log, Clock clock) {
-        this(secrets, hook, PullNotes.NONE, log, clock);
-    }
-
-    /**
      * @param pulls where a pull-request hook's metadata (target, author, trust) is written before
      *     the poll is asked for
+     * @param log where refusals are said (rate-limited)
      */
-    public ForgeHooks(WebhookSecrets secrets, @Nullable PushHook hook, PullNotes pulls, Consumer<String> log, Clock clock) {
+    public ForgeHooks(WebhookSecrets secrets, WatchedRepos watched, @Nullable PushHook hook, PullNotes pulls,
+            Consumer<String> log, Clock clock) {
         this.secrets = secrets;
+        this.watched = watched;
         this.hook = hook;
         this.pulls = pulls;
         this.log = log;
@@ -78,12 +78,12 @@ public final class ForgeHooks {
 
     /** Hooks of no forge: every route answers 404. */
     public static ForgeHooks none() {
-        return new ForgeHooks(WebhookSecrets.NONE, null, line -> {}, Clock.systemUTC());
+        return new ForgeHooks(WebhookSecrets.NONE, WatchedRepos.NONE, null, PullNotes.NONE, line -> {}, Clock.systemUTC());
     }
 
     /** Answers one webhook request to {@code kind}'s route. */
     public void handle(ForgeKind kind, Context ctx) throws IOException {
-        List<byte[]> keys = secrets.of(kind);
+        List<WebhookSecrets.Key> keys = secrets.of(kind);
         if (keys.isEmpty()) {
             answer(ctx, 404, Map.of("error", "this daemon takes no " + kind.wireName() + " webhooks (no "
                     + kind.wireName() + " line in its --webhook-secret-file)"));
@@ -99,7 +99,9 @@ public final class ForgeHooks {
             answer(ctx, 413, Map.of("error", "a webhook's body is at most " + MAX_BODY + " bytes"));
             return;
         }
-        if (!Signature.verify(kind, ctx::header, body, keys)) {
+        List<WebhookSecrets.Key> signers = keys.stream()
+                .filter(k -> Signature.verify(kind, ctx::header, body, List.of(k.secret()))).toList();
+        if (signers.isEmpty()) {
             refusals.refused(kind);
             answer(ctx, 401, Map.of("error", "the webhook's signature is missing or does not match"));
             return;
@@ -113,12 +115,39 @@ public final class ForgeHooks {
             case HookEvent.Ping p -> answer(ctx, 200, Map.of("ping", "ok"));
             case HookEvent.Ignored i -> answer(ctx, 200, Map.of("ignored", "event " + i.event()));
             case HookEvent.Malformed m -> answer(ctx, 400, Map.of("error", m.why()));
-            case HookEvent.Push p -> poll(ctx, p.urls(), "push", p.ref(), p.commit());
+            case HookEvent.Push p -> {
+                if (signedFor(ctx, kind, signers, p.urls())) {
+                    poll(ctx, p.urls(), "push", p.ref(), p.commit());
+                }
+            }
             case HookEvent.PullRequest pr -> {
-                describe(kind, pr);
-                poll(ctx, pr.urls(), "pull request" + (pr.number() > 0 ? " #" + pr.number() : ""), pr.head(), pr.commit());
+                if (signedFor(ctx, kind, signers, pr.urls())) {
+                    describe(kind, pr);
+                    poll(ctx, pr.urls(), "pull request" + (pr.number() > 0 ? " #" + pr.number() : ""), pr.head(), pr.commit());
+                }
             }
         }
+    }
+
+    /**
+     * Whether one of the keys that signed the hook may speak for the watched repository its URLs
+     * name; answers 404 (no such repository) or 401 (signed with another repository's secret) when not.
+     */
+    private boolean signedFor(Context ctx, ForgeKind kind, List<WebhookSecrets.Key> signers, List<String> urls) throws IOException {
+        for (String url : variants(urls)) {
+            Optional<String> name = watched.name(url);
+            if (name.isPresent()) {
+                if (signers.stream().anyMatch(k -> k.signsFor(name.get()))) {
+                    return true;
+                }
+                refusals.refused(kind);
+                answer(ctx, 401, Map.of("error", "the webhook is signed with another repository's secret, not "
+                        + name.get() + "'s"));
+                return false;
+            }
+        }
+        answer(ctx, 404, Map.of("error", "watched repository '" + Printable.name(urls.get(0)) + "' not found"));
+        return false;
     }
 
     /**

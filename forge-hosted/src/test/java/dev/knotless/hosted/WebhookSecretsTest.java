@@ -31,6 +31,18 @@ class WebhookSecretsTest {
     }
 
     @Test
+    void aRepositorysOwnSecretSignsForItAloneAndAForgeWideOneIsNamed() throws Exception {
+        WebhookSecrets s = WebhookSecrets.read(file("github acme/web w3b-secret\ngitlab g1t-secret\n", "rw-------"));
+        WebhookSecrets.Key web = s.of(ForgeKind.GITHUB).getFirst();
+        assertThat(web.signsFor("acme/web")).isTrue();
+        assertThat(web.signsFor("acme/api")).isFalse();
+        assertThat(s.of(ForgeKind.GITLAB).getFirst().signsFor("acme/api")).isTrue();
+        assertThat(s.forgeWide()).containsExactly(ForgeKind.GITLAB);
+        Path bad = file("github not-a-repo s3cret\n", "rw-------");
+        assertThatThrownBy(() -> WebhookSecrets.read(bad)).hasMessageContaining("line 1").hasMessageNotContaining("s3cret");
+    }
+
+    @Test
     void aFileOthersMayReadIsRefused() throws Exception {
         Path f = file("github s3cret\n", "rw-r--r--");
         assertThatThrownBy(() -> WebhookSecrets.read(f)).hasMessage(f + " has mode 0644; it holds secrets, so it must be 0600"

@@ -1,13 +1,14 @@
 package dev.knotless.cli;
 
-import dev.knotless.hosted.PullNotes;
-import dev.knotless.hosted.PushHook;
-import dev.knotless.hosted.ForgeHooks;
-import dev.knotless.hosted.StatusPublisher;
-import dev.knotless.hosted.StatusTokens;
-import dev.knotless.hosted.WebhookSecrets;
 import dev.knotless.forge.CheckPublisher;
 import dev.knotless.forge.Forge;
+import dev.knotless.hosted.ForgeHooks;
+import dev.knotless.hosted.PullNotes;
+import dev.knotless.hosted.PushHook;
+import dev.knotless.hosted.StatusPublisher;
+import dev.knotless.hosted.StatusTokens;
+import dev.knotless.hosted.WatchedRepos;
+import dev.knotless.hosted.WebhookSecrets;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -34,14 +35,21 @@ final class ForgeOptions {
     @Nullable String statusPageUrl;
 
     /** The webhook routes' handler; one line of error for a file that cannot be used or no {@code --listen}. */
-    ForgeHooks hooks(boolean listening, PushHook pollSoon, PullNotes pulls, Consumer<String> log) throws IOException {
+    ForgeHooks hooks(boolean listening, WatchedRepos watched, PushHook pollSoon, PullNotes pulls, Consumer<String> log)
+            throws IOException {
         if (webhookSecretFile == null) {
             return ForgeHooks.none();
         }
         if (!listening) {
             throw new IllegalArgumentException("--webhook-secret-file needs --listen: webhooks come to the daemon's HTTP server");
         }
-        return new ForgeHooks(WebhookSecrets.read(webhookSecretFile), pollSoon, pulls, log, Clock.systemUTC());
+        WebhookSecrets secrets = WebhookSecrets.read(webhookSecretFile);
+        for (var forge : secrets.forgeWide()) {
+            log.accept("webhooks: " + webhookSecretFile + " has a forge-wide " + forge.wireName() + " secret: whoever holds it"
+                    + " speaks for every watched " + forge.wireName() + " repository; give each repository its own"
+                    + " ('" + forge.wireName() + " OWNER/NAME SECRET')");
+        }
+        return new ForgeHooks(secrets, watched, pollSoon, pulls, log, Clock.systemUTC());
     }
 
     /** The commit-status publisher, or null without {@code --status-token-file}. */

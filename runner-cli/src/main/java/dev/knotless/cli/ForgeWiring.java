@@ -134,6 +134,6 @@ final class ForgeWiring {
     /** The hosted forges' webhook routes: a hook is a poll made early, a pull request's one described. */
     static ForgeHooks hooks(Options options, boolean listening, PushHook pollSoon, HookedPulls pulls, Consumer<String> log)
             throws IOException {
-        return options.hosted().hooks(listening, pollSoon, pulls, log);
+        return options.hosted().hooks(listening, pulls.watched()::name, pollSoon, pulls, log);
     }
 }

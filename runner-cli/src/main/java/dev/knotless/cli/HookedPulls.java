@@ -9,9 +9,11 @@ import java.util.Optional;
 
 /**
  * A pull-request webhook's metadata, written into the daemon's embedded forge for a repository it
- * watches. The target and author are replaced; trust is only ever raised: a {@code trusted: true}
- * already in the file (an operator's grant, docs/guide/daemon.md) is kept, and a hook never writes
- * one unless the forge's own words show a head in the target repository (docs/guide/forges.md).
+ * watches. The target and author are replaced. An operator's grant ({@code trusted: true} written
+ * by hand or by tooling, docs/guide/daemon.md) is kept whatever a hook says. Otherwise the hook's
+ * word is the trust, so a later hook lowers what an earlier one raised; and a hook says trusted
+ * only for a pull request whose head ref is in the repository now, never for a number that does not
+ * exist yet (docs/guide/forges.md).
  */
 record HookedPulls(Watched watched, EmbeddedForge local) implements PullNotes {
 
@@ -27,9 +29,11 @@ record HookedPulls(Watched watched, EmbeddedForge local) implements PullNotes {
         if (name.isEmpty() || local.repository(name.get()).isEmpty()) {
             return Optional.empty();
         }
-        boolean granted = local.pull(name.get(), number).map(p -> Boolean.TRUE.equals(p.trusted())).orElse(false);
-        local.describePull(name.get(), number, new PullInfo(info.target(), info.author(),
-                granted || Boolean.TRUE.equals(info.trusted())));
+        boolean granted = local.pull(name.get(), number)
+                .map(p -> Boolean.TRUE.equals(p.trusted()) && !PullInfo.HOOK.equals(p.source())).orElse(false);
+        boolean trusted = granted || Boolean.TRUE.equals(info.trusted()) && local.pullExists(name.get(), number);
+        local.describePull(name.get(), number, new PullInfo(info.target(), info.author(), trusted,
+                granted ? null : PullInfo.HOOK));
         return name;
     }
 }

@@ -3,9 +3,10 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.forge.Cursors;
+import dev.knotless.forge.Repository;
 import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.forge.embedded.EmbeddedForge.PullInfo;
-import dev.knotless.forge.Repository;
+import dev.knotless.testkit.TestRepo;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -13,38 +14,58 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A pull-request hook's metadata in the embedded forge: target and author replaced, trust only raised. */
+/**
+ * A pull-request hook's metadata in the embedded forge: target and author replaced, an operator's
+ * grant kept, trust said only for a pull request that exists, and a later hook's word the trust.
+ */
 class HookedPullsTest {
 
     @TempDir Path dir;
+    TestRepo web;
     EmbeddedForge local;
     HookedPulls pulls;
 
     @BeforeEach
     void setUp() throws Exception {
-        local = new EmbeddedForge(dir, Cursors.inMemory());
-        local.add(new Repository("acme/web", "/srv/web.git", "main", List.of("r1"), List.of()));
-        pulls = new HookedPulls(url -> url.equals("/srv/web.git") ? Optional.of("acme/web") : Optional.empty(), local);
+        web = new TestRepo(dir.resolve("web"));
+        web.file("a.txt", "1").commit();
+        for (int n : new int[] {3, 4, 7}) { // pull requests 3, 4 and 7 exist; 5 and 9 do not
+            web.git("update-ref", "refs/pull/" + n + "/head", "HEAD");
+        }
+        local = new EmbeddedForge(dir.resolve("forge"), Cursors.inMemory());
+        local.add(new Repository("acme/web", web.dir.toString(), "main", List.of("r1"), List.of()));
+        pulls = new HookedPulls(url -> url.equals(web.dir.toString()) ? Optional.of("acme/web") : Optional.empty(), local);
     }
 
     @Test
     void aWatchedRepositorysPullRequestIsDescribed() throws Exception {
-        assertThat(pulls.describe("/srv/web.git", 7, new PullInfo("main", "octocat", false))).contains("acme/web");
-        assertThat(local.pull("acme/web", 7)).contains(new PullInfo("main", "octocat", false));
+        assertThat(pulls.describe(web.dir.toString(), 7, new PullInfo("main", "octocat", false))).contains("acme/web");
+        assertThat(local.pull("acme/web", 7)).contains(new PullInfo("main", "octocat", false, PullInfo.HOOK));
         assertThat(pulls.describe("/srv/other.git", 7, new PullInfo("main", "octocat", false))).isEmpty();
     }
 
     @Test
-    void aHookRaisesTrustButNeverLowersAnOperatorsGrant() throws Exception {
+    void anOperatorsGrantIsKeptWhateverAHookSays() throws Exception {
         local.describePull("acme/web", 3, new PullInfo(null, null, true));
-        pulls.describe("/srv/web.git", 3, new PullInfo("release", "mallory", false));
-        assertThat(local.pull("acme/web", 3)).contains(new PullInfo("release", "mallory", true));
+        pulls.describe(web.dir.toString(), 3, new PullInfo("release", "mallory", false));
+        assertThat(local.pull("acme/web", 3)).contains(new PullInfo("release", "mallory", true, null));
+    }
 
-        local.describePull("acme/web", 4, new PullInfo("main", "alice", false));
-        pulls.describe("/srv/web.git", 4, new PullInfo("main", "alice", true));
-        assertThat(local.pull("acme/web", 4)).contains(new PullInfo("main", "alice", true));
-        pulls.describe("/srv/web.git", 5, new PullInfo("main", null, false));
-        assertThat(local.pull("acme/web", 5)).contains(new PullInfo("main", null, false));
+    /** A signed hook said pull request 9 was trusted before it existed; its later run must not be. */
+    @Test
+    void aHookSaysTrustedOnlyForAPullRequestThatExists() throws Exception {
+        pulls.describe(web.dir.toString(), 9, new PullInfo("main", "mallory", true));
+        assertThat(local.pull("acme/web", 9)).contains(new PullInfo("main", "mallory", false, PullInfo.HOOK));
+
+        pulls.describe(web.dir.toString(), 4, new PullInfo("main", "alice", true));
+        assertThat(local.pull("acme/web", 4)).contains(new PullInfo("main", "alice", true, PullInfo.HOOK));
+    }
+
+    @Test
+    void aLaterHookLowersTrustAnEarlierHookRaised() throws Exception {
+        pulls.describe(web.dir.toString(), 4, new PullInfo("main", "alice", true));
+        pulls.describe(web.dir.toString(), 4, new PullInfo("main", "alice", false));
+        assertThat(local.pull("acme/web", 4)).contains(new PullInfo("main", "alice", false, PullInfo.HOOK));
     }
 
     @Test

@@ -89,7 +89,8 @@ class ForgeHooksApiTest {
         EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
         server = new StatusServer(new Listen("127.0.0.1", 0), new ApiSources(state, new CheckStore(dir), forge, new LiveRuns(),
                 new DaemonMetrics(state).zeroes(), () -> true, RunCancel.NONE, null, null, null, hook), api.access(false),
-                new ForgeHooks(WebhookSecrets.read(secrets), hook, pulls, log::add, clock)).start();
+                new ForgeHooks(WebhookSecrets.read(secrets), url -> watched.contains(url) ? Optional.of("acme/web") : Optional.empty(),
+                        hook, pulls, log::add, clock)).start();
     }
 
     @AfterEach
@@ -145,7 +146,7 @@ class ForgeHooksApiTest {
         assertThat(json(r).get("event").asText()).isEqualTo("pull request #42");
         assertThat(json(r).get("commit").asText()).isEqualTo("ec26c3e57ca3a959ca5aad62de7213c562f8c821");
         assertThat(asked).containsExactly("https://github.com/acme/web.git").doesNotContain("https://github.com/octocat/web.git");
-        assertThat(described).containsExactly("#42 PullInfo[target=main, author=octocat, trusted=false]");
+        assertThat(described).containsExactly("#42 PullInfo[target=main, author=octocat, trusted=false, source=null]");
         assertThat(order).as("described before the poll that finds its ref").containsExactly("describe", "poll");
     }
 
@@ -156,7 +157,7 @@ class ForgeHooksApiTest {
                 .replace("\"CONTRIBUTOR\"", "\"COLLABORATOR\"").getBytes(StandardCharsets.UTF_8);
         HttpResponse<String> r = github("pull_request", body);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
-        assertThat(described).containsExactly("#42 PullInfo[target=main, author=octocat, trusted=true]");
+        assertThat(described).containsExactly("#42 PullInfo[target=main, author=octocat, trusted=true, source=null]");
     }
 
     @Test
@@ -240,7 +241,7 @@ class ForgeHooksApiTest {
         assertThat(forgejo.statusCode()).as(forgejo.body()).isEqualTo(202);
         assertThat(json(forgejo).get("event").asText()).isEqualTo("pull request #7");
         assertThat(json(forgejo).get("ref").asText()).isEqualTo("readme");
-        assertThat(described).containsExactly("#7 PullInfo[target=main, author=gitea, trusted=false]");
+        assertThat(described).containsExactly("#7 PullInfo[target=main, author=gitea, trusted=false, source=null]");
         // The record's clone URL has no .git, the payload's clone_url has: the hook tries both.
         assertThat(asked).containsExactly("https://codeberg.org/acme/web.git", "ssh://git@codeberg.org/acme/web.git",
                 "https://codeberg.org/acme/web", "https://codeberg.org/acme/web.git", "ssh://git@codeberg.org/acme/web.git",
@@ -260,7 +261,7 @@ class ForgeHooksApiTest {
         assertThat(mr.statusCode()).as(mr.body()).isEqualTo(202);
         assertThat(json(mr).get("event").asText()).isEqualTo("pull request #1");
         assertThat(json(mr).get("ref").asText()).isEqualTo("ms-viewport");
-        assertThat(described).containsExactly("#1 PullInfo[target=main, author=null, trusted=false]");
+        assertThat(described).containsExactly("#1 PullInfo[target=main, author=null, trusted=false, source=null]");
         assertThat(asked).contains("git@gitlab.example.org:acme/web.git");
         assertThat(post("/hooks/gitlab", payload("gitlab-push"), "X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", GITLAB_SECRET + "x")
                 .statusCode()).isEqualTo(401);
@@ -293,6 +294,48 @@ class ForgeHooksApiTest {
         assertThat(asked).isEmpty();
     }
 
+    /**
+     * With one secret per repository, a hook signed with one repository's secret speaks for that
+     * repository alone: one about another watched repository is refused before anything of it is
+     * written or polled.
+     */
+    @Test
+    void aHookSignedWithAnotherRepositorysSecretIs401AndWritesNothing() throws Exception {
+        server.close();
+        Path secrets = dir.resolve("per-repository");
+        Files.writeString(secrets, "github acme/api api-secret-0123456789\ngithub acme/web web-secret-0123456789\n");
+        Files.setPosixFilePermissions(secrets, PosixFilePermissions.fromString("rw-------"));
+        EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
+        PushHook hook = url -> {
+            asked.add(url);
+            return Optional.of("acme/web");
+        };
+        PullNotes pulls = (url, number, info) -> {
+            described.add("#" + number + " " + info);
+            return Optional.of("acme/web");
+        };
+        server = new StatusServer(new Listen("127.0.0.1", 0), new ApiSources(state, new CheckStore(dir), forge, new LiveRuns(),
+                new DaemonMetrics(state).zeroes(), () -> true), api.access(false),
+                new ForgeHooks(WebhookSecrets.read(secrets), url -> url.contains("acme/web") ? Optional.of("acme/web") : Optional.empty(),
+                        hook, pulls, log::add, clock)).start();
+        byte[] body = new String(payload("github-pull_request"), StandardCharsets.UTF_8)
+                .replace("\"full_name\": \"octocat/web\"", "\"full_name\": \"acme/web\"")
+                .replace("\"CONTRIBUTOR\"", "\"COLLABORATOR\"").getBytes(StandardCharsets.UTF_8);
+
+        HttpResponse<String> other = post("/hooks/github", body, "Content-Type", "application/json", "X-GitHub-Event",
+                "pull_request", "X-Hub-Signature-256", "sha256=" + hmac("api-secret-0123456789", body));
+        assertThat(other.statusCode()).as(other.body()).isEqualTo(401);
+        assertThat(json(other).get("error").asText()).isEqualTo("the webhook is signed with another repository's secret, not acme/web's");
+        assertThat(described).isEmpty();
+        assertThat(asked).isEmpty();
+
+        HttpResponse<String> own = post("/hooks/github", body, "Content-Type", "application/json", "X-GitHub-Event",
+                "pull_request", "X-Hub-Signature-256", "sha256=" + hmac("web-secret-0123456789", body));
+        assertThat(own.statusCode()).as(own.body()).isEqualTo(202);
+        assertThat(described).containsExactly("#42 PullInfo[target=main, author=octocat, trusted=true, source=null]");
+        assertThat(asked).containsExactly("https://github.com/acme/web.git");
+    }
+
     @Test
     void aForgeWithNoSecretHasNoHooks() throws Exception {
         server.close();
@@ -302,7 +345,8 @@ class ForgeHooksApiTest {
         EmbeddedForge forge = new EmbeddedForge(dir.resolve("forge"), state.cursors());
         server = new StatusServer(new Listen("127.0.0.1", 0), new ApiSources(state, new CheckStore(dir), forge, new LiveRuns(),
                 new DaemonMetrics(state).zeroes(), () -> true), api.access(false),
-                new ForgeHooks(WebhookSecrets.read(secrets), url -> Optional.of("acme/web"), log::add, clock)).start();
+                new ForgeHooks(WebhookSecrets.read(secrets), url -> Optional.of("acme/web"), url -> Optional.of("acme/web"),
+                        PullNotes.NONE, log::add, clock)).start();
         HttpResponse<String> r = github("push", payload("github-push"));
         assertThat(r.statusCode()).isEqualTo(404);
         assertThat(json(r).get("error").asText()).contains("no github webhooks");

@@ -51,9 +51,22 @@ import java.util.regex.Pattern;
  */
 public final class EmbeddedForge implements Forge {
 
-    /** A pull request's metadata; null fields take the defaults (default branch, unknown, untrusted). */
+    /**
+     * A pull request's metadata; null fields take the defaults (default branch, unknown, untrusted).
+     *
+     * @param source who wrote the trust: {@link #HOOK} for a webhook, whose word a later hook may
+     *     take back; null for an operator's grant (written by hand or by tooling), which a hook keeps
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record PullInfo(String target, String author, Boolean trusted) {}
+    public record PullInfo(String target, String author, Boolean trusted, String source) {
+
+        /** The {@link #source} of metadata a webhook wrote. */
+        public static final String HOOK = "hook";
+
+        public PullInfo(String target, String author, Boolean trusted) {
+            this(target, author, trusted, null);
+        }
+    }
 
     /** A merge-queue entry as stored. */
     public record QueuedPull(int number, String target, Instant queuedAt) {}
@@ -160,6 +173,17 @@ public final class EmbeddedForge implements Forge {
     public void describePull(String repo, int number, PullInfo info) throws IOException {
         requireRepository(repo);
         files.write(files.pulls(repo).resolve(positive(number) + ".json"), info);
+    }
+
+    /**
+     * Whether pull request {@code number}'s head ref, under any of its spellings, is in watched
+     * repository {@code repo} now ({@code git ls-remote} of its clone URL): a hook may say a pull
+     * request is trusted only once it exists.
+     */
+    public boolean pullExists(String repo, int number) throws IOException {
+        Repository r = repository(repo).orElseThrow(() -> new IllegalArgumentException("no repository " + repo));
+        Files.createDirectories(dir);
+        return PullRefs.heads(LsRemote.refs(r, dir, gitTimeout).keySet()).containsKey(positive(number));
     }
 
     /** Pull request {@code number}'s metadata as written (no defaults); empty when none was. */
