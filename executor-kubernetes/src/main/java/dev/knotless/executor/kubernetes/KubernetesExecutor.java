@@ -12,6 +12,7 @@ import dev.knotless.executor.StopSignal;
 import dev.knotless.executor.SweepReport;
 import dev.knotless.executor.UntrustedNetwork;
 import dev.knotless.executor.toolkit.ServiceReadiness;
+import dev.knotless.time.Ticker;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.Config;
@@ -35,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * Runs each run in one pod of a batch/v1 Job; steps, uploads and downloads are execs in it
  * (docs/design/kubernetes.md).
  *
- * <p>{@link #start} creates the Job (and, once per runner, a deny-ingress NetworkPolicy, and for an
+ * <p>{@link #start} refuses an untrusted run where the cluster does not enforce NetworkPolicy,
+ * unless the operator accepted that ({@link UntrustedGate}), then creates the Job (and, once per runner, a deny-ingress NetworkPolicy, and for an
  * untrusted run the {@link UntrustedPolicy} ones: {@link NetworkPolicies}), waits for the pod to be
  * Ready within {@link KubernetesOptions#pendingTimeout()} ({@link PendingPods}), and deletes the Job
  * again when the pod cannot start. Deletes are foreground and wait until the Job and its pod are
@@ -61,6 +63,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
     private final Optional<WarmPods> warm;
     private final NetworkPolicies policies;
     private final PendingPods pending;
+    private final UntrustedGate gate;
 
     public KubernetesExecutor(KubernetesOptions options) {
         this(options, false);
@@ -103,6 +106,8 @@ public final class KubernetesExecutor implements Executor, Resumption {
         this.warm = warmPods ? Optional.of(new WarmPods(client, options.namespace(), deletion)) : Optional.empty();
         this.policies = new NetworkPolicies(client, options);
         this.pending = new PendingPods(client, options);
+        this.gate = new UntrustedGate(new PodProbe(client, options.namespace(), options.probeImage(), policies, this::startPod, deletion),
+                Ticker.SYSTEM, UntrustedGate.REPROBE, options.acceptUnenforcedNetworkPolicy());
     }
 
     @Override
@@ -112,7 +117,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
 
     @Override
     public UntrustedNetwork untrustedNetwork() {
-        return UntrustedPolicy.network(options.untrustedDns());
+        return UntrustedPolicy.network(options.untrustedDns(), gate.describe());
     }
 
     @Override
@@ -121,6 +126,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
         if (unsupported.isPresent()) {
             throw new ExecutorException(Failure.Kind.INFRASTRUCTURE, "cannot start run " + spec.runId() + ": " + unsupported.get());
         }
+        gate.admit(spec);
         policies.ensureFor(spec);
         // With a pool, the next pod of this shape is asked for when this run is over: asked for
         // while this run starts, it would slow this run's start on the same node.

@@ -22,6 +22,12 @@ import org.jspecify.annotations.Nullable;
  * @param untrustedDns whether untrusted pods may send DNS queries (port 53) despite their deny-all policy
  * @param reattachWindow how long a step whose exec stream was cut may go without a working
  *     connection (the API server or kubelet restarting) before it counts as lost; null means 2 min
+ * @param acceptUnenforcedNetworkPolicy run untrusted work even where the probe finds the cluster
+ *     does not enforce NetworkPolicy ({@code --accept-unenforced-network-policy}); otherwise such
+ *     runs are refused ({@link UntrustedGate})
+ * @param probeImage the image of the pods that probe whether NetworkPolicy is enforced ({@link
+ *     PodProbe}): the operator's, never a run's, whose image could fake the answer; it needs
+ *     {@code sh} and {@code nc}. Null means {@link #DEFAULT_PROBE_IMAGE}
  */
 public record KubernetesOptions(
         @Nullable String kubeconfig,
@@ -35,16 +41,20 @@ public record KubernetesOptions(
         @Nullable String cpuLimit,
         @Nullable String memoryLimit,
         boolean untrustedDns,
-        Duration reattachWindow) {
+        Duration reattachWindow,
+        boolean acceptUnenforcedNetworkPolicy,
+        String probeImage) {
 
     public static final Duration DEFAULT_PENDING_TIMEOUT = Duration.ofMinutes(2);
     public static final Duration DEFAULT_REATTACH_WINDOW = Duration.ofMinutes(2);
+    public static final String DEFAULT_PROBE_IMAGE = "busybox:1.36";
 
-    /** A null namespace, node selector, pending timeout or reattach window becomes its default. */
+    /** A null namespace, node selector, pending timeout, reattach window or probe image becomes its default. */
     public KubernetesOptions(@Nullable String kubeconfig, @Nullable String context, @Nullable String namespace,
             @Nullable String serviceAccount, @Nullable Map<String, String> nodeSelector, @Nullable String cpuRequest,
             @Nullable String memoryRequest, @Nullable Duration pendingTimeout, @Nullable String cpuLimit,
-            @Nullable String memoryLimit, boolean untrustedDns, @Nullable Duration reattachWindow) {
+            @Nullable String memoryLimit, boolean untrustedDns, @Nullable Duration reattachWindow,
+            boolean acceptUnenforcedNetworkPolicy, @Nullable String probeImage) {
         this.kubeconfig = kubeconfig;
         this.context = context;
         this.namespace = namespace == null || namespace.isBlank() ? "default" : namespace;
@@ -57,6 +67,17 @@ public record KubernetesOptions(
         this.memoryLimit = memoryLimit;
         this.untrustedDns = untrustedDns;
         this.reattachWindow = reattachWindow == null ? DEFAULT_REATTACH_WINDOW : reattachWindow;
+        this.acceptUnenforcedNetworkPolicy = acceptUnenforcedNetworkPolicy;
+        this.probeImage = probeImage == null || probeImage.isBlank() ? DEFAULT_PROBE_IMAGE : probeImage;
+    }
+
+    /** Untrusted runs refused where NetworkPolicy is not enforced; the default probe image. */
+    public KubernetesOptions(@Nullable String kubeconfig, @Nullable String context, @Nullable String namespace,
+            @Nullable String serviceAccount, @Nullable Map<String, String> nodeSelector, @Nullable String cpuRequest,
+            @Nullable String memoryRequest, @Nullable Duration pendingTimeout, @Nullable String cpuLimit,
+            @Nullable String memoryLimit, boolean untrustedDns, @Nullable Duration reattachWindow) {
+        this(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest, pendingTimeout, cpuLimit,
+                memoryLimit, untrustedDns, reattachWindow, false, null);
     }
 
     /** The default reattach window. */
@@ -91,16 +112,28 @@ public record KubernetesOptions(
 
     public KubernetesOptions withNamespace(String value) {
         return new KubernetesOptions(kubeconfig, context, value, serviceAccount, nodeSelector, cpuRequest, memoryRequest, pendingTimeout,
-                cpuLimit, memoryLimit, untrustedDns, reattachWindow);
+                cpuLimit, memoryLimit, untrustedDns, reattachWindow, acceptUnenforcedNetworkPolicy, probeImage);
     }
 
     public KubernetesOptions withUntrustedDns(boolean value) {
         return new KubernetesOptions(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest,
-                pendingTimeout, cpuLimit, memoryLimit, value, reattachWindow);
+                pendingTimeout, cpuLimit, memoryLimit, value, reattachWindow,
+                acceptUnenforcedNetworkPolicy, probeImage);
     }
 
     public KubernetesOptions withReattachWindow(Duration value) {
         return new KubernetesOptions(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest,
-                pendingTimeout, cpuLimit, memoryLimit, untrustedDns, value);
+                pendingTimeout, cpuLimit, memoryLimit, untrustedDns, value,
+                acceptUnenforcedNetworkPolicy, probeImage);
+    }
+
+    public KubernetesOptions withAcceptUnenforcedNetworkPolicy(boolean value) {
+        return new KubernetesOptions(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest,
+                pendingTimeout, cpuLimit, memoryLimit, untrustedDns, reattachWindow, value, probeImage);
+    }
+
+    public KubernetesOptions withProbeImage(String value) {
+        return new KubernetesOptions(kubeconfig, context, namespace, serviceAccount, nodeSelector, cpuRequest, memoryRequest,
+                pendingTimeout, cpuLimit, memoryLimit, untrustedDns, reattachWindow, acceptUnenforcedNetworkPolicy, value);
     }
 }

@@ -16,7 +16,8 @@ import java.util.Map;
  * (UDP and TCP 53). Both select pods by runner and {@link JobShape#ISOLATION}; the DNS one also
  * by {@link #EGRESS}{@code =dns}, which only pods started with DNS allowed carry, so a policy left
  * by an earlier process with the other choice allows nothing to today's pods (policies only ever
- * add what is allowed). Enforced only by a CNI that implements NetworkPolicy. Stateless.
+ * add what is allowed). Enforced only by a CNI that implements NetworkPolicy, which {@link
+ * UntrustedGate} checks before untrusted runs start. Stateless.
  */
 final class UntrustedPolicy {
 
@@ -26,10 +27,10 @@ final class UntrustedPolicy {
 
     private UntrustedPolicy() {}
 
-    /** What the executor tells of an untrusted run's network. */
-    static UntrustedNetwork network(boolean dns) {
+    /** What the executor tells of an untrusted run's network; {@code enforcement}: what {@link UntrustedGate#describe} says of it. */
+    static UntrustedNetwork network(boolean dns, String enforcement) {
         return new UntrustedNetwork(UntrustedNetwork.Enforcement.POLICY, "NetworkPolicy denying ingress and egress"
-                + (dns ? " but DNS" : "") + ", enforced only by a CNI that implements NetworkPolicy");
+                + (dns ? " but DNS" : "") + ", " + enforcement);
     }
 
     static String denyName(String runnerId) {

@@ -91,9 +91,14 @@ final class TestCluster implements AutoCloseable {
         return new TestCluster(kubeconfig, pendingTimeout, null, false);
     }
 
-    /** Options for another executor in this namespace, with the scoped kubeconfig. */
+    /**
+     * Options for another executor in this namespace, with the scoped kubeconfig. The test cluster
+     * has no network plugin, so nothing enforces NetworkPolicy: untrusted runs go ahead only with
+     * the risk accepted ({@code --accept-unenforced-network-policy}), the probe pod in the test image.
+     */
     KubernetesOptions options(Duration pendingTimeout) {
-        return new KubernetesOptions(kubeconfig, null, namespace, null, Map.of(), null, null, pendingTimeout);
+        return new KubernetesOptions(kubeconfig, null, namespace, null, Map.of(), null, null, pendingTimeout)
+                .withAcceptUnenforcedNetworkPolicy(true).withProbeImage(TestImages.BUSYBOX_GIT);
     }
 
     /** An admin client, for making what a test needs and looking at what the runner made. */
@@ -118,7 +123,7 @@ final class TestCluster implements AutoCloseable {
         Files.writeString(through, Files.readString(Path.of(kubeconfig))
                 .replace(api.getHostString() + ":" + api.getPort(), "127.0.0.1:" + proxy.port()));
         return new KubernetesExecutor(new KubernetesOptions(through.toString(), null, namespace, null, Map.of(), null, null,
-                Duration.ofSeconds(60)), keepalive);
+                Duration.ofSeconds(60)).withAcceptUnenforcedNetworkPolicy(true).withProbeImage(TestImages.BUSYBOX_GIT), keepalive);
     }
 
     @Override

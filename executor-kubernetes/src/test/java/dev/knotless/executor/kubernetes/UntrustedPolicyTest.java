@@ -54,9 +54,9 @@ class UntrustedPolicyTest {
     }
 
     @Test
-    void theExecutorSaysThePolicyIsEnforcedOnlyByAPolicyCapableCni() {
-        assertThat(UntrustedPolicy.network(false)).isEqualTo(new UntrustedNetwork(UntrustedNetwork.Enforcement.POLICY,
-                "NetworkPolicy denying ingress and egress, enforced only by a CNI that implements NetworkPolicy"));
-        assertThat(UntrustedPolicy.network(true).description()).startsWith("NetworkPolicy denying ingress and egress but DNS,");
+    void theExecutorSaysThePolicyAndWhatTheProbeFoundOfItsEnforcement() {
+        assertThat(UntrustedPolicy.network(false, "enforced on this cluster (probe: x)")).isEqualTo(new UntrustedNetwork(
+                UntrustedNetwork.Enforcement.POLICY, "NetworkPolicy denying ingress and egress, enforced on this cluster (probe: x)"));
+        assertThat(UntrustedPolicy.network(true, "x").description()).startsWith("NetworkPolicy denying ingress and egress but DNS,");
     }
 }
