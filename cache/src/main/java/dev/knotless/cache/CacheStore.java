@@ -38,8 +38,11 @@ import java.util.function.Predicate;
  *   <li>an untrusted pull request, a merge-queue batch, a failure or a cancel: {@link #drop}.
  * </ul>
  *
- * Untrusted runs restore like any other: they get a streamed copy of the base and have no way to
- * write to it. The trust decision itself is the orchestrator's; this class only stores.
+ * Untrusted runs get a streamed copy of a base and have no way to write to it, and restore only
+ * layers written by runs that were granted no secret ({@link #baseForUntrusted}): a secret a
+ * trusted run left in its cache, however transformed, never reaches a pull request's code. The
+ * trust decision itself is the orchestrator's; this class only stores, and keeps with each layer
+ * whether its writer was granted a secret ({@link #beginUpper(CacheKey, String, boolean)}).
  *
  * <p>Invariant: a base, once visible, is a complete, fsynced file; a kill -9 at any moment leaves
  * each key and ref with its old base or its new one. Total compressed bytes of the bases are
@@ -90,13 +93,25 @@ public final class CacheStore {
      * cold first use). The layer found counts as used now.
      */
     public Optional<Layer> base(CacheKey key, String branch, String defaultBranch) throws IOException {
+        return base(key, branch, defaultBranch, false);
+    }
+
+    /**
+     * As {@link #base}, for an untrusted run: only a layer written by a run granted no secret is
+     * found (and counts as used); one written by a run granted a secret is as if there were none.
+     */
+    public Optional<Layer> baseForUntrusted(CacheKey key, String branch, String defaultBranch) throws IOException {
+        return base(key, branch, defaultBranch, true);
+    }
+
+    private Optional<Layer> base(CacheKey key, String branch, String defaultBranch, boolean untrusted) throws IOException {
         CacheKey.requireText(branch, "branch");
         CacheKey.requireText(defaultBranch, "defaultBranch");
-        Optional<Layer> own = touch(key, branch);
+        Optional<Layer> own = touch(key, branch, untrusted);
         if (own.isPresent() || branch.equals(defaultBranch)) {
             return own;
         }
-        return touch(key, defaultBranch);
+        return touch(key, defaultBranch, untrusted);
     }
 
     /**
@@ -119,13 +134,22 @@ public final class CacheStore {
         };
     }
 
-    /** A new, empty upper layer for one run's copy of the cached path. */
+    /** A new, empty upper layer for one run's copy of the cached path, by a run that may hold secrets. */
     public Upper beginUpper(CacheKey key, String runId) throws IOException {
+        return beginUpper(key, runId, true);
+    }
+
+    /**
+     * A new, empty upper layer for one run's copy of the cached path.
+     *
+     * @param secretsGranted whether the run was granted any secret: its layer then never reaches an untrusted run
+     */
+    public Upper beginUpper(CacheKey key, String runId, boolean secretsGranted) throws IOException {
         Objects.requireNonNull(key, "key");
         Files.createDirectories(layout.staging, OwnerOnly.DIRECTORY);
         Path staging = layout.staging.resolve(key.id() + "-" + UUID.randomUUID() + Layout.DATA);
         Files.createFile(staging, OwnerOnly.FILE);
-        return new Upper(key, runId, staging);
+        return new Upper(key, runId, staging, secretsGranted);
     }
 
     /**
@@ -205,7 +229,7 @@ public final class CacheStore {
     // --- machinery ------------------------------------------------------------------------------
 
     @SuppressWarnings("try") // the key lock is held for the block
-    private Optional<Layer> touch(CacheKey key, String ref) throws IOException {
+    private Optional<Layer> touch(CacheKey key, String ref, boolean untrusted) throws IOException {
         String keyId = key.id();
         String refId = Layout.id(ref);
         Path data = layout.data(keyId, refId);
@@ -215,7 +239,7 @@ public final class CacheStore {
         }
         try (KeyLocks.Held held = locks.lock(keyId)) {
             Optional<LayerMeta> found = LayerMeta.read(meta);
-            if (found.isEmpty() || !found.get().describes(key, ref)) {
+            if (found.isEmpty() || !found.get().describes(key, ref) || untrusted && found.get().secretsGranted()) {
                 return Optional.empty();
             }
             BasicFileAttributes attrs;
@@ -225,7 +249,7 @@ public final class CacheStore {
                 return Optional.empty(); // metadata of a first promote that did not finish
             }
             found.get().usedAt(clock.instant()).writeTo(meta);
-            return Optional.of(new Layer(key, ref, attrs.size(), attrs.lastModifiedTime().toInstant()));
+            return Optional.of(new Layer(key, ref, attrs.size(), attrs.lastModifiedTime().toInstant(), found.get().secretsGranted()));
         }
     }
 
@@ -245,11 +269,17 @@ public final class CacheStore {
         Instant now = clock.instant();
         try (KeyLocks.Held held = locks.lock(keyId)) {
             Files.createDirectories(layout.keyDir(keyId), OwnerOnly.DIRECTORY);
-            // Metadata first: its content only differs from the old one's in the last-used time,
-            // so a crash before the rename below leaves the old base, a little younger.
-            LayerMeta.of(key, ref, now).writeTo(layout.meta(keyId, refId));
+            // Metadata first, saying "granted" if either the old layer's writer or the new one's was:
+            // a crash before the rename below then leaves the old base, a little younger and never
+            // marked cleaner than it is. Once the new base is in place, its own word is written.
+            Path meta = layout.meta(keyId, refId);
+            boolean oldGranted = LayerMeta.read(meta).map(LayerMeta::secretsGranted).orElse(false);
+            LayerMeta.of(key, ref, now, oldGranted || upper.secretsGranted()).writeTo(meta);
             Files.setLastModifiedTime(upper.staging(), FileTime.from(now)); // the layer's creation time
             Durable.replace(upper.staging(), layout.data(keyId, refId));
+            if (oldGranted && !upper.secretsGranted()) {
+                LayerMeta.of(key, ref, now, false).writeTo(meta);
+            }
         }
         List<Entry> evicted = evict(budgetBytes, s -> s.keyId().equals(keyId) && s.refId().equals(refId));
         return new Promotion(key, ref, bytes, /* stored= */ true, budgetBytes, evicted);

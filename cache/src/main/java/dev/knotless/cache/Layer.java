@@ -6,9 +6,10 @@ import java.util.Objects;
 /**
  * A stored base layer found by {@link CacheStore#base}: the one for {@code ref} (the run's own
  * branch or pull ref, or the default branch it fell back to), {@code bytes} compressed, written
- * at {@code created}. Restore it with {@link CacheStore#restore(Layer)}.
+ * at {@code created} by a run that was ({@code secretsGranted}) or was not granted a secret.
+ * Restore it with {@link CacheStore#restore(Layer)}.
  */
-public record Layer(CacheKey key, String ref, long bytes, Instant created) {
+public record Layer(CacheKey key, String ref, long bytes, Instant created, boolean secretsGranted) {
 
     public Layer {
         Objects.requireNonNull(key, "key");

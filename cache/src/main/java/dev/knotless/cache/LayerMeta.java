@@ -14,13 +14,14 @@ import java.time.format.DateTimeParseException;
 import java.util.Optional;
 
 /**
- * The metadata file beside a layer: the raw key and ref its hashed name stands for, and when it
- * was last restored or written. The layer's size and creation time are the data file's own size
+ * The metadata file beside a layer: the raw key and ref its hashed name stands for, when it was
+ * last restored or written, and whether the run that wrote it was granted any secret ({@code
+ * secrets}; absent in layers written before it was kept, which count as granted). The layer's size and creation time are the data file's own size
  * and modification time, so a crash between writing this file and renaming the data file can
  * only leave a last-used time that is a little too new.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-record LayerMeta(int format, String repo, String scope, String ref, String lastUsed) {
+record LayerMeta(int format, String repo, String scope, String ref, String lastUsed, Boolean secrets) {
 
     static final int FORMAT = 1;
 
@@ -29,12 +30,17 @@ record LayerMeta(int format, String repo, String scope, String ref, String lastU
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .build();
 
-    static LayerMeta of(CacheKey key, String ref, Instant lastUsed) {
-        return new LayerMeta(FORMAT, key.repo(), key.scope(), ref, lastUsed.toString());
+    static LayerMeta of(CacheKey key, String ref, Instant lastUsed, boolean secrets) {
+        return new LayerMeta(FORMAT, key.repo(), key.scope(), ref, lastUsed.toString(), secrets);
     }
 
     LayerMeta usedAt(Instant when) {
-        return new LayerMeta(format, repo, scope, ref, when.toString());
+        return new LayerMeta(format, repo, scope, ref, when.toString(), secrets);
+    }
+
+    /** Whether the run that wrote the layer was granted a secret; unknown counts as granted. */
+    boolean secretsGranted() {
+        return !Boolean.FALSE.equals(secrets);
     }
 
     CacheKey key() {

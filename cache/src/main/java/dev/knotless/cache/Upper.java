@@ -25,6 +25,7 @@ public final class Upper {
     private final CacheKey key;
     private final String runId;
     private final Path staging;
+    private final boolean secretsGranted;
 
     // @GuardedBy("this")
     private State state = State.EMPTY;
@@ -33,10 +34,16 @@ public final class Upper {
     // @GuardedBy("this")
     private long uncompressedBytes;
 
-    Upper(CacheKey key, String runId, Path staging) {
+    Upper(CacheKey key, String runId, Path staging, boolean secretsGranted) {
         this.key = Objects.requireNonNull(key, "key");
         this.runId = CacheKey.requireText(runId, "runId");
         this.staging = staging;
+        this.secretsGranted = secretsGranted;
+    }
+
+    /** Whether the run writing this layer was granted a secret: an untrusted run never restores such a layer. */
+    public boolean secretsGranted() {
+        return secretsGranted;
     }
 
     public CacheKey key() {

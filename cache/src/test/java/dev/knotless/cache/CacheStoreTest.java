@@ -42,6 +42,45 @@ class CacheStoreTest {
         }
     }
 
+    /**
+     * A secret a trusted run left in its cache, however transformed (gzip'd, split, hex, ROT13),
+     * never reaches an untrusted run: it restores only layers whose writer was granted no secret.
+     */
+    @Test
+    void anUntrustedRunRestoresOnlyLayersWrittenByRunsGrantedNoSecret() throws IOException {
+        CacheStore store = store();
+        Upper granted = store.beginUpper(KEY, "run-1", true);
+        granted.sink().readFrom(new java.io.ByteArrayInputStream(Tars.withText("a", "gnxra=ebg13-bs-n-frperg")));
+        store.promote(granted, "main");
+
+        assertThat(store.base(KEY, "main", "main")).map(Layer::secretsGranted).contains(true);
+        assertThat(store.baseForUntrusted(KEY, "pull/7", "main")).as("the default branch's layer, granted").isEmpty();
+
+        Upper clean = store.beginUpper(KEY, "run-2", false);
+        clean.sink().readFrom(new java.io.ByteArrayInputStream(Tars.withText("a", "nothing secret")));
+        store.promote(clean, "main");
+
+        Layer layer = store.baseForUntrusted(KEY, "pull/7", "main").orElseThrow();
+        assertThat(layer.secretsGranted()).isFalse();
+        assertThat(new String(Tars.restore(store, layer), java.nio.charset.StandardCharsets.ISO_8859_1)).contains("nothing secret");
+    }
+
+    @Test
+    void aLayerFromBeforeItsWriterWasRecordedCountsAsGranted() throws IOException {
+        CacheStore store = store();
+        Upper clean = store.beginUpper(KEY, "run-1", false);
+        clean.sink().readFrom(new java.io.ByteArrayInputStream(Tars.withText("a", "old")));
+        store.promote(clean, "main");
+        assertThat(store.baseForUntrusted(KEY, "main", "main")).isPresent();
+        try (Stream<Path> metas = Files.walk(root)) {
+            for (Path meta : metas.filter(p -> p.toString().endsWith(".json")).toList()) {
+                Files.writeString(meta, Files.readString(meta).replaceAll(",?\\s*\"secrets\"\\s*:\\s*(true|false)", ""));
+            }
+        }
+        assertThat(store.baseForUntrusted(KEY, "main", "main")).isEmpty();
+        assertThat(store.base(KEY, "main", "main")).isPresent();
+    }
+
     @Test
     void onlyTheRunnersUserCanReadWhatTheCacheWrites() throws IOException {
         CacheStore store = store();

@@ -121,18 +121,19 @@ public final class Run {
             JournalQueue journal) {
         CachePlan plan = CachePlan.of(request);
         Path outputs = checks.files().outputDir(request.runId());
+        boolean granted = grants.stream().anyMatch(g -> !g.secrets().isEmpty());
         String workspace = request.workflow().workspace().directory();
         return List.of(
                 new StartEnvironment(executor, request, limits),
                 new UploadCheckout(request.checkout(), request.commit(), workspace, limits.checkoutBytes()),
-                new RestoreCaches(caches, plan, request.ref(), request.defaultRef()),
+                new RestoreCaches(caches, plan, request.ref(), request.defaultRef(), request.trust()),
                 new RestoreArtifacts(caches, request),
                 new UploadSteps(request.workflow()),
                 new RunSteps(request.workflow().steps(), workspace, grants, RunVariables.of(request), resumed, journal,
                         limits.killGrace()),
                 new ServiceLogs(StartEnvironment.services(request)),
-                new SaveCaches(caches, plan, request, limits.cacheBytes(), masking.masker()),
-                new SaveArtifacts(caches, request, limits.cacheBytes(), masking.masker()),
+                new SaveCaches(caches, plan, request, limits.cacheBytes(), masking.masker(), granted),
+                new SaveArtifacts(caches, request, limits.cacheBytes(), masking.masker(), granted),
                 new CollectOutputs(outputs, limits, masking),
                 new CollectReports(request.workflow().reports(), workspace, outputs, limits.killGrace()));
     }

@@ -31,8 +31,11 @@ public record RestoreArtifacts(CacheStore store, RunRequest request) implements 
         boolean restored = false;
         for (String need : request.neededRuns()) {
             try {
-                Optional<Layer> layer = store.base(Artifacts.key(request.repo(), need), Artifacts.ref(request),
-                        Artifacts.ref(request));
+                // an untrusted run's artifacts ref holds only untrusted runs' artifacts; the scope is
+                // the second line, as for caches
+                Optional<Layer> layer = request.trust() == dev.knotless.executor.Trust.UNTRUSTED
+                        ? store.baseForUntrusted(Artifacts.key(request.repo(), need), Artifacts.ref(request), Artifacts.ref(request))
+                        : store.base(Artifacts.key(request.repo(), need), Artifacts.ref(request), Artifacts.ref(request));
                 if (layer.isEmpty()) {
                     continue; // it names no artifacts, or saved none: said in its own log
                 }

@@ -4,6 +4,7 @@ import dev.knotless.cache.CacheStore;
 import dev.knotless.cache.Layer;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.Failure;
+import dev.knotless.executor.Trust;
 import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.time.Durations;
@@ -18,15 +19,18 @@ import java.util.Optional;
  *
  * @param ref the run's ref, whose base is restored; {@code defaultRef}'s when it has none
  */
-public record RestoreCaches(CacheStore caches, CachePlan plan, String ref, String defaultRef) implements Phase {
+public record RestoreCaches(CacheStore caches, CachePlan plan, String ref, String defaultRef, Trust trust) implements Phase {
 
     @Override
     public void run(RunContext run) {
         for (CachePlan.Entry entry : plan.entries()) {
             try {
-                Optional<Layer> base = caches.base(entry.key(), ref, defaultRef);
+                Optional<Layer> base = trust == Trust.UNTRUSTED
+                        ? caches.baseForUntrusted(entry.key(), ref, defaultRef)
+                        : caches.base(entry.key(), ref, defaultRef);
                 if (base.isEmpty()) {
-                    run.log().notice("cache " + entry.path() + ": cold (nothing stored yet)");
+                    run.log().notice("cache " + entry.path() + ": cold (nothing stored yet"
+                            + (trust == Trust.UNTRUSTED ? " by a run granted no secret, the only layers an untrusted run restores)" : ")"));
                     continue;
                 }
                 long started = System.nanoTime();

@@ -35,17 +35,20 @@ public final class SaveArtifacts implements Phase {
     private final RunRequest request;
     private final long limit;
     private final Masker masker;
+    private final boolean granted;
     private @Nullable SavedArtifacts saved;
 
     /**
      * @param limit the largest tar of the artifacts taken out of the run
      * @param masker the values granted in the run, which keep artifacts holding one from being saved
+     * @param granted whether any step of the run was granted a secret: its artifacts never reach an untrusted run
      */
-    public SaveArtifacts(CacheStore store, RunRequest request, long limit, Masker masker) {
+    public SaveArtifacts(CacheStore store, RunRequest request, long limit, Masker masker, boolean granted) {
         this.store = store;
         this.request = request;
         this.limit = limit;
         this.masker = masker;
+        this.granted = granted;
     }
 
     @Override
@@ -89,7 +92,7 @@ public final class SaveArtifacts implements Phase {
                 run.log().notice("artifacts: nothing in " + workspace + " matches " + String.join(", ", patterns));
                 return;
             }
-            upper = store.beginUpper(Artifacts.key(request.repo(), request.workflow().name()), request.runId());
+            upper = store.beginUpper(Artifacts.key(request.repo(), request.workflow().name()), request.runId(), granted);
             Upper u = upper;
             Deadline deadline = run.transferDeadline();
             LayerScan scan = new LayerScan(masker);

@@ -21,8 +21,10 @@ import java.io.IOException;
  *
  * @param limit the largest tar of one cached path taken out of the run
  * @param masker the values granted in the run, which keep a layer holding one from being saved
+ * @param granted whether any step of the run was granted a secret: its layers never reach an untrusted run
  */
-public record SaveCaches(CacheStore caches, CachePlan plan, RunRequest request, long limit, Masker masker) implements Phase {
+public record SaveCaches(CacheStore caches, CachePlan plan, RunRequest request, long limit, Masker masker, boolean granted)
+        implements Phase {
 
     @Override
     public void run(RunContext run) {
@@ -37,7 +39,7 @@ public record SaveCaches(CacheStore caches, CachePlan plan, RunRequest request, 
         for (CachePlan.Entry entry : plan.entries()) {
             Upper upper = null;
             try {
-                upper = caches.beginUpper(entry.key(), request.runId());
+                upper = caches.beginUpper(entry.key(), request.runId(), granted);
                 Upper u = upper;
                 Deadline deadline = run.transferDeadline();
                 LayerScan scan = new LayerScan(masker);
