@@ -44,7 +44,8 @@ final class ExecutorWiring {
     /** What the {@code --executor kubernetes} flags ask for. */
     static KubernetesOptions kubernetes(RunnerOptions.KubernetesFlags k) {
         return new KubernetesOptions(k.kubeconfig, k.context, k.namespace, k.serviceAccount, k.nodeSelector,
-                k.cpuRequest, k.memoryRequest, k.pendingTimeout, k.cpuLimit, k.memoryLimit, k.untrustedDns, k.reattachWindow);
+                k.cpuRequest, k.memoryRequest, k.pendingTimeout, k.cpuLimit, k.memoryLimit, k.untrustedDns, k.reattachWindow,
+                k.acceptUnenforcedNetworkPolicy, k.probeImage);
     }
 
     /** The names {@code --executor} accepts. */

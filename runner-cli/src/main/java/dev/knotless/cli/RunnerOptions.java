@@ -89,6 +89,17 @@ final class RunnerOptions {
         @Option(names = "--untrusted-dns",
                 description = "Let untrusted run pods send DNS queries (port 53); otherwise their NetworkPolicy denies all egress.")
         boolean untrustedDns;
+
+        @Option(names = "--accept-unenforced-network-policy",
+                description = "Run untrusted work even where the cluster does not enforce NetworkPolicy. A probe pod checks"
+                        + " at the first untrusted run and every 10 minutes; without this flag, untrusted runs on a cluster"
+                        + " that does not enforce it (or where the probe cannot tell) end as error.")
+        boolean acceptUnenforcedNetworkPolicy;
+
+        @Option(names = "--network-policy-probe-image", paramLabel = "IMAGE",
+                description = "The probe pod's image, with sh and nc; never a run's, which could fake the answer (default: "
+                        + dev.knotless.executor.kubernetes.KubernetesOptions.DEFAULT_PROBE_IMAGE + ").")
+        @Nullable String probeImage;
     }
 
     @picocli.CommandLine.ArgGroup(exclusive = false, heading = "%nNode executor:%n")

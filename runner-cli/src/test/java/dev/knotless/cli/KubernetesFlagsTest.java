@@ -47,6 +47,16 @@ class KubernetesFlagsTest {
         }
     }
 
+    @Test
+    void untrustedRunsNeedEnforcedNetworkPolicyUnlessTheOperatorAcceptsTheRisk() {
+        for (String command : new String[] {"exec", "daemon"}) {
+            assertThat(options(command, "--accept-unenforced-network-policy").acceptUnenforcedNetworkPolicy()).as(command).isTrue();
+            assertThat(options(command).acceptUnenforcedNetworkPolicy()).as(command).isFalse();
+            assertThat(options(command, "--network-policy-probe-image", "local/probe:1").probeImage()).isEqualTo("local/probe:1");
+            assertThat(options(command).probeImage()).isEqualTo(KubernetesOptions.DEFAULT_PROBE_IMAGE);
+        }
+    }
+
     private static KubernetesOptions options(String command, String... flags) {
         return ExecutorWiring.kubernetes(ParsedCommand.runner(command, flags).kubernetes);
     }
