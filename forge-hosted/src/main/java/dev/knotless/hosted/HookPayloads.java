@@ -103,6 +103,22 @@ final class HookPayloads {
      * anything else, or anything missing or unreadable, is untrusted.
      */
 
+    /**
+     * Whether a pull request as a forge's API returns it ({@code GET} of the pull or merge request)
+     * is trusted, by the same rules as its webhook's: GitHub's and Gitea's API give the object the
+     * hook carries as {@code pull_request}; GitLab's the merge request, with the project ids.
+     */
+    static boolean trusted(ForgeKind kind, JsonNode pull) {
+        return switch (kind) {
+            case GITHUB -> githubFacts(pull) instanceof HookEvent.PullFacts.Known k && k.trusted();
+            case GITEA -> giteaFacts(pull) instanceof HookEvent.PullFacts.Known k && k.trusted();
+            case GITLAB -> {
+                long source = id(pull.path("source_project_id"));
+                yield source != 0 && source == id(pull.path("target_project_id"));
+            }
+        };
+    }
+
     /** GitHub: not a fork (same full_name) and the author an OWNER, MEMBER or COLLABORATOR. */
     private static HookEvent.PullFacts githubFacts(JsonNode pr) {
         String target = text(pr.path("base"), "ref");

@@ -12,7 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A local HTTP server standing in for the hosted forges' APIs (api.github.com, a Gitea, a GitLab):
  * it records each request (method, raw path, headers, body) and answers with the codes it is given
- * in turn, then 201.
+ * in turn, then 201, and the bodies it is given in turn, then {@code {}}.
  */
 final class FakeForgeApi implements AutoCloseable {
 
@@ -25,6 +25,7 @@ final class FakeForgeApi implements AutoCloseable {
 
     final List<Recorded> requests = new CopyOnWriteArrayList<>();
     final ConcurrentLinkedQueue<Integer> answers = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<String> bodies = new ConcurrentLinkedQueue<>();
     private final HttpServer server;
 
     FakeForgeApi() throws IOException {
@@ -34,7 +35,8 @@ final class FakeForgeApi implements AutoCloseable {
             requests.add(new Recorded(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(),
                     Map.copyOf(exchange.getRequestHeaders()), body));
             Integer code = answers.poll();
-            byte[] out = "{}".getBytes(StandardCharsets.UTF_8);
+            String answer = bodies.poll();
+            byte[] out = (answer == null ? "{}" : answer).getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/json");
             exchange.sendResponseHeaders(code == null ? 201 : code, out.length);
             exchange.getResponseBody().write(out);

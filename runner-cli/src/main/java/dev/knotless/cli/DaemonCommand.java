@@ -191,7 +191,7 @@ final class DaemonCommand implements Callable<Integer> {
             Console console = new Console(err, /* colour= */ false);
             try (ForgeWiring.Wired closeForges = wired;
                  Interrupts interrupts = Interrupts.cancelOn(shutdown, console);
-                 StatusServer server = serve(listenAt, access, ForgeWiring.hooks(forgeOptions, listenAt != null, daemon::pollSoon, new HookedPulls(daemon::watched, wired.local()), log::line), new ApiSources(state, checks, forge, live, metrics, daemon::alive,
+                 StatusServer server = serve(listenAt, access, ForgeWiring.hooks(forgeOptions, listenAt != null, daemon::pollSoon, new HookedPulls(daemon::watched, wired.local(), forges.confirmation()::ask, log::line), log::line), new ApiSources(state, checks, forge, live, metrics, daemon::alive,
                          daemon::cancel, new ManualRuns(runnerId, forge, new Mirrors(stateDir), state.runs()),
                          new dev.knotless.cache.CacheStore(stateDir.resolve("cache"), runOptions.cacheBudgetBytes(), Clock.systemUTC()),
                          fleet, daemon::pollSoon),

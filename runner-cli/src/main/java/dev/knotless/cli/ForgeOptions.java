@@ -3,6 +3,7 @@ package dev.knotless.cli;
 import dev.knotless.forge.CheckPublisher;
 import dev.knotless.forge.Forge;
 import dev.knotless.hosted.ForgeHooks;
+import dev.knotless.hosted.PullConfirmation;
 import dev.knotless.hosted.PullNotes;
 import dev.knotless.hosted.PushHook;
 import dev.knotless.hosted.StatusPublisher;
@@ -50,6 +51,12 @@ final class ForgeOptions {
                     + " ('" + forge.wireName() + " OWNER/NAME SECRET')");
         }
         return new ForgeHooks(secrets, watched, pollSoon, pulls, log, Clock.systemUTC());
+    }
+
+    /** Who asks a hosted forge's API about a pull request a hook calls trusted: nobody without {@code --status-token-file}. */
+    PullConfirmation confirmation() throws IOException {
+        return statusTokenFile == null ? PullConfirmation.NONE
+                : new PullConfirmation(StatusTokens.read(statusTokenFile), new okhttp3.OkHttpClient());
     }
 
     /** The commit-status publisher, or null without {@code --status-token-file}. */

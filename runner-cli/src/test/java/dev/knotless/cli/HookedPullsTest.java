@@ -6,6 +6,7 @@ import dev.knotless.forge.Cursors;
 import dev.knotless.forge.Repository;
 import dev.knotless.forge.embedded.EmbeddedForge;
 import dev.knotless.forge.embedded.EmbeddedForge.PullInfo;
+import dev.knotless.hosted.PullConfirmation;
 import dev.knotless.testkit.TestRepo;
 import java.nio.file.Path;
 import java.util.List;
@@ -59,6 +60,22 @@ class HookedPullsTest {
 
         pulls.describe(web.dir.toString(), 4, new PullInfo("main", "alice", true));
         assertThat(local.pull("acme/web", 4)).contains(new PullInfo("main", "alice", true, PullInfo.HOOK));
+    }
+
+    /** Where a status token lets the forge's API be asked, its word is needed too; a refusal is one line. */
+    @Test
+    void aHookSaysTrustedOnlyWhereTheForgesApiAgrees() throws Exception {
+        List<String> lines = new java.util.ArrayList<>();
+        HookedPulls asking = new HookedPulls(pulls.watched(), local, (repo, number) -> number == 3
+                ? new PullConfirmation.Answer.Trusted()
+                : new PullConfirmation.Answer.Untrusted("github's API says pull request " + number + " is not trusted"), lines::add);
+        asking.describe(web.dir.toString(), 3, new PullInfo("main", "alice", true));
+        asking.describe(web.dir.toString(), 4, new PullInfo("main", "mallory", true));
+
+        assertThat(local.pull("acme/web", 3)).contains(new PullInfo("main", "alice", true, PullInfo.HOOK));
+        assertThat(local.pull("acme/web", 4)).contains(new PullInfo("main", "mallory", false, PullInfo.HOOK));
+        assertThat(lines).containsExactly("acme/web pull request #4: described untrusted, not as its hook said:"
+                + " github's API says pull request 4 is not trusted");
     }
 
     @Test
