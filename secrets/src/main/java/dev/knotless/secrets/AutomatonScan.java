@@ -13,6 +13,16 @@ final class AutomatonScan {
 
     private AutomatonScan() {}
 
+    /** The code after byte {@code b} from {@code state}, complemented when a pattern ends there. */
+    static int step(ByteAutomaton a, int state, byte b) {
+        int c = a.classOf[b & 0xFF];
+        if (state < a.denseLimit) {
+            return a.table[state + c];
+        }
+        int first = a.chain[state - a.denseLimit];
+        return first >> 1 == c ? ((first & 1) == 0 ? state + 1 : ~(state + 1)) : a.next(state, c);
+    }
+
     /*
      * Scanning alternates between two modes.
      *
@@ -47,7 +57,7 @@ final class AutomatonScan {
         final int maxShift = a.window - ByteAutomaton.BLOCK + 1;
         final int lastPair = last - maxShift;
         final int[] chain = a.chain;
-                int s = state;
+        int s = state;
         int i = offset;
         // The carried state may hand over once its partial match starts inside this buffer.
         int anchor = offset - 1;

@@ -11,9 +11,11 @@ import java.util.Objects;
  * {@link Masker#REPLACEMENT}, and holds back the tail that might still begin a pattern.
  *
  * <p>Invariant, per stream kind: bytes before {@code emitted} have been passed on; bytes from
- * {@code emitted} to {@code position} are in {@code held}, and there are fewer of them than the
- * longest pattern. A byte is passed on only once no later byte can put it inside a match: the
- * automaton's depth says how many trailing bytes a future match could still start in.
+ * {@code emitted} to {@code position} are in {@code held}, at most the longest pattern plus
+ * {@link VisibleScan#EXTRA_HOLD}. A byte is passed on only once no later byte can put it inside a
+ * match: the plain automaton's depth, the visible scan's partial match with the sequences inside
+ * it and a pending sequence ({@link VisibleScan#holdFrom}), and a partial match of the merged
+ * order ({@link MergedScan#holdFrom}) each say where a future match could still start.
  *
  * <p>Concurrency: one thread at a time, as {@link OutputSink} requires.
  */
@@ -25,6 +27,7 @@ final class AutomatonSink implements MaskingSink {
     private final OutputSink downstream;
     private final Lane stdout;
     private final Lane stderr;
+    private final MergedScan merged;
     private boolean closed;
 
     AutomatonSink(ByteAutomaton automaton, OutputSink downstream) {
@@ -32,6 +35,11 @@ final class AutomatonSink implements MaskingSink {
         this.downstream = downstream;
         this.stdout = new Lane(Stream.STDOUT, automaton.maxPatternLength);
         this.stderr = new Lane(Stream.STDERR, automaton.maxPatternLength);
+        this.merged = new MergedScan(automaton, (stream, start, end) -> lane(stream).found(start, end));
+    }
+
+    private Lane lane(Stream stream) {
+        return stream == Stream.STDERR ? stderr : stdout;
     }
 
     @Override
@@ -41,19 +49,23 @@ final class AutomatonSink implements MaskingSink {
         }
         Objects.checkFromIndexSize(offset, length, buffer.length);
         if (length > 0) {
-            (stream == Stream.STDERR ? stderr : stdout).write(buffer, offset, length);
+            Lane lane = lane(stream);
+            Lane other = lane == stdout ? stderr : stdout;
+            merged.write(stream, lane.position, other.state, buffer, offset, length);
+            lane.write(buffer, offset, length);
         }
     }
 
     @Override
     public long passed(Stream stream) {
-        return (stream == Stream.STDERR ? stderr : stdout).emitted;
+        return lane(stream).emitted;
     }
 
     @Override
     public void flush() {
         stdout.flush();
         stderr.flush();
+        merged.reset();
     }
 
     @Override
@@ -70,6 +82,7 @@ final class AutomatonSink implements MaskingSink {
         /** Room for twice the bound, so that held bytes are moved only when the end is reached. */
         private final byte[] held;
         private final int bound;
+        private final VisibleScan visible;
         private int state = ByteAutomaton.START;
         /** Bytes consumed so far. */
         private long position;
@@ -87,22 +100,25 @@ final class AutomatonSink implements MaskingSink {
 
         Lane(Stream kind, int maxPatternLength) {
             this.kind = kind;
-            this.bound = Math.max(1, maxPatternLength - 1);
+            this.bound = maxPatternLength + VisibleScan.EXTRA_HOLD;
+            this.visible = new VisibleScan(automaton, this);
             this.held = new byte[2 * bound];
         }
 
         void write(byte[] buffer, int offset, int length) {
             final ByteAutomaton a = automaton;
-            int s = AutomatonScan.scan(a, state, buffer, offset, length, position - offset, this);
+            int s = visible.scan(state, buffer, offset, length, position - offset);
             state = s;
             long chunkStart = position;
             position += length;
-            long safe = Math.max(emitted, position - a.depthAt(s));
+            long safe = Math.max(emitted, Math.min(position - a.depthAt(s),
+                    Math.min(visible.holdFrom(position), merged.holdFrom(kind, position))));
             emit(throughCover(safe), buffer, offset, chunkStart);
             hold(buffer, offset, chunkStart);
         }
 
         void flush() {
+            visible.finish();
             emit(position, null, 0, position);
             heldFrom = 0;
             state = ByteAutomaton.START;
@@ -110,20 +126,35 @@ final class AutomatonSink implements MaskingSink {
             inMask = false;
         }
 
-        /** Records the masked range [start, end), merging it with the ranges it overlaps or touches. */
+        /**
+         * Records the masked range [start, end), merging it with the ranges it overlaps or touches.
+         * The plain and the visible scan report out of order, so it may land anywhere in the list.
+         */
         @Override
         public void found(long start, long end) {
             long from = Math.max(start, emitted);
-            while (coverCount > 0 && from <= covers[2 * coverCount - 1]) {
-                from = Math.min(from, covers[2 * coverCount - 2]);
-                coverCount--;
+            long to = end;
+            if (from >= to) {
+                return;
             }
-            if (2 * coverCount == covers.length) {
+            int after = coverCount; // the first range that starts beyond this one
+            while (after > 0 && covers[2 * after - 2] > to) {
+                after--;
+            }
+            int first = after; // the first range merged into this one
+            while (first > 0 && covers[2 * first - 1] >= from) {
+                first--;
+                from = Math.min(from, covers[2 * first]);
+                to = Math.max(to, covers[2 * first + 1]);
+            }
+            int count = coverCount - (after - first) + 1;
+            if (2 * count > covers.length) {
                 covers = Arrays.copyOf(covers, covers.length * 2);
             }
-            covers[2 * coverCount] = from;
-            covers[2 * coverCount + 1] = end;
-            coverCount++;
+            System.arraycopy(covers, 2 * after, covers, 2 * first + 2, 2 * (coverCount - after));
+            covers[2 * first] = from;
+            covers[2 * first + 1] = to;
+            coverCount = count;
         }
 
         /** Moves a boundary that falls inside a masked range to the range's end: masked bytes are final. */

@@ -46,11 +46,20 @@ import org.jspecify.annotations.Nullable;
  *       {@code json.dumps}); each also with {@code /} escaped;
  *   <li>its UTF-8 bytes in hex ({@code xxd -p}, {@code od}, a digest tool's input), percent-encoded
  *       byte by byte ({@code %73%33...}, as {@code curl --data-urlencode} of binary or a URL builder
- *       that escapes everything writes it), and its characters each as a JSON {@code \u00XX}
+ *       that escapes everything writes it), and its characters each as a JSON <code>&#92;u00XX</code>
  *       escape; each with lower-case and with upper-case digits.
  * </ul>
  *
- * Shorter values are not masked: masking a one- or two-character value would replace every such
+ * Each of these is also masked as a terminal shows it: with complete control sequences inside it
+ * (a colour change, as {@code grep --color=always} or {@code jq -C} print, an OSC 8 hyperlink),
+ * which the terminal and the status page drop. The masked run then reaches from the form's first
+ * to its last byte, the sequences inside included; sequences around it pass unchanged, so the
+ * page keeps its colours. CSI (at most {@value VisibleScan#CSI_MAX} bytes), OSC (at most {@value
+ * VisibleScan#OSC_MAX}, ended by BEL or ST) and two-byte escapes count; a broken, unterminated or
+ * overlong one is ordinary bytes, and so is everything after the sequences inside one match's
+ * reach pass {@value VisibleScan#SKIPPED_MAX} bytes (see {@link VisibleScan}).
+ *
+ * <p>Shorter values are not masked: masking a one- or two-character value would replace every such
  * letter pair in the log and protect nothing. {@link #isMaskable} lets callers warn about them.
  *
  * <h2>How</h2>
@@ -71,12 +80,17 @@ import org.jspecify.annotations.Nullable;
  * <h2>Streams</h2>
  *
  * {@link #newStream} keeps one matching state per stream kind, so a value split across writes of
- * the same stream is masked. A value written half to stdout and half to stderr is not: the two are
- * separate pipes, read separately, whose relative order the runner does not know, so there is no
- * single byte sequence to match against. Masking is a guard against accidents (a tool echoing
- * its configuration), not against a step that sets out to reveal a secret, which it can always
- * do by transforming it. Because each kind holds back its own tail, held stdout bytes may be
- * emitted after stderr bytes that were written later (by at most the held amount).
+ * the same stream is masked even when the other stream writes in between. The runner's log records
+ * the two streams merged in the order their writes reach the sink, so a value written half to
+ * stdout and half to stderr is whole there: a third scan runs over that merged order (only the
+ * first longest-pattern bytes after each switch of stream, where such a value can end) and masks
+ * each stream's part of it ({@link MergedScan}). Each stream's bytes still go out in their own
+ * order, and only at its own write or the flush: a stream whose tail may begin a value the other
+ * stream could finish holds that tail (fewer bytes than the longest pattern) until then. Control
+ * sequences are not skipped across a switch. Masking is a guard against accidents (a tool echoing
+ * its configuration), not against a step that sets out to reveal a secret, which it can always do
+ * by transforming it. Because each kind holds back its own tail, held stdout bytes may be emitted
+ * after stderr bytes that were written later (by at most the held amount).
  *
  * <p>Immutable and thread-safe; each {@link MaskingSink} is used by one thread at a time.
  */
@@ -170,7 +184,10 @@ public final class Masker {
         return automaton == null ? 0 : automaton.patternCount;
     }
 
-    /** The longest masked byte string; a stream holds back fewer bytes than this per kind. */
+    /**
+     * The longest masked byte string. A stream holds back at most this many bytes per kind, plus
+     * up to {@link VisibleScan#EXTRA_HOLD} while control sequences may sit inside a match.
+     */
     public int longestPattern() {
         return automaton == null ? 0 : automaton.maxPatternLength;
     }

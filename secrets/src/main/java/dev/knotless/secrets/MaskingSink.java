@@ -4,8 +4,9 @@ import dev.knotless.executor.OutputSink;
 
 /**
  * An {@link OutputSink} that masks secret values before passing output on, made by {@link
- * Masker#newStream}. It holds back the last few bytes of each stream kind (fewer than the longest
- * pattern) until it knows they do not begin a secret; {@link #flush()} releases them.
+ * Masker#newStream}. It holds back the last few bytes of each stream kind (at most the longest
+ * pattern, plus a few KiB while terminal control sequences may sit inside a value) until it knows
+ * they do not begin a secret; {@link #flush()} releases them.
  *
  * <p>Concurrency: like any {@link OutputSink}, called from one thread at a time. The downstream
  * sink is called on the same thread, with buffers it must not keep after the call returns.

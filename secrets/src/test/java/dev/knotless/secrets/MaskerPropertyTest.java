@@ -54,7 +54,7 @@ class MaskerPropertyTest {
     }
 
     @Test
-    void interleavedStreamsEachEqualTheReference() {
+    void interleavedStreamsEqualTheReferenceOfEachAndOfTheMergedOrder() {
         Random random = new Random(99);
         for (int round = 0; round < 300; round++) {
             List<String> values = List.of(randomText(random, 4), randomText(random, 6));
@@ -63,6 +63,8 @@ class MaskerPropertyTest {
             byte[] err = randomInput(random, values, 200);
             ByteArrayOutputStream gotOut = new ByteArrayOutputStream();
             ByteArrayOutputStream gotErr = new ByteArrayOutputStream();
+            ByteArrayOutputStream merged = new ByteArrayOutputStream();
+            List<Boolean> fromErr = new ArrayList<>();
             try (MaskingSink sink = masker.newStream((stream, b, o, l) ->
                     (stream == STDOUT ? gotOut : gotErr).write(b, o, l))) {
                 int i = 0;
@@ -71,18 +73,103 @@ class MaskerPropertyTest {
                     if (random.nextBoolean() && i < out.length) {
                         int n = Math.min(out.length - i, random.nextInt(9));
                         sink.write(STDOUT, out, i, n);
+                        merged.write(out, i, n);
+                        fromErr.addAll(java.util.Collections.nCopies(n, false));
                         i += n;
                     } else if (j < err.length) {
                         int n = Math.min(err.length - j, random.nextInt(9));
                         sink.write(STDERR, err, j, n);
+                        merged.write(err, j, n);
+                        fromErr.addAll(java.util.Collections.nCopies(n, true));
                         j += n;
                     }
                 }
             }
             Set<byte[]> patterns = patterns(values);
-            assertThat(gotOut.toString(StandardCharsets.UTF_8)).isEqualTo(reference(patterns, out));
-            assertThat(gotErr.toString(StandardCharsets.UTF_8)).isEqualTo(reference(patterns, err));
+            boolean[] inMerge = marks(patterns, merged.toByteArray());
+            boolean[] outMarks = marks(patterns, out);
+            boolean[] errMarks = marks(patterns, err);
+            for (int k = 0, o = 0, e = 0; k < inMerge.length; k++) {
+                if (fromErr.get(k)) {
+                    errMarks[e++] |= inMerge[k];
+                } else {
+                    outMarks[o++] |= inMerge[k];
+                }
+            }
+            assertThat(gotOut.toString(StandardCharsets.UTF_8)).isEqualTo(collapse(out, outMarks));
+            assertThat(gotErr.toString(StandardCharsets.UTF_8)).isEqualTo(collapse(err, errMarks));
         }
+    }
+
+    @RepeatedTest(10)
+    void controlSequencesAnywhereStillGiveTheReferenceForAnyChunking() {
+        long seed = new Random().nextLong();
+        Random random = new Random(seed);
+        for (int round = 0; round < 100; round++) {
+            List<String> values = new ArrayList<>();
+            for (int i = 1 + random.nextInt(4); i > 0; i--) {
+                values.add(randomText(random, ALPHABET, 3 + random.nextInt(8)));
+            }
+            Masker masker = random.nextBoolean() ? Masker.of(values) : Masker.of(values, random.nextInt(200));
+            ByteArrayOutputStream input = new ByteArrayOutputStream();
+            List<Boolean> hidden = new ArrayList<>();
+            for (int piece = 0; piece < 60; piece++) {
+                String value = values.get(random.nextInt(values.size()));
+                switch (random.nextInt(5)) {
+                    case 0 -> append(input, hidden, SEQUENCES[random.nextInt(SEQUENCES.length)], true);
+                    case 1 -> append(input, hidden, ORDINARY[random.nextInt(ORDINARY.length)], false);
+                    case 2 -> {
+                        int cut = 1 + random.nextInt(value.length() - 1);
+                        append(input, hidden, value.substring(0, cut), false);
+                        append(input, hidden, SEQUENCES[random.nextInt(SEQUENCES.length)], true);
+                        append(input, hidden, value.substring(cut), false);
+                    }
+                    case 3 -> append(input, hidden, value, false);
+                    default -> append(input, hidden, randomText(random, ALPHABET, 1 + random.nextInt(6)), false);
+                }
+            }
+            byte[] bytes = input.toByteArray();
+            String expected = collapse(bytes, visibleMarks(patterns(values), bytes, hidden));
+
+            assertThat(streamInRandomChunks(masker, bytes, random)).as("seed %d round %d values %s input %s", seed, round,
+                    values, new String(bytes, StandardCharsets.UTF_8)).isEqualTo(expected);
+        }
+    }
+
+    /** Complete sequences: what a terminal does not show. */
+    private static final String[] SEQUENCES = {
+        "\u001b[1m", "\u001b[0;31m", "\u001b[01;31m\u001b[K", "\u001b[m", "\u001b[38;5;208m", "\u001b[ q",
+        "\u001b]8;;https://example.com/x\u001b\\", "\u001b]0;title\u0007", "\u001bM", "\u001b\\",
+    };
+    /** Broken ones: their bytes are shown, so they separate what is around them. */
+    private static final String[] ORDINARY = {"\u001b[1;\n", "\u001bx", "\u001b]8;\n", "\u001b\u001bx", "\u001b[1\u001bx"};
+
+    private static void append(ByteArrayOutputStream input, List<Boolean> hidden, String piece, boolean isHidden) {
+        byte[] b = piece.getBytes(StandardCharsets.UTF_8);
+        input.writeBytes(b);
+        hidden.addAll(java.util.Collections.nCopies(b.length, isHidden));
+    }
+
+    /** Occurrences in the bytes, and in the shown bytes, each from its first to its last shown byte. */
+    private static boolean[] visibleMarks(Set<byte[]> patterns, byte[] input, List<Boolean> hidden) {
+        boolean[] masked = marks(patterns, input);
+        int[] rawOf = new int[input.length];
+        ByteArrayOutputStream shown = new ByteArrayOutputStream();
+        for (int i = 0; i < input.length; i++) {
+            if (!hidden.get(i)) {
+                rawOf[shown.size()] = i;
+                shown.write(input[i]);
+            }
+        }
+        byte[] text = shown.toByteArray();
+        for (byte[] p : patterns) {
+            for (int v = 0; v + p.length <= text.length; v++) {
+                if (java.util.Arrays.equals(text, v, v + p.length, p, 0, p.length)) {
+                    java.util.Arrays.fill(masked, rawOf[v], rawOf[v + p.length - 1] + 1, true);
+                }
+            }
+        }
+        return masked;
     }
 
     @Test
@@ -145,6 +232,10 @@ class MaskerPropertyTest {
 
     /** Marks every byte of every occurrence, then one replacement per marked run. */
     static String reference(Set<byte[]> patterns, byte[] input) {
+        return collapse(input, marks(patterns, input));
+    }
+
+    static boolean[] marks(Set<byte[]> patterns, byte[] input) {
         boolean[] masked = new boolean[input.length];
         for (byte[] p : patterns) {
             for (int i = 0; i + p.length <= input.length; i++) {
@@ -153,6 +244,10 @@ class MaskerPropertyTest {
                 }
             }
         }
+        return masked;
+    }
+
+    static String collapse(byte[] input, boolean[] masked) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (int i = 0; i < input.length; i++) {
             if (!masked[i]) {

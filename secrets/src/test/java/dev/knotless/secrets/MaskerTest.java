@@ -274,17 +274,6 @@ class MaskerTest {
     }
 
     @Test
-    void aValueSplitHalfOnStdoutAndHalfOnStderrIsNotReassembled() {
-        RecordingOutput out = new RecordingOutput();
-        try (MaskingSink sink = Masker.of(List.of(SECRET)).newStream(out)) {
-            sink.write(STDOUT, bytes(SECRET.substring(0, 7)), 0, 7);
-            sink.write(STDERR, bytes(SECRET.substring(7)), 0, SECRET.length() - 7);
-        }
-
-        assertThat(out.stdout() + out.stderr()).isEqualTo(SECRET);
-    }
-
-    @Test
     void eachLineOfAMultiLineValueIsMaskedOnItsOwn() {
         String key = "-----BEGIN KEY-----\nMIIEvQIBADANBgkq\nhkiG9w0BAQEFAASC\n-----END KEY-----\n";
 

@@ -1,6 +1,7 @@
 package dev.knotless.secrets;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -117,6 +118,28 @@ class MaskerToolsTest {
         String secret = "a<b>&c-long-enough";
         assertThat(JsonEscape.HTML_SAFE.body(secret)).isEqualTo("a\\u003cb\\u003e\\u0026c-long-enough");
         assertThat(Masker.of(List.of(secret)).mask("{\"t\":\"a\\u003cb\\u003e\\u0026c-long-enough\"}")).isEqualTo("{\"t\":\"***\"}");
+    }
+
+    /**
+     * A value with colour sequences inside it, as {@code grep --color=always} prints a line whose
+     * middle matched and as {@code printf} with {@code \e[} prints one: masked as one run, the
+     * sequences inside it included, the colour reset after it kept.
+     */
+    @Test
+    void aValueColouredInsideByGrepOrPrintfIsMasked() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/grep")) || Files.isExecutable(Path.of("/bin/grep")), "grep");
+        String secret = randomSecret(24);
+        Masker masker = Masker.of(List.of(secret));
+        for (int from = 1; from < 20; from += 6) {
+            String grepped = run(List.of("sh", "-c", "printf '%s\\n' \"$1\" | grep --color=always -e \"$2\"",
+                    "sh", "line " + secret + " end", secret.substring(from, from + 4)), Map.of());
+            assertThat(grepped).as("grep coloured the match").contains("\u001b[").doesNotContain(secret);
+            assertThat(masker.mask(grepped)).as(grepped).isEqualTo("line *** end\n");
+        }
+        String printed = run(List.of("bash", "-c", "printf '%s\\e[1m%s\\e[0m\\n' \"$1\" \"$2\"",
+                "bash", secret.substring(0, 9), secret.substring(9)), Map.of());
+        assertThat(printed).isEqualTo(secret.substring(0, 9) + "\u001b[1m" + secret.substring(9) + "\u001b[0m\n");
+        assertThat(masker.mask(printed)).isEqualTo("***\u001b[0m\n");
     }
 
     /** Not one base64 alignment of the value is left, once the wrapping newlines are taken out. */
