@@ -99,9 +99,14 @@ final class PodProbe implements NetworkPolicyProbe {
             pod = starter.start(spec, StopSignal.none());
         } catch (ExecutorException e) {
             return new Attempt.Undecided("pod did not start: " + e.failure().reason());
+        } catch (RuntimeException e) {
+            return new Attempt.Undecided("pod did not start: " + KubernetesExecutor.message(e));
         }
         try {
             return connectFrom(pod);
+        } catch (RuntimeException e) {
+            // the probe never throws: what it could not do leaves the question open, so untrusted runs wait
+            return new Attempt.Undecided("probe in pod " + pod.pod() + " failed: " + KubernetesExecutor.message(e));
         } finally {
             deletion.delete(pod.job());
         }
