@@ -150,7 +150,7 @@ class CacheIT {
         repo.git("checkout", "-q", "main");
         CliRun pull = exec(repo.dir, "--event", "pull", "--rev", "feature");
         assertThat(pull.exit()).as("the pull request's run found the secret in its cache: " + log(pull)).isZero();
-        assertThat(log(pull)).contains("cache /work/deps: cold (nothing stored yet)").contains("cache cold");
+        assertThat(log(pull)).contains("cache /work/deps: cold (nothing stored yet by a run granted no secret").contains("cache cold");
         assertThat(log(trusted)).contains("cache cold")
                 .contains("cache /work/deps: not saved: a value granted in this run is in /work/deps/.npmrc, /work/deps/auth.b64")
                 .doesNotContain("saved for refs/heads/main");

@@ -38,6 +38,7 @@ final class ClusterFaultRun {
     static CompletableFuture<CliRun> exec(ClusterNamespace namespace, Path state, String runnerId, Path repo, String... extra) {
         List<String> args = new ArrayList<>(List.of("--executor", "kubernetes", "--kubeconfig", namespace.scoped().toString(),
                 "--namespace", namespace.name, "--pending-timeout", "60s"));
+        args.addAll(ClusterNamespace.UNENFORCED_POLICY_ACCEPTED);
         args.addAll(List.of(extra));
         return CompletableFuture.supplyAsync(() -> {
             try {

@@ -46,6 +46,15 @@ final class ClusterNamespace implements BeforeAllCallback, AfterEachCallback, Af
     /** How the API server (through fabric8) words a refused verb. */
     static final Pattern REFUSED = Pattern.compile("(?i)forbidden|cannot [a-z]+ resource");
 
+    /**
+     * The test cluster's network plugin enforces no NetworkPolicy (Debian packages none that does:
+     * docs/design/kubernetes.md), so untrusted runs there go ahead only with the risk accepted; the
+     * probe runs the local test image, never one from a public registry. The refusal without the
+     * flag is executor-kubernetes' {@code NetworkPolicyEnforcementIT}.
+     */
+    static final List<String> UNENFORCED_POLICY_ACCEPTED = List.of("--accept-unenforced-network-policy",
+            "--network-policy-probe-image", ExecIT.IMAGE);
+
     final String name;
     private final List<Refusal> refused = new CopyOnWriteArrayList<>();
     private final AppenderBase<ILoggingEvent> watch = new AppenderBase<>() {

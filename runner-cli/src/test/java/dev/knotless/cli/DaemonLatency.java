@@ -171,6 +171,7 @@ public final class DaemonLatency {
         if (cluster != null) {
             flags.addAll(List.of("--executor", "kubernetes", "--kubeconfig", cluster.kubeconfig(), "--namespace", cluster.namespace(),
                     "--pending-timeout", "60s"));
+            flags.addAll(ClusterNamespace.UNENFORCED_POLICY_ACCEPTED);
         }
         String token = null;
         if (hook) {

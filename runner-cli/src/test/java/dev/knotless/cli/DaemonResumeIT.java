@@ -69,6 +69,7 @@ class DaemonResumeIT {
                 "--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(), "--namespace", NAMESPACE.name,
                 "--pending-timeout", "90s", "--kill-grace", "2s", "--stop-grace", "5s", "--image", ExecIT.IMAGE,
                 "--listen", "127.0.0.1:0", "--public-read"));
+        args.addAll(ClusterNamespace.UNENFORCED_POLICY_ACCEPTED);
         args.addAll(List.of(extra));
         DaemonProcess d = DaemonProcess.start(DaemonProcess.checkout(), tmp.resolve(logName), args);
         daemons.add(d);
@@ -229,8 +230,9 @@ class DaemonResumeIT {
      */
     @Test
     void seededKillsUnderRunsLoseNoneAndDoubleNone() throws Exception {
-        List<String> args = List.of("--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(), "--namespace",
-                NAMESPACE.name, "--pending-timeout", "120s");
+        List<String> args = new ArrayList<>(List.of("--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(),
+                "--namespace", NAMESPACE.name, "--pending-timeout", "120s"));
+        args.addAll(ClusterNamespace.UNENFORCED_POLICY_ACCEPTED);
         KillMatrix matrix = new KillMatrix(tmp, runnerId, new KillMatrix.Target("kubernetes", args, ExecIT.IMAGE, true, runner -> {
             try (KubernetesClient client = NAMESPACE.adminClient()) {
                 List<String> left = new ArrayList<>();

@@ -47,6 +47,7 @@ class KubernetesExecIT {
     CliRun exec(Path repo, String... extra) throws Exception {
         List<String> args = new ArrayList<>(List.of("--executor", "kubernetes", "--kubeconfig", NAMESPACE.scoped().toString(),
                 "--namespace", NAMESPACE.name, "--pending-timeout", "60s"));
+        args.addAll(ClusterNamespace.UNENFORCED_POLICY_ACCEPTED);
         args.addAll(List.of(extra));
         return CliRun.exec(tmp.resolve("state"), runnerId, repo, args.toArray(String[]::new));
     }

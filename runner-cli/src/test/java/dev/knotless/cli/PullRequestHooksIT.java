@@ -108,7 +108,7 @@ class PullRequestHooksIT {
             assertThat(run.get("trust").asText()).as("a collaborator's pull request from a fork is still a fork's").isEqualTo("untrusted");
             DaemonApi.assertStartedByTheHook(d, started, "acme/web"); // under the hourly poll: the hook, not a poll
             assertThat(new EmbeddedForge(state.resolve("forge"), Cursors.inMemory()).pull("acme/web", 7))
-                    .contains(new EmbeddedForge.PullInfo("main", "octocat", false));
+                    .contains(new EmbeddedForge.PullInfo("main", "octocat", false, EmbeddedForge.PullInfo.HOOK));
             assertThat(d.log()).contains("acme/web pull #7 refs/pull/7/head@").contains("by octocat (untrusted) into main");
             String id = run.get("id").asText();
             daemon.awaitSuccess(d, id);
