@@ -216,6 +216,15 @@ public final class CuttingProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether it takes connections now: false while a refusal lasts and once closed. What a test
+     * asserts instead of a refused connect to the port, which another listener of a busy machine
+     * may have been given meanwhile.
+     */
+    public boolean listening() {
+        return listener.isOpen();
+    }
+
     /** Stops listening and closes every connection; a Unix socket's file is removed. */
     @Override
     public void close() throws IOException {
