@@ -19,15 +19,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "cache", mixinStandardHelpOptions = true,
         description = "Shows and trims the cache layers kept under the state dir.",
         subcommands = {CacheCommand.ListLayers.class, CacheCommand.Prune.class})
-final class CacheCommand implements Runnable {
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class CacheCommand extends CommandGroup {
 
     static CacheStore store(StateDirOption state, long budget) {
         return new CacheStore(state.stateDir().resolve("cache"), budget, Clock.systemUTC());

@@ -11,19 +11,11 @@ import picocli.CommandLine.Command;
         versionProvider = Version.class,
         description = "Runs a repository's workflows in fresh environments and reports checks.",
         commandListHeading = "%nCommands:%n")
-final class KnotlessRunCommand implements Runnable {
+final class KnotlessRunCommand extends CommandGroup {
 
     /** The subcommands, in the order --help lists them. */
     static final List<Class<?>> SUBCOMMANDS = List.of(ExecCommand.class, DaemonCommand.class, ChecksCommand.class,
             SecretsCommand.class, CacheCommand.class, RepoCommand.class, QueueCommand.class, RerunCommand.class,
             SchedulesCommand.class, KubernetesCommand.class, NodeCommand.class, NodesCommand.class,
             ApiTokenCommand.class);
-
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
 }

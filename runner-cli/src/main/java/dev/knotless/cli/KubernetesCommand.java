@@ -13,15 +13,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "kubernetes", mixinStandardHelpOptions = true,
         description = "Tools for the kubernetes executor.",
         subcommands = {KubernetesCommand.Credentials.class})
-final class KubernetesCommand implements Runnable {
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class KubernetesCommand extends CommandGroup {
 
     @Command(name = "credentials", mixinStandardHelpOptions = true,
             description = {"With an admin kubeconfig, makes a ServiceAccount, a namespaced Role (Jobs, pods,"

@@ -27,8 +27,8 @@ sealed class NodeListCommand implements Callable<Integer> permits NodesCommand {
     @Option(names = "--nodes", paramLabel = "FILE", description = "The daemon's --nodes file (optional: enrolled and connected nodes show without it).")
     @Nullable Path nodes;
 
-    @Option(names = "--json", description = "One JSON array instead of a table.")
-    boolean json;
+    @Mixin
+    JsonArrayOption output;
 
     @Mixin
     StateDirOption state;
@@ -45,7 +45,7 @@ sealed class NodeListCommand implements Callable<Integer> permits NodesCommand {
                     + t.truncatedTo(ChronoUnit.SECONDS) + "; connected and allocations are unknown")
                     .orElse("no daemon with this state directory has reported; connected and allocations are unknown"));
         }
-        if (json) {
+        if (output.json) {
             ArrayNode array = new ObjectMapper().createArrayNode();
             for (NodeFleet.Node r : view.nodes()) {
                 ObjectNode o = array.addObject();

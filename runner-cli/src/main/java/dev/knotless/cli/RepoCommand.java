@@ -22,15 +22,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "repo", mixinStandardHelpOptions = true,
         description = "Manages the repository records of the embedded forge, which the daemon watches.",
         subcommands = {RepoCommand.Add.class, RepoCommand.ListRepos.class, RepoCommand.Remove.class})
-final class RepoCommand implements Runnable {
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class RepoCommand extends CommandGroup {
 
     /** --state-dir and --forge-dir, shared by the repo and queue subcommands. */
     static final class ForgeDir {

@@ -33,8 +33,8 @@ final class SchedulesCommand implements Callable<Integer> {
     @Option(names = "--repo", paramLabel = "NAME", description = "Only this repository (owner/name).")
     @Nullable String repo;
 
-    @Option(names = "--json", description = "One JSON array instead of a table.")
-    boolean json;
+    @Mixin
+    JsonArrayOption output;
 
     @Spec
     CommandSpec spec;
@@ -74,7 +74,7 @@ final class SchedulesCommand implements Callable<Integer> {
                 }
             }
         }
-        if (json) {
+        if (output.json) {
             out.println(rows.toPrettyString());
         } else {
             String format = "%-24s %-16s %-12s %-16s %-14s %-12s %-21s %s%n";

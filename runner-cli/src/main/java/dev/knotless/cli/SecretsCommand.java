@@ -20,15 +20,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "secrets", mixinStandardHelpOptions = true,
         description = "Manages a repository's secrets, encrypted at rest under the state dir.",
         subcommands = {SecretsCommand.Set.class, SecretsCommand.List.class, SecretsCommand.Remove.class})
-final class SecretsCommand implements Runnable {
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class SecretsCommand extends CommandGroup {
 
     /** --repo and --state-dir, shared by the subcommands. */
     static final class Target {
