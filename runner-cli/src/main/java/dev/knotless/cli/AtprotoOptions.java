@@ -30,6 +30,9 @@ import picocli.CommandLine.Option;
 /** Where the daemon's repositories are: its own state directory, or the repository records on a PDS. */
 final class AtprotoOptions {
 
+    /** The public PLC directory: the default of every {@code --plc}, so that all resolve did:plc alike. */
+    static final String PLC_DIRECTORY = "https://plc.directory";
+
     @Option(names = "--forge", defaultValue = "embedded", paramLabel = "FORGE",
             description = "Where repositories are: embedded (records in the state directory, 'repo add') or atproto"
                     + " (dev.knotless.repo records on --pds that name this runner's DID; checks are published as"
@@ -45,7 +48,7 @@ final class AtprotoOptions {
                     + " lines (the password is never printed); the account's DID is the runner id.")
     @Nullable Path identity;
 
-    @Option(names = "--plc", defaultValue = "https://plc.directory", paramLabel = "URL",
+    @Option(names = "--plc", defaultValue = PLC_DIRECTORY, paramLabel = "URL",
             description = "With --forge atproto or --spindle: the PLC directory that resolves did:plc accounts (their PDS, and"
                     + " the keys service-auth tokens and the firehose's commits are checked against); default: ${DEFAULT-VALUE}.")
     String plc;
@@ -63,11 +66,7 @@ final class AtprotoOptions {
 
     /** The PLC directory's URL. */
     HttpUrl plcUrl() {
-        HttpUrl url = HttpUrl.parse(plc);
-        if (url == null) {
-            throw new IllegalArgumentException("--plc '" + plc + "' is not an http(s) URL");
-        }
-        return url;
+        return url("--plc", plc);
     }
 
     /** The runner's account, logged in; null with the embedded forge. */
@@ -84,14 +83,19 @@ final class AtprotoOptions {
         if (pds == null || identity == null) {
             throw new IllegalArgumentException("--forge atproto needs --pds URL and --identity FILE");
         }
-        HttpUrl url = HttpUrl.parse(pds);
-        if (url == null) {
-            throw new IllegalArgumentException("--pds '" + pds + "' is not an http(s) URL");
-        }
+        HttpUrl url = url("--pds", pds);
         OwnerOnlyFile.requireOwnerOnly(identity); // it holds the account's app password
         OkHttpClient http = new OkHttpClient();
         XrpcClient client = new XrpcClient(http, url, Identity.read(identity), new ObjectMapper());
         return new Account(http, client, client.login());
+    }
+
+    private static HttpUrl url(String option, String text) {
+        HttpUrl url = HttpUrl.parse(text);
+        if (url == null) {
+            throw new IllegalArgumentException(option + " '" + text + "' is not an http(s) URL");
+        }
+        return url;
     }
 
     /** A logged-in runner account. */

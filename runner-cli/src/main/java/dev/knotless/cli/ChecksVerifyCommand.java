@@ -38,7 +38,7 @@ final class ChecksVerifyCommand implements Callable<Integer> {
             description = "Fetch the proof from this PDS (default: the #atproto_pds of the DID document).")
     @Nullable String pds;
 
-    @Option(names = "--plc", paramLabel = "URL", defaultValue = "https://plc.directory",
+    @Option(names = "--plc", paramLabel = "URL", defaultValue = AtprotoOptions.PLC_DIRECTORY,
             description = "The PLC directory that resolves did:plc (default: ${DEFAULT-VALUE}).")
     String plc;
 

@@ -98,11 +98,7 @@ final class ExecCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter human = json ? err : out;
         Event ev = Event.parse(event);
-        for (String name : variables.keySet()) {
-            if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                throw new IllegalArgumentException("--var " + name + ": not a shell variable name");
-            }
-        }
+        RunVariables.checkNames(variables);
         if (!inputs.isEmpty() && ev != Event.MANUAL) {
             throw new IllegalArgumentException("--input is for manual runs: add --event manual");
         }

@@ -31,6 +31,8 @@ final class NodeCommand implements Callable<Integer> {
     /** Where {@code node enroll} puts the node's key pair and its runner keyset, in the state directory. */
     static final String ENROLLED_KEY = "node";
     static final String ENROLLED_KEYSET = "runner-keys";
+    /** The node's --state-dir unless given: one default, so that 'node' finds what 'node enroll' wrote. */
+    static final String STATE_DIR = "/var/lib/knotless-node";
 
     @Option(names = "--node-id", paramLabel = "ID", description = "This node's id, as the runner's nodes file names it.")
     @Nullable String nodeId;
@@ -69,7 +71,7 @@ final class NodeCommand implements Callable<Integer> {
             description = "The idempotency ledger (fsynced; default: STATE_DIR/ledger).")
     @Nullable Path ledger;
 
-    @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/var/lib/knotless-node",
+    @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = STATE_DIR,
             description = "Images, allocations, runc state (default: ${DEFAULT-VALUE}).")
     Path stateDir;
 

@@ -26,7 +26,7 @@ final class NodeEnrollCommand implements Callable<Integer> {
     @Option(names = "--node-id", required = true, paramLabel = "ID", description = "This node's id in the runner's nodes file.")
     String nodeId;
 
-    @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/var/lib/knotless-node",
+    @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = NodeCommand.STATE_DIR,
             description = "The node's state directory, where its key and keyset go (default: ${DEFAULT-VALUE}).")
     Path stateDir;
 

@@ -45,11 +45,7 @@ final class RerunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        for (String name : variables.keySet()) {
-            if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                throw new IllegalArgumentException("--var " + name + ": not a shell variable name");
-            }
-        }
+        RunVariables.checkNames(variables);
         PrintWriter err = spec.commandLine().getErr();
         RunRecord again;
         try (StateStore store = StateStore.open(state.stateDir())) {
