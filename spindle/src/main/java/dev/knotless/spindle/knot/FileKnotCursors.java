@@ -23,7 +23,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /** {@link KnotCursors#inFile(Path)}: the whole map in memory, the whole file written on each put. */
-final class FileKnotCursors implements KnotCursors {
+final class FileKnotCursors extends MemoryKnotCursors {
 
     /** 10,000 knots of at most 259 characters and a 19-digit cursor fit in 3 MB; anything larger is not ours. */
     static final long MAX_BYTES = 4L << 20;
@@ -32,11 +32,11 @@ final class FileKnotCursors implements KnotCursors {
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
     private final Path file;
-    private final TreeMap<String, Long> cursors;
 
+    /** @param cursors sorted, so that the file lists its knots in order */
     private FileKnotCursors(Path file, TreeMap<String, Long> cursors) {
+        super("the knot cursors " + file, cursors);
         this.file = file;
-        this.cursors = cursors;
     }
 
     static FileKnotCursors open(Path file) throws IOException {
@@ -86,40 +86,11 @@ final class FileKnotCursors implements KnotCursors {
         return new FileKnotCursors(file, cursors);
     }
 
+    /** Writes the whole map: to a temporary file, moved over the old one, so a crash leaves one or the other. */
     @Override
-    public synchronized long get(String knot) {
-        return cursors.getOrDefault(KnotHost.check(knot), 0L);
-    }
-
-    @Override
-    public synchronized void put(String knot, long cursor) throws IOException {
-        String key = KnotHost.check(knot);
-        if (cursor < 0) {
-            throw new IllegalArgumentException("a knot's cursor is at least 0, not " + cursor);
-        }
-        Long before = cursors.get(key);
-        if (before == null && cursors.size() >= MAX_KNOTS) {
-            throw new IOException("the knot cursors " + file + " hold " + MAX_KNOTS + " knots, the most kept; " + key + " is not added");
-        }
-        if (before != null && before == cursor) {
-            return;
-        }
-        cursors.put(key, cursor);
-        try {
-            write();
-        } catch (IOException | RuntimeException e) {
-            if (before == null) {
-                cursors.remove(key);
-            } else {
-                cursors.put(key, before);
-            }
-            throw e;
-        }
-    }
-
-    private void write() throws IOException {
+    void changed(Map<String, Long> all) throws IOException {
         ObjectNode root = JSON.createObjectNode();
-        cursors.forEach(root::put);
+        all.forEach(root::put);
         byte[] bytes = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
