@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -311,51 +312,44 @@ public record Pipeline(String knot, String rkey, Trigger trigger, List<PipelineW
     }
 
     private static JsonNode object(JsonNode parent, String field, String where) throws PipelineException {
-        JsonNode n = optionalObject(parent, field, where);
-        if (n == null) {
-            throw new PipelineException(where + "." + field + " is missing");
-        }
-        return n;
+        return present(optionalObject(parent, field, where), field, where);
     }
 
     private static @Nullable JsonNode optionalObject(JsonNode parent, String field, String where) throws PipelineException {
+        return optional(parent, field, where, JsonNode::isObject, "an object");
+    }
+
+    private static String text(JsonNode parent, String field, String where) throws PipelineException {
+        return present(optionalText(parent, field, where), field, where);
+    }
+
+    private static @Nullable String optionalText(JsonNode parent, String field, String where) throws PipelineException {
+        JsonNode n = optional(parent, field, where, JsonNode::isTextual, "a string");
+        return n == null ? null : n.textValue();
+    }
+
+    private static boolean bool(JsonNode parent, String field, String where) throws PipelineException {
+        JsonNode n = optional(parent, field, where, JsonNode::isBoolean, "true or false");
+        return n != null && n.booleanValue();
+    }
+
+    /** The field's value; null when it is absent or JSON null, refused when it is not {@code expected}. */
+    private static @Nullable JsonNode optional(JsonNode parent, String field, String where, Predicate<JsonNode> is,
+            String expected) throws PipelineException {
         JsonNode n = parent.get(field);
         if (n == null || n.isNull()) {
             return null;
         }
-        if (!n.isObject()) {
-            throw new PipelineException(where + "." + field + " is not an object");
+        if (!is.test(n)) {
+            throw new PipelineException(where + "." + field + " is not " + expected);
         }
         return n;
     }
 
-    private static String text(JsonNode parent, String field, String where) throws PipelineException {
-        String s = optionalText(parent, field, where);
-        if (s == null) {
+    private static <T> T present(@Nullable T value, String field, String where) throws PipelineException {
+        if (value == null) {
             throw new PipelineException(where + "." + field + " is missing");
         }
-        return s;
-    }
-
-    private static @Nullable String optionalText(JsonNode parent, String field, String where) throws PipelineException {
-        JsonNode n = parent.get(field);
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        if (!n.isTextual()) {
-            throw new PipelineException(where + "." + field + " is not a string");
-        }
-        return n.textValue();
-    }
-
-    private static boolean bool(JsonNode parent, String field, String where) throws PipelineException {
-        JsonNode n = parent.get(field);
-        if (n == null || n.isNull()) {
-            return false;
-        }
-        if (!n.isBoolean()) {
-            throw new PipelineException(where + "." + field + " is not true or false");
-        }
-        return n.booleanValue();
+        return value;
     }
 }
