@@ -140,74 +140,34 @@ public final class SpindleStore implements AutoCloseable {
 
     /** Keeps a pipeline until {@link #queued}; false when it came before (a knot sending it again), queued or not. */
     public boolean receive(Waiting pipeline) throws IOException {
-        return locked(() -> {
-            try (PreparedStatement insert = db.prepareStatement(
-                    "INSERT OR IGNORE INTO inbox (knot, rkey, repo, pipeline, received_at) VALUES (?, ?, ?, ?, ?)")) {
-                insert.setString(1, pipeline.knot());
-                insert.setString(2, pipeline.rkey());
-                insert.setString(3, pipeline.repo());
-                insert.setString(4, pipeline.json());
-                insert.setString(5, clock.instant().toString());
-                return insert.executeUpdate() == 1;
-            }
-        });
+        return update("INSERT OR IGNORE INTO inbox (knot, rkey, repo, pipeline, received_at) VALUES (?, ?, ?, ?, ?)",
+                pipeline.knot(), pipeline.rkey(), pipeline.repo(), pipeline.json(), clock.instant().toString()) == 1;
     }
 
     /** Whether pipeline {@code knot}/{@code rkey} came before, queued or not. */
     public boolean received(String knot, String rkey) throws IOException {
-        return locked(() -> {
-            try (PreparedStatement q = db.prepareStatement("SELECT 1 FROM inbox WHERE knot = ? AND rkey = ?")) {
-                q.setString(1, knot);
-                q.setString(2, rkey);
-                try (ResultSet r = q.executeQuery()) {
-                    return r.next();
-                }
-            }
-        });
+        return query("SELECT 1 FROM inbox WHERE knot = ? AND rkey = ?", ResultSet::next, knot, rkey);
     }
 
     /** The pipelines of {@code repo} waiting for their runs, oldest first. */
     public List<Waiting> waiting(String repo) throws IOException {
-        return locked(() -> {
+        return query("SELECT knot, rkey, repo, pipeline FROM inbox WHERE repo = ? AND queued = 0 ORDER BY received_at, rowid", r -> {
             List<Waiting> found = new ArrayList<>();
-            try (PreparedStatement q = db.prepareStatement(
-                    "SELECT knot, rkey, repo, pipeline FROM inbox WHERE repo = ? AND queued = 0 ORDER BY received_at, rowid")) {
-                q.setString(1, repo);
-                try (ResultSet r = q.executeQuery()) {
-                    while (r.next()) {
-                        found.add(new Waiting(r.getString(1), r.getString(2), r.getString(3), r.getString(4)));
-                    }
-                }
+            while (r.next()) {
+                found.add(new Waiting(r.getString(1), r.getString(2), r.getString(3), r.getString(4)));
             }
             return found;
-        });
+        }, repo);
     }
 
     /** A pipeline's runs are queued: it waits no more, and only its key is kept. */
     public void queued(String knot, String rkey) throws IOException {
-        locked(() -> {
-            try (PreparedStatement delete = db.prepareStatement(
-                    "UPDATE inbox SET queued = 1, pipeline = '' WHERE knot = ? AND rkey = ?")) {
-                delete.setString(1, knot);
-                delete.setString(2, rkey);
-                delete.executeUpdate();
-            }
-            return null;
-        });
+        update("UPDATE inbox SET queued = 1, pipeline = '' WHERE knot = ? AND rkey = ?", knot, rkey);
     }
 
     public void workflow(WorkflowRun run) throws IOException {
-        locked(() -> {
-            try (PreparedStatement insert = db.prepareStatement(
-                    "INSERT OR REPLACE INTO workflows (run_id, knot, rkey, workflow) VALUES (?, ?, ?, ?)")) {
-                insert.setString(1, run.runId());
-                insert.setString(2, run.knot());
-                insert.setString(3, run.rkey());
-                insert.setString(4, run.workflow());
-                insert.executeUpdate();
-            }
-            return null;
-        });
+        update("INSERT OR REPLACE INTO workflows (run_id, knot, rkey, workflow) VALUES (?, ?, ?, ?)",
+                run.runId(), run.knot(), run.rkey(), run.workflow());
     }
 
     public Optional<WorkflowRun> workflowOf(String runId) throws IOException {
@@ -220,56 +180,61 @@ public final class SpindleStore implements AutoCloseable {
     }
 
     public void noteSecret(String repo, SecretNote note) throws IOException {
-        locked(() -> {
-            try (PreparedStatement insert = db.prepareStatement(
-                    "INSERT OR REPLACE INTO secrets (repo, key, created_at, created_by) VALUES (?, ?, ?, ?)")) {
-                insert.setString(1, repo);
-                insert.setString(2, note.key());
-                insert.setString(3, note.createdAt().toString());
-                insert.setString(4, note.createdBy());
-                insert.executeUpdate();
-            }
-            return null;
-        });
+        update("INSERT OR REPLACE INTO secrets (repo, key, created_at, created_by) VALUES (?, ?, ?, ?)",
+                repo, note.key(), note.createdAt().toString(), note.createdBy());
     }
 
     public void forgetSecret(String repo, String key) throws IOException {
-        locked(() -> {
-            try (PreparedStatement delete = db.prepareStatement("DELETE FROM secrets WHERE repo = ? AND key = ?")) {
-                delete.setString(1, repo);
-                delete.setString(2, key);
-                delete.executeUpdate();
-            }
-            return null;
-        });
+        update("DELETE FROM secrets WHERE repo = ? AND key = ?", repo, key);
     }
 
     /** Who set {@code key} of {@code repo} and when; empty for a secret set another way (the CLI). */
     public Optional<SecretNote> secretNote(String repo, String key) throws IOException {
+        return query("SELECT key, created_at, created_by FROM secrets WHERE repo = ? AND key = ?",
+                r -> r.next() ? Optional.of(new SecretNote(r.getString(1), Instant.parse(r.getString(2)), r.getString(3)))
+                        : Optional.<SecretNote>empty(),
+                repo, key);
+    }
+
+    private Optional<WorkflowRun> one(String sql, String... args) throws IOException {
+        return query(sql, r -> r.next() ? Optional.of(new WorkflowRun(r.getString(1), r.getString(2), r.getString(3), r.getString(4)))
+                : Optional.<WorkflowRun>empty(), args);
+    }
+
+    /** Reads the rows of {@code sql}. */
+    private interface Rows<T> {
+        T read(ResultSet rows) throws SQLException;
+    }
+
+    /** What {@code read} makes of the rows {@code sql} selects with {@code args} as its parameters, in order. */
+    private <T> T query(String sql, Rows<T> read, String... args) throws IOException {
         return locked(() -> {
-            try (PreparedStatement q = db.prepareStatement("SELECT key, created_at, created_by FROM secrets WHERE repo = ? AND key = ?")) {
-                q.setString(1, repo);
-                q.setString(2, key);
-                try (ResultSet r = q.executeQuery()) {
-                    return r.next() ? Optional.of(new SecretNote(r.getString(1), Instant.parse(r.getString(2)), r.getString(3)))
-                            : Optional.<SecretNote>empty();
-                }
+            try (PreparedStatement statement = prepared(sql, args); ResultSet rows = statement.executeQuery()) {
+                return read.read(rows);
             }
         });
     }
 
-    private Optional<WorkflowRun> one(String sql, String... args) throws IOException {
+    /** Rows changed by {@code sql} with {@code args} as its parameters, in order. */
+    private int update(String sql, String... args) throws IOException {
         return locked(() -> {
-            try (PreparedStatement q = db.prepareStatement(sql)) {
-                for (int i = 0; i < args.length; i++) {
-                    q.setString(i + 1, args[i]);
-                }
-                try (ResultSet r = q.executeQuery()) {
-                    return r.next() ? Optional.of(new WorkflowRun(r.getString(1), r.getString(2), r.getString(3), r.getString(4)))
-                            : Optional.<WorkflowRun>empty();
-                }
+            try (PreparedStatement statement = prepared(sql, args)) {
+                return statement.executeUpdate();
             }
         });
+    }
+
+    private PreparedStatement prepared(String sql, String... args) throws SQLException {
+        PreparedStatement statement = db.prepareStatement(sql);
+        try {
+            for (int i = 0; i < args.length; i++) {
+                statement.setString(i + 1, args[i]);
+            }
+            return statement;
+        } catch (SQLException | RuntimeException e) {
+            statement.close();
+            throw e;
+        }
     }
 
     @Override
