@@ -36,23 +36,21 @@ record LogLines(ObjectMapper json, Clock clock) {
     }
 
     private void control(ObjectNode line, int step, String name, String status) {
-        line.put("kind", "control");
-        line.put("content", name);
-        line.put("time", now());
-        line.put("step_id", step);
+        start(line, "control", step, name);
         line.put("step_status", status);
         line.put("step_kind", "user");
     }
 
     private void data(ObjectNode line, int step, String text, String stream) {
-        line.put("kind", "data");
-        line.put("content", text);
-        line.put("time", now());
-        line.put("step_id", step);
+        start(line, "data", step, text);
         line.put("stream", stream);
     }
 
-    private String now() {
-        return DateTimeFormatter.ISO_INSTANT.format(clock.instant().truncatedTo(ChronoUnit.MILLIS));
+    /** What every line begins with, in the order tangled writes it. */
+    private void start(ObjectNode line, String kind, int step, String content) {
+        line.put("kind", kind);
+        line.put("content", content);
+        line.put("time", DateTimeFormatter.ISO_INSTANT.format(clock.instant().truncatedTo(ChronoUnit.MILLIS)));
+        line.put("step_id", step);
     }
 }
