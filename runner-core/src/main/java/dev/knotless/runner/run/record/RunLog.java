@@ -50,7 +50,8 @@ public final class RunLog implements AutoCloseable {
 
     public synchronized void notice(String text) {
         String line = masker.mask(text);
-        write(("[knotless] " + line + "\n").getBytes(StandardCharsets.UTF_8));
+        byte[] bytes = ("[knotless] " + line + "\n").getBytes(StandardCharsets.UTF_8);
+        write(bytes, 0, bytes.length);
         listener.notice(run, line);
     }
 
@@ -68,11 +69,7 @@ public final class RunLog implements AutoCloseable {
     public MaskingSink step(int number) {
         OutputSink fanout = (stream, buffer, offset, length) -> {
             synchronized (this) {
-                try {
-                    file.write(buffer, offset, length);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
+                write(buffer, offset, length);
                 listener.stepOutput(run, number, stream, buffer, offset, length);
             }
         };
@@ -81,21 +78,13 @@ public final class RunLog implements AutoCloseable {
 
     /** A sink for the services' output, which a run writes after its last step: masked into the log file; close it after each service. */
     public MaskingSink serviceOutput() {
-        OutputSink toFile = (stream, buffer, offset, length) -> {
-            synchronized (this) {
-                try {
-                    file.write(buffer, offset, length);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-        };
+        OutputSink toFile = (stream, buffer, offset, length) -> write(buffer, offset, length);
         return masker.newStream(toFile);
     }
 
-    private void write(byte[] bytes) {
+    private synchronized void write(byte[] buffer, int offset, int length) {
         try {
-            file.write(bytes, 0, bytes.length);
+            file.write(buffer, offset, length);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
