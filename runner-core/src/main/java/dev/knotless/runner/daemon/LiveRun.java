@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * One run's live events in a bounded buffer, for any number of followers: the daemon's side of the
@@ -74,22 +75,12 @@ public final class LiveRun implements FollowedRun {
 
     @Override
     public List<StepState> steps() {
-        lock.lock();
-        try {
-            return List.copyOf(steps);
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> List.copyOf(steps));
     }
 
     @Override
     public Optional<Check> finalCheck() {
-        lock.lock();
-        try {
-            return Optional.ofNullable(finalCheck);
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> Optional.ofNullable(finalCheck));
     }
 
     /**
@@ -125,18 +116,14 @@ public final class LiveRun implements FollowedRun {
     // ---- written by the run's thread (through LiveRuns) ----
 
     void stepStarted(int number, String name) {
-        lock.lock();
-        try {
+        locked(() -> {
             setStep(number, name, null);
             add(new LiveEvent.StepStarted(nextSeq, number, name));
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void output(int step, String stream, byte[] buffer, int offset, int length) {
-        lock.lock();
-        try {
+        locked(() -> {
             ByteArrayOutputStream pending = partial.computeIfAbsent(step + "/" + stream, k -> new ByteArrayOutputStream());
             int lineStart = offset;
             for (int i = offset; i < offset + length; i++) {
@@ -152,39 +139,44 @@ public final class LiveRun implements FollowedRun {
                 }
             }
             pending.write(buffer, lineStart, offset + length - lineStart);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void notice(String line) {
-        lock.lock();
-        try {
-            add(new LiveEvent.Line(nextSeq, 0, "notice", line));
-        } finally {
-            lock.unlock();
-        }
+        locked(() -> add(new LiveEvent.Line(nextSeq, 0, "notice", line)));
     }
 
     void stepFinished(int number, StepResult result) {
-        lock.lock();
-        try {
+        locked(() -> {
             flush(number);
             setStep(number, result.name(), result);
             add(new LiveEvent.StepFinished(nextSeq, number, result));
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     void finished(Check check) {
-        lock.lock();
-        try {
+        locked(() -> {
             for (StepState s : List.copyOf(steps)) {
                 flush(s.number());
             }
             finalCheck = check;
             add(new LiveEvent.Finished(nextSeq, check));
+        });
+    }
+
+    private <T> T locked(Supplier<T> read) {
+        lock.lock();
+        try {
+            return read.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void locked(Runnable write) {
+        lock.lock();
+        try {
+            write.run();
         } finally {
             lock.unlock();
         }
