@@ -64,12 +64,8 @@ final class Manifests {
             throw new ImageException("manifest " + digest + " has a config of media type '" + config.mediaType()
                     + "', not an image config");
         }
-        JsonNode layers = root.path("layers");
-        if (!layers.isArray()) {
-            throw new ImageException("manifest " + digest + " has no layers list");
-        }
         List<Descriptor> list = new ArrayList<>();
-        for (JsonNode layer : layers) {
+        for (JsonNode layer : array(root, "layers", "manifest " + digest + " has no layers list")) {
             Descriptor d = descriptor(layer, digest, "layer");
             Compression.ofLayer(d);
             list.add(d);
@@ -78,17 +74,21 @@ final class Manifests {
     }
 
     private static Index index(JsonNode root, Digest digest) throws ImageException {
-        JsonNode manifests = root.path("manifests");
-        if (!manifests.isArray()) {
-            throw new ImageException("image index " + digest + " has no manifests list");
-        }
         List<Entry> entries = new ArrayList<>();
-        for (JsonNode m : manifests) {
+        for (JsonNode m : array(root, "manifests", "image index " + digest + " has no manifests list")) {
             Descriptor d = descriptor(m, digest, "index entry");
             JsonNode platform = m.path("platform");
             entries.add(new Entry(d, platform.path("os").asText(""), platform.path("architecture").asText("")));
         }
         return new Index(List.copyOf(entries));
+    }
+
+    private static JsonNode array(JsonNode root, String field, String missing) throws ImageException {
+        JsonNode items = root.path(field);
+        if (!items.isArray()) {
+            throw new ImageException(missing);
+        }
+        return items;
     }
 
     private static Descriptor descriptor(JsonNode node, Digest manifest, String what) throws ImageException {
