@@ -1,9 +1,7 @@
 package dev.knotless.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -19,9 +17,9 @@ final class NodesApi {
     private static final Logger LOG = LoggerFactory.getLogger(NodesApi.class);
 
     private final ApiSources sources;
-    private final ObjectMapper json;
+    private final ApiJson json;
 
-    NodesApi(ApiSources sources, ObjectMapper json) {
+    NodesApi(ApiSources sources, ApiJson json) {
         this.sources = sources;
         this.json = json;
     }
@@ -32,7 +30,7 @@ final class NodesApi {
         body.put("nodes", view.nodes());
         body.put("live", view.live());
         body.put("reported", view.reported().orElse(null));
-        send(ctx, body);
+        json.send(ctx, body);
     }
 
     void drain(Context ctx) throws IOException {
@@ -53,7 +51,7 @@ final class NodesApi {
         }
         LOG.info("node {} through the API node={} changed={}", drained ? "drain" : "undrain", node,
                 change == NodeFleet.Change.CHANGED);
-        send(ctx, Map.of("node", node, "drained", drained, "changed", change == NodeFleet.Change.CHANGED));
+        json.send(ctx, Map.of("node", node, "drained", drained, "changed", change == NodeFleet.Change.CHANGED));
     }
 
     private NodeFleet fleet() {
@@ -62,14 +60,5 @@ final class NodesApi {
             throw new ApiError(404, "this runner has no node executor (daemon --executor node)");
         }
         return fleet;
-    }
-
-    private void send(Context ctx, Object body) {
-        try {
-            ctx.contentType("application/json");
-            ctx.result(json.writeValueAsBytes(body));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,6 +1,5 @@
 package dev.knotless.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.checks.Check;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Output;
@@ -13,7 +12,6 @@ import dev.knotless.tar.Printable;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -38,9 +36,9 @@ final class RunsApi {
     static final int MAX_LIMIT = 1000;
 
     private final ApiSources sources;
-    private final ObjectMapper json;
+    private final ApiJson json;
 
-    RunsApi(ApiSources sources, ObjectMapper json) {
+    RunsApi(ApiSources sources, ApiJson json) {
         this.sources = sources;
         this.json = json;
     }
@@ -54,7 +52,7 @@ final class RunsApi {
             repo.put("runners", r.runners());
             out.add(repo);
         }
-        send(ctx, out);
+        json.send(ctx, out);
     }
 
     void runs(Context ctx) throws IOException {
@@ -64,12 +62,12 @@ final class RunsApi {
         for (RunRecord r : sources.state().runs().runs(filter)) {
             out.add(RunView.of(r, sources.live().run(r.id())));
         }
-        send(ctx, out);
+        json.send(ctx, out);
     }
 
     void run(Context ctx) throws IOException {
         RunRecord r = record(ctx.pathParam("id"));
-        send(ctx, RunView.of(r, sources.live().run(r.id())));
+        json.send(ctx, RunView.of(r, sources.live().run(r.id())));
     }
 
     void queue(Context ctx) throws IOException {
@@ -91,7 +89,7 @@ final class RunsApi {
             }
         }
         out.put("mergeQueue", merge);
-        send(ctx, out);
+        json.send(ctx, out);
     }
 
     /** The stored log; while a run goes, what the log file has so far (its first half-cap as written). */
@@ -150,7 +148,7 @@ final class RunsApi {
         out.put("state", state ? "ok" : "not answering");
         out.put("loop", loop ? "alive" : "stopped");
         ctx.status(state && loop ? 200 : 503);
-        send(ctx, out);
+        json.send(ctx, out);
     }
 
     /**
@@ -162,7 +160,7 @@ final class RunsApi {
         boolean onlyFailed = Boolean.parseBoolean(ctx.queryParam("failed"));
         if (onlyFailed && !FAILED.contains(r.status())) {
             ctx.status(200);
-            send(ctx, Map.of("queued", List.of(), "reason", "run " + r.id() + " ended " + r.status().wireName()
+            json.send(ctx, Map.of("queued", List.of(), "reason", "run " + r.id() + " ended " + r.status().wireName()
                     + ": nothing failed to rerun"));
             return;
         }
@@ -172,7 +170,7 @@ final class RunsApi {
         RunRecord again = sources.state().runs().rerun(r.id(), Map.of());
         LOG.info("rerun queued by the API run={} again={}", r.id(), again.id());
         ctx.status(201);
-        send(ctx, Map.of("queued", List.of(RunView.of(again, Optional.empty()))));
+        json.send(ctx, Map.of("queued", List.of(RunView.of(again, Optional.empty()))));
     }
 
     /** {@code POST /api/commits/{sha}/rerun-failed}: every workflow whose newest run at the commit failed, queued again. */
@@ -195,7 +193,7 @@ final class RunsApi {
             queued.add(RunView.of(again, Optional.empty()));
         }
         ctx.status(queued.isEmpty() ? 200 : 201);
-        send(ctx, Map.of("queued", queued));
+        json.send(ctx, Map.of("queued", queued));
     }
 
     /**
@@ -210,13 +208,13 @@ final class RunsApi {
         if (manual == null) {
             throw new ApiError(503, "this server queues no runs");
         }
-        ManualRunRequest request = ManualRunRequest.read(ctx.bodyInputStream(), json);
+        ManualRunRequest request = ManualRunRequest.read(ctx.bodyInputStream(), json.mapper());
         switch (manual.queue(request.repo(), request.workflow(), request.branch(), request.inputs())) {
             case ManualRuns.Outcome.Queued q -> {
                 q.runs().forEach(run -> LOG.info("manual run queued by the API run={} repo={} workflow={}", run.id(),
                         request.repo(), run.workflow()));
                 ctx.status(201);
-                send(ctx, Map.of("queued", q.runs().stream().map(run -> RunView.of(run, Optional.empty())).toList()));
+                json.send(ctx, Map.of("queued", q.runs().stream().map(run -> RunView.of(run, Optional.empty())).toList()));
             }
             case ManualRuns.Outcome.NotFound n -> throw ApiError.notFound(Printable.name(n.what()));
             case ManualRuns.Outcome.Refused r -> throw ApiError.unprocessable(r.reason());
@@ -243,7 +241,7 @@ final class RunsApi {
         }
         com.fasterxml.jackson.databind.JsonNode request;
         try {
-            request = json.readTree(body);
+            request = json.mapper().readTree(body);
         } catch (IOException e) {
             request = null;
         }
@@ -258,7 +256,7 @@ final class RunsApi {
         String name = hook.pollSoon(repo)
                 .orElseThrow(() -> ApiError.notFound("watched repository '" + Printable.name(repo) + "'"));
         ctx.status(202);
-        send(ctx, Map.of("repo", name, "polling", "now"));
+        json.send(ctx, Map.of("repo", name, "polling", "now"));
     }
 
     /**
@@ -299,7 +297,7 @@ final class RunsApi {
                     + (now.status().isFinal() ? "; nothing to cancel" : " but does not go on this runner"));
         }
         LOG.info("cancel asked through the API run={} outcome={}", r.id(), outcome);
-        send(ctx, Map.of("outcome", outcome.name().toLowerCase(), "run", RunView.of(now, sources.live().run(now.id()))));
+        json.send(ctx, Map.of("outcome", outcome.name().toLowerCase(), "run", RunView.of(now, sources.live().run(now.id()))));
     }
 
     private static @Nullable String commit(@Nullable String text) {
@@ -317,15 +315,6 @@ final class RunsApi {
 
     RunRecord record(String id) throws IOException {
         return sources.state().runs().run(id).orElseThrow(() -> ApiError.notFound("run " + id));
-    }
-
-    void send(Context ctx, Object body) {
-        try {
-            ctx.contentType("application/json");
-            ctx.result(json.writeValueAsBytes(body));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private static @Nullable String blankToNull(@Nullable String s) {

@@ -1,6 +1,5 @@
 package dev.knotless.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -55,11 +54,11 @@ public final class StatusServer implements AutoCloseable {
     public StatusServer(Listen listen, ApiSources sources, ApiAccess access, ForgeHooks forgeHooks) {
         this.listen = listen;
         Gate gate = new Gate(access);
-        ObjectMapper json = JsonMapper.builder().addModule(new JavaTimeModule())
-                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
+        ApiJson json = new ApiJson(JsonMapper.builder().addModule(new JavaTimeModule())
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build());
         RunsApi api = new RunsApi(sources, json);
         NodesApi nodes = new NodesApi(sources, json);
-        this.events = new RunEvents(sources, api, json);
+        this.events = new RunEvents(sources, api, json.mapper());
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
@@ -91,17 +90,17 @@ public final class StatusServer implements AutoCloseable {
             config.routes.get("/{file}", ctx -> page(ctx, ctx.pathParam("file")));
             config.routes.exception(ApiError.class, (e, ctx) -> {
                 ctx.status(e.status());
-                api.send(ctx, Map.of("error", e.getMessage()));
+                json.send(ctx, Map.of("error", e.getMessage()));
             });
             config.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.warn("{} {} failed", ctx.method(), ctx.path(), e);
                 ctx.status(500);
-                api.send(ctx, Map.of("error", OneLine.of(e)));
+                json.send(ctx, Map.of("error", OneLine.of(e)));
             });
             config.routes.error(404, "*", ctx -> {
                 String type = ctx.res().getContentType();
                 if (type == null || !type.startsWith("application/json")) {
-                    api.send(ctx, Map.of("error", ctx.path() + " not found"));
+                    json.send(ctx, Map.of("error", ctx.path() + " not found"));
                 }
             });
         });
