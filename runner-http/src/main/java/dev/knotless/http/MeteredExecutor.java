@@ -70,6 +70,27 @@ final class MeteredExecutor extends ForwardingExecutor {
         }
     }
 
+    /** A tar stream's move, which fails as the seam says. */
+    private interface Transfer {
+        void move() throws ExecutorException;
+    }
+
+    private void transfer(String operation, Transfer transfer) throws ExecutorException {
+        try {
+            transfer.move();
+        } catch (ExecutorException e) {
+            metrics.executorError(operation, e.failure().kind());
+            throw e;
+        }
+    }
+
+    /** A step that failed (rather than exited) is the executor's error. */
+    private void count(String operation, StepOutcome outcome) {
+        if (outcome instanceof StepOutcome.Failed failed) {
+            metrics.executorError(operation, failed.failure().kind());
+        }
+    }
+
     private class MeteredSession extends ForwardingSession {
 
         MeteredSession(Session session) {
@@ -78,31 +99,19 @@ final class MeteredExecutor extends ForwardingExecutor {
 
         @Override
         public void upload(String dir, TarSource tar, StopSignal signal) throws ExecutorException {
-            try {
-                session.upload(dir, tar, signal);
-            } catch (ExecutorException e) {
-                metrics.executorError("upload", e.failure().kind());
-                throw e;
-            }
+            transfer("upload", () -> session.upload(dir, tar, signal));
         }
 
         @Override
         public StepOutcome run(StepPayload step, OutputSink output, StopSignal signal) {
             StepOutcome outcome = session.run(step, output, signal);
-            if (outcome instanceof StepOutcome.Failed failed) {
-                metrics.executorError("run", failed.failure().kind());
-            }
+            count("run", outcome);
             return outcome;
         }
 
         @Override
         public void download(String dir, TarSink sink, StopSignal signal) throws ExecutorException {
-            try {
-                session.download(dir, sink, signal);
-            } catch (ExecutorException e) {
-                metrics.executorError("download", e.failure().kind());
-                throw e;
-            }
+            transfer("download", () -> session.download(dir, sink, signal));
         }
 
         @Override
@@ -130,9 +139,7 @@ final class MeteredExecutor extends ForwardingExecutor {
         public Optional<StepOutcome> follow(StepPayload step, long stdoutFrom, long stderrFrom, OutputSink output,
                 StopSignal signal) {
             Optional<StepOutcome> outcome = resumed.follow(step, stdoutFrom, stderrFrom, output, signal);
-            if (outcome.orElse(null) instanceof StepOutcome.Failed failed) {
-                metrics.executorError("follow", failed.failure().kind());
-            }
+            outcome.ifPresent(o -> count("follow", o));
             return outcome;
         }
     }
