@@ -167,24 +167,18 @@ final class RunEvents {
         String id = String.valueOf(event.seq() + 1); // Last-Event-ID then names where to go on from
         switch (event) {
             case LiveEvent.Line l -> {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("seq", l.seq());
-                m.put("step", l.step());
+                Map<String, Object> m = ofStep(l.seq(), l.step());
                 m.put("stream", l.stream());
                 m.put("text", l.text());
                 client.sendEvent("line", json.writeValueAsString(m), id);
             }
             case LiveEvent.StepStarted s -> {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("seq", s.seq());
-                m.put("step", s.step());
+                Map<String, Object> m = ofStep(s.seq(), s.step());
                 m.put("name", s.name());
                 client.sendEvent("step", json.writeValueAsString(m), id);
             }
             case LiveEvent.StepFinished s -> {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("seq", s.seq());
-                m.put("step", s.step());
+                Map<String, Object> m = ofStep(s.seq(), s.step());
                 m.put("name", s.result().name());
                 m.put("status", s.result().status().wireName());
                 m.put("exitCode", s.result().exitCode());
@@ -197,6 +191,14 @@ final class RunEvents {
                 sendEnd(client, c.status().wireName(), c.reason());
             }
         }
+    }
+
+    /** The fields a step's event begins with; the rest follow in the order put. */
+    private static Map<String, Object> ofStep(long seq, int step) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("seq", seq);
+        m.put("step", step);
+        return m;
     }
 
     private void sendEnd(SseClient client, String status, String reason) {
