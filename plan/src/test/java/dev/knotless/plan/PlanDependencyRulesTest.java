@@ -25,8 +25,13 @@ import org.junit.jupiter.api.Test;
 class PlanDependencyRulesTest {
 
     private static final String ROOT = "dev.knotless.plan";
-    /** Packages below the types' that are not a dialect's: the YAML helpers, the list. */
-    private static final Set<String> NOT_DIALECTS = Set.of("yaml", "dialects");
+    /** Packages below the types' that are not a dialect's: the YAML helpers, the list, the expressions. */
+    private static final Set<String> NOT_DIALECTS = Set.of("yaml", "dialects", "expression");
+    /**
+     * GitHub Actions' expression language: a leaf that every part of the plan may use, the types
+     * too (a step will hold its expressions), so it names nothing of the module itself.
+     */
+    private static final String EXPRESSIONS = ROOT + ".expression";
     /** The dialect others may build on: tangled's {@code engine: knotless} is our schema. */
     private static final String OURS = ROOT + ".knotless";
 
@@ -39,19 +44,30 @@ class PlanDependencyRulesTest {
                 .importPackages(ROOT);
     }
 
+    /** The expressions have a stricter rule of their own, below, which also lets them use Jackson's JSON. */
     @Test
     void thePlanDependsOnlyOnTheSeamChecksAndItsLibraries() {
-        classes().that().resideInAPackage(ROOT + "..")
+        classes().that().resideInAPackage(ROOT + "..").and().resideOutsideOfPackage(EXPRESSIONS + "..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(ROOT + "..", "dev.knotless.executor",
                         "dev.knotless.time", "dev.knotless.checks..", "java..", "org.yaml.snakeyaml..", "com.cronutils..",
                         "org.jspecify.annotations..")
                 .check(classes);
     }
 
+    /** The types may hold expressions, which are a leaf: that names no dialect nor the file reading. */
     @Test
     void thePlansTypesNameNoDialectNorHowFilesAreRead() {
         noClasses().that().resideInAPackage(ROOT)
-                .should().dependOnClassesThat().resideInAPackage(ROOT + ".*..")
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage(ROOT + ".*..")
+                        .and(JavaClass.Predicates.resideOutsideOfPackage(EXPRESSIONS + "..")))
+                .check(classes);
+    }
+
+    @Test
+    void theExpressionsAreALeafOfTheJdkJspecifyAndJackson() {
+        classes().that().resideInAPackage(EXPRESSIONS + "..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage(EXPRESSIONS + "..", "java..",
+                        "org.jspecify.annotations..", "com.fasterxml.jackson..")
                 .check(classes);
     }
 
