@@ -301,53 +301,19 @@ public final class Evaluator {
          */
         private Value format(Call c) throws ExpressionException {
             String f = eval(c.arguments().get(0)).asString();
-            List<Object> segments = new ArrayList<>();
-            int index = 0;
-            while (index < f.length()) {
-                int lbrace = f.indexOf('{', index);
-                int rbrace = f.indexOf('}', index);
-                if (lbrace >= 0 && (rbrace < 0 || rbrace > lbrace)) {
-                    if (charAt(f, lbrace + 1) == '{') {
-                        segments.add(f.substring(index, lbrace + 1));
-                        index = lbrace + 2;
-                        continue;
-                    }
-                    Placeholder p = rbrace > lbrace + 1 ? placeholder(f, lbrace + 1) : null;
-                    if (p == null) {
-                        throw invalidFormat(f, lbrace, "expected a placeholder such as {0}, or '{{' for a '{'", c);
-                    }
-                    int given = c.arguments().size() - 1;
-                    if (p.argument >= given) {
-                        String follow = given == 0 ? "none follows" : "only " + given + (given == 1 ? " follows" : " follow");
-                        throw new ExpressionException("format: " + Chars.quote(f) + " uses argument {" + p.argument + "}, but "
-                                + follow + " the format", c.offset());
-                    }
-                    segments.add(f.substring(index, lbrace));
-                    segments.add(p);
-                    index = p.end + 1;
-                } else if (rbrace >= 0) {
-                    if (charAt(f, rbrace + 1) != '}') {
-                        throw invalidFormat(f, rbrace, "expected '}}' for a '}'", c);
-                    }
-                    segments.add(f.substring(index, rbrace + 1));
-                    index = rbrace + 2;
-                } else {
-                    segments.add(f.substring(index));
-                    break;
-                }
-            }
+            List<Object> segments = FormatString.segments(f, c.arguments().size() - 1, c);
             @Nullable Value[] evaluated = new Value[c.arguments().size() - 1];
             StringBuilder out = new StringBuilder();
             for (Object segment : segments) {
-                if (segment instanceof Placeholder p) {
-                    if (evaluated[p.argument] == null) {
-                        evaluated[p.argument] = eval(c.arguments().get(p.argument + 1));
+                if (segment instanceof FormatString.Placeholder p) {
+                    if (evaluated[p.argument()] == null) {
+                        evaluated[p.argument()] = eval(c.arguments().get(p.argument() + 1));
                     }
-                    if (!p.specifiers.isEmpty()) {
-                        throw new ExpressionException("format: the format specifiers " + Chars.quote(p.specifiers)
-                                + " are not valid for " + aKind(evaluated[p.argument]), c.offset());
+                    if (!p.specifiers().isEmpty()) {
+                        throw new ExpressionException("format: the format specifiers " + Chars.quote(p.specifiers())
+                                + " are not valid for " + aKind(evaluated[p.argument()]), c.offset());
                     }
-                    out.append(evaluated[p.argument].asString());
+                    out.append(evaluated[p.argument()].asString());
                 } else {
                     out.append((String) segment);
                 }
@@ -417,52 +383,8 @@ public final class Evaluator {
         return d < a.items().size() ? a.items().get((int) d) : null;
     }
 
-    private record Placeholder(int argument, String specifiers, int end) {
-    }
-
-    /** {@code N} (a byte, as the runner reads it), optionally {@code :specifiers} ('}}' in them a brace), then '}'. */
-    private static @Nullable Placeholder placeholder(String f, int start) {
-        int i = start;
-        int argument = 0;
-        while (i < f.length() && f.charAt(i) >= '0' && f.charAt(i) <= '9') {
-            argument = Math.min(argument * 10 + f.charAt(i) - '0', 256);
-            i++;
-        }
-        if (i == start || argument > 255) {
-            return null;
-        }
-        if (charAt(f, i) == '}') {
-            return new Placeholder(argument, "", i);
-        }
-        if (charAt(f, i) != ':') {
-            return null;
-        }
-        StringBuilder specifiers = new StringBuilder();
-        for (i++; i < f.length(); i++) {
-            char ch = f.charAt(i);
-            if (ch != '}') {
-                specifiers.append(ch);
-            } else if (charAt(f, i + 1) == '}') {
-                specifiers.append('}');
-                i++;
-            } else {
-                return new Placeholder(argument, specifiers.toString(), i);
-            }
-        }
-        return null;
-    }
-
     private static String aKind(@Nullable Value v) {
         String kind = v == null ? "Null" : v.kind();
         return (kind.startsWith("A") || kind.startsWith("O") ? "an " : "a ") + kind;
-    }
-
-    private static char charAt(String s, int i) {
-        return i < s.length() ? s.charAt(i) : '\0';
-    }
-
-    private static ExpressionException invalidFormat(String f, int at, String expected, Call c) {
-        return new ExpressionException("format: " + Chars.quote(f) + " is not a valid format at index " + at + ": "
-                + expected, c.offset());
     }
 }
