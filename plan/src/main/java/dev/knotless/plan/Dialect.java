@@ -21,6 +21,14 @@ public interface Dialect {
     String directory();
 
     /**
+     * Every directory this dialect's files may be in, in the order they are looked for: the first
+     * a commit has is read ({@code Dialects.forDirectories}). One for most dialects.
+     */
+    default List<String> directories() {
+        return List.of(directory());
+    }
+
+    /**
      * Reads one file into its runs: one workflow, or one per combination of its matrix.
      *
      * @param file the path shown in errors and kept in {@link Workflow#file()}

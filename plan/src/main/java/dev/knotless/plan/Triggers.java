@@ -17,6 +17,10 @@ import java.util.Set;
  * refs/heads/main}): the pushed branch for {@code push}, the branch a change would land on for
  * {@code pull} and {@code batch}, the branch asked for with {@code manual}.
  *
+ * <p>A glob written {@code !GLOB} excludes: the globs are read in order and the last that matches
+ * a branch decides, and a list of exclusions alone starts from every branch (GitHub's rule, which
+ * its front-end writes so; ours refuses a leading {@code !}).
+ *
  * @param branches per event, the branch globs; empty for every branch
  * <p>{@code schedule} is not among {@code branches}: its entries ({@link #schedules}) say when and
  * on which branches; the daemon runs them, and {@code exec --event schedule} runs a workflow that
@@ -26,6 +30,9 @@ import java.util.Set;
  * @param schedules the cron times of {@code on.schedule}, in the file's order
  */
 public record Triggers(Map<Event, List<String>> branches, Map<String, Input> inputs, List<Schedule> schedules) {
+
+    /** Written before a glob, excludes the branches it matches ({@code !release/**}). */
+    public static final String EXCLUDE = "!";
 
     /** What a workflow without {@code on} gets: {@code push} and {@code manual}, every branch. */
     public static final Triggers DEFAULT = of(Event.PUSH, Event.MANUAL);
@@ -81,11 +88,15 @@ public record Triggers(Map<Event, List<String>> branches, Map<String, Input> inp
         if (globs.isEmpty()) {
             return true;
         }
+        // GitHub's rule: read in order, the last glob that matches decides; a list that only
+        // excludes starts from every branch.
+        boolean matched = globs.stream().allMatch(glob -> glob.startsWith(EXCLUDE));
         for (String glob : globs) {
-            if (BranchGlob.matches(glob, branch)) {
-                return true;
+            boolean exclude = glob.startsWith(EXCLUDE);
+            if (BranchGlob.matches(exclude ? glob.substring(1) : glob, branch)) {
+                matched = !exclude;
             }
         }
-        return false;
+        return matched;
     }
 }

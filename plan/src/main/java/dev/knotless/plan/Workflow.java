@@ -89,6 +89,18 @@ public record Workflow(
                 List.of(), null);
     }
 
+    /** This workflow under another name, all else kept. */
+    public Workflow named(String newName) {
+        return new Workflow(newName, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
+                needs, artifacts, cell, workspace, stepFiles, prePost);
+    }
+
+    /** This workflow needing {@code newNeeds} (names of groups), all else kept. */
+    public Workflow withNeeds(List<String> newNeeds) {
+        return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
+                newNeeds, artifacts, cell, workspace, stepFiles, prePost);
+    }
+
     /** What {@code needs} calls it: its name as written, shared by the combinations of its matrix. */
     public String group() {
         return cell == null ? name : cell.group();

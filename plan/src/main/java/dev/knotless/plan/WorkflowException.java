@@ -1,5 +1,7 @@
 package dev.knotless.plan;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -10,6 +12,9 @@ import java.util.Objects;
  * <p>Checked, because every caller has to decide what a broken workflow means for it: the one-shot
  * command prints it and exits, the daemon reports it as an {@code error} check of its own.
  * Control characters of the file's text are escaped so the message stays on one line.
+ *
+ * <p>A dialect that reads on past a problem ({@link #all}) gives every problem of the file: the
+ * message is the first, with how many more there are; {@link #problems()} lists them all.
  */
 public final class WorkflowException extends Exception {
 
@@ -18,6 +23,7 @@ public final class WorkflowException extends Exception {
     private final int column;
     private final String field;
     private final String problem;
+    private final List<WorkflowException> more;
 
     /**
      * @param field the field's path, such as {@code steps[1].timeout}; null or empty for none
@@ -29,6 +35,42 @@ public final class WorkflowException extends Exception {
         this.column = column;
         this.field = field == null || field.isEmpty() ? null : field;
         this.problem = Objects.requireNonNull(problem, "problem");
+        this.more = List.of();
+    }
+
+    private WorkflowException(WorkflowException first, List<WorkflowException> more) {
+        super(first.getMessage() + " (and " + more.size() + " more problem" + (more.size() == 1 ? "" : "s") + " in the file)");
+        this.file = first.file;
+        this.line = first.line;
+        this.column = first.column;
+        this.field = first.field;
+        this.problem = first.problem;
+        this.more = List.copyOf(more);
+    }
+
+    /**
+     * One exception for every problem of {@code found} (at least one), in the order found.
+     *
+     * @throws IllegalArgumentException when {@code found} is empty
+     */
+    public static WorkflowException all(List<WorkflowException> found) {
+        if (found.isEmpty()) {
+            throw new IllegalArgumentException("no problem to report");
+        }
+        List<WorkflowException> flat = new ArrayList<>();
+        found.forEach(e -> flat.addAll(e.problems()));
+        return flat.size() == 1 ? flat.getFirst() : new WorkflowException(flat.getFirst(), flat.subList(1, flat.size()));
+    }
+
+    /** Every problem, this one first: each with its own one-line message. */
+    public List<WorkflowException> problems() {
+        if (more.isEmpty()) {
+            return List.of(this);
+        }
+        List<WorkflowException> all = new ArrayList<>();
+        all.add(new WorkflowException(file, line, column, field, problem));
+        all.addAll(more);
+        return List.copyOf(all);
     }
 
     public String file() {

@@ -6,6 +6,7 @@ import dev.knotless.plan.yaml.FileRead;
 import dev.knotless.plan.yaml.WorkflowFiles;
 import dev.knotless.plan.yaml.YamlDialect;
 import dev.knotless.plan.yaml.YamlTree.Node;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -25,8 +26,8 @@ public record KnotlessDialect() implements YamlDialect {
     }
 
     @Override
-    public FileRead read(String file, Node root) throws WorkflowException {
-        return new WorkflowReader(file, Schema.ours(file)).read(root);
+    public List<FileRead> read(String file, Node root) throws WorkflowException {
+        return List.of(new WorkflowReader(file, Schema.ours(file)).read(root));
     }
 
     /** As {@link #parseAll(Map)}, with at most {@code maxNodesInAll} nodes built over all the files. */

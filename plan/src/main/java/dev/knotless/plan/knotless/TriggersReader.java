@@ -172,6 +172,12 @@ record TriggersReader(Fields fields) {
             throw fields.error(branches.value().at(), branchesPath,
                     "is empty; leave 'branches' out to mean every branch");
         }
+        for (int i = 0; i < globs.size(); i++) {
+            if (globs.get(i).startsWith(Triggers.EXCLUDE)) {
+                throw fields.error(((YamlTree.ListNode) branches.value()).items().get(i).at(), branchesPath + "[" + i + "]",
+                        "'" + globs.get(i) + "': a branch pattern cannot start with '!' (list the branches that run it)");
+            }
+        }
         return globs;
     }
 

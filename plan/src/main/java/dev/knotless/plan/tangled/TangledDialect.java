@@ -34,8 +34,8 @@ public record TangledDialect() implements YamlDialect {
     }
 
     @Override
-    public FileRead read(String file, Node root) throws WorkflowException {
-        return new WorkflowReader(file, schema(file)).read(root);
+    public List<FileRead> read(String file, Node root) throws WorkflowException {
+        return List.of(new WorkflowReader(file, schema(file)).read(root));
     }
 
     /** Ours, named by the file's name as tangled shows it, without {@code on} and {@code name}. */

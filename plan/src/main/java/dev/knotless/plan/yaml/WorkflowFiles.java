@@ -33,7 +33,7 @@ public final class WorkflowFiles {
 
     /** One file's runs, read as {@code dialect} says. */
     static List<Workflow> readOne(String file, String text, YamlDialect dialect) throws WorkflowException {
-        return dialect.read(file, YamlTree.read(file, text)).runs();
+        return dialect.read(file, YamlTree.read(file, text)).stream().flatMap(read -> read.runs().stream()).toList();
     }
 
     /**
@@ -78,22 +78,29 @@ public final class WorkflowFiles {
                     throw e;
                 }
                 left -= read.nodes();
-                FileRead fileRead = dialect.read(file, read.root());
-                Workflow workflow = fileRead.workflow();
-                for (String name : Stream.concat(Stream.of(workflow.name()), fileRead.runs().stream().map(Workflow::name))
-                        .distinct().toList()) {
-                    String earlier = fileByName.get(name);
-                    if (earlier != null) {
-                        Position at = fileRead.nameAt();
-                        throw new WorkflowException(file, at.line(), at.column(), "name",
-                                "workflow name '" + name + "' is already used by " + earlier
-                                        + (fileRead.nameGiven() ? "" : " (set 'name' to tell them apart)"));
+                List<FileRead> fileReads = dialect.read(file, read.root());
+                Map<String, String> names = new HashMap<>(fileByName);
+                for (FileRead fileRead : fileReads) {
+                    Workflow workflow = fileRead.workflow();
+                    for (String name : Stream.concat(Stream.of(workflow.name()), fileRead.runs().stream().map(Workflow::name))
+                            .distinct().toList()) {
+                        String earlier = names.get(name);
+                        if (earlier != null) {
+                            Position at = fileRead.nameAt();
+                            throw new WorkflowException(file, at.line(), at.column(), "name",
+                                    "workflow name '" + name + "' is already used by " + earlier
+                                            + (fileRead.nameGiven() ? "" : " (set 'name' to tell them apart)"));
+                        }
                     }
+                    fileRead.runs().forEach(c -> names.put(c.name(), file));
+                    names.put(workflow.name(), file);
                 }
-                fileRead.runs().forEach(c -> fileByName.put(c.name(), file));
-                fileByName.put(workflow.name(), file);
-                workflows.addAll(fileRead.runs());
-                reads.put(workflow.name(), fileRead);
+                // A file counts whole or not at all: a later clash leaves none of its workflows in.
+                fileByName.putAll(names);
+                for (FileRead fileRead : fileReads) {
+                    workflows.addAll(fileRead.runs());
+                    reads.put(fileRead.workflow().name(), fileRead);
+                }
             } catch (WorkflowException e) {
                 errors.add(e);
             }

@@ -16,11 +16,13 @@ import java.util.Map;
 public interface YamlDialect extends Dialect {
 
     /**
-     * Reads one file's document against this dialect's schema.
+     * Reads one file's document against this dialect's schema: what it makes, one {@link
+     * FileRead} for each workflow of the file (ours has one; a GitHub Actions file one per job).
      *
-     * @throws WorkflowException naming the file, line, column and field of the first problem
+     * @throws WorkflowException naming the file, line, column and field of the first problem, and
+     *     of every other the dialect finds ({@link WorkflowException#problems()})
      */
-    FileRead read(String file, Node root) throws WorkflowException;
+    List<FileRead> read(String file, Node root) throws WorkflowException;
 
     @Override
     default List<Workflow> parseExpanded(String file, String text) throws WorkflowException {

@@ -252,4 +252,14 @@ class WorkflowErrorsTest {
         assertThat(e.problem()).startsWith("nested deeper than 64 levels");
         assertThat(e.line()).isEqualTo(1);
     }
+
+    @Test
+    void aBranchPatternOfOursCannotExclude() {
+        assertError("""
+                on:
+                  push:
+                    branches: [main, '!wip']
+                steps: [{run: make}]
+                """, 3, 22, "on.push.branches[1]", "'!wip': a branch pattern cannot start with '!'");
+    }
 }
