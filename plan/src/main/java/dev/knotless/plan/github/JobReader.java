@@ -1,0 +1,370 @@
+package dev.knotless.plan.github;
+
+import dev.knotless.executor.Resources;
+import dev.knotless.plan.MatrixCell;
+import dev.knotless.plan.PrePost;
+import dev.knotless.plan.Reports;
+import dev.knotless.plan.Service;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.StepFiles;
+import dev.knotless.plan.Triggers;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.Workspace;
+import dev.knotless.plan.yaml.Fields;
+import dev.knotless.plan.yaml.YamlTree;
+import dev.knotless.plan.yaml.YamlTree.Entry;
+import dev.knotless.plan.yaml.YamlTree.ListNode;
+import dev.knotless.plan.yaml.YamlTree.MapNode;
+import dev.knotless.plan.yaml.YamlTree.Node;
+import dev.knotless.plan.yaml.YamlTree.Scalar;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads one job into its runs: one, or one per combination of its matrix, each read with that
+ * combination's values filled into its expressions.
+ */
+final class JobReader {
+
+    static final Keys JOB = new Keys(
+            List.of("name", "needs", "runs-on", "container", "services", "env", "defaults", "steps", "timeout-minutes",
+                    "strategy", "permissions", "continue-on-error"),
+            Map.of("environment", "deployment environments (their protection rules, approvals and secrets) are not"
+                            + " carried out here; remove 'environment' and grant the secrets to the repository",
+                    "concurrency", "not carried out yet; remove it",
+                    "outputs", "job outputs are not carried out yet",
+                    "if", "a job's condition is not carried out yet; put the condition on its steps",
+                    "uses", "reusable workflows are not carried out yet",
+                    "with", "reusable workflows are not carried out yet",
+                    "secrets", "reusable workflows are not carried out yet"));
+    static final Keys CONTAINER = new Keys(List.of("image", "env", "options"), Map.of(
+            "credentials", "registry credentials for a job's image are not carried out yet",
+            "volumes", "volumes are not carried out here: a run's environment is fresh and shares nothing with the host",
+            "ports", "a job's container publishes no port here; its services reach it by the run's network"));
+    static final Keys SERVICE = new Keys(List.of("image", "env", "ports", "options"), Map.of(
+            "credentials", "registry credentials for a service's image are not carried out yet",
+            "volumes", "volumes are not carried out here: a run's environment is fresh and shares nothing with the host"));
+    /** The Docker health options GitHub's services use: here a service is waited for by its ports instead. */
+    static final List<String> HEALTH_OPTIONS = List.of("--health-cmd", "--health-interval", "--health-timeout",
+            "--health-retries", "--health-start-period");
+    /** GitHub's default, which a moved workflow relies on. */
+    static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(360);
+    /** Where every GitHub job of a container finds its checkout and its home, as docker actions do on GitHub. */
+    static final Workspace WORKSPACE = new Workspace("/github/workspace", "/github/home");
+    private static final Pattern HOST = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+    private static final Pattern PORT = Pattern.compile("(?:[0-9]{1,5}:)?([0-9]{1,5})(?:/tcp)?");
+
+    /** What the file around a job gives it. */
+    record Around(String workflowName, Triggers on, Map<String, String> env, RunDefaults defaults, Map<String, String> groups) {}
+
+    /** A job read: its group name (what {@code needs} names), its runs, and where its needs were written. */
+    record Job(String group, List<Workflow> runs, YamlTree.Position nameAt, boolean nameGiven,
+            List<YamlTree.Position> needsAt) {}
+
+    private final Fields fields;
+    private final Problems problems;
+
+    JobReader(Fields fields, Problems problems) {
+        this.fields = fields;
+        this.problems = problems;
+    }
+
+    @Nullable Job read(Entry entry, Around around) throws WorkflowException {
+        String path = YamlTree.child("jobs", entry.key());
+        MapNode map = fields.map(entry.value(), path, "a job such as {runs-on: ubuntu-latest, steps: [...]}");
+        JOB.check(map, path, fields, problems);
+        String group = around.groups().get(entry.key());
+        List<String> needs = new ArrayList<>();
+        List<YamlTree.Position> needsAt = new ArrayList<>();
+        Entry needsEntry = map.entries().get("needs");
+        if (needsEntry != null) {
+            readNeeds(needsEntry.value(), path + ".needs", entry.key(), around, needs, needsAt);
+        }
+        if (!map.entries().containsKey("runs-on")) {
+            problems.add(fields.error(map.at(), path + ".runs-on", "required: where the job runs (this runner maps it to"
+                    + " an image; see the reference)"));
+        }
+        if (!map.entries().containsKey("steps")) {
+            throw fields.error(map.at(), path + ".steps", "required: a job needs at least one step");
+        }
+        MatrixReader.Strategy strategy = MatrixReader.Strategy.NONE;
+        Entry strategyEntry = map.entries().get("strategy");
+        if (strategyEntry != null) {
+            strategy = new MatrixReader(fields, problems).read(strategyEntry.value(), path + ".strategy");
+        }
+        Entry nameEntry = map.entries().get("name");
+        List<Workflow> runs = new ArrayList<>();
+        int index = 0;
+        for (Map<String, Node> combination : strategy.combinations()) {
+            ReadTime values = new ReadTime(fields, problems, combination, strategy, index++);
+            Workflow run = run(map, path, around, group, strategy, combination, values);
+            if (run != null) {
+                runs.add(run);
+            }
+        }
+        if (problems.any()) {
+            return null;
+        }
+        List<String> needGroups = needs.stream().map(n -> around.groups().get(n)).toList();
+        runs = runs.stream().map(r -> r.withNeeds(needGroups)).toList();
+        return new Job(group, runs, nameEntry != null ? nameEntry.value().at() : entry.keyAt(), nameEntry != null, needsAt);
+    }
+
+    private @Nullable Workflow run(MapNode map, String path, Around around, String group, MatrixReader.Strategy strategy,
+            Map<String, Node> combination, ReadTime values) {
+        String name = group;
+        boolean nameFromMatrix = false;
+        String image = null;
+        Map<String, String> variables = new LinkedHashMap<>();
+        Map<String, String> jobEnv = new LinkedHashMap<>(around.env());
+        List<Service> services = new ArrayList<>();
+        RunDefaults defaults = around.defaults();
+        Duration timeout = DEFAULT_TIMEOUT;
+        Node stepsNode = null;
+        for (Entry entry : map.entries().values()) {
+            String fieldPath = path + "." + entry.key();
+            Node value = entry.value();
+            switch (entry.key()) {
+                case "name" -> {
+                    String written = problems.read(() -> values.label(value, fieldPath)).orElse(null);
+                    if (written != null) {
+                        nameFromMatrix = ((Scalar) value).text().contains("${{");
+                        name = around.workflowName() + " / " + written;
+                    }
+                }
+                case "runs-on" -> problems.check(() -> runsOn(value, fieldPath, values));
+                case "container" -> image = problems.read(() -> container(value, fieldPath, values, variables)).orElse(null);
+                case "services" -> problems.read(() -> services(value, fieldPath, values)).ifPresent(services::addAll);
+                case "env" -> problems.read(() -> values.variables(value, fieldPath)).ifPresent(jobEnv::putAll);
+                case "defaults" -> {
+                    RunDefaults base = defaults;
+                    defaults = problems.read(() -> base.over(value, fieldPath, fields, problems, values)).orElse(base);
+                }
+                case "timeout-minutes" -> timeout = problems.read(() -> values.minutes(value, fieldPath)).orElse(timeout);
+                case "continue-on-error" -> problems.check(() -> {
+                    if (values.bool(value, fieldPath)) {
+                        throw fields.error(value.at(), fieldPath, "a job that may fail without failing the workflow is not"
+                                + " carried out yet; put continue-on-error on its steps");
+                    }
+                });
+                case "permissions" -> problems.check(() -> Permissions.check(value, fieldPath, fields));
+                case "steps" -> stepsNode = value;
+                default -> { }
+            }
+        }
+        variables.putAll(jobEnv);
+        RunDefaults stepDefaults = defaults;
+        Node steps = stepsNode;
+        List<Step> read = steps == null ? null
+                : problems.read(() -> new StepReader(fields, problems, values, stepDefaults).read(steps, path + ".steps"))
+                        .orElse(null);
+        if (read == null || problems.any()) {
+            return null;
+        }
+        MatrixCell cell = null;
+        if (strategy.hasMatrix()) {
+            Map<String, String> shown = new LinkedHashMap<>();
+            combination.forEach((key, value) -> shown.put(key, MatrixReader.shown(value)));
+            if (!nameFromMatrix) {
+                name = name + " (" + String.join(", ", shown.values()) + ")";
+            }
+            cell = new MatrixCell(group, shown, strategy.maxParallel(), strategy.failFast());
+        }
+        return new Workflow(name, fields.file(), around.on(), List.of(), image, timeout, Resources.DEFAULT, variables,
+                List.of(), read, Reports.NONE, services, List.of(), List.of(), cell, WORKSPACE, StepFiles.NONE, PrePost.NONE);
+    }
+
+    private void readNeeds(Node node, String path, String self, Around around, List<String> needs,
+            List<YamlTree.Position> needsAt) {
+        List<Node> items = node instanceof ListNode list ? list.items() : List.of(node);
+        for (int i = 0; i < items.size(); i++) {
+            Node item = items.get(i);
+            String itemPath = node instanceof ListNode ? path + "[" + i + "]" : path;
+            problems.read(() -> fields.string(item, itemPath, "a job id")).ifPresent(id -> {
+                if (!around.groups().containsKey(id)) {
+                    problems.add(fields.error(item.at(), itemPath, "needs job '" + id + "', which this workflow does not"
+                            + " have (its jobs: " + String.join(", ", around.groups().keySet()) + ")"));
+                } else if (id.equals(self)) {
+                    problems.add(fields.error(item.at(), itemPath, "a job cannot need itself"));
+                } else if (needs.contains(id)) {
+                    problems.add(fields.error(item.at(), itemPath, "job '" + id + "' is needed twice"));
+                } else {
+                    needs.add(id);
+                    needsAt.add(item.at());
+                }
+            });
+        }
+    }
+
+    /** Read and checked; which image a label means is the runner's table (docs/reference/github-actions.md). */
+    private void runsOn(Node node, String path, ReadTime values) throws WorkflowException {
+        switch (node) {
+            case Scalar s -> values.text(s, path, "a runner label");
+            case ListNode list -> {
+                for (int i = 0; i < list.items().size(); i++) {
+                    values.text(list.items().get(i), path + "[" + i + "]", "a runner label");
+                }
+            }
+            case MapNode map -> {
+                new Keys(List.of("group", "labels"), Map.of()).check(map, path, fields, problems);
+                for (Entry e : map.entries().values()) {
+                    if (e.key().equals("labels")) {
+                        runsOn(e.value(), path + ".labels", values);
+                    } else {
+                        values.text(e.value(), path + "." + e.key(), "a runner group");
+                    }
+                }
+            }
+        }
+    }
+
+    /** The job's image; its {@code env} goes into {@code variables}. */
+    private @Nullable String container(Node node, String path, ReadTime values, Map<String, String> variables)
+            throws WorkflowException {
+        if (node instanceof Scalar) {
+            return image(node, path, values);
+        }
+        MapNode map = fields.map(node, path, "an image, or a map such as {image: node:20, env: {...}}");
+        CONTAINER.check(map, path, fields, problems);
+        String image = null;
+        for (Entry e : map.entries().values()) {
+            String fieldPath = path + "." + e.key();
+            switch (e.key()) {
+                case "image" -> image = image(e.value(), fieldPath, values);
+                case "env" -> variables.putAll(values.variables(e.value(), fieldPath));
+                case "options" -> options(e.value(), fieldPath, values, List.of());
+                default -> { }
+            }
+        }
+        if (image == null) {
+            throw fields.error(map.at(), path + ".image", "required");
+        }
+        return image;
+    }
+
+    private List<Service> services(Node node, String path, ReadTime values) throws WorkflowException {
+        MapNode map = fields.map(node, path, "a map of service names to {image, env, ports}");
+        List<Service> services = new ArrayList<>();
+        for (Entry entry : map.entries().values()) {
+            String servicePath = YamlTree.child(path, entry.key());
+            problems.read(() -> service(entry, servicePath, values)).ifPresent(services::add);
+        }
+        return services;
+    }
+
+    private Service service(Entry entry, String path, ReadTime values) throws WorkflowException {
+        if (!HOST.matcher(entry.key()).matches()) {
+            throw fields.error(entry.keyAt(), path, "'" + entry.key() + "' is not a host name, which a service is reached"
+                    + " by here: lower-case letters, digits and '-'");
+        }
+        MapNode map = fields.map(entry.value(), path, "a map such as {image: postgres:16, ports: [5432]}");
+        SERVICE.check(map, path, fields, problems);
+        String image = null;
+        Map<String, String> env = Map.of();
+        List<Integer> ports = new ArrayList<>();
+        for (Entry e : map.entries().values()) {
+            String fieldPath = path + "." + e.key();
+            switch (e.key()) {
+                case "image" -> image = image(e.value(), fieldPath, values);
+                case "env" -> env = values.variables(e.value(), fieldPath);
+                case "ports" -> ports.addAll(ports(e.value(), fieldPath, values));
+                case "options" -> options(e.value(), fieldPath, values, HEALTH_OPTIONS);
+                default -> { }
+            }
+        }
+        if (image == null) {
+            throw fields.error(map.at(), path + ".image", "required");
+        }
+        return new Service(entry.key(), image, env, List.of(), ports, Service.DEFAULT_WAIT);
+    }
+
+    private String image(Node node, String path, ReadTime values) throws WorkflowException {
+        String image = values.text(node, path, "an image");
+        if (image.isBlank()) {
+            throw fields.error(node.at(), path, "is empty");
+        }
+        if (image.startsWith("docker://")) {
+            image = image.substring("docker://".length());
+        }
+        return image;
+    }
+
+    /** {@code HOST:CONTAINER} or {@code CONTAINER}: the service's own port, which the steps reach by its name. */
+    private List<Integer> ports(Node node, String path, ReadTime values) throws WorkflowException {
+        if (!(node instanceof ListNode list)) {
+            throw fields.error(node.at(), path, "expected a list such as [5432] or ['5432:5432'], got " + node.kind().described());
+        }
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < list.items().size(); i++) {
+            String itemPath = path + "[" + i + "]";
+            Node item = list.items().get(i);
+            String text = values.text(item, itemPath, "a port");
+            var m = PORT.matcher(text.strip());
+            if (!m.matches() || Integer.parseInt(m.group(1)) < 1 || Integer.parseInt(m.group(1)) > 65535) {
+                throw fields.error(item.at(), itemPath, "'" + text + "' is not a TCP port mapping such as 5432 or 5432:5432"
+                        + (text.contains("/udp") ? " (UDP is not waited for nor carried out here)" : ""));
+            }
+            int port = Integer.parseInt(m.group(1));
+            if (!ports.contains(port)) {
+                ports.add(port);
+            }
+        }
+        return ports;
+    }
+
+    /** Docker's {@code options}: only those listed are taken (and mean what the reference says); each takes a value. */
+    private void options(Node node, String path, ReadTime values, List<String> allowed) throws WorkflowException {
+        List<String> words = words(values.text(node, path, "docker options"));
+        for (int i = 0; i < words.size(); i++) {
+            String word = words.get(i);
+            String option = word.contains("=") ? word.substring(0, word.indexOf('=')) : word;
+            if (!allowed.contains(option)) {
+                throw fields.error(node.at(), path, "the docker option '" + option + "' is not carried out here"
+                        + (allowed.isEmpty() ? "; a job's container takes none" : "; a service takes only "
+                        + String.join(", ", allowed) + " (it is waited for by its ports)"));
+            }
+            if (!word.contains("=")) {
+                i++;
+            }
+        }
+    }
+
+    /** Words as a shell splits them: quotes keep spaces, and are removed. */
+    static List<String> words(String text) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        boolean inWord = false;
+        char quote = 0;
+        for (char c : text.toCharArray()) {
+            if (quote != 0) {
+                if (c == quote) {
+                    quote = 0;
+                } else {
+                    word.append(c);
+                }
+            } else if (c == '\'' || c == '"') {
+                quote = c;
+                inWord = true;
+            } else if (Character.isWhitespace(c)) {
+                if (inWord) {
+                    words.add(word.toString());
+                    word.setLength(0);
+                    inWord = false;
+                }
+            } else {
+                word.append(c);
+                inWord = true;
+            }
+        }
+        if (inWord) {
+            words.add(word.toString());
+        }
+        return words;
+    }
+}

@@ -1,0 +1,387 @@
+package dev.knotless.plan.github;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.knotless.checks.Event;
+import dev.knotless.plan.Service;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.StepCondition;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.WorkflowSet;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class GithubDialectTest {
+
+    private final GithubDialect dialect = new GithubDialect();
+
+    @Test
+    void eachJobIsARunNamedByTheWorkflowAndTheJobAndNeedsNameGroups() throws Exception {
+        WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/ci.yml", """
+                name: CI
+                on:
+                  push:
+                    branches: [main, 'release/**']
+                  pull_request:
+                jobs:
+                  build:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - uses: actions/checkout@v4
+                      - run: make
+                  test:
+                    name: Unit tests
+                    needs: build
+                    runs-on: [self-hosted, linux]
+                    container:
+                      image: local/jdk:21
+                      env: {JAVA_OPTS: -Xmx1g}
+                    env: {MODE: ci}
+                    steps:
+                      - name: Test
+                        run: make test
+                        env: {LEVEL: 2}
+                        working-directory: ./core
+                        timeout-minutes: 5
+                        continue-on-error: true
+                      - if: failure()
+                        run: cat report.txt
+                """));
+        assertThat(set.errors()).isEmpty();
+        assertThat(set.workflows()).extracting(Workflow::name).containsExactly("CI / build", "CI / Unit tests");
+        Workflow build = set.workflows().get(0);
+        Workflow test = set.workflows().get(1);
+        assertThat(test.needs()).containsExactly("CI / build");
+        assertThat(set.runsNeededBy(test)).containsExactly("CI / build");
+        assertThat(build.on().matches(Event.PUSH, "main")).isTrue();
+        assertThat(build.on().matches(Event.PUSH, "release/2.1")).isTrue();
+        assertThat(build.on().matches(Event.PUSH, "feature")).isFalse();
+        assertThat(build.on().matches(Event.PULL, "anything")).isTrue();
+        assertThat(build.on().matches(Event.MANUAL, "main")).isFalse();
+        assertThat(build.image()).isNull();
+        assertThat(build.timeout()).isEqualTo(Duration.ofMinutes(360));
+        assertThat(build.workspace().directory()).isEqualTo("/github/workspace");
+        assertThat(build.workspace().home()).isEqualTo("/github/home");
+        assertThat(build.steps()).extracting(Step::name).containsExactly("Run actions/checkout@v4", "Run make");
+        assertThat(build.steps().get(1).shell()).isEqualTo(Shells.DEFAULT);
+        assertThat(test.image()).isEqualTo("local/jdk:21");
+        assertThat(test.variables()).containsExactly(Map.entry("JAVA_OPTS", "-Xmx1g"), Map.entry("MODE", "ci"));
+        Step first = test.steps().get(0);
+        assertThat(first.name()).isEqualTo("Test");
+        assertThat(first.env()).containsExactly(Map.entry("LEVEL", "2"));
+        assertThat(first.workingDirectory()).isEqualTo("core");
+        assertThat(first.timeout()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(first.continueOnError()).isTrue();
+        assertThat(test.steps().get(1).condition()).isEqualTo(StepCondition.FAILURE);
+    }
+
+    @Test
+    void aMatrixExpandsAsGithubDoesWithIncludeAndExcludeAndFillsItsValuesIn() throws Exception {
+        List<Workflow> runs = dialect.parseExpanded(".github/workflows/m.yml", """
+                on: push
+                jobs:
+                  test:
+                    runs-on: ${{ matrix.os }}
+                    container: local/jdk:${{ matrix.jdk }}
+                    strategy:
+                      fail-fast: false
+                      max-parallel: 2
+                      matrix:
+                        os: [linux]
+                        jdk: [17, 21]
+                        exclude:
+                          - jdk: 17
+                        include:
+                          - jdk: 21
+                            extra: yes
+                          - jdk: 25
+                    steps:
+                      - run: echo ${{ matrix.jdk }} ${{ matrix.extra }} ${{ strategy.job-index }}
+                """);
+        assertThat(runs).extracting(Workflow::name).containsExactly(
+                ".github/workflows/m.yml / test (linux, 21, yes)", ".github/workflows/m.yml / test (25)");
+        assertThat(runs).extracting(Workflow::image).containsExactly("local/jdk:21", "local/jdk:25");
+        assertThat(runs).extracting(w -> w.steps().get(0).run()).containsExactly("echo 21 yes 0", "echo 25  1");
+        assertThat(runs.get(0).cell().group()).isEqualTo(".github/workflows/m.yml / test");
+        assertThat(runs.get(0).cell().failFast()).isFalse();
+        assertThat(runs.get(0).cell().maxParallel()).isEqualTo(2);
+    }
+
+    @Test
+    void aJobNamedByItsMatrixKeepsThatNameAndItsGroupIsItsId() throws Exception {
+        WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/ci.yml", """
+                name: CI
+                on: [push]
+                jobs:
+                  test:
+                    name: JDK ${{ matrix.jdk }}
+                    runs-on: linux
+                    strategy: {matrix: {jdk: [17, 21]}}
+                    steps: [{run: 'true'}]
+                  after:
+                    needs: [test]
+                    runs-on: linux
+                    steps: [{run: 'true'}]
+                """));
+        assertThat(set.errors()).isEmpty();
+        assertThat(set.workflows()).extracting(Workflow::name).containsExactly("CI / JDK 17", "CI / JDK 21", "CI / after");
+        assertThat(set.runsNeededBy(set.workflows().get(2))).containsExactly("CI / JDK 17", "CI / JDK 21");
+    }
+
+    @Test
+    void servicesAreReachedByTheirKeyOnTheirContainerPortAndWaitedForByIt() throws Exception {
+        Workflow w = dialect.parse(".github/workflows/db.yml", """
+                on: push
+                jobs:
+                  it:
+                    runs-on: ubuntu-latest
+                    services:
+                      postgres:
+                        image: local/postgres:15
+                        env: {POSTGRES_PASSWORD: pw}
+                        ports: ['15432:5432', 5433]
+                        options: >-
+                          --health-cmd "pg_isready -U postgres"
+                          --health-interval 10s
+                    steps: [{run: psql -h postgres}]
+                """);
+        assertThat(w.services()).singleElement().satisfies(s -> {
+            assertThat(s.name()).isEqualTo("postgres");
+            assertThat(s.image()).isEqualTo("local/postgres:15");
+            assertThat(s.variables()).containsEntry("POSTGRES_PASSWORD", "pw");
+            assertThat(s.ports()).containsExactly(5432, 5433);
+            assertThat(s.readyWithin()).isEqualTo(Service.DEFAULT_WAIT);
+        });
+    }
+
+    @Test
+    void shellsAreGithubsCommands() throws Exception {
+        Workflow w = dialect.parse(".github/workflows/s.yml", """
+                on: push
+                defaults: {run: {shell: sh, working-directory: app}}
+                jobs:
+                  j:
+                    runs-on: linux
+                    defaults: {run: {shell: bash}}
+                    steps:
+                      - run: a
+                      - run: b
+                        shell: python
+                      - run: c
+                        shell: perl {0}
+                """);
+        assertThat(w.steps()).extracting(Step::shell).containsExactly(Shells.BASH, Shells.PYTHON,
+                new dev.knotless.plan.Shell(List.of("perl", "{0}"), "", ""));
+        assertThat(Shells.BASH.command("/steps/1")).containsExactly("bash", "--noprofile", "--norc", "-eo", "pipefail", "/steps/1");
+        assertThat(w.steps()).extracting(Step::workingDirectory).containsOnly("app");
+    }
+
+    @Test
+    void triggersMapOntoTheRunnersEvents() throws Exception {
+        Workflow w = dialect.parse(".github/workflows/t.yml", """
+                on:
+                  push:
+                    branches-ignore: ['dependabot/**']
+                  merge_group:
+                  workflow_dispatch:
+                    inputs:
+                      level: {type: choice, options: [info, debug], default: info}
+                      dry-run: {type: boolean}
+                      count: {type: number, default: 3, required: true}
+                  schedule:
+                    - cron: '0 3 * * 1-5'
+                jobs:
+                  j: {runs-on: linux, steps: [{run: 'true'}]}
+                """);
+        assertThat(w.on().matches(Event.PUSH, "main")).isTrue();
+        assertThat(w.on().matches(Event.PUSH, "dependabot/npm/x")).isFalse();
+        assertThat(w.on().matches(Event.BATCH, "main")).isTrue();
+        assertThat(w.on().matches(Event.MANUAL, "main")).isTrue();
+        assertThat(w.on().matches(Event.PULL, "main")).isFalse();
+        assertThat(w.on().schedules()).singleElement().satisfies(s -> assertThat(s.cron()).isEqualTo("0 3 * * 1-5"));
+        assertThat(w.on().inputs().get("level").options()).containsExactly("info", "debug");
+        assertThat(w.on().inputs().get("dry-run").defaultValue()).isEqualTo("false");
+        assertThat(w.on().inputs().get("count").required()).isFalse();
+        assertThat(w.on().inputs().get("count").defaultValue()).isEqualTo("3");
+    }
+
+    @Test
+    void branchFiltersReadInOrderTheLastMatchDeciding() throws Exception {
+        Workflow w = dialect.parse(".github/workflows/t.yml", """
+                on:
+                  push:
+                    branches: ['releases/**', '!releases/**-alpha', 'releases/keep-alpha']
+                jobs:
+                  j: {runs-on: linux, steps: [{run: 'true'}]}
+                """);
+        assertThat(w.on().matches(Event.PUSH, "releases/1.0")).isTrue();
+        assertThat(w.on().matches(Event.PUSH, "releases/1.0-alpha")).isFalse();
+        assertThat(w.on().matches(Event.PUSH, "releases/keep-alpha")).isTrue();
+        assertThat(w.on().matches(Event.PUSH, "main")).isFalse();
+    }
+
+    @Test
+    void everyProblemOfAFileIsReportedAtItsLineNotTheFirstOnly() {
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/bad.yml", """
+                on:
+                  push:
+                    paths: ['src/**']
+                  release:
+                concurrency: ci
+                jobs:
+                  build:
+                    runs-on: linux
+                    environment: production
+                    steps:
+                      - uses: actions/setup-java@v4
+                      - run: make
+                        shel: bash
+                  deploy:
+                    needs: [buld]
+                    runs-on: linux
+                    steps:
+                      - run: make
+                        shell: pwsh
+                """));
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/bad.yml:5:1: field 'concurrency': not supported here: not carried out yet; remove it",
+                ".github/workflows/bad.yml:3:5: field 'on.push.paths': not supported here: path filters are not carried out"
+                        + " yet; remove 'paths' to run on every change",
+                ".github/workflows/bad.yml:4:3: field 'on.release': event 'release' does not happen on this runner, which runs"
+                        + " workflows on push, pull_request, merge_group, workflow_dispatch and schedule; remove it, or keep"
+                        + " this workflow where that event happens",
+                ".github/workflows/bad.yml:9:5: field 'jobs.build.environment': not supported here: deployment environments"
+                        + " (their protection rules, approvals and secrets) are not carried out here; remove 'environment'"
+                        + " and grant the secrets to the repository",
+                ".github/workflows/bad.yml:11:15: field 'jobs.build.steps[0].uses': 'actions/setup-java@v4': actions other"
+                        + " than actions/checkout are not carried out yet; write the step as 'run'",
+                ".github/workflows/bad.yml:13:9: field 'jobs.build.steps[1].shel': unknown field (did you mean 'shell'?);"
+                        + " expected one of id, name, run, shell, working-directory, env, if, uses, with, continue-on-error,"
+                        + " timeout-minutes",
+                ".github/workflows/bad.yml:15:13: field 'jobs.deploy.needs[0]': needs job 'buld', which this workflow does"
+                        + " not have (its jobs: build, deploy)",
+                ".github/workflows/bad.yml:19:16: field 'jobs.deploy.steps[0].shell': 'pwsh' is not carried out here: jobs"
+                        + " run in Linux containers; use bash, sh, python or a command with {0}");
+        assertThat(e.getMessage()).startsWith(".github/workflows/bad.yml:5:1: field 'concurrency'")
+                .endsWith("(and 7 more problems in the file)");
+    }
+
+    @Test
+    void aNeedOfNoJobIsNamedWithTheJobsThereAre() {
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/n.yml", """
+                on: push
+                jobs:
+                  build: {runs-on: linux, steps: [{run: 'true'}]}
+                  deploy: {needs: buld, runs-on: linux, steps: [{run: 'true'}]}
+                """));
+        assertThat(e.getMessage()).isEqualTo(".github/workflows/n.yml:4:19: field 'jobs.deploy.needs': needs job 'buld',"
+                + " which this workflow does not have (its jobs: build, deploy)");
+    }
+
+    @Test
+    void expressionsTheRunWouldComputeFailClosedUntilTheRunComputesThem() {
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/x.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - run: echo ${{ github.sha }}
+                      - if: github.event_name == 'push'
+                        run: 'true'
+                      - run: echo ${{ matrix.nope }}
+                """));
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/x.yml:6:14: field 'jobs.j.steps[0].run': reads 'github', which this runner does not"
+                        + " compute yet (the file alone decides only 'matrix' and 'strategy')",
+                ".github/workflows/x.yml:7:13: field 'jobs.j.steps[1].if': reads 'github', which this runner does not"
+                        + " compute yet (the file alone decides only 'matrix' and 'strategy')",
+                ".github/workflows/x.yml:9:14: field 'jobs.j.steps[2].run': reads 'matrix', but the job has no matrix");
+    }
+
+    @Test
+    void checkoutsInputsBeyondWhatTheRunnersCheckoutGivesFailClosed() {
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/c.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - uses: actions/checkout@v4
+                        with: {fetch-depth: 1, persist-credentials: false}
+                      - uses: actions/checkout@v4
+                        with: {fetch-depth: 0}
+                """));
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/c.yml:9:29: field 'jobs.j.steps[1].with.fetch-depth': actions/checkout's 'fetch-depth: 0'"
+                        + " is not carried out yet: the runner checks out the run's commit into the workspace, one commit"
+                        + " deep; remove it or do it in a 'run' step");
+    }
+
+    @Test
+    void githubsOnIsAStringNotYamlOnesBoolean() throws Exception {
+        Workflow w = dialect.parse(".github/workflows/o.yml", "on: workflow_dispatch\njobs: {j: {runs-on: x, steps: [{run: 'true'}]}}\n");
+        assertThat(w.on().matches(Event.MANUAL, "main")).isTrue();
+    }
+
+    @Test
+    void aStepConditionOnTheMatrixIsDecidedPerCombinationAndStatusFunctionsAreTheRunsConditions() throws Exception {
+        List<Workflow> runs = dialect.parseExpanded(".github/workflows/c.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    strategy: {matrix: {os: [linux, mac]}}
+                    steps:
+                      - run: build
+                      - if: matrix.os == 'LINUX'
+                        run: linux-only
+                      - if: ${{ always() }}
+                        run: report
+                      - if: cancelled()
+                        run: tidy
+                """);
+        assertThat(runs.get(0).steps()).extracting(Step::run).containsExactly("build", "linux-only", "report", "tidy");
+        assertThat(runs.get(1).steps()).extracting(Step::run).containsExactly("build", "report", "tidy");
+        assertThat(runs.get(0).steps()).extracting(Step::condition).containsExactly(StepCondition.SUCCESS,
+                StepCondition.SUCCESS, StepCondition.ALWAYS, StepCondition.CANCELLED);
+    }
+
+    @Test
+    void aFileWithoutOnOrJobsSaysWhatIsMissing() {
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/e.yml", "name: E\n"));
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/e.yml:1:1: field 'on': required: the events that run the workflow, such as [push, pull_request]",
+                ".github/workflows/e.yml:1:1: field 'jobs': required: a workflow needs at least one job");
+    }
+
+    @Test
+    void aServiceIsNamedAsAHostAndTakesOnlyHealthOptions() {
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/s.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    services:
+                      My_DB: {image: local/pg:15}
+                      cache: {image: local/redis:7, options: --privileged}
+                    steps: [{run: 'true'}]
+                """));
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/s.yml:6:7: field 'jobs.j.services.My_DB': 'My_DB' is not a host name, which a service is"
+                        + " reached by here: lower-case letters, digits and '-'",
+                ".github/workflows/s.yml:7:46: field 'jobs.j.services.cache.options': the docker option '--privileged' is not"
+                        + " carried out here; a service takes only --health-cmd, --health-interval, --health-timeout,"
+                        + " --health-retries, --health-start-period (it is waited for by its ports)");
+    }
+}
