@@ -1,7 +1,6 @@
 package dev.knotless.cli;
 
 import dev.knotless.checkout.Commit;
-import dev.knotless.checkout.FileTexts;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Check;
@@ -18,6 +17,7 @@ import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.run.Needs;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.request.Cancellation;
+import dev.knotless.runner.run.request.CommitWorkflows;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.secrets.SecretStore;
@@ -30,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -80,6 +81,12 @@ final class ExecCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one check JSON object per line on stdout; human output goes to stderr.")
     boolean json;
 
+    @Option(names = "--dialect", paramLabel = "NAME",
+            description = "Read the workflows as this dialect (knotless, github or tangled), from its own directories."
+                    + " Default: the first the commit has of ours, then GitHub Actions' in Forgejo's order (forgejo,"
+                    + " gitea, github), then tangled's.")
+    @Nullable String dialect;
+
 
 
 
@@ -109,11 +116,13 @@ final class ExecCommand implements Callable<Integer> {
         Commit commit = mirror.resolve(rev);
         Commit head = mirror.resolve();
         String defaultRef = head.isRef() ? head.ref() : commit.ref();
-        FileTexts files = mirror.texts(commit.sha(), Dialects.standard().directory());
-        WorkflowSet parsed = Dialects.standard().parseAll(files.texts(), files.refused());
+        WorkflowSet parsed = CommitWorkflows.read(mirror, commit.sha(), /* withTangled= */ true,
+                dialect == null ? null : Dialects.named(dialect)).set();
         if (parsed.hasErrors()) {
             for (WorkflowException e : parsed.errors()) {
-                err.println("knotless-run: " + e.getMessage());
+                for (WorkflowException problem : e.problems()) {
+                    err.println("knotless-run: " + problem.getMessage());
+                }
             }
             return ExitCodes.USAGE;
         }

@@ -173,6 +173,12 @@ class ExecIT {
         assertThat(missing.checks()).isEmpty();
     }
 
+    /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
+    @Test
+    void aGithubActionsWorkflowRunsAsItIs() throws Exception {
+        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), IMAGE).dir));
+    }
+
     /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */
     @Test
     void stepControlsGiveTheSameCheckAsOnEveryExecutor() throws Exception {

@@ -107,6 +107,12 @@ class KubernetesExecIT {
      * test. The check is final once the Job and pod are gone, which the kubelet confirms in 8 to
      * 42 s here after the step stopped at the deadline (JobDeletion waits up to 150 s).
      */
+
+    /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
+    @Test
+    void aGithubActionsWorkflowRunsAsItIs() throws Exception {
+        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), ExecIT.IMAGE).dir));
+    }
     /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */
     @Test
     void stepControlsGiveTheSameCheckAsOnEveryExecutor() throws Exception {

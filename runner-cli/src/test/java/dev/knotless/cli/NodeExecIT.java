@@ -146,6 +146,12 @@ class NodeExecIT {
         throw new IllegalStateException("nothing listened on port " + port);
     }
 
+    /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
+    @Test
+    void aGithubActionsWorkflowRunsAsItIs(@TempDir Path tmp) throws Exception {
+        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), image).dir));
+    }
+
     /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */
     @Test
     void stepControlsGiveTheSameCheckAsOnEveryExecutor(@TempDir Path tmp) throws Exception {

@@ -2,7 +2,6 @@ package dev.knotless.runner.daemon;
 
 import dev.knotless.checkout.CheckoutException;
 import dev.knotless.checkout.Commit;
-import dev.knotless.checkout.FileTexts;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Event;
@@ -11,10 +10,10 @@ import dev.knotless.plan.Inputs;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.WorkflowSet;
-import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.forge.Forge;
 import dev.knotless.forge.Repository;
 import dev.knotless.forge.RunnerSelection;
+import dev.knotless.runner.run.request.CommitWorkflows;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
@@ -77,8 +76,7 @@ public final class ManualRuns {
         } catch (CheckoutException e) {
             return new Outcome.NotFound("branch " + onBranch + " of " + repoName);
         }
-        FileTexts files = mirror.texts(head.sha(), Dialects.standard().directory());
-        WorkflowSet set = Dialects.standard().parseAll(files.texts(), files.refused());
+        WorkflowSet set = CommitWorkflows.read(mirror, head.sha(), /* withTangled= */ false, null).set();
         for (WorkflowException broken : set.errors()) {
             if (broken.file().equals(workflowName)) {
                 return new Outcome.Refused(broken.getMessage());

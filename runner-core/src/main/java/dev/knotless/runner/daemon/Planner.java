@@ -1,6 +1,5 @@
 package dev.knotless.runner.daemon;
 
-import dev.knotless.checkout.FileTexts;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Event;
@@ -14,6 +13,7 @@ import dev.knotless.forge.ForgeEvent;
 import dev.knotless.forge.PipelineRunNames;
 import dev.knotless.forge.Repository;
 import dev.knotless.forge.RunnerSelection;
+import dev.knotless.runner.run.request.CommitWorkflows;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunLinks;
 import dev.knotless.runner.state.SuppliedWorkflow;
@@ -90,8 +90,7 @@ public final class Planner {
         long started = System.nanoTime();
         Mirror mirror = mirrors.mirrorFor(repo.cloneUrl(), trigger.event() == Event.PULL ? List.of(trigger.ref()) : List.of());
         long fetched = System.nanoTime();
-        FileTexts files = mirror.texts(trigger.commit(), Dialects.standard().directory());
-        WorkflowSet set = Dialects.standard().parseAll(files.texts(), files.refused());
+        WorkflowSet set = CommitWorkflows.read(mirror, trigger.commit(), /* withTangled= */ false, null).set();
         LOG.debug("planned repo={} commit={} syncMs={} workflowsMs={}", repo.name(), trigger.commit(),
                 (fetched - started) / 1_000_000, (System.nanoTime() - fetched) / 1_000_000);
         List<QueuedRun> runs = new ArrayList<>();

@@ -2,7 +2,6 @@ package dev.knotless.runner.daemon;
 
 import static dev.knotless.runner.daemon.DaemonWords.shortSha;
 
-import dev.knotless.checkout.FileTexts;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Check;
@@ -13,7 +12,7 @@ import dev.knotless.forge.Repository;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.WorkflowSet;
-import dev.knotless.plan.dialects.Dialects;
+import dev.knotless.runner.run.request.CommitWorkflows;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunRecord;
@@ -69,8 +68,7 @@ final class RunRequests {
                 return new Prepared.Refused(broken.getMessage(), mirror.repo());
             }
         } else {
-            FileTexts files = mirror.texts(record.commit(), Dialects.standard().directory());
-            set = Dialects.standard().parseAll(files.texts(), files.refused());
+            set = CommitWorkflows.read(mirror, record.commit(), /* withTangled= */ false, null).set();
         }
         for (WorkflowException broken : set.errors()) {
             if (broken.file().equals(record.workflow())) {

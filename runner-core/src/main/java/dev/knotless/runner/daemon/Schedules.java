@@ -1,15 +1,14 @@
 package dev.knotless.runner.daemon;
 
 import dev.knotless.checkout.Commit;
-import dev.knotless.checkout.FileTexts;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.plan.Schedule;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowSet;
-import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.forge.Repository;
 import dev.knotless.forge.RunnerSelection;
+import dev.knotless.runner.run.request.CommitWorkflows;
 import dev.knotless.runner.state.ScheduleMarks;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -68,8 +67,7 @@ public final class Schedules {
     public Read read(Repository repo) throws IOException {
         Mirror mirror = mirrors.mirrorFor(repo.cloneUrl());
         Commit head = mirror.resolve(repo.defaultRef());
-        FileTexts files = mirror.texts(head.sha(), Dialects.standard().directory());
-        WorkflowSet set = Dialects.standard().parseAll(files.texts(), files.refused());
+        WorkflowSet set = CommitWorkflows.read(mirror, head.sha(), /* withTangled= */ false, null).set();
         List<Entry> entries = new ArrayList<>();
         for (Workflow workflow : set.workflows()) {
             for (Schedule schedule : workflow.on().schedules()) {

@@ -207,4 +207,26 @@ class PlannerTest {
         assertThat(Planner.runNames("a").of(pipeline)).contains(new PipelineRunNames.RunName("build.yml",
                 Planner.runId("a", "acme/app", "build.yml", Event.PUSH, sha, List.of("knot.test/3lpipe"))));
     }
+
+    @Test
+    void aRepositoryWithOnlyGithubWorkflowsIsPlannedFromThemOneRunAJobAndOursWinWhereBothAre() throws Exception {
+        TestRepo github = new TestRepo(temp.resolve("github"))
+                .file(".github/workflows/ci.yml", """
+                        name: CI
+                        on: [push]
+                        jobs:
+                          build: {runs-on: linux, steps: [{run: make}]}
+                          test: {needs: build, runs-on: linux, steps: [{run: make test}]}
+                        """)
+                .file(".github/workflows/pulls.yml", "on: pull_request\njobs: {j: {runs-on: x, steps: [{run: 'true'}]}}\n");
+        Repository ghRepo = new Repository("acme/gh", github.dir.toString(), "main", List.of("a"), List.of());
+        String sha = github.commit();
+        assertThat(planner("a", false).plan(ghRepo, push("main", sha))).extracting(QueuedRun::workflow)
+                .containsExactly("CI / build", "CI / test");
+
+        github.workflow("native.yaml", "steps: [{run: 'true'}]\n");
+        String both = github.commit();
+        assertThat(planner("a", false).plan(ghRepo, push("main", both))).extracting(QueuedRun::workflow)
+                .containsExactly("native");
+    }
 }

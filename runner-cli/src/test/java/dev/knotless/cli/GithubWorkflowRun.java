@@ -1,0 +1,92 @@
+package dev.knotless.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.testkit.TestRepo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A GitHub Actions workflow as a repository has it in {@code .github/workflows}, run by {@code
+ * exec} as it is (docs/reference/github-actions.md): a job in a container, its checkout served by
+ * the runner's own, the workspace and {@code HOME} where GitHub's container jobs have them, the
+ * environment of workflow, job and step over one another, {@code defaults.run}, GitHub's default
+ * shell falling back to {@code sh} in an image without bash, a step's working directory, a
+ * {@code failure()} step skipped, and a matrix job of two combinations that needs the first job.
+ * The plan is the same for every executor; each executor's exec IT runs it.
+ */
+final class GithubWorkflowRun {
+
+    private GithubWorkflowRun() {}
+
+    static TestRepo repo(Path dir, String image) throws Exception {
+        TestRepo repo = new TestRepo(dir)
+                .file("hello.txt", "hello from the commit\n")
+                .file("sub/marker", "in sub\n")
+                .file(".github/workflows/ci.yml", """
+                        name: GH
+                        on: [push]
+                        env: {LEVEL: workflow, KEEP: workflow}
+                        jobs:
+                          build:
+                            runs-on: ubuntu-latest
+                            container: %1$s
+                            env: {LEVEL: job}
+                            steps:
+                              - uses: actions/checkout@v4
+                              - name: where
+                                run: |
+                                  echo "workspace=$(pwd) home=$HOME"
+                                  echo "file=$(cat hello.txt)"
+                                  echo "level=$LEVEL keep=$KEEP step=$STEP"
+                                env: {STEP: step}
+                              - name: shell
+                                run: echo "shell=$0 flags=$-"
+                              - name: sub
+                                working-directory: sub
+                                run: echo "sub=$(cat marker)"
+                              - name: on failure
+                                if: failure()
+                                run: echo never printed
+                          test:
+                            needs: build
+                            runs-on: ubuntu-latest
+                            container: %1$s
+                            strategy:
+                              matrix:
+                                part: [1, 2]
+                            defaults: {run: {shell: sh}}
+                            steps:
+                              - run: echo "part=${{ matrix.part }} of ${{ strategy.job-total }}"
+                        """.formatted(image));
+        repo.commit();
+        return repo;
+    }
+
+    /** Asserts the checks and logs of {@code r}, the exec of {@link #repo}. */
+    static void ranAsGithubWould(CliRun r) throws Exception {
+        assertThat(r.exit()).as(r.err()).isEqualTo(0);
+        List<String> names = new ArrayList<>();
+        for (JsonNode check : r.checks()) {
+            names.add(check.get("workflow").asText() + ":" + check.get("status").asText());
+        }
+        assertThat(names).as(r.err()).containsExactly("GH / build:success", "GH / test (1):success", "GH / test (2):success");
+        JsonNode build = r.checks().get(0);
+        List<String> steps = new ArrayList<>();
+        for (JsonNode step : build.get("steps")) {
+            steps.add(step.get("name").asText() + ":" + step.get("status").asText());
+        }
+        assertThat(steps).containsExactly("Run actions/checkout@v4:success", "where:success", "shell:success",
+                "sub:success", "on failure:skipped");
+        String log = Files.readString(Path.of(build.get("log").asText()));
+        assertThat(log).contains("workspace=/github/workspace home=/github/home", "file=hello from the commit",
+                "level=job keep=workflow step=step", "shell=", "sub=in sub").doesNotContain("never printed");
+        // GitHub's default shell is bash -e where there is bash, else sh -e: either way -e is set
+        assertThat(log.lines().filter(l -> l.contains("shell=")).findFirst().orElseThrow()).containsPattern("flags=[a-z]*e");
+        assertThat(Files.readString(Path.of(r.checks().get(1).get("log").asText()))).contains("part=1 of 2");
+        assertThat(Files.readString(Path.of(r.checks().get(2).get("log").asText()))).contains("part=2 of 2");
+    }
+}
