@@ -304,18 +304,32 @@ class RuncIT {
     /**
      * PID 1 ignores a signal it has no handler for: an idle init without one would never stop on
      * TERM. The TERM is sent once the init catches it (its shell has run its {@code trap}; before
-     * that a TERM is ignored, which is why the agent's stop ends with KILL after its grace). How
-     * soon it stops is printed, not asserted.
+     * that a TERM is ignored, which is why the agent's stop ends with KILL after its grace). A TERM
+     * that lands between the shell's check for a caught signal and its {@code wait} is taken but
+     * not acted on until the next signal (a clean-clone run met that window once), so the test
+     * sends one every 5 s; an init without a handler would outlast all six. How many it took, and
+     * how soon it stopped, is printed, not asserted.
      */
     @Test
     void termStopsTheIdleInit() throws Exception {
         BundleSpec spec = running(NodeOptions.DEFAULT);
         awaitCaught(runc.state(spec.id()).orElseThrow().pid(), 15);
         long started = System.nanoTime();
-        runc.kill(spec.id(), "TERM");
-        awaitStopped(spec.id());
+        int sent = 0;
+        ContainerState state = runc.state(spec.id()).orElseThrow();
+        while (state.status() != ContainerState.Status.STOPPED && sent < 6) {
+            runc.kill(spec.id(), "TERM");
+            sent++;
+            long next = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while ((state = runc.state(spec.id()).orElseThrow()).status() != ContainerState.Status.STOPPED
+                    && System.nanoTime() - next < 0) {
+                Thread.sleep(50);
+            }
+        }
+        assertThat(state.status()).as("the idle init after %d TERMs: %s", sent, state)
+                .isEqualTo(ContainerState.Status.STOPPED);
         long millis = (System.nanoTime() - started) / 1_000_000;
-        System.out.println("idle init stopped " + millis + " ms after TERM");
+        System.out.println("idle init stopped " + millis + " ms after the first TERM, " + sent + " sent");
     }
 
     @Test
