@@ -112,13 +112,16 @@ public final class Masker {
      */
     static final int MAX_WRAPPED = 4 * WRAP_COREUTILS;
 
-    private static final Masker NONE = new Masker(null);
+    private static final Masker NONE = new Masker(null, List.of());
 
     /** Null when there is nothing to mask: output passes through untouched. */
     private final @Nullable ByteAutomaton automaton;
+    /** The values it was made for, so that {@link #with} can make one that masks more. */
+    private final List<String> values;
 
-    private Masker(@Nullable ByteAutomaton automaton) {
+    private Masker(@Nullable ByteAutomaton automaton, List<String> values) {
         this.automaton = automaton;
+        this.values = values;
     }
 
     /** A masker for {@code values}; empty and too-short values are skipped (see the class comment). */
@@ -129,8 +132,13 @@ public final class Masker {
     /** {@link #of(Collection)} with the automaton's dense part limited, so tests reach its sparse part. */
     static Masker of(Collection<String> values, int denseEntryBudget) {
         Set<String> patterns = new LinkedHashSet<>();
-        for (String value : values) {
-            patterns.addAll(forms(Objects.requireNonNull(value, "value")));
+        List<String> kept = new ArrayList<>();
+        for (String value : new LinkedHashSet<>(values)) {
+            Set<String> forms = forms(Objects.requireNonNull(value, "value"));
+            if (!forms.isEmpty()) {
+                patterns.addAll(forms);
+                kept.add(value);
+            }
         }
         if (patterns.isEmpty()) {
             return NONE;
@@ -139,7 +147,24 @@ public final class Masker {
         for (String p : patterns) {
             bytes.add(p.getBytes(StandardCharsets.UTF_8));
         }
-        return new Masker(new ByteAutomaton(bytes, denseEntryBudget));
+        return new Masker(new ByteAutomaton(bytes, denseEntryBudget), List.copyOf(kept));
+    }
+
+    /**
+     * A masker for this one's values and {@code more}: a run whose steps name values to mask as it
+     * goes ({@code ::add-mask::}) gets one automaton over all of them, so that overlapping values
+     * still leave no fragment showing. This one when {@code more} adds nothing maskable.
+     */
+    public Masker with(Collection<String> more) {
+        List<String> all = new ArrayList<>(values);
+        boolean grows = false;
+        for (String value : more) {
+            if (isMaskable(value) && !all.contains(value)) {
+                all.add(value);
+                grows = true;
+            }
+        }
+        return grows ? of(all) : this;
     }
 
     /** The masker that masks nothing; its streams pass writes straight through. */

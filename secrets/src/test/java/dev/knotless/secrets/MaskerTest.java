@@ -25,6 +25,18 @@ class MaskerTest {
     }
 
     @Test
+    void aMaskerWithMoreValuesMasksThemAllAndOverlappingOnesLeaveNoFragment() {
+        Masker granted = Masker.of(List.of("abcdefgh"));
+        Masker more = granted.with(List.of("defghijk", "ab", "abcdefgh"));
+
+        assertThat(more.mask("x abcdefghijk y")).isEqualTo("x *** y");
+        assertThat(more.mask("defghijk")).isEqualTo("***");
+        assertThat(granted.mask("defghijk")).as("the first masker is unchanged").isEqualTo("defghijk");
+        assertThat(granted.with(List.of("ab", "abcdefgh"))).as("nothing maskable added").isSameAs(granted);
+        assertThat(Masker.none().with(List.of(SECRET)).mask(SECRET)).isEqualTo("***");
+    }
+
+    @Test
     void everyOccurrenceIsMaskedIncludingAtTheEdges() {
         assertThat(mask(List.of(SECRET), SECRET + " and " + SECRET + SECRET + "."))
                 .isEqualTo("*** and ***.");
