@@ -12,6 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param id unique, also the run id the executor labels with
  * @param reason one line when the check is not a success, else null
  * @param log where the capped, masked log is on the runner host
+ * @param summary where the markdown its steps handed back as their summary is on the runner host
+ *     (masked, bounded); null when no step handed one back
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record Check(
@@ -35,7 +37,9 @@ public record Check(
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
         @Nullable ScheduledFor scheduled,
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-        @Nullable SavedArtifacts artifacts) {
+        @Nullable SavedArtifacts artifacts,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        @Nullable String summary) {
 
     public Check {
         Objects.requireNonNull(id, "id");
@@ -49,25 +53,40 @@ public record Check(
             ExecutorName executor, CheckStatus status, @Nullable String reason, Instant startedAt, @Nullable Instant finishedAt,
             List<StepResult> steps, List<Output> outputs, @Nullable String log) {
         this(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps, outputs, log,
-                null, null, null);
+                null, null, null, null);
+    }
+
+    /** A check with its test summary, due time and saved artifacts, and no step summary. */
+    public Check(String id, String repo, String commit, String ref, String workflow, Event event, String runner,
+            ExecutorName executor, CheckStatus status, @Nullable String reason, Instant startedAt, @Nullable Instant finishedAt,
+            List<StepResult> steps, List<Output> outputs, @Nullable String log, @Nullable TestSummary tests,
+            @Nullable ScheduledFor scheduled, @Nullable SavedArtifacts artifacts) {
+        this(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps, outputs, log,
+                tests, scheduled, artifacts, null);
     }
 
     /** This check with {@code summary} as what its test reports say. */
     public Check withTests(@Nullable TestSummary summary) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, summary, scheduled, artifacts);
+                outputs, log, summary, scheduled, artifacts, this.summary);
     }
 
     /** This check with {@code value} as the cron time its run was due at. */
     public Check withScheduled(@Nullable ScheduledFor value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, value, artifacts);
+                outputs, log, tests, value, artifacts, summary);
     }
 
     /** This check with {@code value} as what its run saved for the workflows that need it. */
     public Check withArtifacts(@Nullable SavedArtifacts value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, value);
+                outputs, log, tests, scheduled, value, summary);
+    }
+
+    /** This check with {@code path} as where its steps' summary is. */
+    public Check withSummary(@Nullable String path) {
+        return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
+                outputs, log, tests, scheduled, artifacts, path);
     }
 
     /** A run's check while it goes: no steps, outputs or end yet. */
@@ -81,7 +100,7 @@ public record Check(
             throw new IllegalStateException("check " + id + " is final (" + status.wireName() + "); its steps are set");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, ended,
-                outputs, log, tests, scheduled, artifacts);
+                outputs, log, tests, scheduled, artifacts, summary);
     }
 
     /** A final {@code error} check of a run that never got as far as its steps: steps unknown. */
@@ -106,7 +125,7 @@ public record Check(
             throw new IllegalArgumentException(newStatus.wireName() + " is not a final status");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, newStatus, newReason, startedAt,
-                at, endedSteps, collected, log, tests, scheduled, artifacts);
+                at, endedSteps, collected, log, tests, scheduled, artifacts, summary);
     }
 
     /** What this check is about. */

@@ -14,7 +14,8 @@ import java.util.stream.Stream;
 
 /**
  * Checks on the runner host, one JSON file each under {@code <state>/checks/}, with the log at
- * {@code <state>/logs/<id>.log} and outputs under {@code <state>/outputs/<id>/}.
+ * {@code <state>/logs/<id>.log}, the steps' summary beside it at {@code <state>/logs/<id>.summary.md}
+ * and outputs under {@code <state>/outputs/<id>/}.
  *
  * <p>A save is durable before it returns (write a temp file, fsync, atomic rename, fsync the
  * directory), so a kill -9 at any moment leaves either the old or the new record, never half; a
@@ -35,6 +36,11 @@ public final class CheckStore {
 
     public Path logPath(String id) {
         return logs.resolve(id + ".log");
+    }
+
+    /** Where run {@code id}'s steps' summary is written, when one hands one back: beside its log, never among its outputs. */
+    public Path summaryPath(String id) {
+        return logs.resolve(id + ".summary.md");
     }
 
     public Path outputDir(String id) {

@@ -31,6 +31,29 @@ class CheckStoreTest {
     }
 
     @Test
+    void aStepsOutputsAndAnnotationsAndTheSummaryReadBackAndAreLeftOutWhenThereAreNone() throws Exception {
+        CheckStore store = new CheckStore(state);
+        StepResult handed = new StepResult("build", StepStatus.SUCCESS, 0, 10, null)
+                .withHandedBack(java.util.Map.of("version", "1.2.3"), List.of(
+                        new Annotation(Annotation.Kind.ERROR, "it broke", "src/a.c", 3, null, 5, null, "Compile"),
+                        Annotation.of(Annotation.Kind.NOTICE, "fyi")));
+        Check check = Check.running(new CheckSubject("r4", "acme/app", "abc", "refs/heads/main", "GH / build", Event.PUSH,
+                        "local", ExecutorName.of("docker")), Instant.parse("2026-12-03T05:13:20Z"), null)
+                .finished(CheckStatus.SUCCESS, null, Instant.parse("2026-12-03T05:13:25Z"),
+                        List.of(handed, new StepResult("plain", StepStatus.SUCCESS, 0, 1, null)), List.of())
+                .withSummary(store.summaryPath("r4").toString());
+        store.save(check);
+        assertThat(store.load("r4")).contains(check);
+        String json = new CheckJson().line(check);
+        assertThat(json).contains("\"outputs\":{\"version\":\"1.2.3\"}")
+                .contains("\"annotations\":[{\"kind\":\"error\",\"message\":\"it broke\",\"file\":\"src/a.c\",\"line\":3,"
+                        + "\"col\":5,\"title\":\"Compile\"},{\"kind\":\"notice\",\"message\":\"fyi\"}]")
+                .contains("\"summary\":\"" + state.resolve("logs/r4.summary.md") + "\"")
+                .contains("{\"name\":\"plain\",\"status\":\"success\",\"exitCode\":0,\"durationMs\":1,\"reason\":null}");
+        assertThat(new CheckJson().line(check.withSummary(null))).doesNotContain("summary");
+    }
+
+    @Test
     void aScheduledChecksDueTimeAndLatenessReadBack() throws Exception {
         CheckStore store = new CheckStore(state);
         Instant due = Instant.parse("2026-12-03T03:00:00Z");
