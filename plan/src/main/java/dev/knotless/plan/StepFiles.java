@@ -5,17 +5,21 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * Files through which a step hands values and commands back to the runner: each reaches the step
- * as an environment variable naming its path, and the run reads it once the step has ended.
+ * How a step hands values and commands back to the runner: files, each reaching the step as an
+ * environment variable naming its path and read by the run once the step has ended, and commands
+ * printed on its output, read by the run as they come.
  *
- * <p>Ours has none ({@link #NONE}): a step answers with its exit code and output, and with files in
- * {@code $KNOTLESS_RUN_OUTPUTS}, which are shown on the check, not handed to later steps. GitHub
- * Actions' front-end will name {@code GITHUB_OUTPUT}, {@code GITHUB_ENV}, {@code GITHUB_PATH},
- * {@code GITHUB_STEP_SUMMARY} and {@code GITHUB_STATE}.
+ * <p>Ours has neither ({@link #NONE}): a step answers with its exit code and output, and with files
+ * in {@code $KNOTLESS_RUN_OUTPUTS}, which are shown on the check, not handed to later steps. GitHub
+ * Actions' front-end names {@code GITHUB_OUTPUT}, {@code GITHUB_ENV}, {@code GITHUB_PATH},
+ * {@code GITHUB_STEP_SUMMARY} and {@code GITHUB_STATE}, and turns its workflow commands on.
  *
- * @param variables the variable that names each file, by what the file is for
+ * @param variables the variable that names each file, by what the file is for; empty for none
+ * @param commands whether the run reads workflow commands from a step's output: lines such as
+ *     {@code ::add-mask::VALUE} and {@code ::error file=F,line=L::MESSAGE}, in GitHub Actions' syntax,
+ *     which every dialect that has such commands shares (Gitea's and Forgejo's runners read the same)
  */
-public record StepFiles(Map<Purpose, String> variables) {
+public record StepFiles(Map<Purpose, String> variables, boolean commands) {
 
     /** What a file hands back. */
     public enum Purpose {
@@ -31,12 +35,22 @@ public record StepFiles(Map<Purpose, String> variables) {
         STATE
     }
 
-    /** Ours: no file; a step hands nothing back but its exit code and output. */
-    public static final StepFiles NONE = new StepFiles(Map.of());
+    /** Ours: no file and no command; a step hands nothing back but its exit code and output. */
+    public static final StepFiles NONE = new StepFiles(Map.of(), false);
 
     public StepFiles {
         Map<Purpose, String> copy = new EnumMap<>(Purpose.class);
         copy.putAll(variables);
         variables = Collections.unmodifiableMap(copy);
+    }
+
+    /** Files only: no command is read from a step's output. */
+    public StepFiles(Map<Purpose, String> variables) {
+        this(variables, false);
+    }
+
+    /** Whether a step hands anything back at all: a file, or a command on its output. */
+    public boolean any() {
+        return commands || !variables.isEmpty();
     }
 }

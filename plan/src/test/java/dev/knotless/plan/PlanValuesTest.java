@@ -54,8 +54,13 @@ class PlanValuesTest {
     @Test
     void oursHandsNothingBackAndHasNothingBeforeOrAfterItsSteps() {
         assertThat(StepFiles.NONE.variables()).isEmpty();
-        assertThat(new StepFiles(Map.of(StepFiles.Purpose.OUTPUTS, "GITHUB_OUTPUT")).variables())
-                .containsEntry(StepFiles.Purpose.OUTPUTS, "GITHUB_OUTPUT");
+        assertThat(StepFiles.NONE.commands()).isFalse();
+        assertThat(StepFiles.NONE.any()).isFalse();
+        StepFiles files = new StepFiles(Map.of(StepFiles.Purpose.OUTPUTS, "GITHUB_OUTPUT"));
+        assertThat(files.variables()).containsEntry(StepFiles.Purpose.OUTPUTS, "GITHUB_OUTPUT");
+        assertThat(files.commands()).as("files alone read no command").isFalse();
+        assertThat(files.any()).isTrue();
+        assertThat(new StepFiles(Map.of(), true).any()).as("commands alone hand values back too").isTrue();
         assertThat(PrePost.NONE.isEmpty()).isTrue();
     }
 }
