@@ -16,7 +16,8 @@ import java.nio.file.Path;
  * which also hears here when each step starts and ends.
  *
  * <p>Every byte of step output, and every notice (they name steps, files and commands, any of
- * which can hold a granted value), passes the run's {@link Masker} before it reaches either. Concurrency:
+ * which can hold a granted value), passes the run's {@link Masks} before it reaches either: the
+ * granted values, and those its steps added as they went. Concurrency:
  * writes are serialised here, so an executor may deliver output from its own thread.
  */
 public final class RunLog implements AutoCloseable {
@@ -24,23 +25,28 @@ public final class RunLog implements AutoCloseable {
     private final CappedLog file;
     private final RunRequest run;
     private final RunListener listener;
-    private final Masker masker;
+    private final Masks masks;
 
     public RunLog(Path path, int cap, RunRequest run, RunListener listener, Masker masker) throws IOException {
-        this(new CappedLog(path, cap), run, listener, masker);
+        this(new CappedLog(path, cap), run, listener, new Masks(masker));
     }
 
-    private RunLog(CappedLog file, RunRequest run, RunListener listener, Masker masker) {
+    private RunLog(CappedLog file, RunRequest run, RunListener listener, Masks masks) {
         this.file = file;
         this.run = run;
         this.listener = listener;
-        this.masker = masker;
+        this.masks = masks;
     }
 
     /** The log of a run an earlier process wrote {@code written} bytes of; see {@link CappedLog#resume}. */
     public static RunLog resume(Path path, int cap, long written, RunRequest run, RunListener listener, Masker masker)
             throws IOException {
-        return new RunLog(CappedLog.resume(path, cap, written), run, listener, masker);
+        return new RunLog(CappedLog.resume(path, cap, written), run, listener, new Masks(masker));
+    }
+
+    /** What the log masks: the values a step adds here are masked in every line after it. */
+    public Masks masks() {
+        return masks;
     }
 
     /** Bytes written so far, kept or not: where a resumed log goes on. */
@@ -49,7 +55,7 @@ public final class RunLog implements AutoCloseable {
     }
 
     public synchronized void notice(String text) {
-        String line = masker.mask(text);
+        String line = masks.mask(text);
         byte[] bytes = ("[knotless] " + line + "\n").getBytes(StandardCharsets.UTF_8);
         write(bytes, 0, bytes.length);
         listener.notice(run, line);
@@ -73,13 +79,13 @@ public final class RunLog implements AutoCloseable {
                 listener.stepOutput(run, number, stream, buffer, offset, length);
             }
         };
-        return masker.newStream(fanout);
+        return masks.newStream(fanout);
     }
 
     /** A sink for the services' output, which a run writes after its last step: masked into the log file; close it after each service. */
     public MaskingSink serviceOutput() {
         OutputSink toFile = (stream, buffer, offset, length) -> write(buffer, offset, length);
-        return masker.newStream(toFile);
+        return masks.newStream(toFile);
     }
 
     private synchronized void write(byte[] buffer, int offset, int length) {
