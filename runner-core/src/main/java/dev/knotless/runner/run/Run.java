@@ -130,7 +130,7 @@ public final class Run {
                 new RestoreArtifacts(caches, request),
                 new UploadSteps(request.workflow()),
                 new RunSteps(request.workflow().steps(), workspace, grants, RunVariables.of(request), resumed, journal,
-                        limits.killGrace()),
+                        limits.killGrace(), request.workflow().stepFiles(), checks.files().summaryPath(request.runId())),
                 new ServiceLogs(StartEnvironment.services(request)),
                 new SaveCaches(caches, plan, request, limits.cacheBytes(), masking.masker(), granted),
                 new SaveArtifacts(caches, request, limits.cacheBytes(), masking.masker(), granted),

@@ -97,7 +97,8 @@ class PlanShapeTest {
     void whatThisRunnerDoesNotCarryOutYetIsRefusedBeforeAnyStep() {
         Step first = fixture.request(YAML).workflow().steps().getFirst();
         Step computing = new Step(first.name(), first.run(), null, List.of(), Map.of(), null, null, false, first.condition(),
-                Shell.POSIX, Map.of("KEY", new Computed.FilesHash(List.of("package-lock.json"))), new BroughtRuntime("node", "20"));
+                Shell.POSIX, Map.of("KEY", new Computed.Joined(List.of(new Computed.Text("npm-"),
+                        new Computed.FilesHash(List.of("package-lock.json"))))), new BroughtRuntime("node", "20"));
         RunRequest request = reshaped(w -> new Workflow(w.name(), w.file(), w.on(), w.runners(), w.image(), w.timeout(),
                 w.resources(), w.variables(), w.cache(), List.of(computing), w.reports(), w.services(), w.needs(), w.artifacts(),
                 w.cell(), w.workspace(), new StepFiles(Map.of(StepFiles.Purpose.OUTPUTS, "GITHUB_OUTPUT")),
@@ -106,8 +107,8 @@ class PlanShapeTest {
         Check check = fixture.run(fixture.executor).execute(request, new Cancellation());
 
         assertThat(check.status()).isEqualTo(CheckStatus.ERROR);
-        assertThat(check.reason()).isEqualTo("this runner does not carry out steps before or after its own (pre, post), files"
-                + " through which steps hand values back, values computed as a step starts, a runtime brought into the run yet");
+        assertThat(check.reason()).isEqualTo("this runner does not carry out steps before or after its own (pre, post), hashes"
+                + " of files computed as a step starts, a runtime brought into the run yet");
         assertThat(session.ran()).isEmpty();
         assertThat(session.uploads()).doesNotContainKey(RunLayout.STEPS);
     }

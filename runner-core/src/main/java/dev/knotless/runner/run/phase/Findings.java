@@ -15,11 +15,12 @@ import org.jspecify.annotations.Nullable;
  *
  * @param tests what the run's JUnit reports say; null when it read none
  * @param artifacts what the run saved for the workflows that need it; null when it saved nothing
+ * @param summary where the steps' summary is on the runner host; null when no step handed one back
  */
 public record Findings(List<StepResult> steps, List<Output> outputs, @Nullable TestSummary tests,
-        @Nullable SavedArtifacts artifacts) {
+        @Nullable SavedArtifacts artifacts, @Nullable String summary) {
 
-    public static final Findings NONE = new Findings(List.of(), List.of(), null, null);
+    public static final Findings NONE = new Findings(List.of(), List.of(), null, null, null);
 
     public Findings {
         steps = List.copyOf(steps);
@@ -27,23 +28,28 @@ public record Findings(List<StepResult> steps, List<Output> outputs, @Nullable T
     }
 
     public Findings withSteps(List<StepResult> value) {
-        return new Findings(value, outputs, tests, artifacts);
+        return new Findings(value, outputs, tests, artifacts, summary);
     }
 
     public Findings withOutputs(List<Output> value) {
-        return new Findings(steps, value, tests, artifacts);
+        return new Findings(steps, value, tests, artifacts, summary);
     }
 
     public Findings withTests(@Nullable TestSummary value) {
-        return new Findings(steps, outputs, value, artifacts);
+        return new Findings(steps, outputs, value, artifacts, summary);
     }
 
     public Findings withArtifacts(@Nullable SavedArtifacts value) {
-        return new Findings(steps, outputs, tests, value);
+        return new Findings(steps, outputs, tests, value, summary);
+    }
+
+    public Findings withSummary(@Nullable String value) {
+        return new Findings(steps, outputs, tests, artifacts, value);
     }
 
     /** {@code running} as a final check with {@code verdict} at {@code at}, carrying what was found. */
     public Check finish(Check running, Verdict verdict, Instant at) {
-        return running.finished(verdict.status(), verdict.reason(), at, steps, outputs).withTests(tests).withArtifacts(artifacts);
+        return running.finished(verdict.status(), verdict.reason(), at, steps, outputs).withTests(tests).withArtifacts(artifacts)
+                .withSummary(summary);
     }
 }

@@ -33,8 +33,12 @@ public record RunMasking(Masker masker) {
     }
 
     public StepResult step(StepResult r) {
+        Map<String, String> outputs = new LinkedHashMap<>();
+        r.outputs().forEach((k, v) -> outputs.put(line(k), line(v)));
         return r.withText(line(r.name()), lineOrNull(r.reason())).afterAttempts(r.attempts().stream()
-                .map(a -> new StepResult.Attempt(a.exitCode(), a.durationMs(), lineOrNull(a.reason()))).toList());
+                .map(a -> new StepResult.Attempt(a.exitCode(), a.durationMs(), lineOrNull(a.reason()))).toList())
+                .withHandedBack(outputs, r.annotations().stream()
+                        .map(a -> a.withText(line(a.message()), lineOrNull(a.file()), lineOrNull(a.title()))).toList());
     }
 
     public List<StepResult> steps(List<StepResult> results) {
@@ -51,7 +55,7 @@ public record RunMasking(Masker masker) {
                 c.executor(), c.status(), lineOrNull(c.reason()), c.startedAt(), c.finishedAt(), steps(c.steps()),
                 c.outputs().stream().map(this::output).toList(), c.log(), tests(c.tests()), c.scheduled(),
                 c.artifacts() == null ? null : new dev.knotless.checks.SavedArtifacts(
-                        c.artifacts().paths().stream().map(this::line).toList(), c.artifacts().bytes()));
+                        c.artifacts().paths().stream().map(this::line).toList(), c.artifacts().bytes()), c.summary());
     }
 
     /** A test summary's names, messages and notes are the run's output: masked like it. */

@@ -6,6 +6,7 @@ import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.plan.Step;
 import dev.knotless.plan.StepCondition;
+import dev.knotless.plan.StepFiles;
 import dev.knotless.runner.run.phase.Findings;
 import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.phase.RunContext;
@@ -13,7 +14,10 @@ import dev.knotless.runner.run.phase.Verdict;
 import dev.knotless.runner.run.record.StateFull;
 import dev.knotless.runner.run.recovery.JournalQueue;
 import dev.knotless.runner.run.recovery.Resumption;
+import dev.knotless.runner.run.step.protocol.HandedBack;
+import dev.knotless.runner.run.step.protocol.Summaries;
 import dev.knotless.secrets.Grants;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,6 +38,13 @@ import org.jspecify.annotations.Nullable;
  * following a resumed step ({@link dev.knotless.executor.ResumedSession#follow}), the cleanup of
  * processes a step with secrets left, and its masked output; then it runs ({@link RunNow}). The
  * phase keeps the results of the steps that ended, a resumed run's earlier ones first.
+ *
+ * <p>For a run whose steps hand values back ({@link StepFiles}), the phase keeps what they handed
+ * back for the steps after them ({@link HandedBack}): each step starts with it, and two links read
+ * what the step hands back, its commands as it runs ({@link ReadCommands}) and its files after it
+ * ({@link HandBack}). What was handed back lives only in this process (masks added by steps among
+ * it, which must never be lost), so such a run is not followed after a runner restart once a step
+ * was sent: it ends {@code error}.
  */
 public final class RunSteps implements Phase {
 
@@ -44,6 +55,8 @@ public final class RunSteps implements Phase {
     private final @Nullable Resumption resumed;
     private final JournalQueue journal;
     private final Duration killGrace;
+    private final StepFiles stepFiles;
+    private final Summaries summaries;
     private final List<StepResult> ended = new ArrayList<>();
 
     /**
@@ -52,9 +65,11 @@ public final class RunSteps implements Phase {
      * @param variables the run's variables, which every step gets
      * @param resumed where an earlier process of this runner got to with the run; null for a run started here
      * @param killGrace between TERM and KILL
+     * @param stepFiles how the steps hand values back; {@link StepFiles#NONE} for ours
+     * @param summary where the steps' summary is written, when one hands one back
      */
     public RunSteps(List<Step> steps, String workspace, List<Grants.Granted> grants, Map<String, String> variables,
-            @Nullable Resumption resumed, JournalQueue journal, Duration killGrace) {
+            @Nullable Resumption resumed, JournalQueue journal, Duration killGrace, StepFiles stepFiles, Path summary) {
         this.steps = List.copyOf(steps);
         this.workspace = workspace;
         this.grants = List.copyOf(grants);
@@ -62,6 +77,8 @@ public final class RunSteps implements Phase {
         this.resumed = resumed;
         this.journal = journal;
         this.killGrace = killGrace;
+        this.stepFiles = stepFiles;
+        this.summaries = new Summaries(summary);
         if (resumed != null) {
             ended.addAll(resumed.ended());
         }
@@ -82,7 +99,13 @@ public final class RunSteps implements Phase {
         if (run.verdict().failed() && ended.isEmpty()) {
             return;
         }
-        StepChain chain = StepChain.of(run, journal, resumed == null ? null : resumed.session(), killGrace);
+        if (resumed != null && stepFiles.any() && resumed.progress().step() > 0) {
+            run.verdict().fail(new Verdict(CheckStatus.ERROR, "runner restarted: what this run's steps handed back (their"
+                    + " variables, outputs and masks) was kept only by the runner, so the run cannot go on"));
+            return;
+        }
+        HandedBack handed = new HandedBack(stepFiles, run.log().masks(), summaries, workspace);
+        StepChain chain = StepChain.of(run, journal, resumed == null ? null : resumed.session(), killGrace, handed);
         StopSignal afterCancel = null;
         try {
             for (int i = ended.size(); i < steps.size(); i++) {
@@ -99,7 +122,7 @@ public final class RunSteps implements Phase {
                     }
                     signal = afterCancel;
                 }
-                runStep(run, chain, i + 1, step, signal);
+                runStep(run, chain, i + 1, step, signal, handed);
             }
         } finally {
             if (afterCancel != null) {
@@ -110,7 +133,8 @@ public final class RunSteps implements Phase {
 
     @Override
     public Findings addTo(Findings findings) {
-        return findings.withSteps(ended);
+        Path summary = summaries.file();
+        return findings.withSteps(ended).withSummary(summary == null ? null : summary.toString());
     }
 
     /**
@@ -132,8 +156,8 @@ public final class RunSteps implements Phase {
         };
     }
 
-    private void runStep(RunContext run, StepChain chain, int number, Step step, StopSignal signal) {
-        StepCall call = StepCall.of(number, workspace, step, grants.get(number - 1), variables,
+    private void runStep(RunContext run, StepChain chain, int number, Step step, StopSignal signal, HandedBack handed) {
+        StepCall call = StepCall.of(number, workspace, step, grants.get(number - 1), variables, handed.start(number, step),
                 resumed == null ? null : resumed.going(number), ended, signal);
         try {
             ended.add(chain.run(call));

@@ -4,6 +4,7 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.executor.ResumedSession;
 import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.runner.run.recovery.JournalQueue;
+import dev.knotless.runner.run.step.protocol.HandedBack;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,8 +41,10 @@ final class StepChain {
      *
      * @param resumed the environment found again after a restart, which can follow the step that was going; null for a run started here
      * @param killGrace between TERM and KILL, for stopping what a step with secrets left
+     * @param handed what the run's steps handed back so far, which each step's own hands back into
      */
-    static StepChain of(RunContext run, JournalQueue journal, @Nullable ResumedSession resumed, Duration killGrace) {
+    static StepChain of(RunContext run, JournalQueue journal, @Nullable ResumedSession resumed, Duration killGrace,
+            HandedBack handed) {
         StepResults results = new StepResults(run.stop());
         RetryRule retries = new RetryRule(run.stop());
         StepLog output = new StepLog(run.log(), journal);
@@ -55,8 +58,10 @@ final class StepChain {
                         new JournalStep(journal, run.log(), retries),
                         new PassedNotice(run.log()),
                         new FollowResumed(resumed, run.log(), output, results),
+                        new HandBack(handed, run.session(), run.log(), run::deadlineIn),
                         new LeftoverCleanup(run.session(), killGrace, run.log()),
-                        new MaskOutput(output)),
+                        new MaskOutput(output),
+                        new ReadCommands(handed)),
                 new RunNow(run.session(), results));
     }
 

@@ -1,7 +1,7 @@
 package dev.knotless.runner.run.transfer;
 
+import dev.knotless.plan.Computed;
 import dev.knotless.plan.Step;
-import dev.knotless.plan.StepFiles;
 import dev.knotless.plan.Workflow;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,10 +9,11 @@ import java.util.Optional;
 
 /**
  * What a plan may hold that this runner does not carry out yet: steps before and after the
- * workflow's own, files through which steps hand values back, values computed at run time, and
- * runtimes brought into the run. No dialect writes them yet (docs/design/workflows.md says which
- * will); a plan that has them is refused rather than run without them, since a post step that
- * never runs or a value never computed could pass a run that should not.
+ * workflow's own, hashes of files computed as a step starts, and runtimes brought into the run
+ * (docs/design/workflows.md says which dialect will write them). A plan that has them is refused
+ * rather than run without them, since a post step that never runs or a key never computed could
+ * pass a run that should not. Step files and workflow commands, and the other computed values,
+ * are carried out ({@code step.protocol}).
  */
 final class NotYetCarriedOut {
 
@@ -24,17 +25,23 @@ final class NotYetCarriedOut {
         if (!workflow.prePost().isEmpty()) {
             parts.add("steps before or after its own (pre, post)");
         }
-        if (!workflow.stepFiles().equals(StepFiles.NONE)) {
-            parts.add("files through which steps hand values back");
-        }
         List<Step> steps = workflow.steps();
-        if (steps.stream().anyMatch(s -> !s.computedEnv().isEmpty())) {
-            parts.add("values computed as a step starts");
+        if (steps.stream().anyMatch(s -> s.computedEnv().values().stream().anyMatch(NotYetCarriedOut::hashesFiles))) {
+            parts.add("hashes of files computed as a step starts");
         }
         if (steps.stream().anyMatch(s -> s.runtime() != null)) {
             parts.add("a runtime brought into the run");
         }
         return parts.isEmpty() ? Optional.empty()
                 : Optional.of("this runner does not carry out " + String.join(", ", parts) + " yet");
+    }
+
+    private static boolean hashesFiles(Computed value) {
+        return switch (value) {
+            case Computed.FilesHash f -> true;
+            case Computed.Joined j -> j.parts().stream().anyMatch(NotYetCarriedOut::hashesFiles);
+            case Computed.Text t -> false;
+            case Computed.StepOutput o -> false;
+        };
     }
 }

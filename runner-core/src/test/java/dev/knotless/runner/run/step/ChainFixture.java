@@ -17,6 +17,8 @@ import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunDeadline;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
+import dev.knotless.runner.run.step.protocol.HandedBack;
+import dev.knotless.runner.run.step.protocol.Summaries;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.testkit.FakeSession;
@@ -47,12 +49,18 @@ final class ChainFixture implements AutoCloseable {
     final JournalQueue journal;
     final VerdictSoFar verdict;
     final RunContext run;
+    final Path summary;
 
     /** A chain for {@code yaml}'s workflow, in {@code session}. */
     ChainFixture(Path dir, String yaml, FakeSession session) {
+        this(dir, new RunFixture(dir).request(yaml), session);
+    }
+
+    /** A chain for {@code request}'s workflow, in {@code session}. */
+    ChainFixture(Path dir, RunRequest request, FakeSession session) {
         this.session = session;
-        RunFixture fixture = new RunFixture(dir);
-        this.request = fixture.request(yaml);
+        this.request = request;
+        this.summary = dir.resolve("summary.md");
         try {
             java.nio.file.Files.createDirectories(dir);
             this.log = new RunLog(dir.resolve("run.log"), 1 << 20, request, RunListener.NONE, Masker.none());
@@ -78,12 +86,18 @@ final class ChainFixture implements AutoCloseable {
 
     /** The chain of the run, as a run started here makes it. */
     StepChain chain() {
-        return StepChain.of(run, journal, null, Duration.ofSeconds(1));
+        return StepChain.of(run, journal, null, Duration.ofSeconds(1), handed());
+    }
+
+    /** What the run's steps handed back, as the workflow's plan says they hand it. */
+    HandedBack handed() {
+        return new HandedBack(request.workflow().stepFiles(), log.masks(), new Summaries(summary),
+                request.workflow().workspace().directory());
     }
 
     /** The chain of a run going on after a restart, in the session found again. */
     StepChain resumedChain() {
-        return StepChain.of(run, journal, session, Duration.ofSeconds(1));
+        return StepChain.of(run, journal, session, Duration.ofSeconds(1), handed());
     }
 
     /** Step {@code number}'s first call, granted nothing, under the run's signal. */

@@ -6,7 +6,10 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.Environment;
 import dev.knotless.executor.StepOutcome;
+import dev.knotless.runner.run.RunFixture;
+import dev.knotless.runner.run.StepProtocolPlans;
 import dev.knotless.runner.run.recovery.RunProgress;
+import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Secret;
 import dev.knotless.testkit.FakeSession;
@@ -56,7 +59,9 @@ class NextAtMostOnceTest {
                         followFinds.get() ? Optional.of(new StepOutcome.Exited(0)) : Optional.empty())
                 .on("list processes", (payload, output, signal) -> new StepOutcome.Exited(listingFails.get() ? 2 : 0))
                 .on("stop leftovers", (payload, output, signal) -> new StepOutcome.Exited(stoppingFails.get() ? 4 : 0));
-        try (ChainFixture chain = new ChainFixture(dir, WORKFLOW, session)) {
+        // a run whose steps hand values back, so that the links reading them take their own paths too
+        RunRequest request = StepProtocolPlans.handingBack(new RunFixture(dir).request(WORKFLOW), StepProtocolPlans.GITHUB);
+        try (ChainFixture chain = new ChainFixture(dir, request, session)) {
             Map<String, Integer> most = new LinkedHashMap<>();
             for (StepLink link : chain.resumedChain().links()) {
                 String name = link.getClass().getSimpleName();
@@ -78,7 +83,7 @@ class NextAtMostOnceTest {
             }
             assertThat(most).as("every link went on down the chain on some path, so each was really tried")
                     .containsOnlyKeys("AnnounceStep", "GrantNotice", "RefuseUnfitEnvironment", "JournalStep", "PassedNotice",
-                            "FollowResumed", "LeftoverCleanup", "MaskOutput")
+                            "FollowResumed", "HandBack", "LeftoverCleanup", "MaskOutput", "ReadCommands")
                     .allSatisfy((link, calls) -> assertThat(calls).as(link).isEqualTo(1));
         }
     }

@@ -46,7 +46,7 @@ class StepLinksTest {
         try (ChainFixture chain = new ChainFixture(dir.resolve("chain"), WITH_SECRET, session)) {
             assertThat(chain.chain().order()).extracting(l -> l.getClass().getSimpleName()).containsExactly(
                     "AnnounceStep", "GrantNotice", "RefuseUnfitEnvironment", "RetryStep", "JournalStep", "PassedNotice", "FollowResumed",
-                    "LeftoverCleanup", "MaskOutput");
+                    "HandBack", "LeftoverCleanup", "MaskOutput", "ReadCommands");
         }
     }
 
