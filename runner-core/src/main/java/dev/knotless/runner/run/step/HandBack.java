@@ -28,6 +28,9 @@ import java.util.function.Function;
  */
 record HandBack(HandedBack handed, Session session, RunLog log, Function<Duration, Deadline> deadlineIn) implements StepLink {
 
+    /** What every executor says of a download of a directory that is not there (the contract's {@code TransferContract}). */
+    static final String GONE = "no such directory in the run";
+
     /** How long reading a step's files back may take: 6 MiB at most, in one archive. */
     static final Duration READING = Duration.ofMinutes(1);
 
@@ -50,11 +53,17 @@ record HandBack(HandedBack handed, Session session, RunLog log, Function<Duratio
         try {
             session.download(handed.layout().dir(call.number()), files, call.signal());
         } catch (ExecutorException e) {
-            if (e.failure().kind() != Failure.Kind.STOPPED) {
-                call.report().fail("handed back files that " + (e.failure().kind() == Failure.Kind.LIMIT ? "were refused"
-                        : "could not be read") + ": " + e.failure().reason());
+            if (e.failure().kind() == Failure.Kind.STOPPED) {
+                return; // a stopped run reads nothing more
             }
-            return; // a stopped run reads nothing more
+            if (e.failure().kind() == Failure.Kind.INFRASTRUCTURE && e.failure().reason().contains(GONE)) {
+                // the step removed them (a clean-up of /tmp): as GitHub's runner, whose files are then missing
+                call.report().notice("its files were gone when it ended: nothing it wrote to them was read back");
+                return;
+            }
+            call.report().fail("handed back files that " + (e.failure().kind() == Failure.Kind.LIMIT ? "were refused"
+                    : "could not be read") + ": " + e.failure().reason());
+            return;
         }
         handed.takeFiles(call.number(), files.files(), call.report());
     }

@@ -165,6 +165,37 @@ class StepFilesRunTest {
     }
 
     @Test
+    void aStepThatRemovedItsFilesHandsNothingBackAndPassesAsOnGithub() {
+        session.downloadsFrom(StepFileLayout.ROOT + "/1", () -> new java.io.InputStream() {
+            @Override
+            public int read() throws IOException {
+                throw new IOException("no such directory in the run: /tmp/.knotless-files/1");
+            }
+        });
+
+        Check check = run(handingBack(THREE));
+
+        assertThat(check.status()).isEqualTo(CheckStatus.SUCCESS);
+        assertThat(fixture.log(check)).contains("[knotless] step 1 'one': its files were gone when it ended: nothing it"
+                + " wrote to them was read back");
+    }
+
+    @Test
+    void aDownloadThatFailsOtherwiseFailsTheStep() {
+        session.downloadsFrom(StepFileLayout.ROOT + "/1", () -> new java.io.InputStream() {
+            @Override
+            public int read() throws IOException {
+                throw new IOException("connection reset");
+            }
+        });
+
+        Check check = run(handingBack(THREE));
+
+        assertThat(check.reason()).isEqualTo("step 'one' handed back files that could not be read: download of"
+                + " /tmp/.knotless-files/1: connection reset");
+    }
+
+    @Test
     void anEntryEscapingTheDirectoryFailsTheStep() {
         session.downloads(StepFileLayout.ROOT + "/1", RunFixture.tar(Map.of("../../etc/cron.d/x", "* * * * * root sh\n"
                 .getBytes(StandardCharsets.UTF_8))));
