@@ -15,7 +15,8 @@ import java.util.List;
  * the runner's own, the workspace and {@code HOME} where GitHub's container jobs have them, the
  * environment of workflow, job and step over one another, {@code defaults.run}, GitHub's default
  * shell falling back to {@code sh} in an image without bash, a step's working directory, a
- * {@code failure()} step skipped, and a matrix job of two combinations that needs the first job.
+ * {@code failure()} step skipped, values handed back through GitHub's step files and workflow
+ * commands (an added mask among them), and a matrix job of two combinations that needs the first job.
  * The plan is the same for every executor; each executor's exec IT runs it.
  */
 final class GithubWorkflowRun {
@@ -48,6 +49,18 @@ final class GithubWorkflowRun {
                               - name: sub
                                 working-directory: sub
                                 run: echo "sub=$(cat marker)"
+                              - name: hand back
+                                run: |
+                                  echo "FROM_STEP=handed" >> "$GITHUB_ENV"
+                                  echo "/opt/extra" >> "$GITHUB_PATH"
+                                  echo "result=42" >> "$GITHUB_OUTPUT"
+                                  echo "## all good" >> "$GITHUB_STEP_SUMMARY"
+                                  echo "::add-mask::hidden-token-value"
+                                  echo "::warning file=hello.txt,line=1::look here"
+                              - name: handed
+                                run: |
+                                  echo "from=$FROM_STEP path=$PATH"
+                                  echo "token=hidden-token-value"
                               - name: on failure
                                 if: failure()
                                 run: echo never printed
@@ -80,10 +93,14 @@ final class GithubWorkflowRun {
             steps.add(step.get("name").asText() + ":" + step.get("status").asText());
         }
         assertThat(steps).containsExactly("Run actions/checkout@v4:success", "where:success", "shell:success",
-                "sub:success", "on failure:skipped");
+                "sub:success", "hand back:success", "handed:success", "on failure:skipped");
+        JsonNode handBack = build.get("steps").get(4);
+        assertThat(handBack.get("outputs").get("result").asText()).isEqualTo("42");
+        assertThat(handBack.get("annotations").get(0).get("message").asText()).isEqualTo("look here");
         String log = Files.readString(Path.of(build.get("log").asText()));
         assertThat(log).contains("workspace=/github/workspace home=/github/home", "file=hello from the commit",
-                "level=job keep=workflow step=step", "shell=", "sub=in sub").doesNotContain("never printed");
+                "level=job keep=workflow step=step", "shell=", "sub=in sub", "from=handed path=/opt/extra:", "token=***")
+                .doesNotContain("never printed").doesNotContain("hidden-token-value");
         // GitHub's default shell is bash -e where there is bash, else sh -e: either way -e is set
         assertThat(log.lines().filter(l -> l.contains("shell=")).findFirst().orElseThrow()).containsPattern("flags=[a-z]*e");
         assertThat(Files.readString(Path.of(r.checks().get(1).get("log").asText()))).contains("part=1 of 2");

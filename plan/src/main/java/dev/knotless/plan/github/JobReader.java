@@ -57,6 +57,11 @@ final class JobReader {
     static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(360);
     /** Where every GitHub job of a container finds its checkout and its home, as docker actions do on GitHub. */
     static final Workspace WORKSPACE = new Workspace("/github/workspace", "/github/home");
+    /** GitHub's step files, under GitHub's names, and its workflow commands read from a step's output. */
+    static final StepFiles STEP_FILES = new StepFiles(Map.of(
+            StepFiles.Purpose.OUTPUTS, "GITHUB_OUTPUT", StepFiles.Purpose.ENVIRONMENT, "GITHUB_ENV",
+            StepFiles.Purpose.PATH, "GITHUB_PATH", StepFiles.Purpose.SUMMARY, "GITHUB_STEP_SUMMARY",
+            StepFiles.Purpose.STATE, "GITHUB_STATE"), true);
     private static final Pattern HOST = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
     private static final Pattern PORT = Pattern.compile("(?:[0-9]{1,5}:)?([0-9]{1,5})(?:/tcp)?");
 
@@ -177,7 +182,7 @@ final class JobReader {
             cell = new MatrixCell(group, shown, strategy.maxParallel(), strategy.failFast());
         }
         return new Workflow(name, fields.file(), around.on(), List.of(), image, timeout, Resources.DEFAULT, variables,
-                List.of(), read, Reports.NONE, services, List.of(), List.of(), cell, WORKSPACE, StepFiles.NONE, PrePost.NONE);
+                List.of(), read, Reports.NONE, services, List.of(), List.of(), cell, WORKSPACE, STEP_FILES, PrePost.NONE);
     }
 
     private void readNeeds(Node node, String path, String self, Around around, List<String> needs,

@@ -68,6 +68,9 @@ class GithubDialectTest {
         assertThat(build.workspace().home()).isEqualTo("/github/home");
         assertThat(build.steps()).extracting(Step::name).containsExactly("Run actions/checkout@v4", "Run make");
         assertThat(build.steps().get(1).shell()).isEqualTo(Shells.DEFAULT);
+        assertThat(build.stepFiles().variables()).containsEntry(dev.knotless.plan.StepFiles.Purpose.OUTPUTS, "GITHUB_OUTPUT")
+                .containsEntry(dev.knotless.plan.StepFiles.Purpose.ENVIRONMENT, "GITHUB_ENV").hasSize(5);
+        assertThat(build.stepFiles().commands()).isTrue();
         assertThat(test.image()).isEqualTo("local/jdk:21");
         assertThat(test.variables()).containsExactly(Map.entry("JAVA_OPTS", "-Xmx1g"), Map.entry("MODE", "ci"));
         Step first = test.steps().get(0);
