@@ -33,7 +33,8 @@ record Keys(List<String> carried, Map<String, String> refused) {
                 problems.add(fields.error(entry.keyAt(), at, "not supported here: " + advice));
             } else if (!carried.contains(key)) {
                 List<String> all = new ArrayList<>(carried);
-                all.addAll(refused.keySet());
+                // Map.copyOf's order changes from one JVM to the next; a message must not
+                all.addAll(new java.util.TreeSet<>(refused.keySet()));
                 problems.check(() -> fields.onlyKnown(new MapNode(Map.of(key, entry), map.at()), path, all));
             }
         }

@@ -387,4 +387,14 @@ class GithubDialectTest {
                         + " carried out here; a service takes only --health-cmd, --health-interval, --health-timeout,"
                         + " --health-retries, --health-start-period (it is waited for by its ports)");
     }
+
+    @Test
+    void aMistypedJobKeyIsAnsweredWithTheClosestAndEveryKeyInAStableOrder() {
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/k.yml", "on: push\njobs: {j: {runs-on: x, stesp: [], steps: [{run: 'true'}]}}\n"));
+        assertThat(e.getMessage()).isEqualTo(".github/workflows/k.yml:2:24: field 'jobs.j.stesp': unknown field (did you mean"
+                + " 'steps'?); expected one of name, needs, runs-on, container, services, env, defaults, steps,"
+                + " timeout-minutes, strategy, permissions, continue-on-error, concurrency, environment, if, outputs,"
+                + " secrets, uses, with");
+    }
 }
