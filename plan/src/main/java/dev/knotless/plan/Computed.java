@@ -1,17 +1,22 @@
 package dev.knotless.plan;
 
+import dev.knotless.plan.expression.Expression;
+import dev.knotless.plan.expression.HostFunction;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * A value the run computes as a step is about to start, rather than one written in the file.
- * The plan holds what to compute, typed and with no expression language left in it, so that the
- * run computes it one way whatever the dialect, and a front-end that cannot turn an expression
- * into one of these refuses the file at its line instead of passing text on.
+ * The plan holds what to compute, typed, so that the run computes it one way whatever the
+ * dialect, and a front-end that cannot turn an expression into one of these refuses the file at
+ * its line instead of passing text on.
  *
- * <p>No dialect produces one yet: ours has no expressions beyond {@code ${matrix.KEY}}, which the
- * parser fills in. GitHub Actions' {@code ${{ hashFiles('package-lock.json') }}} and
- * {@code ${{ steps.build.outputs.version }}} will be {@link FilesHash} and {@link StepOutput}.
+ * <p>Ours has no expressions beyond {@code ${matrix.KEY}}, which the parser fills in. GitHub
+ * Actions' expressions that read what only the run knows are {@link Evaluated}: the expression,
+ * parsed, and the tree of the contexts it reads ({@link RunValue}).
  */
 public sealed interface Computed {
 
@@ -51,6 +56,24 @@ public sealed interface Computed {
     record Joined(List<Computed> parts) implements Computed {
         public Joined {
             parts = List.copyOf(parts);
+        }
+    }
+
+    /**
+     * An expression's value as text ({@code true}, a number as GitHub writes it, an object as
+     * JSON), evaluated over {@code contexts}, whose leaves the run fills in, and the status
+     * functions ({@link HostFunction#STATUS}) answered from how the run has gone so far. The
+     * expression language is the plan's own ({@code dev.knotless.plan.expression}); nothing in it
+     * names a dialect's contexts.
+     *
+     * @param text the expression as written, for messages
+     * @param contexts each context it may read, by name; the run evaluates nothing else
+     */
+    record Evaluated(Expression expression, String text, Map<String, RunValue> contexts) implements Computed {
+        public Evaluated {
+            Objects.requireNonNull(expression, "expression");
+            Objects.requireNonNull(text, "text");
+            contexts = Collections.unmodifiableMap(new LinkedHashMap<>(contexts));
         }
     }
 }

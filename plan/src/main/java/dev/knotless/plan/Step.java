@@ -24,10 +24,13 @@ import org.jspecify.annotations.Nullable;
  * @param computedEnv variables of this step whose values the run computes as it is about to start,
  *     over {@code env}; empty for ours ({@link Computed})
  * @param runtime what the runner brings into the run for this step; null for ours ({@link BroughtRuntime})
+ * @param id how later steps name it ({@link RunFact#STEPS}); null when the file gives none
+ * @param deferred what of it the run works out as it starts; {@link Deferred#NONE} for ours
  */
 public record Step(String name, String run, @Nullable Duration timeout, List<String> secrets, Map<String, String> env,
         @Nullable String workingDirectory, @Nullable Retry retry, boolean continueOnError, StepCondition condition,
-        Shell shell, Map<String, Computed> computedEnv, @Nullable BroughtRuntime runtime) {
+        Shell shell, Map<String, Computed> computedEnv, @Nullable BroughtRuntime runtime, @Nullable String id,
+        Deferred deferred) {
 
     public Step {
         Objects.requireNonNull(name, "name");
@@ -37,6 +40,15 @@ public record Step(String name, String run, @Nullable Duration timeout, List<Str
         env = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(env));
         Objects.requireNonNull(shell, "shell");
         computedEnv = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(computedEnv));
+        Objects.requireNonNull(deferred, "deferred");
+    }
+
+    /** A step without an id and with nothing deferred. */
+    public Step(String name, String run, @Nullable Duration timeout, List<String> secrets, Map<String, String> env,
+            @Nullable String workingDirectory, @Nullable Retry retry, boolean continueOnError, StepCondition condition,
+            Shell shell, Map<String, Computed> computedEnv, @Nullable BroughtRuntime runtime) {
+        this(name, run, timeout, secrets, env, workingDirectory, retry, continueOnError, condition, shell, computedEnv,
+                runtime, null, Deferred.NONE);
     }
 
     /** A step of ours: a POSIX shell script, nothing computed, nothing brought in. */
@@ -48,13 +60,19 @@ public record Step(String name, String run, @Nullable Duration timeout, List<Str
     /** This step with another timeout, all else kept. */
     public Step withTimeout(@Nullable Duration value) {
         return new Step(name, run, value, secrets, env, workingDirectory, retry, continueOnError, condition, shell,
-                computedEnv, runtime);
+                computedEnv, runtime, id, deferred);
     }
 
     /** This step with another name and script (a masked copy), all else kept. */
     public Step withText(String newName, String newRun) {
         return new Step(newName, newRun, timeout, secrets, env, workingDirectory, retry, continueOnError, condition, shell,
-                computedEnv, runtime);
+                computedEnv, runtime, id, deferred);
+    }
+
+    /** This step as the run worked out what was deferred: its name and script as given, all else kept. */
+    public Step resolved(String newName, String newRun) {
+        return new Step(newName, newRun, timeout, secrets, env, workingDirectory, retry, continueOnError, condition,
+                shell, computedEnv, runtime, id, Deferred.NONE);
     }
 
     /** A plain step: no step variables, run in {@code /work}, once, only while the steps before it passed. */

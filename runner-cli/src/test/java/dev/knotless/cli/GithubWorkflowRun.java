@@ -16,7 +16,9 @@ import java.util.List;
  * environment of workflow, job and step over one another, {@code defaults.run}, GitHub's default
  * shell falling back to {@code sh} in an image without bash, a step's working directory, a
  * {@code failure()} step skipped, values handed back through GitHub's step files and workflow
- * commands (an added mask among them), and a matrix job of two combinations that needs the first job.
+ * commands (an added mask among them), expressions over what only the run knows (a step's outputs
+ * and outcome by its id, in a name, a condition, a variable and a script; the run's facts; a secret
+ * not set), and a matrix job of two combinations that needs the first job.
  * The plan is the same for every executor; each executor's exec IT runs it.
  */
 final class GithubWorkflowRun {
@@ -61,6 +63,20 @@ final class GithubWorkflowRun {
                                 run: |
                                   echo "from=$FROM_STEP path=$PATH"
                                   echo "token=hidden-token-value"
+                              - id: made
+                                name: made on ${{ github.ref_name }}
+                                run: echo "version=7" >> "$GITHUB_OUTPUT"
+                              - name: read
+                                if: steps.made.outputs.version == '7' && github.event_name == 'push'
+                                env:
+                                  V: ${{ steps.made.outputs.version }}
+                                  GONE: ${{ secrets.NOT_SET }}
+                                run: >-
+                                  echo "v=$V pasted=${{ steps.made.outputs.version }} outcome=${{ steps.made.outcome }}
+                                  sha=$GITHUB_SHA ref=${{ github.ref }} job=$GITHUB_JOB os=$RUNNER_OS gone=[$GONE]"
+                              - name: not read
+                                if: steps.made.outputs.version == '8'
+                                run: echo never printed either
                               - name: on failure
                                 if: failure()
                                 run: echo never printed
@@ -93,7 +109,8 @@ final class GithubWorkflowRun {
             steps.add(step.get("name").asText() + ":" + step.get("status").asText());
         }
         assertThat(steps).containsExactly("Run actions/checkout@v4:success", "where:success", "shell:success",
-                "sub:success", "hand back:success", "handed:success", "on failure:skipped");
+                "sub:success", "hand back:success", "handed:success", "made on main:success", "read:success",
+                "not read:skipped", "on failure:skipped");
         JsonNode handBack = build.get("steps").get(4);
         assertThat(handBack.get("outputs").get("result").asText()).isEqualTo("42");
         assertThat(handBack.get("annotations").get(0).get("message").asText()).isEqualTo("look here");
@@ -101,6 +118,9 @@ final class GithubWorkflowRun {
         assertThat(log).contains("workspace=/github/workspace home=/github/home", "file=hello from the commit",
                 "level=job keep=workflow step=step", "shell=", "sub=in sub", "from=handed path=/opt/extra:", "token=***")
                 .doesNotContain("never printed").doesNotContain("hidden-token-value");
+        // what only the run knows: the steps before by id, the run's facts, a secret not set reading as empty
+        assertThat(log).contains("v=7 pasted=7 outcome=success sha=" + build.get("commit").asText()
+                + " ref=refs/heads/main job=build os=Linux gone=[]", "withheld NOT_SET (not set for this repository)");
         // GitHub's default shell is bash -e where there is bash, else sh -e: either way -e is set
         assertThat(log.lines().filter(l -> l.contains("shell=")).findFirst().orElseThrow()).containsPattern("flags=[a-z]*e");
         assertThat(Files.readString(Path.of(r.checks().get(1).get("log").asText()))).contains("part=1 of 2");

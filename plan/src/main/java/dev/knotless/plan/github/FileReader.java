@@ -39,11 +39,12 @@ final class FileReader {
     List<FileRead> read(Node root) throws WorkflowException {
         MapNode map = fields.map(root, "", "a map of workflow fields (name, on, jobs, ...)");
         FILE.check(map, "", fields, problems);
-        ReadTime values = ReadTime.fileLevel(fields, problems);
         String name = file;
+        ReadTime values = ReadTime.fileLevel(fields, problems, map.entries().get("name") instanceof Entry given
+                && given.value() instanceof Scalar s && !s.text().isBlank() ? s.text() : file);
         YamlTree.Position nameAt = YamlTree.Position.START;
         Triggers on = Triggers.of();
-        Map<String, String> env = new LinkedHashMap<>();
+        ReadTime.Variables env = ReadTime.Variables.NONE;
         RunDefaults defaults = RunDefaults.NONE;
         MapNode jobs = null;
         for (Entry entry : map.entries().values()) {
@@ -66,7 +67,7 @@ final class FileReader {
                 });
                 case "on" -> on = new TriggerReader(fields, problems).read(value, path);
                 case "permissions" -> problems.check(() -> Permissions.check(value, path, fields));
-                case "env" -> problems.read(() -> values.variables(value, path)).ifPresent(env::putAll);
+                case "env" -> env = problems.read(() -> values.env(value, path)).orElse(env);
                 case "defaults" -> {
                     RunDefaults base = defaults;
                     defaults = problems.read(() -> base.over(value, path, fields, problems, values)).orElse(base);

@@ -66,7 +66,7 @@ final class JobReader {
     private static final Pattern PORT = Pattern.compile("(?:[0-9]{1,5}:)?([0-9]{1,5})(?:/tcp)?");
 
     /** What the file around a job gives it. */
-    record Around(String workflowName, Triggers on, Map<String, String> env, RunDefaults defaults, Map<String, String> groups) {}
+    record Around(String workflowName, Triggers on, ReadTime.Variables env, RunDefaults defaults, Map<String, String> groups) {}
 
     /** A job read: its group name (what {@code needs} names), its runs, and where its needs were written. */
     record Job(String group, List<Workflow> runs, YamlTree.Position nameAt, boolean nameGiven,
@@ -107,8 +107,8 @@ final class JobReader {
         List<Workflow> runs = new ArrayList<>();
         int index = 0;
         for (Map<String, Node> combination : strategy.combinations()) {
-            ReadTime values = new ReadTime(fields, problems, combination, strategy, index++);
-            Workflow run = run(map, path, around, group, strategy, combination, values);
+            ReadTime values = new ReadTime(fields, problems, combination, strategy, index++, around.workflowName(), entry.key());
+            Workflow run = run(map, path, entry.key(), around, group, strategy, combination, values);
             if (run != null) {
                 runs.add(run);
             }
@@ -121,13 +121,13 @@ final class JobReader {
         return new Job(group, runs, nameEntry != null ? nameEntry.value().at() : entry.keyAt(), nameEntry != null, needsAt);
     }
 
-    private @Nullable Workflow run(MapNode map, String path, Around around, String group, MatrixReader.Strategy strategy,
+    private @Nullable Workflow run(MapNode map, String path, String job, Around around, String group, MatrixReader.Strategy strategy,
             Map<String, Node> combination, ReadTime values) {
         String name = group;
         boolean nameFromMatrix = false;
         String image = null;
-        Map<String, String> variables = new LinkedHashMap<>();
-        Map<String, String> jobEnv = new LinkedHashMap<>(around.env());
+        Map<String, String> variables = new LinkedHashMap<>(JobContexts.knownVariables(around.workflowName(), job));
+        ReadTime.Variables jobEnv = around.env();
         List<Service> services = new ArrayList<>();
         RunDefaults defaults = around.defaults();
         Duration timeout = DEFAULT_TIMEOUT;
@@ -146,7 +146,8 @@ final class JobReader {
                 case "runs-on" -> problems.check(() -> runsOn(value, fieldPath, values));
                 case "container" -> image = problems.read(() -> container(value, fieldPath, values, variables)).orElse(null);
                 case "services" -> problems.read(() -> services(value, fieldPath, values)).ifPresent(services::addAll);
-                case "env" -> problems.read(() -> values.variables(value, fieldPath)).ifPresent(jobEnv::putAll);
+                case "env" -> jobEnv = jobEnv.and(problems.read(() -> values.env(value, fieldPath))
+                        .orElse(ReadTime.Variables.NONE));
                 case "defaults" -> {
                     RunDefaults base = defaults;
                     defaults = problems.read(() -> base.over(value, fieldPath, fields, problems, values)).orElse(base);
@@ -163,12 +164,13 @@ final class JobReader {
                 default -> { }
             }
         }
-        variables.putAll(jobEnv);
+        variables.putAll(jobEnv.known());
         RunDefaults stepDefaults = defaults;
         Node steps = stepsNode;
+        ReadTime.Variables stepsAround = jobEnv;
         List<Step> read = steps == null ? null
-                : problems.read(() -> new StepReader(fields, problems, values, stepDefaults).read(steps, path + ".steps"))
-                        .orElse(null);
+                : problems.read(() -> new StepReader(fields, problems, values, stepDefaults, stepsAround)
+                        .read(steps, path + ".steps")).orElse(null);
         if (read == null || problems.any()) {
             return null;
         }

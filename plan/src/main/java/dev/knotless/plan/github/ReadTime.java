@@ -1,5 +1,7 @@
 package dev.knotless.plan.github;
 
+import dev.knotless.plan.Computed;
+import dev.knotless.plan.RunValue;
 import dev.knotless.plan.StepCondition;
 import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.expression.Condition;
@@ -21,6 +23,8 @@ import dev.knotless.plan.yaml.YamlTree.Node;
 import dev.knotless.plan.yaml.YamlTree.Scalar;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -30,10 +34,13 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A job's values as the file alone decides them: each field's text with its expressions parsed
- * against GitHub's contexts, and those that read only {@code matrix} and {@code strategy} filled in
- * for one combination. An expression that reads what only the run knows ({@code github}, {@code
- * steps}, ...) fails closed at its field until the run computes it.
+ * A job's values as the file decides them, and what it leaves to the run: each field's text with
+ * its expressions parsed against GitHub's contexts; those that read only {@code matrix} and {@code
+ * strategy} filled in for one combination; those that read what only the run knows ({@code
+ * github}, {@code steps}, ...) left to it as {@link Computed.Evaluated} over the job's contexts
+ * ({@link JobContexts}), where the field is one the run computes as a step starts (a step's {@code
+ * run}, {@code name}, {@code env} and {@code if}, a job's and the workflow's {@code env}). Anywhere
+ * else such an expression fails closed at its field, as do the contexts not computed yet.
  */
 final class ReadTime {
 
@@ -44,33 +51,127 @@ final class ReadTime {
             HostFunction.FAILURE, HostFunction.ALWAYS, HostFunction.CANCELLED));
     /** What the file alone decides. */
     static final Set<String> NOW = Set.of("matrix", "strategy");
+    /** What the run computes as a step starts. */
+    static final Set<String> RUN = Set.of("github", "runner", "job", "env", "secrets", "steps");
+    /** The variable a step's script reads the value of its {@code n}th expression over secrets from. */
+    static final String SECRET_PART = "KNOTLESS_EXPR_";
     private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    /** Where a field's expressions are evaluated, and so what they may read. */
+    enum Use {
+        /** Before the run: a job's image, services, runner labels, timeouts, a step's shell and directory. */
+        PLANNING,
+        /** As a step starts, shown to people: a step's name. */
+        SHOWN,
+        /** As a step starts, reaching only its own process: a script, a variable. Secrets may be read. */
+        PAYLOAD,
+        /** As a step starts, deciding whether it runs; the status functions may be called. */
+        CONDITION
+    }
+
+    /** A field's variables: each decided now ({@link Computed.Text}) or by the run; the secrets they read. */
+    record Variables(Map<String, Computed> values, Set<String> secrets) {
+        static final Variables NONE = new Variables(Map.of(), Set.of());
+
+        Variables {
+            values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
+            secrets = Collections.unmodifiableSet(new LinkedHashSet<>(secrets));
+        }
+
+        /** These with {@code over}'s on top, a name given again taking its new value. */
+        Variables and(Variables over) {
+            Map<String, Computed> all = new LinkedHashMap<>(values);
+            all.putAll(over.values);
+            Set<String> read = new LinkedHashSet<>(secrets);
+            read.addAll(over.secrets);
+            return new Variables(all, read);
+        }
+
+        /** The values decided now. */
+        Map<String, String> known() {
+            Map<String, String> known = new LinkedHashMap<>();
+            values.forEach((name, value) -> {
+                if (value instanceof Computed.Text t) {
+                    known.put(name, t.value());
+                }
+            });
+            return known;
+        }
+
+        /** The values left to the run. */
+        Map<String, Computed> computed() {
+            Map<String, Computed> computed = new LinkedHashMap<>();
+            values.forEach((name, value) -> {
+                if (!(value instanceof Computed.Text)) {
+                    computed.put(name, value);
+                }
+            });
+            return computed;
+        }
+    }
+
+    /**
+     * A script: its text, decided now or by the run, and the variables that carry the values of
+     * its expressions over secrets, which the text names instead of holding them.
+     */
+    record Script(Computed text, Map<String, Computed> variables, Set<String> secrets) {}
+
+    /**
+     * A step's {@code if}: the plan's condition, and what the run evaluates once that let the step
+     * go on (null for nothing).
+     */
+    record When(StepCondition gate, @Nullable Computed also) {}
 
     private final Fields fields;
     private final Problems problems;
     /** The combination's values; null where there is no matrix to read. */
     private final @Nullable Contexts contexts;
     private final String noMatrix;
+    /** Every context, as the run fills it in. */
+    private final Map<String, RunValue> runContexts;
 
-    private ReadTime(Fields fields, Problems problems, @Nullable Contexts contexts, String noMatrix) {
+    private ReadTime(Fields fields, Problems problems, @Nullable Contexts contexts, String noMatrix,
+            Map<String, RunValue> runContexts) {
         this.fields = fields;
         this.problems = problems;
         this.contexts = contexts;
         this.noMatrix = noMatrix;
+        this.runContexts = runContexts;
     }
 
-    /** For a workflow's own fields, which no matrix reaches. */
-    static ReadTime fileLevel(Fields fields, Problems problems) {
-        return new ReadTime(fields, problems, null, "a workflow's fields are read before any job's matrix");
+    /** For the fields of the workflow {@code name}, which no matrix reaches. */
+    static ReadTime fileLevel(Fields fields, Problems problems, String name) {
+        return new ReadTime(fields, problems, null, "a workflow's fields are read before any job's matrix",
+                JobContexts.of(name, null, Map.of()));
     }
 
-    /** For one combination ({@code index} of its strategy's) of a job's matrix. */
-    ReadTime(Fields fields, Problems problems, Map<String, Node> combination, MatrixReader.Strategy strategy, int index) {
-        this(fields, problems, strategyContexts(combination, strategy, index),
-                "the job has no matrix");
+    /** For one combination ({@code index} of its strategy's) of the job {@code job} of the workflow {@code name}. */
+    ReadTime(Fields fields, Problems problems, Map<String, Node> combination, MatrixReader.Strategy strategy, int index,
+            String name, String job) {
+        this(fields, problems, strategyContexts(combination, strategy, index), "the job has no matrix", name, job);
     }
 
-    private static @Nullable Contexts strategyContexts(Map<String, Node> combination, MatrixReader.Strategy strategy,
+    private ReadTime(Fields fields, Problems problems, Contexts decided, String noMatrix, String name, String job) {
+        this(fields, problems, decided, noMatrix, JobContexts.of(name, job, decidedValues(decided)));
+    }
+
+    /** The contexts the job's ones are. */
+    Map<String, RunValue> runContexts() {
+        return runContexts;
+    }
+
+    private static Map<String, Value> decidedValues(Contexts decided) {
+        Map<String, Value> values = new LinkedHashMap<>();
+        for (String name : NOW) {
+            Value value = decided.get(name);
+            if (value != null) {
+                values.put(name, value);
+            }
+        }
+        return values;
+    }
+
+    private static Contexts strategyContexts(Map<String, Node> combination, MatrixReader.Strategy strategy,
             int index) {
         Map<String, Value> matrix = new LinkedHashMap<>();
         combination.forEach((key, node) -> matrix.put(key, value(node)));
@@ -114,29 +215,83 @@ final class ReadTime {
         }
     }
 
-    /** A scalar's text, its expressions filled in. */
+    /** A scalar's text, its expressions filled in: a field read before the run starts. */
     String text(Node node, String path, String expected) throws WorkflowException {
         String raw = fields.string(node, path, expected);
         if (!raw.contains("${{")) {
             return raw;
         }
-        Template template;
-        try {
-            template = Template.parse(raw, SCOPE);
-        } catch (ExpressionException e) {
-            throw fields.error(node.at(), path, e.getMessage());
+        Template template = template(raw, node, path);
+        check(template.expression(), Use.PLANNING, node, path);
+        return now(template, node, path);
+    }
+
+    /**
+     * A scalar's text as a step starts ({@code use} {@link Use#SHOWN} or {@link Use#PAYLOAD}):
+     * filled in now when the file decides it, else left to the run.
+     */
+    Computed later(Node node, String path, String expected, Use use) throws WorkflowException {
+        String raw = fields.string(node, path, expected);
+        if (!raw.contains("${{")) {
+            return new Computed.Text(raw);
         }
-        decidable(template.contexts(), template.functions(), node, path);
-        try {
-            return template.evaluate(readable(), Functions.none());
-        } catch (ExpressionException e) {
-            throw fields.error(node.at(), path, e.getMessage());
+        Template template = template(raw, node, path);
+        Set<String> read = check(template.expression(), use, node, path);
+        if (read.stream().noneMatch(RUN::contains)) {
+            return new Computed.Text(now(template, node, path));
         }
+        return new Computed.Evaluated(template.expression(), raw, runContexts);
+    }
+
+    /**
+     * A step's script: as {@link #later}, except that each expression over {@code secrets} is not
+     * pasted into the text but read from a variable of the step's own ({@value #SECRET_PART}N),
+     * which the text names as {@code ${NAME}}; so a shell's script can, others cannot read them.
+     */
+    Script script(Node node, String path, boolean shellScript) throws WorkflowException {
+        String raw = fields.string(node, path, "a script");
+        if (!raw.contains("${{")) {
+            return new Script(new Computed.Text(raw), Map.of(), Set.of());
+        }
+        Template template = template(raw, node, path);
+        Map<String, Computed> variables = new LinkedHashMap<>();
+        Set<String> secrets = new LinkedHashSet<>();
+        StringBuilder text = new StringBuilder();
+        int from = 0;
+        for (Template.Part part : template.parts()) {
+            if (part instanceof Template.Embedded e && e.expression().contexts().contains("secrets")) {
+                if (!shellScript) {
+                    throw fields.error(node.at(), path, "reads 'secrets' in the script of a shell other than bash or sh;"
+                            + " pass the secret through the step's 'env' and read the variable instead");
+                }
+                secrets.addAll(check(e.expression(), Use.PAYLOAD, node, path).contains("secrets")
+                        ? secretNames(e.expression(), node, path) : Set.of());
+                String name = SECRET_PART + (variables.size() + 1);
+                variables.put(name, new Computed.Evaluated(e.expression(), raw.substring(e.offset(), e.end()), runContexts));
+                text.append(raw, from, e.offset()).append("${").append(name).append('}');
+                from = e.end();
+            }
+        }
+        text.append(raw.substring(from));
+        Node rewritten = new Scalar(Kind.STRING, text.toString(), node.at());
+        return new Script(later(rewritten, path, "a script", Use.PAYLOAD), variables, secrets);
     }
 
     /** A name shown to people: one line, not blank, once its expressions are filled in. */
     String label(Node node, String path) throws WorkflowException {
-        String text = text(node, path, "a name");
+        return label(text(node, path, "a name"), node, path);
+    }
+
+    /** A step's name: a {@link #label} when the file decides it, else left to the run. */
+    Computed name(Node node, String path) throws WorkflowException {
+        Computed name = later(node, path, "a name", Use.SHOWN);
+        if (name instanceof Computed.Text t) {
+            label(t.value(), node, path);
+        }
+        return name;
+    }
+
+    private String label(String text, Node node, String path) throws WorkflowException {
         if (text.isBlank()) {
             throw fields.error(node.at(), path, "is empty");
         }
@@ -146,10 +301,23 @@ final class ReadTime {
         return text;
     }
 
-    /** {@code env}: names a shell can read; values scalars, their expressions filled in. */
+    /** {@code env} read before the run: names a shell can read; values scalars, their expressions filled in. */
     Map<String, String> variables(Node node, String path) throws WorkflowException {
+        return variables(node, path, Use.PLANNING).known();
+    }
+
+    /**
+     * {@code env} of a workflow, job or step: as {@link #variables(Node, String)}, except that a
+     * value may read what the run knows as a step starts, secrets too.
+     */
+    Variables env(Node node, String path) throws WorkflowException {
+        return variables(node, path, Use.PAYLOAD);
+    }
+
+    private Variables variables(Node node, String path, Use use) throws WorkflowException {
         MapNode map = fields.map(node, path, "a map of NAME: value");
-        Map<String, String> variables = new LinkedHashMap<>();
+        Map<String, Computed> variables = new LinkedHashMap<>();
+        Set<String> secrets = new LinkedHashSet<>();
         for (Entry entry : map.entries().values()) {
             String varPath = YamlTree.child(path, entry.key());
             problems.check(() -> {
@@ -162,21 +330,25 @@ final class ReadTime {
                 }
                 Node value = entry.value();
                 if (value.kind() == Kind.NULL) {
-                    variables.put(entry.key(), "");
+                    variables.put(entry.key(), new Computed.Text(""));
                     return;
                 }
                 if (!(value instanceof Scalar) || value.kind() == Kind.OTHER) {
                     throw fields.error(value.at(), varPath, "expected a string, number or boolean, got "
                             + value.kind().described());
                 }
-                String text = text(value, varPath, "a value");
-                if (text.indexOf('\0') >= 0) {
+                Computed computed = use == Use.PLANNING ? new Computed.Text(text(value, varPath, "a value"))
+                        : later(value, varPath, "a value", use);
+                if (computed instanceof Computed.Text t && t.value().indexOf('\0') >= 0) {
                     throw fields.error(value.at(), varPath, "contains a NUL character, which an environment variable cannot hold");
                 }
-                variables.put(entry.key(), text);
+                if (computed instanceof Computed.Evaluated e) {
+                    secrets.addAll(secretNames(e.expression(), value, varPath));
+                }
+                variables.put(entry.key(), computed);
             });
         }
-        return variables;
+        return new Variables(variables, secrets);
     }
 
     /** {@code true}, {@code false}, or an expression read as a condition is (truthy). */
@@ -202,11 +374,13 @@ final class ReadTime {
     }
 
     /**
-     * A step's {@code if}: a status function alone is the plan's condition; a condition on the
-     * matrix alone is decided now (null: the step does not run in this combination); any other
-     * fails closed.
+     * A step's {@code if}, as GitHub reads it: a condition that calls no status function is {@code
+     * success() && (...)}. A status function alone is the plan's condition; a condition the file
+     * decides (on the matrix) is decided now, null when the step does not run in this combination;
+     * any other is left to the run: after {@code success()} when it calls no status function, else
+     * whatever happened before ({@code ALWAYS}), evaluated with the status functions answered.
      */
-    @Nullable StepCondition condition(Node node, String path) throws WorkflowException {
+    @Nullable When condition(Node node, String path) throws WorkflowException {
         String raw = node.kind() == Kind.BOOLEAN ? ((Scalar) node).text() : fields.string(node, path, "a condition");
         Condition condition;
         try {
@@ -216,25 +390,28 @@ final class ReadTime {
         }
         Expression e = condition.expression();
         if (e instanceof Expression.Call call && isStatus(call.name())) {
-            return StepCondition.valueOf(call.name().toUpperCase(Locale.ROOT));
+            return new When(StepCondition.valueOf(call.name().toUpperCase(Locale.ROOT)), null);
         }
+        boolean status = e.functions().stream().anyMatch(ReadTime::isStatus);
+        Expression rest = e;
         if (e instanceof Expression.And and && and.operands().getFirst() instanceof Expression.Call first
-                && first.name().equals(HostFunction.SUCCESS.name()) && first.arguments().isEmpty()) {
-            List<Expression> rest = new ArrayList<>(and.operands().subList(1, and.operands().size()));
-            boolean onlyMatrix = rest.stream().allMatch(r -> r.functions().stream().noneMatch(ReadTime::isStatus));
-            if (onlyMatrix) {
-                Expression decided = rest.size() == 1 ? rest.getFirst() : new Expression.And(rest, and.offset());
-                decidable(decided.contexts(), decided.functions(), node, path);
-                try {
-                    return decided.evaluate(readable(), Functions.none()).isTruthy() ? StepCondition.SUCCESS : null;
-                } catch (ExpressionException x) {
-                    throw fields.error(node.at(), path, x.getMessage());
-                }
+                && first.name().equals(HostFunction.SUCCESS.name())) {
+            List<Expression> after = new ArrayList<>(and.operands().subList(1, and.operands().size()));
+            if (after.stream().noneMatch(r -> r.functions().stream().anyMatch(ReadTime::isStatus))) {
+                rest = after.size() == 1 ? after.getFirst() : new Expression.And(after, and.offset());
+                status = false;
             }
         }
-        decidable(e.contexts(), Set.of(), node, path);
-        throw fields.error(node.at(), path, "a condition that combines a status function with others is not carried out"
-                + " yet; use success(), failure(), always() or cancelled() alone, or a condition on the matrix");
+        Set<String> read = check(rest, Use.CONDITION, node, path);
+        if (!status && read.stream().noneMatch(RUN::contains)) {
+            try {
+                return rest.evaluate(readable(), Functions.none()).isTruthy() ? new When(StepCondition.SUCCESS, null) : null;
+            } catch (ExpressionException x) {
+                throw fields.error(node.at(), path, x.getMessage());
+            }
+        }
+        return new When(status ? StepCondition.ALWAYS : StepCondition.SUCCESS,
+                new Computed.Evaluated(rest, raw, runContexts));
     }
 
     private static boolean isStatus(String function) {
@@ -245,12 +422,41 @@ final class ReadTime {
         return contexts != null ? contexts : Contexts.none();
     }
 
-    /** Fails when an expression reads what only the run knows, or a matrix that is not there. */
-    private void decidable(Set<String> read, Set<String> called, Node node, String path) throws WorkflowException {
+    private Template template(String raw, Node node, String path) throws WorkflowException {
+        try {
+            return Template.parse(raw, SCOPE);
+        } catch (ExpressionException e) {
+            throw fields.error(node.at(), path, e.getMessage());
+        }
+    }
+
+    private String now(Template template, Node node, String path) throws WorkflowException {
+        try {
+            return template.evaluate(readable(), Functions.none());
+        } catch (ExpressionException e) {
+            throw fields.error(node.at(), path, e.getMessage());
+        }
+    }
+
+    /**
+     * The contexts {@code e} reads, once checked against where it is evaluated ({@code use}): the
+     * contexts and functions it may call there, the properties of the runner's closed trees it
+     * names, a matrix that is there.
+     */
+    private Set<String> check(Expression e, Use use, Node node, String path) throws WorkflowException {
+        Set<String> read = e.contexts();
         for (String context : read) {
-            if (!NOW.contains(context)) {
-                throw fields.error(node.at(), path, "reads '" + context + "', which this runner does not compute yet"
-                        + " (the file alone decides only 'matrix' and 'strategy')");
+            if (!NOW.contains(context) && !RUN.contains(context)) {
+                throw fields.error(node.at(), path, "reads '" + context + "', which this runner does not compute yet");
+            }
+            if (RUN.contains(context) && use == Use.PLANNING) {
+                throw fields.error(node.at(), path, "reads '" + context + "', which only the run knows, and this field is"
+                        + " read before the run starts (the file alone decides only 'matrix' and 'strategy')");
+            }
+            if (context.equals("secrets") && (use == Use.SHOWN || use == Use.CONDITION)) {
+                throw fields.error(node.at(), path, "reads 'secrets', which " + (use == Use.SHOWN
+                        ? "a name shown on the check must not hold" : "GitHub does not allow in 'if' either; test a"
+                        + " variable of the step's 'env' set from the secret instead"));
             }
             if (context.equals("matrix") && (contexts == null || contexts.get("matrix") == null)) {
                 throw fields.error(node.at(), path, "reads 'matrix', but " + noMatrix);
@@ -259,10 +465,77 @@ final class ReadTime {
                 throw fields.error(node.at(), path, "reads 'strategy', but " + noMatrix);
             }
         }
-        for (String function : called) {
-            if (isStatus(function) || function.equalsIgnoreCase(HostFunction.HASH_FILES.name())) {
-                throw fields.error(node.at(), path, "calls " + function + "(), which this runner does not compute here yet");
+        for (String function : e.functions()) {
+            if (function.equalsIgnoreCase(HostFunction.HASH_FILES.name())) {
+                throw fields.error(node.at(), path, "calls hashFiles(), which this runner does not compute yet");
             }
+            if (isStatus(function) && use != Use.CONDITION) {
+                throw fields.error(node.at(), path, "calls " + function + "(), which only a step's 'if' may call");
+            }
+        }
+        properties(e, node, path);
+        return read;
+    }
+
+    /** Fails on a property of one of the runner's closed trees ({@code github.event}) that none of its entries names. */
+    private void properties(Expression e, Node node, String path) throws WorkflowException {
+        if (e instanceof Expression.Index index) {
+            RunValue.Entries tree = tree(index.target());
+            if (tree != null && index.key() instanceof Expression.Literal key
+                    && key.value() instanceof Value.StringValue name && entry(tree, name.value()) == null) {
+                throw fields.error(node.at(), path, "reads '" + name.value() + "' of a context whose properties this"
+                        + " runner computes are only: " + String.join(", ", tree.entries().keySet()));
+            }
+        }
+        for (Expression child : e.children()) {
+            properties(child, node, path);
+        }
+    }
+
+    /** The closed tree {@code e} names, when it is a context or a path of literal keys into one. */
+    private RunValue.@Nullable Entries tree(Expression e) {
+        RunValue at = switch (e) {
+            case Expression.Context c -> runContexts.get(c.name());
+            case Expression.Index i when i.key() instanceof Expression.Literal key
+                    && key.value() instanceof Value.StringValue name && tree(i.target()) instanceof RunValue.Entries parent ->
+                    entry(parent, name.value());
+            default -> null;
+        };
+        return at instanceof RunValue.Entries entries ? entries : null;
+    }
+
+    private static @Nullable RunValue entry(RunValue.Entries tree, String name) {
+        for (Map.Entry<String, RunValue> entry : tree.entries().entrySet()) {
+            if (entry.getKey().equalsIgnoreCase(name)) {
+                return entry.getValue();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The secrets {@code e} reads, each named as {@code secrets.NAME}: what the step is granted.
+     * A secret named by a computed key, or the context as a whole, fails: the runner grants by name.
+     */
+    private Set<String> secretNames(Expression e, Node node, String path) throws WorkflowException {
+        Set<String> names = new LinkedHashSet<>();
+        collectSecrets(e, null, names, node, path);
+        return names;
+    }
+
+    private void collectSecrets(Expression e, @Nullable Expression parent, Set<String> names, Node node, String path)
+            throws WorkflowException {
+        if (e instanceof Expression.Context c && c.name().equals("secrets")) {
+            if (parent instanceof Expression.Index index && index.target() == e && index.key() instanceof Expression.Literal key
+                    && key.value() instanceof Value.StringValue name) {
+                names.add(name.value());
+                return;
+            }
+            throw fields.error(node.at(), path, "reads 'secrets' as a whole or by a computed name; name each secret"
+                    + " as secrets.NAME, so that the runner knows which to grant the step");
+        }
+        for (Expression child : e.children()) {
+            collectSecrets(child, e, names, node, path);
         }
     }
 }

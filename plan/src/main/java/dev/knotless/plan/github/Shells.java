@@ -23,6 +23,11 @@ final class Shells {
 
     private Shells() {}
 
+    /** Whether {@code shell} runs its script with a POSIX shell, which reads {@code ${NAME}} as a variable's value. */
+    static boolean readsVariables(Shell shell) {
+        return shell.equals(DEFAULT) || shell.equals(BASH) || shell.equals(SH);
+    }
+
     static Shell of(String written, Position at, String path, Fields fields) throws WorkflowException {
         return switch (written) {
             case "bash" -> BASH;

@@ -1,5 +1,7 @@
 package dev.knotless.plan.github;
 
+import dev.knotless.plan.Computed;
+import dev.knotless.plan.Deferred;
 import dev.knotless.plan.Shell;
 import dev.knotless.plan.Step;
 import dev.knotless.plan.StepCondition;
@@ -10,10 +12,12 @@ import dev.knotless.plan.yaml.YamlTree.Entry;
 import dev.knotless.plan.yaml.YamlTree.ListNode;
 import dev.knotless.plan.yaml.YamlTree.MapNode;
 import dev.knotless.plan.yaml.YamlTree.Node;
+import dev.knotless.plan.yaml.YamlTree.Scalar;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -48,12 +52,19 @@ final class StepReader {
     private final Problems problems;
     private final ReadTime values;
     private final RunDefaults defaults;
+    /** The workflow's and job's variables the run computes, which a step's own {@code env} overrides. */
+    private final ReadTime.Variables around;
 
-    StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults) {
+    /**
+     * @param around the workflow's and job's {@code env} left to the run, and the secrets it reads,
+     *     which each step is granted
+     */
+    StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults, ReadTime.Variables around) {
         this.fields = fields;
         this.problems = problems;
         this.values = values;
         this.defaults = defaults;
+        this.around = around;
     }
 
     List<Step> read(Node node, String path) throws WorkflowException {
@@ -88,21 +99,26 @@ final class StepReader {
         if ((run == null) == (uses == null)) {
             throw fields.error(map.at(), path, run == null ? "a step needs 'run' or 'uses'" : "a step has 'run' or 'uses', not both");
         }
-        String name = null;
-        String script = ":";
+        Computed name = null;
+        Computed script = new Computed.Text(":");
+        String id = null;
         Shell shell = defaults.shell();
         String workingDirectory = defaults.workingDirectory();
-        Map<String, String> env = new LinkedHashMap<>();
-        StepCondition condition = StepCondition.SUCCESS;
-        boolean runs = true;
+        ReadTime.Variables env = ReadTime.Variables.NONE;
+        ReadTime.When when = new ReadTime.When(StepCondition.SUCCESS, null);
         boolean continueOnError = false;
         Duration timeout = null;
+        Entry shellEntry = map.entries().get("shell");
+        if (shellEntry != null) {
+            shell = Shells.of(values.text(shellEntry.value(), path + ".shell", "a shell"), shellEntry.value().at(),
+                    path + ".shell", fields);
+        }
         for (Entry entry : map.entries().values()) {
             String fieldPath = path + "." + entry.key();
             Node value = entry.value();
             switch (entry.key()) {
                 case "id" -> {
-                    String id = fields.string(value, fieldPath, "a step id");
+                    id = fields.string(value, fieldPath, "a step id");
                     if (!ID.matcher(id).matches()) {
                         throw fields.error(value.at(), fieldPath, "'" + id + "' is not a valid step id (letters, digits, '_'"
                                 + " and '-', starting with a letter or '_')");
@@ -111,23 +127,28 @@ final class StepReader {
                         throw fields.error(value.at(), fieldPath, "step id '" + id + "' is used twice in this job");
                     }
                 }
-                case "name" -> name = values.label(value, fieldPath);
-                case "run" -> script = values.text(value, fieldPath, "a script");
-                case "shell" -> shell = Shells.of(values.text(value, fieldPath, "a shell"), value.at(), fieldPath, fields);
+                case "name" -> name = values.name(value, fieldPath);
+                case "run" -> { } // once its shell is known, below
                 case "working-directory" -> workingDirectory = RunDefaults.directory(values.text(value, fieldPath,
                         "a directory"), value.at(), fieldPath, fields);
-                case "env" -> env.putAll(values.variables(value, fieldPath));
+                case "env" -> env = values.env(value, fieldPath);
                 case "if" -> {
-                    StepCondition decided = values.condition(value, fieldPath);
-                    runs = decided != null;
-                    condition = decided != null ? decided : condition;
+                    when = values.condition(value, fieldPath);
+                    if (when == null) {
+                        return null;
+                    }
                 }
                 case "continue-on-error" -> continueOnError = values.bool(value, fieldPath);
                 case "timeout-minutes" -> timeout = values.minutes(value, fieldPath);
-                case "uses" -> script = checkout(values.text(value, fieldPath, "an action"), value.at(), fieldPath,
-                        map.entries().get("with"));
+                case "uses" -> script = new Computed.Text(checkout(values.text(value, fieldPath, "an action"), value.at(),
+                        fieldPath, map.entries().get("with")));
                 default -> { }
             }
+        }
+        ReadTime.Script written = null;
+        if (run != null) {
+            written = values.script(run.value(), path + ".run", Shells.readsVariables(shell));
+            script = written.text();
         }
         if (run == null && map.entries().containsKey("shell")) {
             problems.add(fields.error(map.entries().get("shell").keyAt(), path + ".shell", "only a 'run' step has a shell"));
@@ -135,15 +156,27 @@ final class StepReader {
         if (run != null && map.entries().containsKey("with")) {
             problems.add(fields.error(map.entries().get("with").keyAt(), path + ".with", "only a 'uses' step takes 'with'"));
         }
-        if (!runs) {
-            return null;
+        String shown = name != null ? text(name) : run != null ? "Run " + firstLine(text(script))
+                : "Run " + ((Scalar) uses.value()).text();
+        // Under the step's own: the workflow's and job's values the run computes, as GitHub's job environment.
+        Map<String, Computed> computed = new LinkedHashMap<>(JobContexts.factVariables(values.runContexts()));
+        for (Map.Entry<String, Computed> variable : around.computed().entrySet()) {
+            if (!env.values().containsKey(variable.getKey())) {
+                computed.put(variable.getKey(), variable.getValue());
+            }
         }
-        if (name == null) {
-            // GitHub's own names: "Run " and the script's first line, or the action.
-            name = run != null ? "Run " + firstLine(script) : "Run " + ((YamlTree.Scalar) uses.value()).text();
+        computed.putAll(env.computed());
+        Set<String> secrets = new LinkedHashSet<>(around.secrets());
+        secrets.addAll(env.secrets());
+        if (written != null) {
+            computed.putAll(written.variables());
+            secrets.addAll(written.secrets());
         }
-        return new Step(name, script, timeout, List.of(), env, workingDirectory, null, continueOnError, condition, shell,
-                Map.of(), null);
+        Deferred deferred = new Deferred(name instanceof Computed.Evaluated ? name : null,
+                script instanceof Computed.Evaluated ? script : null, when.also());
+        return new Step(shown, text(script), timeout,
+                List.copyOf(secrets), env.known(), workingDirectory, null, continueOnError, when.gate(), shell, computed,
+                null, id, deferred);
     }
 
     /**
@@ -173,6 +206,15 @@ final class StepReader {
             }
         }
         return ":";
+    }
+
+    /** The text as written, with the expressions the run evaluates still in it. */
+    private static String text(Computed value) {
+        return switch (value) {
+            case Computed.Text t -> t.value();
+            case Computed.Evaluated e -> e.text();
+            default -> throw new IllegalStateException("a script is text or an expression");
+        };
     }
 
     private static String firstLine(String script) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.knotless.checks.Event;
 import dev.knotless.plan.Service;
+import dev.knotless.plan.Computed;
+import dev.knotless.plan.RunValue;
 import dev.knotless.plan.Step;
 import dev.knotless.plan.StepCondition;
 import dev.knotless.plan.Workflow;
@@ -72,7 +74,14 @@ class GithubDialectTest {
                 .containsEntry(dev.knotless.plan.StepFiles.Purpose.ENVIRONMENT, "GITHUB_ENV").hasSize(5);
         assertThat(build.stepFiles().commands()).isTrue();
         assertThat(test.image()).isEqualTo("local/jdk:21");
-        assertThat(test.variables()).containsExactly(Map.entry("JAVA_OPTS", "-Xmx1g"), Map.entry("MODE", "ci"));
+        assertThat(test.variables()).containsExactly(Map.entry("GITHUB_ACTIONS", "true"), Map.entry("GITHUB_WORKFLOW", "CI"),
+                Map.entry("GITHUB_JOB", "test"), Map.entry("GITHUB_WORKSPACE", "/github/workspace"),
+                Map.entry("RUNNER_OS", "Linux"), Map.entry("RUNNER_TEMP", "/tmp"),
+                Map.entry("RUNNER_TOOL_CACHE", "/tmp/toolcache"), Map.entry("RUNNER_NAME", "knotless"),
+                Map.entry("RUNNER_ENVIRONMENT", "self-hosted"), Map.entry("JAVA_OPTS", "-Xmx1g"), Map.entry("MODE", "ci"));
+        assertThat(test.steps().get(0).computedEnv()).containsOnlyKeys("GITHUB_SHA", "GITHUB_REF", "GITHUB_REF_NAME",
+                "GITHUB_REF_TYPE", "GITHUB_EVENT_NAME", "GITHUB_REPOSITORY", "GITHUB_REPOSITORY_OWNER", "GITHUB_RUN_ID",
+                "RUNNER_ARCH");
         Step first = test.steps().get(0);
         assertThat(first.name()).isEqualTo("Test");
         assertThat(first.env()).containsExactly(Map.entry("LEVEL", "2"));
@@ -288,25 +297,106 @@ class GithubDialectTest {
     }
 
     @Test
-    void expressionsTheRunWouldComputeFailClosedUntilTheRunComputesThem() {
+    void expressionsOverWhatOnlyTheRunKnowsAreLeftToItWhereAStepStartsAndFailClosedElsewhere() {
         WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
                 ".github/workflows/x.yml", """
                 on: push
                 jobs:
                   j:
-                    runs-on: linux
+                    runs-on: ${{ github.ref_name }}
                     steps:
-                      - run: echo ${{ github.sha }}
-                      - if: github.event_name == 'push'
+                      - run: echo ${{ vars.REGION }}
+                      - if: secrets.TOKEN != ''
+                        run: 'true'
+                      - run: echo ${{ github.event.head_commit.message }}
+                      - run: echo ${{ secrets[format('{0}', 'A')] }}
+                      - env: {OK: "${{ success() }}"}
+                        run: 'true'
+                      - run: echo ${{ hashFiles('**/pom.xml') }}
+                      - shell: python
+                        run: print("${{ secrets.TOKEN }}")
+                      - name: Deploy ${{ secrets.TOKEN }}
                         run: 'true'
                       - run: echo ${{ matrix.nope }}
                 """));
         assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
-                ".github/workflows/x.yml:6:14: field 'jobs.j.steps[0].run': reads 'github', which this runner does not"
-                        + " compute yet (the file alone decides only 'matrix' and 'strategy')",
-                ".github/workflows/x.yml:7:13: field 'jobs.j.steps[1].if': reads 'github', which this runner does not"
-                        + " compute yet (the file alone decides only 'matrix' and 'strategy')",
-                ".github/workflows/x.yml:9:14: field 'jobs.j.steps[2].run': reads 'matrix', but the job has no matrix");
+                ".github/workflows/x.yml:4:14: field 'jobs.j.runs-on': reads 'github', which only the run knows, and this"
+                        + " field is read before the run starts (the file alone decides only 'matrix' and 'strategy')",
+                ".github/workflows/x.yml:6:14: field 'jobs.j.steps[0].run': reads 'vars', which this runner does not"
+                        + " compute yet",
+                ".github/workflows/x.yml:7:13: field 'jobs.j.steps[1].if': reads 'secrets', which GitHub does not allow"
+                        + " in 'if' either; test a variable of the step's 'env' set from the secret instead",
+                ".github/workflows/x.yml:9:14: field 'jobs.j.steps[2].run': reads 'event' of a context whose properties"
+                        + " this runner computes are only: sha, ref, ref_name, ref_type, event_name, repository,"
+                        + " repository_owner, run_id, workflow, job, workspace",
+                ".github/workflows/x.yml:10:14: field 'jobs.j.steps[3].run': reads 'secrets' as a whole or by a computed"
+                        + " name; name each secret as secrets.NAME, so that the runner knows which to grant the step",
+                ".github/workflows/x.yml:11:19: field 'jobs.j.steps[4].env.OK': calls success(), which only a step's"
+                        + " 'if' may call",
+                ".github/workflows/x.yml:13:14: field 'jobs.j.steps[5].run': calls hashFiles(), which this runner does"
+                        + " not compute yet",
+                ".github/workflows/x.yml:15:14: field 'jobs.j.steps[6].run': reads 'secrets' in the script of a shell"
+                        + " other than bash or sh; pass the secret through the step's 'env' and read the variable instead",
+                ".github/workflows/x.yml:16:15: field 'jobs.j.steps[7].name': reads 'secrets', which a name shown on the"
+                        + " check must not hold",
+                ".github/workflows/x.yml:18:14: field 'jobs.j.steps[8].run': reads 'matrix', but the job has no matrix");
+    }
+
+    @Test
+    void whatOnlyTheRunKnowsIsCarriedAsExpressionsOverTheRunnersFactsAndSecretsNeverAsText() throws Exception {
+        Workflow w = dialect.parseExpanded(".github/workflows/r.yml", """
+                name: R
+                on: push
+                env:
+                  SHA: ${{ github.sha }}
+                  PLAIN: plain
+                jobs:
+                  j:
+                    runs-on: linux
+                    env:
+                      TOKEN: ${{ secrets.TOKEN }}
+                    steps:
+                      - id: version
+                        name: Version of ${{ github.ref_name }}
+                        run: echo "v=1" >> "$GITHUB_OUTPUT"
+                      - if: steps.version.outputs.v == '1'
+                        env:
+                          SHA: own
+                          V: ${{ steps.version.outputs.v }}
+                        run: echo '${{ secrets.DEPLOY }}' "${{ secrets.DEPLOY }}" ${{ github.sha }}
+                      - if: failure() || steps.version.outcome == 'failure'
+                        run: 'true'
+                      - if: success() && job.status == 'success'
+                        run: 'true'
+                """).getFirst();
+        assertThat(w.variables()).containsEntry("PLAIN", "plain").doesNotContainKeys("SHA", "TOKEN");
+        Step version = w.steps().get(0);
+        assertThat(version.id()).isEqualTo("version");
+        assertThat(version.name()).isEqualTo("Version of ${{ github.ref_name }}");
+        assertThat(version.deferred().name()).isInstanceOfSatisfying(Computed.Evaluated.class,
+                n -> assertThat(n.contexts().get("github")).isInstanceOf(RunValue.Entries.class));
+        assertThat(version.deferred().run()).isNull();
+        assertThat(version.computedEnv()).containsKeys("SHA", "TOKEN");
+        assertThat(version.secrets()).containsExactly("TOKEN");
+        assertThat(((Computed.Evaluated) version.computedEnv().get("GITHUB_SHA")).text()).isEqualTo("github.sha");
+
+        Step deploy = w.steps().get(1);
+        assertThat(deploy.condition()).isEqualTo(StepCondition.SUCCESS);
+        assertThat(((Computed.Evaluated) deploy.deferred().when()).text()).isEqualTo("steps.version.outputs.v == '1'");
+        assertThat(deploy.env()).containsExactly(Map.entry("SHA", "own"));
+        assertThat(deploy.computedEnv()).containsKeys("TOKEN", "V", "KNOTLESS_EXPR_1", "KNOTLESS_EXPR_2")
+                .doesNotContainKey("SHA");
+        assertThat(deploy.secrets()).containsExactly("TOKEN", "DEPLOY");
+        assertThat(deploy.run()).isEqualTo("echo '${KNOTLESS_EXPR_1}' \"${KNOTLESS_EXPR_2}\" ${{ github.sha }}");
+        assertThat(((Computed.Evaluated) deploy.deferred().run()).text())
+                .isEqualTo("echo '${KNOTLESS_EXPR_1}' \"${KNOTLESS_EXPR_2}\" ${{ github.sha }}");
+        assertThat(((Computed.Evaluated) deploy.computedEnv().get("KNOTLESS_EXPR_1")).text()).isEqualTo("${{ secrets.DEPLOY }}");
+
+        assertThat(w.steps().get(2).condition()).isEqualTo(StepCondition.ALWAYS);
+        assertThat(((Computed.Evaluated) w.steps().get(2).deferred().when()).text())
+                .isEqualTo("failure() || steps.version.outcome == 'failure'");
+        assertThat(w.steps().get(3).condition()).isEqualTo(StepCondition.SUCCESS);
+        assertThat(((Computed.Evaluated) w.steps().get(3).deferred().when()).expression().contexts()).containsExactly("job");
     }
 
     @Test

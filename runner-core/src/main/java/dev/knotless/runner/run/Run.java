@@ -38,13 +38,14 @@ import dev.knotless.runner.run.request.RunDeadline;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.run.step.RunSteps;
+import dev.knotless.runner.run.step.evaluate.RunFacts;
 import dev.knotless.runner.run.transfer.CachePlan;
 import dev.knotless.runner.run.transfer.RestoreArtifacts;
 import dev.knotless.runner.run.transfer.RestoreCaches;
 import dev.knotless.runner.run.transfer.SaveArtifacts;
 import dev.knotless.runner.run.transfer.SaveCaches;
 import dev.knotless.runner.run.transfer.UploadCheckout;
-import dev.knotless.runner.run.transfer.UploadSteps;
+import dev.knotless.runner.run.step.UploadSteps;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.SecretStore;
@@ -130,7 +131,8 @@ public final class Run {
                 new RestoreArtifacts(caches, request),
                 new UploadSteps(request.workflow()),
                 new RunSteps(request.workflow().steps(), workspace, grants, RunVariables.of(request), resumed, journal,
-                        limits.killGrace(), request.workflow().stepFiles(), checks.files().summaryPath(request.runId())),
+                        limits.killGrace(), request.workflow().stepFiles(), checks.files().summaryPath(request.runId()),
+                        RunFacts.of(request.repo(), request.commit(), request.ref(), request.event(), request.runId())),
                 new ServiceLogs(StartEnvironment.services(request)),
                 new SaveCaches(caches, plan, request, limits.cacheBytes(), masking.masker(), granted),
                 new SaveArtifacts(caches, request, limits.cacheBytes(), masking.masker(), granted),

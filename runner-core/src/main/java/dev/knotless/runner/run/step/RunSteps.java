@@ -3,6 +3,7 @@ package dev.knotless.runner.run.step;
 import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
+import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.plan.Step;
 import dev.knotless.plan.StepCondition;
@@ -14,7 +15,11 @@ import dev.knotless.runner.run.phase.Verdict;
 import dev.knotless.runner.run.record.StateFull;
 import dev.knotless.runner.run.recovery.JournalQueue;
 import dev.knotless.runner.run.recovery.Resumption;
+import dev.knotless.runner.run.step.evaluate.RunFacts;
+import dev.knotless.runner.run.step.evaluate.RunStatus;
+import dev.knotless.runner.run.step.evaluate.StepValues;
 import dev.knotless.runner.run.step.protocol.HandedBack;
+import dev.knotless.runner.run.step.protocol.StepStart;
 import dev.knotless.runner.run.step.protocol.Summaries;
 import dev.knotless.secrets.Grants;
 import java.nio.file.Path;
@@ -57,6 +62,7 @@ public final class RunSteps implements Phase {
     private final Duration killGrace;
     private final StepFiles stepFiles;
     private final Summaries summaries;
+    private final RunFacts facts;
     private final List<StepResult> ended = new ArrayList<>();
 
     /**
@@ -67,9 +73,11 @@ public final class RunSteps implements Phase {
      * @param killGrace between TERM and KILL
      * @param stepFiles how the steps hand values back; {@link StepFiles#NONE} for ours
      * @param summary where the steps' summary is written, when one hands one back
+     * @param facts what the run's request decides, which the steps' expressions read
      */
     public RunSteps(List<Step> steps, String workspace, List<Grants.Granted> grants, Map<String, String> variables,
-            @Nullable Resumption resumed, JournalQueue journal, Duration killGrace, StepFiles stepFiles, Path summary) {
+            @Nullable Resumption resumed, JournalQueue journal, Duration killGrace, StepFiles stepFiles, Path summary,
+            RunFacts facts) {
         this.steps = List.copyOf(steps);
         this.workspace = workspace;
         this.grants = List.copyOf(grants);
@@ -79,6 +87,7 @@ public final class RunSteps implements Phase {
         this.killGrace = killGrace;
         this.stepFiles = stepFiles;
         this.summaries = new Summaries(summary);
+        this.facts = facts;
         if (resumed != null) {
             ended.addAll(resumed.ended());
         }
@@ -110,7 +119,8 @@ public final class RunSteps implements Phase {
         try {
             for (int i = ended.size(); i < steps.size(); i++) {
                 Step step = steps.get(i);
-                if (!runs(step.condition(), run)) {
+                RunStatus status = status(run);
+                if (run.stop().deadlinePassed() || !runs(step.condition(), status)) {
                     ended.add(StepResult.skipped(step.name()));
                     continue;
                 }
@@ -122,7 +132,20 @@ public final class RunSteps implements Phase {
                     }
                     signal = afterCancel;
                 }
-                runStep(run, chain, i + 1, step, signal, handed);
+                StepValues values = new StepValues(facts, steps, ended, handed, grants.get(i), variables, status);
+                try {
+                    if (!values.runs(step)) {
+                        ended.add(StepResult.skipped(step.name()));
+                        continue;
+                    }
+                    Map<String, String> computed = values.computed(step);
+                    Step resolved = values.resolved(step, computed);
+                    if (step.deferred().run() == null || uploaded(run, i + 1, resolved, signal)) {
+                        runStep(run, chain, i + 1, resolved, signal, handed.start(i + 1, computed));
+                    }
+                } catch (StepValues.Unresolved e) {
+                    unresolved(run, i + 1, step, e.getMessage());
+                }
             }
         } finally {
             if (afterCancel != null) {
@@ -137,27 +160,53 @@ public final class RunSteps implements Phase {
         return findings.withSteps(ended).withSummary(summary == null ? null : summary.toString());
     }
 
-    /**
-     * Whether a step with {@code condition} runs now. Past the run's deadline none does: the
-     * environment's own deadline (a Job's, a node allocation's) ends it shortly after.
-     */
-    private boolean runs(StepCondition condition, RunContext run) {
-        boolean stopped = run.stop().isStopped();
+    /** How the run has gone before the next step. */
+    private RunStatus status(RunContext run) {
         boolean cancelled = run.stop().cancelled() || ended.stream().anyMatch(r -> r.status() == StepStatus.CANCELLED);
-        if (run.stop().deadlinePassed()) {
-            return false;
-        }
-        boolean failed = run.verdict().failed();
+        return new RunStatus(run.verdict().failed(), cancelled, run.stop().isStopped());
+    }
+
+    /**
+     * Whether a step with {@code condition} runs now, before what it leaves to the run is
+     * evaluated. Past the run's deadline none does: the environment's own deadline (a Job's, a node
+     * allocation's) ends it shortly after.
+     */
+    private static boolean runs(StepCondition condition, RunStatus status) {
         return switch (condition) {
-            case SUCCESS -> !failed && !stopped;
-            case FAILURE -> failed && !cancelled && !stopped;
+            case SUCCESS -> status.success();
+            case FAILURE -> status.failure();
             case ALWAYS -> true;
-            case CANCELLED -> cancelled;
+            case CANCELLED -> status.cancelled();
         };
     }
 
-    private void runStep(RunContext run, StepChain chain, int number, Step step, StopSignal signal, HandedBack handed) {
-        StepCall call = StepCall.of(number, workspace, step, grants.get(number - 1), variables, handed.start(number, step),
+    /** A step whose deferred parts could not be worked out fails without starting, as GitHub's runner fails it. */
+    private void unresolved(RunContext run, int number, Step step, String reason) {
+        StepResult result = new StepResult(step.name(), StepStatus.FAILURE, null, 0, reason);
+        if (step.continueOnError()) {
+            result = result.asContinued();
+            run.log().notice("step " + number + " '" + step.name() + "' " + reason + "; continuing (continue-on-error)");
+        }
+        Verdict.of(result).ifPresent(run.verdict()::fail);
+        ended.add(result);
+    }
+
+    /** Writes a script worked out as its step starts; a step whose script cannot be written errors without starting. */
+    private boolean uploaded(RunContext run, int number, Step step, StopSignal signal) {
+        try {
+            UploadSteps.upload(run.session(), Map.of(number, step), signal);
+            return true;
+        } catch (ExecutorException e) {
+            StepResult result = new StepResult(step.name(), StepStatus.ERROR, null, 0,
+                    "uploading its script failed: " + e.failure().reason());
+            Verdict.of(result).ifPresent(run.verdict()::fail);
+            ended.add(result);
+            return false;
+        }
+    }
+
+    private void runStep(RunContext run, StepChain chain, int number, Step step, StopSignal signal, StepStart start) {
+        StepCall call = StepCall.of(number, workspace, step, grants.get(number - 1), variables, start,
                 resumed == null ? null : resumed.going(number), ended, signal);
         try {
             ended.add(chain.run(call));

@@ -2,8 +2,6 @@ package dev.knotless.runner.run.step.protocol;
 
 import dev.knotless.checks.Annotation;
 import dev.knotless.executor.Environment;
-import dev.knotless.plan.Computed;
-import dev.knotless.plan.Step;
 import dev.knotless.plan.StepFiles;
 import dev.knotless.runner.run.record.Masks;
 import dev.knotless.tar.Printable;
@@ -27,9 +25,8 @@ import java.util.Set;
  * and commands hand back is taken in here as it comes, and {@link #start} makes the next step's
  * start of it.
  *
- * <p>Outputs and state are kept by step number: the plan's steps have no ids yet. When they do,
- * {@code Computed.StepOutput} can name a step by its id and this map be keyed by it too; nothing
- * else changes. State is only kept: a post step that would read it ({@code PrePost}) is not
+ * <p>Outputs and state are kept by step number; the steps' ids name them in expressions ({@code
+ * run.step.evaluate}). State is only kept: a post step that would read it ({@code PrePost}) is not
  * carried out yet.
  *
  * <p>Concurrency: thread-safe; commands arrive on a step's output thread.
@@ -75,16 +72,15 @@ public final class HandedBack {
     }
 
     /**
-     * Step {@code number}'s start: the variables handed back so far under its own, its computed
-     * values, the names of its files and the directories for {@code PATH} over them, and the shell
-     * text that makes its files and puts the directories first on {@code PATH}.
+     * Step {@code number}'s start: the variables handed back so far under its own, its {@code
+     * computed} values, the names of its files and the directories for {@code PATH} over them, and
+     * the shell text that makes its files and puts the directories first on {@code PATH}.
      */
-    public synchronized StepStart start(int number, Step step) {
-        if (!any() && step.computedEnv().isEmpty()) {
+    public synchronized StepStart start(int number, Map<String, String> computed) {
+        if (!any() && computed.isEmpty()) {
             return StepStart.NONE;
         }
-        Map<String, String> over = new LinkedHashMap<>();
-        step.computedEnv().forEach((name, value) -> over.put(name, computed(value)));
+        Map<String, String> over = new LinkedHashMap<>(computed);
         over.putAll(layout.variables(number));
         StringBuilder prelude = new StringBuilder(layout.prelude(number));
         if (!path.isEmpty()) {
@@ -199,6 +195,11 @@ public final class HandedBack {
         state.computeIfAbsent(number, n -> new LinkedHashMap<>()).put(name, value);
     }
 
+    /** The variables handed back so far, in the order first set, for the steps after. */
+    public synchronized Map<String, String> environment() {
+        return Collections.unmodifiableMap(new LinkedHashMap<>(environment));
+    }
+
     /** Step {@code number}'s outputs as it handed them back, unmasked: what later steps read. */
     public synchronized Map<String, String> outputsOf(int number) {
         return Collections.unmodifiableMap(new LinkedHashMap<>(outputs.getOrDefault(number, Map.of())));
@@ -223,20 +224,6 @@ public final class HandedBack {
         } catch (IOException e) {
             report.notice("its summary could not be kept: " + e.getMessage());
         }
-    }
-
-    /** A computed value, from what the steps before handed back: a step that gave none gives empty text, as GitHub's. */
-    private String computed(Computed value) {
-        return switch (value) {
-            case Computed.Text t -> t.value();
-            case Computed.StepOutput o -> outputs.getOrDefault(o.step(), Map.of()).getOrDefault(o.name(), "");
-            case Computed.Joined j -> {
-                StringBuilder joined = new StringBuilder();
-                j.parts().forEach(p -> joined.append(computed(p)));
-                yield joined.toString();
-            }
-            case Computed.FilesHash f -> throw new IllegalStateException("hashes of files are refused before any step");
-        };
     }
 
     /** A file's text as GitHub's runner reads it: UTF-8, a byte order mark dropped. */

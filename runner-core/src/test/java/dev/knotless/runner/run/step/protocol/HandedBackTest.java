@@ -51,9 +51,9 @@ class HandedBackTest {
     @Test
     void aVariableSetAgainGoesLastAndOursAreUnchangedWithoutAnything() {
         take(1, StepFiles.Purpose.ENVIRONMENT, "A=1\nB=2\nA=3\n");
-        assertThat(handed.start(2, StepProtocolPlans.step("two")).under()).containsExactly(Map.entry("B", "2"), Map.entry("A", "3"));
+        assertThat(handed.start(2, Map.of()).under()).containsExactly(Map.entry("B", "2"), Map.entry("A", "3"));
         HandedBack ours = new HandedBack(StepFiles.NONE, new Masks(Masker.none()), summaries, "/work");
-        assertThat(ours.start(1, StepProtocolPlans.step("one"))).isSameAs(StepStart.NONE);
+        assertThat(ours.start(1, Map.of())).isSameAs(StepStart.NONE);
     }
 
     @Test
@@ -65,18 +65,8 @@ class HandedBackTest {
         StepReport report = take(1, StepFiles.Purpose.PATH, many.toString());
         assertThat(report.failure()).isEqualTo("put more than 1000 directories on PATH with GITHUB_PATH");
         assertThat(report.notices()).hasSize(1);
-        String path = handed.start(2, StepProtocolPlans.step("two")).over().get(HandedBack.PATH_BEFORE);
+        String path = handed.start(2, Map.of()).over().get(HandedBack.PATH_BEFORE);
         assertThat(path.split(":")).hasSize(HandedBack.MOST_PATHS).startsWith("/opt/d999");
-    }
-
-    @Test
-    void computedValuesReadTheOutputsOfTheStepsBefore() {
-        take(1, StepFiles.Purpose.OUTPUTS, "hash=abc\n");
-        Step step = new Step("two", "x", null, List.of(), Map.of(), null, null, false, dev.knotless.plan.StepCondition.SUCCESS,
-                dev.knotless.plan.Shell.POSIX, Map.of(
-                        "KEY", new Computed.Joined(List.of(new Computed.Text("deps-"), new Computed.StepOutput(1, "hash"))),
-                        "GONE", new Computed.StepOutput(7, "hash")), null);
-        assertThat(handed.start(2, step).over()).containsEntry("KEY", "deps-abc").containsEntry("GONE", "");
     }
 
     @Test

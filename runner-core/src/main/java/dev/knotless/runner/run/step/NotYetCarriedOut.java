@@ -1,4 +1,4 @@
-package dev.knotless.runner.run.transfer;
+package dev.knotless.runner.run.step;
 
 import dev.knotless.plan.Computed;
 import dev.knotless.plan.Step;
@@ -42,6 +42,7 @@ final class NotYetCarriedOut {
             case Computed.Joined j -> j.parts().stream().anyMatch(NotYetCarriedOut::hashesFiles);
             case Computed.Text t -> false;
             case Computed.StepOutput o -> false;
+            case Computed.Evaluated e -> false; // its front-end refused hashFiles() in it when the file was read
         };
     }
 }

@@ -1,0 +1,40 @@
+package dev.knotless.plan;
+
+/**
+ * What only the run knows, which a front-end's {@link RunValue} tree names without knowing its
+ * value: facts of the run's request, and what its steps have done so far. The names are the
+ * runner's, not a dialect's; a front-end maps its own onto them ({@code github.sha} is {@link
+ * #COMMIT}).
+ */
+public enum RunFact {
+    /** The commit's full sha. */
+    COMMIT,
+    /** The full ref the commit was reached by ({@code refs/heads/main}), or the sha. */
+    REF,
+    /** The ref's short name ({@code main}, {@code v1.2}); the sha when the ref is one. */
+    REF_NAME,
+    /** {@code branch} or {@code tag}; empty for any other ref. */
+    REF_TYPE,
+    /** The event that made the run, by the runner's wire name ({@code push}, {@code pull}, {@code manual}, ...). */
+    EVENT,
+    /** The repository, as the forge names it. */
+    REPOSITORY,
+    /** The repository's owner: what comes before its first {@code /}, or the whole name. */
+    REPOSITORY_OWNER,
+    /** The run's id, as its check carries it. */
+    RUN_ID,
+    /** The runner host's architecture: {@code X64}, {@code ARM64}, ... */
+    ARCH,
+    /** The run's verdict so far: {@code success}, {@code failure} or {@code cancelled}. */
+    STATUS,
+    /**
+     * The steps that ended before this one that have an id: each an object of {@code outputs},
+     * {@code outcome} and {@code conclusion} ({@code success}, {@code failure}, {@code cancelled},
+     * {@code skipped}; the conclusion of a step that may fail is {@code success}).
+     */
+    STEPS,
+    /** The step's variables as it starts: the run's, those handed back by the steps before, its own. */
+    ENVIRONMENT,
+    /** The secrets the step was granted, by name; one withheld is absent, so it reads as empty. */
+    SECRETS
+}

@@ -1,0 +1,48 @@
+package dev.knotless.plan;
+
+import dev.knotless.plan.expression.Value;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A context an expression of the run reads, as a tree the front-end builds and the run fills in:
+ * values the file decided, objects of named entries, and {@link RunFact}s. So the run evaluates
+ * {@code github.sha} without knowing {@code github}: the front-end's tree says it is {@link
+ * RunFact#COMMIT}.
+ */
+public sealed interface RunValue {
+
+    /** A value decided when the file was read. */
+    record Known(Value value) implements RunValue {
+        public Known {
+            Objects.requireNonNull(value, "value");
+        }
+    }
+
+    /**
+     * An object of named entries; an entry not named reads as null. The front-end refuses, when it
+     * reads the file, a property that no entry names, so that null is never a feature left out.
+     */
+    record Entries(Map<String, RunValue> entries) implements RunValue {
+        public Entries {
+            entries = Collections.unmodifiableMap(new LinkedHashMap<>(entries));
+        }
+    }
+
+    /**
+     * A fact only the run knows; {@code renames} turns the runner's text into the dialect's
+     * ({@code manual} into {@code workflow_dispatch}), text not named there kept as it is.
+     */
+    record Fact(RunFact fact, Map<String, String> renames) implements RunValue {
+        public Fact {
+            Objects.requireNonNull(fact, "fact");
+            renames = Map.copyOf(renames);
+        }
+
+        public Fact(RunFact fact) {
+            this(fact, Map.of());
+        }
+    }
+}

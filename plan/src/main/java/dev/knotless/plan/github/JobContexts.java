@@ -1,0 +1,103 @@
+package dev.knotless.plan.github;
+
+import dev.knotless.plan.Computed;
+import dev.knotless.plan.RunFact;
+import dev.knotless.plan.RunValue;
+import dev.knotless.plan.RunValue.Entries;
+import dev.knotless.plan.RunValue.Fact;
+import dev.knotless.plan.RunValue.Known;
+import dev.knotless.plan.expression.Expression;
+import dev.knotless.plan.expression.Value;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * GitHub's contexts as the run fills them in ({@link RunValue}): {@code github}, {@code runner}
+ * and {@code job} as trees of the runner's facts and of values the file decides, {@code env},
+ * {@code secrets} and {@code steps} as whole facts, and the combination's {@code matrix} and
+ * {@code strategy} as they were read. Also the variables every GitHub step expects that name a
+ * fact ({@code GITHUB_SHA}), and those the file decides ({@code GITHUB_WORKFLOW}).
+ *
+ * <p>The trees are closed: a property none of their entries names ({@code github.event}, {@code
+ * runner.debug}) is refused when the file is read, so null never stands for a feature left out.
+ */
+final class JobContexts {
+
+    /** The runner's events by GitHub's names; push and schedule are spelled alike. */
+    static final Map<String, String> EVENT_NAMES = Map.of("pull", "pull_request", "manual", "workflow_dispatch", "batch",
+            "merge_group");
+    static final String TOOL_CACHE = "/tmp/toolcache";
+
+    private JobContexts() {}
+
+    /**
+     * The contexts of a job ({@code job} null: of the workflow's own fields) with {@code decided}
+     * (matrix, strategy) as read.
+     */
+    static Map<String, RunValue> of(String workflowName, @Nullable String job, Map<String, Value> decided) {
+        Map<String, RunValue> github = new LinkedHashMap<>();
+        github.put("sha", new Fact(RunFact.COMMIT));
+        github.put("ref", new Fact(RunFact.REF));
+        github.put("ref_name", new Fact(RunFact.REF_NAME));
+        github.put("ref_type", new Fact(RunFact.REF_TYPE));
+        github.put("event_name", new Fact(RunFact.EVENT, EVENT_NAMES));
+        github.put("repository", new Fact(RunFact.REPOSITORY));
+        github.put("repository_owner", new Fact(RunFact.REPOSITORY_OWNER));
+        github.put("run_id", new Fact(RunFact.RUN_ID));
+        github.put("workflow", new Known(Value.of(workflowName)));
+        if (job != null) {
+            github.put("job", new Known(Value.of(job)));
+        }
+        github.put("workspace", new Known(Value.of(JobReader.WORKSPACE.directory())));
+        Map<String, RunValue> runner = new LinkedHashMap<>();
+        runner.put("os", new Known(Value.of("Linux")));
+        runner.put("arch", new Fact(RunFact.ARCH));
+        runner.put("temp", new Known(Value.of("/tmp")));
+        runner.put("tool_cache", new Known(Value.of(TOOL_CACHE)));
+        runner.put("name", new Known(Value.of("knotless")));
+        runner.put("environment", new Known(Value.of("self-hosted")));
+        Map<String, RunValue> all = new LinkedHashMap<>();
+        all.put("github", new Entries(github));
+        all.put("runner", new Entries(runner));
+        all.put("job", new Entries(Map.of("status", new Fact(RunFact.STATUS))));
+        all.put("env", new Fact(RunFact.ENVIRONMENT));
+        all.put("secrets", new Fact(RunFact.SECRETS));
+        all.put("steps", new Fact(RunFact.STEPS));
+        decided.forEach((name, value) -> all.put(name, new Known(value)));
+        return all;
+    }
+
+    /** The variables of every step that name a fact, each read from {@code contexts} as it starts. */
+    static Map<String, Computed> factVariables(Map<String, RunValue> contexts) {
+        Map<String, Computed> variables = new LinkedHashMap<>();
+        for (String key : new String[] {"sha", "ref", "ref_name", "ref_type", "event_name", "repository",
+                "repository_owner", "run_id"}) {
+            variables.put("GITHUB_" + key.toUpperCase(Locale.ROOT), read(contexts, "github", key));
+        }
+        variables.put("RUNNER_ARCH", read(contexts, "runner", "arch"));
+        return variables;
+    }
+
+    /** The variables of a job the file decides, which its steps' own override. */
+    static Map<String, String> knownVariables(String workflowName, String job) {
+        Map<String, String> variables = new LinkedHashMap<>();
+        variables.put("GITHUB_ACTIONS", "true");
+        variables.put("GITHUB_WORKFLOW", workflowName);
+        variables.put("GITHUB_JOB", job);
+        variables.put("GITHUB_WORKSPACE", JobReader.WORKSPACE.directory());
+        variables.put("RUNNER_OS", "Linux");
+        variables.put("RUNNER_TEMP", "/tmp");
+        variables.put("RUNNER_TOOL_CACHE", TOOL_CACHE);
+        variables.put("RUNNER_NAME", "knotless");
+        variables.put("RUNNER_ENVIRONMENT", "self-hosted");
+        return variables;
+    }
+
+    private static Computed read(Map<String, RunValue> contexts, String context, String key) {
+        Expression path = new Expression.Index(new Expression.Context(context, 0),
+                new Expression.Literal(Value.of(key), 0), 0);
+        return new Computed.Evaluated(path, context + "." + key, contexts);
+    }
+}

@@ -1,0 +1,51 @@
+package dev.knotless.runner.run.step.evaluate;
+
+import dev.knotless.checks.Event;
+import dev.knotless.plan.RunFact;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The facts of a run that its request decides ({@link RunFact#COMMIT}, {@link RunFact#REF}, ...),
+ * as text; the facts its steps make are {@link StepValues}'.
+ */
+public record RunFacts(Map<RunFact, String> values) {
+
+    public RunFacts {
+        values = Map.copyOf(values);
+    }
+
+    /** The facts of a run of {@code commit} of {@code repo}, reached by {@code ref}, made by {@code event}. */
+    public static RunFacts of(String repo, String commit, String ref, Event event, String runId) {
+        Map<RunFact, String> facts = new EnumMap<>(RunFact.class);
+        facts.put(RunFact.COMMIT, commit);
+        facts.put(RunFact.REF, ref);
+        facts.put(RunFact.REF_NAME, ref.startsWith("refs/heads/") ? ref.substring("refs/heads/".length())
+                : ref.startsWith("refs/tags/") ? ref.substring("refs/tags/".length()) : ref);
+        facts.put(RunFact.REF_TYPE, ref.startsWith("refs/heads/") ? "branch" : ref.startsWith("refs/tags/") ? "tag" : "");
+        facts.put(RunFact.EVENT, event.wireName());
+        facts.put(RunFact.REPOSITORY, repo);
+        int slash = repo.indexOf('/');
+        facts.put(RunFact.REPOSITORY_OWNER, slash > 0 ? repo.substring(0, slash) : repo);
+        facts.put(RunFact.RUN_ID, runId);
+        facts.put(RunFact.ARCH, arch(System.getProperty("os.arch", "")));
+        return new RunFacts(facts);
+    }
+
+    /** The architecture as GitHub's runner names it ({@code X64}, {@code ARM64}, {@code X86}, {@code ARM}). */
+    static String arch(String osArch) {
+        return switch (osArch.toLowerCase(Locale.ROOT)) {
+            case "amd64", "x86_64" -> "X64";
+            case "aarch64", "arm64" -> "ARM64";
+            case "x86", "i386", "i686" -> "X86";
+            case "arm" -> "ARM";
+            default -> osArch.toUpperCase(Locale.ROOT);
+        };
+    }
+
+    /** The fact's text; empty for one the request does not decide. */
+    String get(RunFact fact) {
+        return values.getOrDefault(fact, "");
+    }
+}

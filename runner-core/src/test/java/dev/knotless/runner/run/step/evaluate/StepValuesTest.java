@@ -1,0 +1,142 @@
+package dev.knotless.runner.run.step.evaluate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.knotless.checks.Event;
+import dev.knotless.checks.StepResult;
+import dev.knotless.checks.StepStatus;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.StepFiles;
+import dev.knotless.plan.Workflow;
+import dev.knotless.plan.github.GithubDialect;
+import dev.knotless.runner.run.record.Masks;
+import dev.knotless.runner.run.step.protocol.HandedBack;
+import dev.knotless.runner.run.step.protocol.StepReport;
+import dev.knotless.runner.run.step.protocol.Summaries;
+import dev.knotless.secrets.Grants;
+import dev.knotless.secrets.Masker;
+import dev.knotless.secrets.Secret;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a step of a GitHub Actions workflow starts with, read by the real front-end and worked out
+ * here as the run would: the facts, the steps before, the secrets it was granted, the status.
+ */
+class StepValuesTest {
+
+    static final RunFacts FACTS = RunFacts.of("alice/app", "0123456789abcdef0123456789abcdef01234567", "refs/heads/main",
+            Event.PULL, "run-7");
+    static final Grants.Granted DEPLOY = new Grants.Granted(List.of(new Secret("DEPLOY", "s3cr3t-value")), List.of());
+
+    @TempDir Path dir;
+    HandedBack handed;
+    List<Step> steps;
+    final List<StepResult> ended = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        Workflow w = new GithubDialect().parseExpanded(".github/workflows/v.yml", """
+                name: V
+                on: push
+                env:
+                  TOKEN: ${{ secrets.DEPLOY }}
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - id: a
+                        run: echo "v=1" >> "$GITHUB_OUTPUT"
+                      - id: flaky
+                        continue-on-error: true
+                        run: exit 1
+                      - name: Deploy ${{ github.ref_name }} of ${{ steps.a.outputs.v }}
+                        if: steps.a.outputs.v == '1' && steps.flaky.outcome == 'failure' && steps.flaky.conclusion == 'success'
+                        env:
+                          V: ${{ steps.a.outputs.v }}
+                        run: echo ${{ env.V }} '${{ env.TOKEN }}' "${{ secrets.DEPLOY }}" ${{ github.event_name }}
+                      - if: failure() || job.status == 'cancelled'
+                        run: echo ${{ fromJSON(github.ref_name) }}
+                """).getFirst();
+        steps = w.steps();
+        handed = new HandedBack(w.stepFiles(), new Masks(Masker.none()), new Summaries(dir.resolve("s.md")), "/github/workspace");
+    }
+
+    private StepValues at(int number, RunStatus status, Grants.Granted granted) {
+        return new StepValues(FACTS, steps, ended.subList(0, number - 1), handed, granted, Map.of("CI", "true"), status);
+    }
+
+    private void ran(int number, StepStatus status, String outputs, boolean continued) {
+        StepReport report = new StepReport();
+        handed.takeFiles(number, Map.of(StepFiles.Purpose.OUTPUTS, outputs.getBytes(StandardCharsets.UTF_8)), report);
+        StepResult result = new StepResult("s" + number, status, status == StepStatus.SUCCESS ? 0 : 1, 1, null);
+        ended.add(continued ? result.asContinued() : result);
+    }
+
+    @Test
+    void theVariablesAStepExpectsNameTheRunsFactsInGithubsWords() throws Exception {
+        Map<String, String> computed = at(1, new RunStatus(false, false, false), Grants.Granted.NONE).computed(steps.get(0));
+        assertThat(computed).containsEntry("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567")
+                .containsEntry("GITHUB_REF", "refs/heads/main").containsEntry("GITHUB_REF_NAME", "main")
+                .containsEntry("GITHUB_REF_TYPE", "branch").containsEntry("GITHUB_EVENT_NAME", "pull_request")
+                .containsEntry("GITHUB_REPOSITORY", "alice/app").containsEntry("GITHUB_REPOSITORY_OWNER", "alice")
+                .containsEntry("GITHUB_RUN_ID", "run-7").containsKey("RUNNER_ARCH")
+                .as("a secret not granted reads as empty, as GitHub's").containsEntry("TOKEN", "");
+    }
+
+    @Test
+    void aStepReadsTheOutputsOutcomesAndConclusionsOfTheStepsBeforeByTheirIds() throws Exception {
+        ran(1, StepStatus.SUCCESS, "v=1\n", false);
+        ran(2, StepStatus.FAILURE, "", true);
+        StepValues values = at(3, new RunStatus(false, false, false), DEPLOY);
+        Step deploy = steps.get(2);
+        assertThat(values.runs(deploy)).isTrue();
+        Map<String, String> computed = values.computed(deploy);
+        assertThat(computed).containsEntry("V", "1").containsEntry("TOKEN", "s3cr3t-value")
+                .containsEntry("KNOTLESS_EXPR_1", "s3cr3t-value");
+        Step resolved = values.resolved(deploy, computed);
+        assertThat(resolved.name()).isEqualTo("Deploy main of 1");
+        assertThat(resolved.run()).as("a secret never becomes the script's text, not even through env")
+                .isEqualTo("echo 1 '' \"${KNOTLESS_EXPR_1}\" pull_request").doesNotContain("s3cr3t");
+        assertThat(resolved.deferred().any()).isFalse();
+
+        ended.set(0, new StepResult("s1", StepStatus.SUCCESS, 0, 1, null));
+        handed.takeFiles(1, Map.of(StepFiles.Purpose.OUTPUTS, "v=2\n".getBytes(StandardCharsets.UTF_8)), new StepReport());
+        assertThat(at(3, new RunStatus(false, false, false), DEPLOY).runs(deploy)).isFalse();
+    }
+
+    @Test
+    void theStatusFunctionsAndJobStatusReadHowTheRunWentAndAnExpressionThatFailsSaysWhere() {
+        Step last = steps.get(3);
+        assertThat(last.condition()).isEqualTo(dev.knotless.plan.StepCondition.ALWAYS);
+        StepValues passing = at(1, new RunStatus(false, false, false), Grants.Granted.NONE);
+        StepValues failed = at(1, new RunStatus(true, false, false), Grants.Granted.NONE);
+        StepValues cancelled = at(1, new RunStatus(true, true, true), Grants.Granted.NONE);
+        assertThat(List.of(passing, failed, cancelled)).extracting(v -> {
+            try {
+                return v.runs(last);
+            } catch (StepValues.Unresolved e) {
+                throw new AssertionError(e);
+            }
+        }).containsExactly(false, true, true);
+        StepValues.Unresolved e = catchThrowableOfType(StepValues.Unresolved.class,
+                () -> failed.resolved(last, failed.computed(last)));
+        assertThat(e.getMessage()).startsWith("its script 'echo ${{ fromJSON(github.ref_name) }}' could not be evaluated: ");
+    }
+
+    @Test
+    void aStepOfOursComputesNothingAndIsStartedAsItIs() throws Exception {
+        Step ours = new Step("plain", "make", null, List.of());
+        StepValues values = at(1, new RunStatus(false, false, false), Grants.Granted.NONE);
+        assertThat(values.runs(ours)).isTrue();
+        assertThat(values.computed(ours)).isEmpty();
+        assertThat(values.resolved(ours, Map.of())).isSameAs(ours);
+    }
+}
