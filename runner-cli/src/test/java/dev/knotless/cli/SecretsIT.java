@@ -144,6 +144,61 @@ class SecretsIT {
         }
     }
 
+    /**
+     * A GitHub Actions step that reads a secret by expression gets it through a variable of its own
+     * payload, never as its script's text: the script file holds the variable's name, so a value
+     * with quotes and {@code $(...)} in it is not run as shell (GitHub would paste it), and inside
+     * single quotes the name shows, as the reference says.
+     */
+    @Test
+    void aGithubStepReadsItsSecretThroughAVariableNeverAsItsScriptsText() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("gh")).file(".github/workflows/ci.yml", """
+                on: push
+                jobs:
+                  deploy:
+                    runs-on: linux
+                    container: %s
+                    env:
+                      FROM_ENV: ${{ secrets.TOKEN }}
+                    steps:
+                      - run: |
+                          n=$(printf '%%s' "${{ secrets.TOKEN }}" | wc -c | tr -d ' '); echo "token length $n"
+                          echo "plain:${{ secrets.TOKEN }}"
+                          [ "$FROM_ENV" = "${{ secrets.TOKEN }}" ] && echo same-through-env
+                          echo "unset:[${{ secrets.MISSING }}]"
+                          echo 'quoted:${{ secrets.TOKEN }}'
+                      - run: echo "script:$(base64 -w0 /steps/1)"
+                """.formatted(ExecIT.IMAGE));
+        repo.commit();
+        Path state = tmp.resolve("state");
+        assertThat(cli(VALUE + "\n", "secrets", "set", "--repo", repo.dir.toString(), "--state-dir", state.toString(), "TOKEN")).isZero();
+        CliRun r = execIn(state, repo.dir, "--keep");
+        try {
+            assertThat(r.exit()).as(r.err()).isZero();
+            String log = Files.readString(Path.of(r.checks().get(0).get("log").asText()));
+            assertThat(log).contains("token length " + VALUE.getBytes(StandardCharsets.UTF_8).length, "plain:***",
+                    "same-through-env", "unset:[]", "quoted:${KNOTLESS_EXPR_5}",
+                    "secrets: granted TOKEN; withheld MISSING (not set for this repository)");
+            java.util.regex.Matcher printed = java.util.regex.Pattern.compile("script:([A-Za-z0-9+/=]+)\\s*$",
+                    java.util.regex.Pattern.MULTILINE).matcher(log);
+            assertThat(printed.find()).as(log).isTrue();
+            String script = new String(Base64.getDecoder().decode(printed.group(1)), StandardCharsets.UTF_8);
+            assertThat(script).contains("echo \"plain:${KNOTLESS_EXPR_2}\"").doesNotContain(VALUE);
+            List<String> containers = Docker.containersOf(runnerId);
+            assertThat(containers).hasSize(1);
+            Process export = new ProcessBuilder("docker", "export", containers.get(0)).start();
+            byte[] fs = export.getInputStream().readAllBytes();
+            assertThat(export.waitFor()).isZero();
+            assertThat(new String(fs, StandardCharsets.ISO_8859_1)).as("the secret in a file in the run")
+                    .doesNotContain(new String(VALUE.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+            scanned(state, r);
+        } finally {
+            for (String id : Docker.containersOf(runnerId)) {
+                new ProcessBuilder("docker", "rm", "-f", id).start().waitFor();
+            }
+        }
+    }
+
     @Test
     void aPullRunGetsNoSecretAndTheLogSaysWhy() throws Exception {
         TestRepo repo = repo();
