@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.testkit.TestRepo;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -18,7 +21,7 @@ import java.util.List;
  * {@code failure()} step skipped, values handed back through GitHub's step files and workflow
  * commands (an added mask among them), expressions over what only the run knows (a step's outputs
  * and outcome by its id, in a name, a condition, a variable and a script; the run's facts; a secret
- * not set), and a matrix job of two combinations that needs the first job.
+ * not set; {@code hashFiles} over the workspace), and a matrix job of two combinations that needs the first job.
  * The plan is the same for every executor; each executor's exec IT runs it.
  */
 final class GithubWorkflowRun {
@@ -77,6 +80,11 @@ final class GithubWorkflowRun {
                               - name: not read
                                 if: steps.made.outputs.version == '8'
                                 run: echo never printed either
+                              - name: hashed
+                                if: hashFiles('**/nothing-here') == ''
+                                env:
+                                  KEY: deps-${{ hashFiles('**/marker', 'hello.txt') }}
+                                run: echo "key=$KEY"
                               - name: on failure
                                 if: failure()
                                 run: echo never printed
@@ -110,7 +118,7 @@ final class GithubWorkflowRun {
         }
         assertThat(steps).containsExactly("Run actions/checkout@v4:success", "where:success", "shell:success",
                 "sub:success", "hand back:success", "handed:success", "made on main:success", "read:success",
-                "not read:skipped", "on failure:skipped");
+                "not read:skipped", "hashed:success", "on failure:skipped");
         JsonNode handBack = build.get("steps").get(4);
         assertThat(handBack.get("outputs").get("result").asText()).isEqualTo("42");
         assertThat(handBack.get("annotations").get(0).get("message").asText()).isEqualTo("look here");
@@ -121,6 +129,11 @@ final class GithubWorkflowRun {
         // what only the run knows: the steps before by id, the run's facts, a secret not set reading as empty
         assertThat(log).contains("v=7 pasted=7 outcome=success sha=" + build.get("commit").asText()
                 + " ref=refs/heads/main job=build os=Linux gone=[]", "withheld NOT_SET (not set for this repository)");
+        // GitHub's hashFiles: the SHA-256 of each matching file's SHA-256, in path order
+        MessageDigest all = MessageDigest.getInstance("SHA-256");
+        all.update(MessageDigest.getInstance("SHA-256").digest("hello from the commit\n".getBytes(StandardCharsets.UTF_8)));
+        all.update(MessageDigest.getInstance("SHA-256").digest("in sub\n".getBytes(StandardCharsets.UTF_8)));
+        assertThat(log).contains("key=deps-" + HexFormat.of().formatHex(all.digest()));
         // GitHub's default shell is bash -e where there is bash, else sh -e: either way -e is set
         assertThat(log.lines().filter(l -> l.contains("shell=")).findFirst().orElseThrow()).containsPattern("flags=[a-z]*e");
         assertThat(Files.readString(Path.of(r.checks().get(1).get("log").asText()))).contains("part=1 of 2");

@@ -237,7 +237,7 @@ final class ReadTime {
         }
         Template template = template(raw, node, path);
         Set<String> read = check(template.expression(), use, node, path);
-        if (read.stream().noneMatch(RUN::contains)) {
+        if (read.stream().noneMatch(RUN::contains) && !hashesFiles(template.expression())) {
             return new Computed.Text(now(template, node, path));
         }
         return new Computed.Evaluated(template.expression(), raw, runContexts);
@@ -403,7 +403,7 @@ final class ReadTime {
             }
         }
         Set<String> read = check(rest, Use.CONDITION, node, path);
-        if (!status && read.stream().noneMatch(RUN::contains)) {
+        if (!status && read.stream().noneMatch(RUN::contains) && !hashesFiles(rest)) {
             try {
                 return rest.evaluate(readable(), Functions.none()).isTruthy() ? new When(StepCondition.SUCCESS, null) : null;
             } catch (ExpressionException x) {
@@ -412,6 +412,11 @@ final class ReadTime {
         }
         return new When(status ? StepCondition.ALWAYS : StepCondition.SUCCESS,
                 new Computed.Evaluated(rest, raw, runContexts));
+    }
+
+    /** Whether {@code e} calls {@code hashFiles}, which only the run can answer, from its workspace. */
+    private static boolean hashesFiles(Expression e) {
+        return e.functions().stream().anyMatch(f -> f.equalsIgnoreCase(HostFunction.HASH_FILES.name()));
     }
 
     private static boolean isStatus(String function) {
@@ -466,8 +471,9 @@ final class ReadTime {
             }
         }
         for (String function : e.functions()) {
-            if (function.equalsIgnoreCase(HostFunction.HASH_FILES.name())) {
-                throw fields.error(node.at(), path, "calls hashFiles(), which this runner does not compute yet");
+            if (function.equalsIgnoreCase(HostFunction.HASH_FILES.name()) && use == Use.PLANNING) {
+                throw fields.error(node.at(), path, "calls hashFiles(), which reads the run's files, and this field is"
+                        + " read before the run starts");
             }
             if (isStatus(function) && use != Use.CONDITION) {
                 throw fields.error(node.at(), path, "calls " + function + "(), which only a step's 'if' may call");

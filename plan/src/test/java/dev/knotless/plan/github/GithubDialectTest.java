@@ -313,6 +313,7 @@ class GithubDialectTest {
                       - env: {OK: "${{ success() }}"}
                         run: 'true'
                       - run: echo ${{ hashFiles('**/pom.xml') }}
+                        timeout-minutes: ${{ hashFiles('x') }}
                       - shell: python
                         run: print("${{ secrets.TOKEN }}")
                       - name: Deploy ${{ secrets.TOKEN }}
@@ -333,13 +334,13 @@ class GithubDialectTest {
                         + " name; name each secret as secrets.NAME, so that the runner knows which to grant the step",
                 ".github/workflows/x.yml:11:19: field 'jobs.j.steps[4].env.OK': calls success(), which only a step's"
                         + " 'if' may call",
-                ".github/workflows/x.yml:13:14: field 'jobs.j.steps[5].run': calls hashFiles(), which this runner does"
-                        + " not compute yet",
-                ".github/workflows/x.yml:15:14: field 'jobs.j.steps[6].run': reads 'secrets' in the script of a shell"
+                ".github/workflows/x.yml:14:26: field 'jobs.j.steps[5].timeout-minutes': calls hashFiles(), which reads"
+                        + " the run's files, and this field is read before the run starts",
+                ".github/workflows/x.yml:16:14: field 'jobs.j.steps[6].run': reads 'secrets' in the script of a shell"
                         + " other than bash or sh; pass the secret through the step's 'env' and read the variable instead",
-                ".github/workflows/x.yml:16:15: field 'jobs.j.steps[7].name': reads 'secrets', which a name shown on the"
+                ".github/workflows/x.yml:17:15: field 'jobs.j.steps[7].name': reads 'secrets', which a name shown on the"
                         + " check must not hold",
-                ".github/workflows/x.yml:18:14: field 'jobs.j.steps[8].run': reads 'matrix', but the job has no matrix");
+                ".github/workflows/x.yml:19:14: field 'jobs.j.steps[8].run': reads 'matrix', but the job has no matrix");
     }
 
     @Test
@@ -368,6 +369,8 @@ class GithubDialectTest {
                         run: 'true'
                       - if: success() && job.status == 'success'
                         run: 'true'
+                      - if: hashFiles('*.lock') != ''
+                        run: echo ${{ hashFiles('**/pom.xml', '!target/**') }}
                 """).getFirst();
         assertThat(w.variables()).containsEntry("PLAIN", "plain").doesNotContainKeys("SHA", "TOKEN");
         Step version = w.steps().get(0);
@@ -397,6 +400,10 @@ class GithubDialectTest {
                 .isEqualTo("failure() || steps.version.outcome == 'failure'");
         assertThat(w.steps().get(3).condition()).isEqualTo(StepCondition.SUCCESS);
         assertThat(((Computed.Evaluated) w.steps().get(3).deferred().when()).expression().contexts()).containsExactly("job");
+        Step hashing = w.steps().get(4);
+        assertThat(hashing.condition()).isEqualTo(StepCondition.SUCCESS);
+        assertThat(hashing.deferred().when()).as("a hash of files is the run's to work out").isNotNull();
+        assertThat(((Computed.Evaluated) hashing.deferred().run()).text()).isEqualTo("echo ${{ hashFiles('**/pom.xml', '!target/**') }}");
     }
 
     @Test

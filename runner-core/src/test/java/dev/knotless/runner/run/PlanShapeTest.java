@@ -107,8 +107,8 @@ class PlanShapeTest {
         Check check = fixture.run(fixture.executor).execute(request, new Cancellation());
 
         assertThat(check.status()).isEqualTo(CheckStatus.ERROR);
-        assertThat(check.reason()).isEqualTo("this runner does not carry out steps before or after its own (pre, post), hashes"
-                + " of files computed as a step starts, a runtime brought into the run yet");
+        assertThat(check.reason()).isEqualTo("this runner does not carry out steps before or after its own (pre, post), a"
+                + " runtime brought into the run yet");
         assertThat(session.ran()).isEmpty();
         assertThat(session.uploads()).doesNotContainKey(RunLayout.STEPS);
     }

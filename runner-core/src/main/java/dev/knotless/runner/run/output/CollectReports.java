@@ -2,19 +2,16 @@ package dev.knotless.runner.run.output;
 
 import dev.knotless.checks.TestSummary;
 import dev.knotless.executor.ExecutorException;
-import dev.knotless.executor.OutputSink;
 import dev.knotless.executor.ShellPayload;
-import dev.knotless.executor.StepOutcome;
-import dev.knotless.executor.StepPayload;
 import dev.knotless.plan.Reports;
 import dev.knotless.runner.run.phase.Findings;
 import dev.knotless.runner.run.phase.Phase;
+import dev.knotless.runner.run.phase.Probe;
 import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.tar.ArchiveLimits;
 import dev.knotless.tar.Bounded;
 import dev.knotless.tar.TarExtractor;
 import dev.knotless.time.Deadline;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -205,19 +202,6 @@ public final class CollectReports implements Phase {
 
     /** Runs {@code script} as a probe and returns its stdout, at most {@code most} bytes of it. */
     private static String probe(RunContext run, String name, String script, int most) throws ExecutorException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        StepOutcome outcome = run.session().run(StepPayload.probe(name, List.of("/bin/sh", "-c", script)),
-                (stream, buffer, offset, length) -> {
-                    if (stream == OutputSink.Stream.STDOUT && out.size() < most) {
-                        out.write(buffer, offset, Math.min(length, most - out.size()));
-                    }
-                }, run.signal());
-        return switch (outcome) {
-            case StepOutcome.Exited e when e.exitCode() == 0 -> out.toString(StandardCharsets.UTF_8);
-            case StepOutcome.Exited e -> throw new ExecutorException(dev.knotless.executor.Failure.Kind.INFRASTRUCTURE,
-                    name + " exited with " + e.exitCode());
-            case StepOutcome.Failed f -> throw new ExecutorException(f.failure());
-            default -> throw new ExecutorException(dev.knotless.executor.Failure.Kind.STOPPED, name + " was stopped");
-        };
+        return Probe.run(run.session(), name, script, most, run.signal()).text();
     }
 }

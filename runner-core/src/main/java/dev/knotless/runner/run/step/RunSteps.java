@@ -132,7 +132,8 @@ public final class RunSteps implements Phase {
                     }
                     signal = afterCancel;
                 }
-                StepValues values = new StepValues(facts, steps, ended, handed, grants.get(i), variables, status);
+                StepValues values = new StepValues(facts, steps, ended, handed, grants.get(i), variables, status,
+                        new HashFiles(run.session(), workspace, signal));
                 try {
                     if (!values.runs(step)) {
                         ended.add(StepResult.skipped(step.name()));

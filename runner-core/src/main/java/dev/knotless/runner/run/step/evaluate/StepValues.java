@@ -15,6 +15,7 @@ import dev.knotless.plan.expression.Value;
 import dev.knotless.runner.run.step.protocol.HandedBack;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Secret;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,14 +42,16 @@ public final class StepValues {
     private final Grants.Granted granted;
     private final Map<String, String> runVariables;
     private final RunStatus status;
+    private final WorkspaceFiles workspace;
 
     /**
      * @param steps the run's steps, by number from 1
      * @param ended the results of the steps before this one, in order
      * @param runVariables the variables every step of the run gets
+     * @param workspace what {@code hashFiles} reads
      */
     public StepValues(RunFacts facts, List<Step> steps, List<StepResult> ended, HandedBack handed, Grants.Granted granted,
-            Map<String, String> runVariables, RunStatus status) {
+            Map<String, String> runVariables, RunStatus status, WorkspaceFiles workspace) {
         this.facts = facts;
         this.steps = steps;
         this.ended = ended;
@@ -56,6 +59,7 @@ public final class StepValues {
         this.granted = granted;
         this.runVariables = runVariables;
         this.status = status;
+        this.workspace = workspace;
     }
 
     /** Why a step could not be started: which of its parts, as written, and what the expression said. */
@@ -127,7 +131,13 @@ public final class StepValues {
                 yield joined.toString();
             }
             case Computed.Evaluated e -> evaluate(e, part, environment).asString();
-            case Computed.FilesHash f -> throw new IllegalStateException("hashes of files are refused before any step");
+            case Computed.FilesHash f -> {
+                try {
+                    yield workspace.hashFiles(f.patterns());
+                } catch (ExpressionException x) {
+                    throw new Unresolved(part, "hashFiles of " + String.join(", ", f.patterns()), x);
+                }
+            }
         };
     }
 
@@ -155,6 +165,13 @@ public final class StepValues {
         }
         if (function.equalsIgnoreCase(HostFunction.CANCELLED.name())) {
             return Value.of(status.cancelled());
+        }
+        if (function.equalsIgnoreCase(HostFunction.HASH_FILES.name())) {
+            List<String> patterns = new ArrayList<>();
+            for (Value argument : arguments) {
+                patterns.add(argument.asString());
+            }
+            return Value.of(workspace.hashFiles(patterns));
         }
         throw new ExpressionException(function + "() is not computed by this runner", -1);
     }

@@ -36,6 +36,36 @@ class StepValuesTest {
             Event.PULL, "run-7");
     static final Grants.Granted DEPLOY = new Grants.Granted(List.of(new Secret("DEPLOY", "s3cr3t-value")), List.of());
 
+    /** A workspace of two files, as an executor would list and hash them. */
+    static final WorkspaceFiles WORKSPACE = new WorkspaceFiles() {
+        final Map<String, String> files = Map.of("app/package-lock.json", "{\"lockfileVersion\": 3}\n", "README.md", "# app\n");
+
+        @Override
+        public List<String> list() {
+            return List.copyOf(files.keySet());
+        }
+
+        @Override
+        public Map<String, byte[]> hashes(List<String> names) {
+            Map<String, byte[]> hashes = new java.util.HashMap<>();
+            names.forEach(n -> hashes.put(n, sha256(files.get(n).getBytes(StandardCharsets.UTF_8))));
+            return hashes;
+        }
+
+        @Override
+        public String directory() {
+            return "/github/workspace";
+        }
+    };
+
+    static byte[] sha256(byte[] bytes) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     @TempDir Path dir;
     HandedBack handed;
     List<Step> steps;
@@ -64,13 +94,19 @@ class StepValuesTest {
                         run: echo ${{ env.V }} '${{ env.TOKEN }}' "${{ secrets.DEPLOY }}" ${{ github.event_name }}
                       - if: failure() || job.status == 'cancelled'
                         run: echo ${{ fromJSON(github.ref_name) }}
+                      - if: hashFiles('**/nothing-here') == ''
+                        env:
+                          KEY: deps-${{ hashFiles('**/package-lock.json') }}
+                          ALL: ${{ hashFiles('**', '!app/**') }}
+                        run: 'true'
                 """).getFirst();
         steps = w.steps();
         handed = new HandedBack(w.stepFiles(), new Masks(Masker.none()), new Summaries(dir.resolve("s.md")), "/github/workspace");
     }
 
     private StepValues at(int number, RunStatus status, Grants.Granted granted) {
-        return new StepValues(FACTS, steps, ended.subList(0, number - 1), handed, granted, Map.of("CI", "true"), status);
+        return new StepValues(FACTS, steps, ended.subList(0, number - 1), handed, granted, Map.of("CI", "true"), status,
+                WORKSPACE);
     }
 
     private void ran(int number, StepStatus status, String outputs, boolean continued) {
@@ -129,6 +165,18 @@ class StepValuesTest {
         StepValues.Unresolved e = catchThrowableOfType(StepValues.Unresolved.class,
                 () -> failed.resolved(last, failed.computed(last)));
         assertThat(e.getMessage()).startsWith("its script 'echo ${{ fromJSON(github.ref_name) }}' could not be evaluated: ");
+    }
+
+    @Test
+    void hashFilesIsTheHashOfEachMatchingFilesHashInPathOrderAndEmptyWhenNoneMatches() throws Exception {
+        Step hashing = steps.get(4);
+        StepValues values = at(1, new RunStatus(false, false, false), Grants.Granted.NONE);
+        assertThat(values.runs(hashing)).isTrue();
+        byte[] lock = sha256("{\"lockfileVersion\": 3}\n".getBytes(StandardCharsets.UTF_8));
+        byte[] readme = sha256("# app\n".getBytes(StandardCharsets.UTF_8));
+        assertThat(values.computed(hashing))
+                .containsEntry("KEY", "deps-" + java.util.HexFormat.of().formatHex(sha256(lock)))
+                .containsEntry("ALL", java.util.HexFormat.of().formatHex(sha256(readme)));
     }
 
     @Test
