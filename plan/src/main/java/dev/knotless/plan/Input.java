@@ -14,13 +14,26 @@ import org.jspecify.annotations.Nullable;
  * @param options the values allowed; empty for any
  * @param required whether a manual run must give a value
  * @param description shown to whoever starts the run; null for none
+ * @param kind how an expression reads its value: as text, a boolean or a number
  */
 public record Input(String name, @Nullable String defaultValue, List<String> options, boolean required,
-        @Nullable String description) {
+        @Nullable String description, Kind kind) {
+
+    /** How an expression reads an input's value, which a step's variable always holds as text. */
+    public enum Kind {
+        TEXT, BOOLEAN, NUMBER
+    }
 
     public Input {
         Objects.requireNonNull(name, "name");
         options = List.copyOf(options);
+        Objects.requireNonNull(kind, "kind");
+    }
+
+    /** An input read as text. */
+    public Input(String name, @Nullable String defaultValue, List<String> options, boolean required,
+            @Nullable String description) {
+        this(name, defaultValue, options, required, description, Kind.TEXT);
     }
 
     /** The environment variable a step reads it from: {@code KNOTLESS_INPUT_} and the name in capitals. */

@@ -45,4 +45,15 @@ public sealed interface RunValue {
             this(fact, Map.of());
         }
     }
+
+    /**
+     * A variable of the run ({@code KNOTLESS_INPUT_LEVEL}, which a manual run's input sets), read as
+     * {@code kind}: null when the run has none.
+     */
+    record Variable(String name, Input.Kind kind) implements RunValue {
+        public Variable {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(kind, "kind");
+        }
+    }
 }

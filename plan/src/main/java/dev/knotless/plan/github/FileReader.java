@@ -40,10 +40,12 @@ final class FileReader {
         MapNode map = fields.map(root, "", "a map of workflow fields (name, on, jobs, ...)");
         FILE.check(map, "", fields, problems);
         String name = file;
+        // Triggers first: the workflow's env may read the inputs they declare.
+        Entry onEntry = map.entries().get("on");
+        Triggers on = onEntry == null ? Triggers.of() : new TriggerReader(fields, problems).read(onEntry.value(), "on");
         ReadTime values = ReadTime.fileLevel(fields, problems, map.entries().get("name") instanceof Entry given
-                && given.value() instanceof Scalar s && !s.text().isBlank() ? s.text() : file);
+                && given.value() instanceof Scalar s && !s.text().isBlank() ? s.text() : file, on.inputs());
         YamlTree.Position nameAt = YamlTree.Position.START;
-        Triggers on = Triggers.of();
         ReadTime.Variables env = ReadTime.Variables.NONE;
         RunDefaults defaults = RunDefaults.NONE;
         MapNode jobs = null;
@@ -65,7 +67,7 @@ final class FileReader {
                                 + " runs are named by the workflow and job");
                     }
                 });
-                case "on" -> on = new TriggerReader(fields, problems).read(value, path);
+                case "on" -> { } // read first, above
                 case "permissions" -> problems.check(() -> Permissions.check(value, path, fields));
                 case "env" -> env = problems.read(() -> values.env(value, path)).orElse(env);
                 case "defaults" -> {

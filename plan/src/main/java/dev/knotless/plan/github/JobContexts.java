@@ -1,6 +1,7 @@
 package dev.knotless.plan.github;
 
 import dev.knotless.plan.Computed;
+import dev.knotless.plan.Input;
 import dev.knotless.plan.RunFact;
 import dev.knotless.plan.RunValue;
 import dev.knotless.plan.RunValue.Entries;
@@ -17,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * GitHub's contexts as the run fills them in ({@link RunValue}): {@code github}, {@code runner}
  * and {@code job} as trees of the runner's facts and of values the file decides, {@code env},
  * {@code secrets} and {@code steps} as whole facts, and the combination's {@code matrix} and
- * {@code strategy} as they were read. Also the variables every GitHub step expects that name a
+ * {@code strategy} as they were read, {@code inputs} as the manual run's variables of the inputs
+ * the workflow declares, each read as its type. Also the variables every GitHub step expects that name a
  * fact ({@code GITHUB_SHA}), and those the file decides ({@code GITHUB_WORKFLOW}).
  *
  * <p>The trees are closed: a property none of their entries names ({@code github.event}, {@code
@@ -36,7 +38,8 @@ final class JobContexts {
      * The contexts of a job ({@code job} null: of the workflow's own fields) with {@code decided}
      * (matrix, strategy) as read.
      */
-    static Map<String, RunValue> of(String workflowName, @Nullable String job, Map<String, Value> decided) {
+    static Map<String, RunValue> of(String workflowName, @Nullable String job, Map<String, Input> inputs,
+            Map<String, Value> decided) {
         Map<String, RunValue> github = new LinkedHashMap<>();
         github.put("sha", new Fact(RunFact.COMMIT));
         github.put("ref", new Fact(RunFact.REF));
@@ -65,6 +68,9 @@ final class JobContexts {
         all.put("env", new Fact(RunFact.ENVIRONMENT));
         all.put("secrets", new Fact(RunFact.SECRETS));
         all.put("steps", new Fact(RunFact.STEPS));
+        Map<String, RunValue> declared = new LinkedHashMap<>();
+        inputs.forEach((name, input) -> declared.put(name, new RunValue.Variable(input.variable(), input.kind())));
+        all.put("inputs", new Entries(declared));
         decided.forEach((name, value) -> all.put(name, new Known(value)));
         return all;
     }

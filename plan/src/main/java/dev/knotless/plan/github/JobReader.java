@@ -107,7 +107,8 @@ final class JobReader {
         List<Workflow> runs = new ArrayList<>();
         int index = 0;
         for (Map<String, Node> combination : strategy.combinations()) {
-            ReadTime values = new ReadTime(fields, problems, combination, strategy, index++, around.workflowName(), entry.key());
+            ReadTime values = new ReadTime(fields, problems, combination, strategy, index++, around.workflowName(), entry.key(),
+                    around.on().inputs());
             Workflow run = run(map, path, entry.key(), around, group, strategy, combination, values);
             if (run != null) {
                 runs.add(run);

@@ -1,6 +1,7 @@
 package dev.knotless.plan.github;
 
 import dev.knotless.plan.Computed;
+import dev.knotless.plan.Input;
 import dev.knotless.plan.RunValue;
 import dev.knotless.plan.StepCondition;
 import dev.knotless.plan.WorkflowException;
@@ -52,7 +53,7 @@ final class ReadTime {
     /** What the file alone decides. */
     static final Set<String> NOW = Set.of("matrix", "strategy");
     /** What the run computes as a step starts. */
-    static final Set<String> RUN = Set.of("github", "runner", "job", "env", "secrets", "steps");
+    static final Set<String> RUN = Set.of("github", "runner", "job", "env", "secrets", "steps", "inputs");
     /** The variable a step's script reads the value of its {@code n}th expression over secrets from. */
     static final String SECRET_PART = "KNOTLESS_EXPR_";
     private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
@@ -139,20 +140,17 @@ final class ReadTime {
         this.runContexts = runContexts;
     }
 
-    /** For the fields of the workflow {@code name}, which no matrix reaches. */
-    static ReadTime fileLevel(Fields fields, Problems problems, String name) {
+    /** For the fields of the workflow {@code name} with manual {@code inputs}, which no matrix reaches. */
+    static ReadTime fileLevel(Fields fields, Problems problems, String name, Map<String, Input> inputs) {
         return new ReadTime(fields, problems, null, "a workflow's fields are read before any job's matrix",
-                JobContexts.of(name, null, Map.of()));
+                JobContexts.of(name, null, inputs, Map.of()));
     }
 
     /** For one combination ({@code index} of its strategy's) of the job {@code job} of the workflow {@code name}. */
     ReadTime(Fields fields, Problems problems, Map<String, Node> combination, MatrixReader.Strategy strategy, int index,
-            String name, String job) {
-        this(fields, problems, strategyContexts(combination, strategy, index), "the job has no matrix", name, job);
-    }
-
-    private ReadTime(Fields fields, Problems problems, Contexts decided, String noMatrix, String name, String job) {
-        this(fields, problems, decided, noMatrix, JobContexts.of(name, job, decidedValues(decided)));
+            String name, String job, Map<String, Input> inputs) {
+        this(fields, problems, strategyContexts(combination, strategy, index), "the job has no matrix",
+                JobContexts.of(name, job, inputs, decidedValues(strategyContexts(combination, strategy, index))));
     }
 
     /** The contexts the job's ones are. */
@@ -490,7 +488,8 @@ final class ReadTime {
             if (tree != null && index.key() instanceof Expression.Literal key
                     && key.value() instanceof Value.StringValue name && entry(tree, name.value()) == null) {
                 throw fields.error(node.at(), path, "reads '" + name.value() + "' of a context whose properties this"
-                        + " runner computes are only: " + String.join(", ", tree.entries().keySet()));
+                        + " runner computes are only: " + (tree.entries().isEmpty() ? "none (for 'inputs': the workflow declares"
+                        + " no such input)" : String.join(", ", tree.entries().keySet())));
             }
         }
         for (Expression child : e.children()) {

@@ -261,7 +261,12 @@ final class TriggerReader {
                     + "' is not a number");
         }
         // GitHub lets a required input keep a default, which a dispatch then shows filled in.
-        return new Input(name, defaultValue, options, required && defaultValue == null, description);
+        Input.Kind kind = switch (type) {
+            case "boolean" -> Input.Kind.BOOLEAN;
+            case "number" -> Input.Kind.NUMBER;
+            default -> Input.Kind.TEXT;
+        };
+        return new Input(name, defaultValue, options, required && defaultValue == null, description, kind);
     }
 
     private List<Schedule> schedules(Node node, String path) {

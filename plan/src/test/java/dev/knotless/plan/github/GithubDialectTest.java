@@ -319,6 +319,7 @@ class GithubDialectTest {
                       - name: Deploy ${{ secrets.TOKEN }}
                         run: 'true'
                       - run: echo ${{ matrix.nope }}
+                      - run: echo ${{ inputs.level }}
                 """));
         assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
                 ".github/workflows/x.yml:4:14: field 'jobs.j.runs-on': reads 'github', which only the run knows, and this"
@@ -340,7 +341,9 @@ class GithubDialectTest {
                         + " other than bash or sh; pass the secret through the step's 'env' and read the variable instead",
                 ".github/workflows/x.yml:17:15: field 'jobs.j.steps[7].name': reads 'secrets', which a name shown on the"
                         + " check must not hold",
-                ".github/workflows/x.yml:19:14: field 'jobs.j.steps[8].run': reads 'matrix', but the job has no matrix");
+                ".github/workflows/x.yml:19:14: field 'jobs.j.steps[8].run': reads 'matrix', but the job has no matrix",
+                ".github/workflows/x.yml:20:14: field 'jobs.j.steps[9].run': reads 'level' of a context whose properties"
+                        + " this runner computes are only: none (for 'inputs': the workflow declares no such input)");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.knotless.runner.run.step.evaluate;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.plan.Computed;
+import dev.knotless.plan.Input;
 import dev.knotless.plan.RunFact;
 import dev.knotless.plan.RunValue;
 import dev.knotless.plan.Step;
@@ -185,6 +186,19 @@ public final class StepValues {
                 yield object.build();
             }
             case RunValue.Fact f -> fact(f, environment);
+            case RunValue.Variable v -> variable(runVariables.get(v.name()), v.kind());
+        };
+    }
+
+    /** A run variable read as {@code kind}: a boolean is {@code true} only as that word, as GitHub's inputs are. */
+    private static Value variable(@Nullable String text, Input.Kind kind) {
+        if (text == null) {
+            return Value.NULL;
+        }
+        return switch (kind) {
+            case TEXT -> Value.of(text);
+            case BOOLEAN -> Value.of(text.strip().equalsIgnoreCase("true"));
+            case NUMBER -> Value.of(Value.of(text).asNumber());
         };
     }
 

@@ -180,6 +180,33 @@ class StepValuesTest {
     }
 
     @Test
+    void aManualRunsInputsAreReadAsTheirTypesAndAbsentOnOtherRuns() throws Exception {
+        Step step = new GithubDialect().parseExpanded(".github/workflows/m.yml", """
+                on:
+                  workflow_dispatch:
+                    inputs:
+                      dry: {type: boolean}
+                      count: {type: number, default: 1}
+                      level: {type: choice, options: [info, debug]}
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - if: inputs.dry == true && inputs.count == 3
+                        run: echo ${{ inputs.level }} ${{ toJSON(inputs.dry) }}
+                """).getFirst().steps().getFirst();
+        Map<String, String> manual = Map.of("KNOTLESS_INPUT_DRY", "true", "KNOTLESS_INPUT_COUNT", "3.0",
+                "KNOTLESS_INPUT_LEVEL", "debug");
+        StepValues values = new StepValues(FACTS, List.of(step), List.of(), handed, Grants.Granted.NONE, manual,
+                new RunStatus(false, false, false), WORKSPACE);
+        assertThat(values.runs(step)).isTrue();
+        assertThat(values.resolved(step, values.computed(step)).run()).isEqualTo("echo debug true");
+        StepValues push = new StepValues(FACTS, List.of(step), List.of(), handed, Grants.Granted.NONE, Map.of(),
+                new RunStatus(false, false, false), WORKSPACE);
+        assertThat(push.runs(step)).as("a push has no inputs: each reads as null").isFalse();
+    }
+
+    @Test
     void aStepOfOursComputesNothingAndIsStartedAsItIs() throws Exception {
         Step ours = new Step("plain", "make", null, List.of());
         StepValues values = at(1, new RunStatus(false, false, false), Grants.Granted.NONE);
