@@ -2,7 +2,10 @@ package dev.knotless.checks;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -14,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  * @param log where the capped, masked log is on the runner host
  * @param summary where the markdown its steps handed back as their summary is on the runner host
  *     (masked, bounded); null when no step handed one back
+ * @param jobOutputs the values its run hands to the runs that need it (GitHub's job {@code
+ *     outputs}), by name; empty when it hands none
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record Check(
@@ -39,13 +44,25 @@ public record Check(
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
         @Nullable SavedArtifacts artifacts,
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-        @Nullable String summary) {
+        @Nullable String summary,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        @Nullable Map<String, String> jobOutputs) {
 
     public Check {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(status, "status");
         steps = List.copyOf(steps);
         outputs = List.copyOf(outputs);
+        jobOutputs = jobOutputs == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(jobOutputs));
+    }
+
+    /** A check as every one was before its run could hand values on. */
+    public Check(String id, String repo, String commit, String ref, String workflow, Event event, String runner,
+            ExecutorName executor, CheckStatus status, @Nullable String reason, Instant startedAt, @Nullable Instant finishedAt,
+            List<StepResult> steps, List<Output> outputs, @Nullable String log, @Nullable TestSummary tests,
+            @Nullable ScheduledFor scheduled, @Nullable SavedArtifacts artifacts, @Nullable String summary) {
+        this(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps, outputs, log,
+                tests, scheduled, artifacts, summary, Map.of());
     }
 
     /** A check without a test summary. */
@@ -68,25 +85,31 @@ public record Check(
     /** This check with {@code summary} as what its test reports say. */
     public Check withTests(@Nullable TestSummary summary) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, summary, scheduled, artifacts, this.summary);
+                outputs, log, summary, scheduled, artifacts, this.summary, jobOutputs);
     }
 
     /** This check with {@code value} as the cron time its run was due at. */
     public Check withScheduled(@Nullable ScheduledFor value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, value, artifacts, summary);
+                outputs, log, tests, value, artifacts, summary, jobOutputs);
     }
 
     /** This check with {@code value} as what its run saved for the workflows that need it. */
     public Check withArtifacts(@Nullable SavedArtifacts value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, value, summary);
+                outputs, log, tests, scheduled, value, summary, jobOutputs);
     }
 
     /** This check with {@code path} as where its steps' summary is. */
     public Check withSummary(@Nullable String path) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, artifacts, path);
+                outputs, log, tests, scheduled, artifacts, path, jobOutputs);
+    }
+
+    /** This check with {@code values} as what its run hands to the runs that need it. */
+    public Check withJobOutputs(Map<String, String> values) {
+        return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
+                outputs, log, tests, scheduled, artifacts, summary, values);
     }
 
     /** A run's check while it goes: no steps, outputs or end yet. */
@@ -100,7 +123,7 @@ public record Check(
             throw new IllegalStateException("check " + id + " is final (" + status.wireName() + "); its steps are set");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, ended,
-                outputs, log, tests, scheduled, artifacts, summary);
+                outputs, log, tests, scheduled, artifacts, summary, jobOutputs);
     }
 
     /** A final {@code error} check of a run that never got as far as its steps: steps unknown. */
@@ -125,7 +148,7 @@ public record Check(
             throw new IllegalArgumentException(newStatus.wireName() + " is not a final status");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, newStatus, newReason, startedAt,
-                at, endedSteps, collected, log, tests, scheduled, artifacts, summary);
+                at, endedSteps, collected, log, tests, scheduled, artifacts, summary, jobOutputs);
     }
 
     /** What this check is about. */

@@ -56,4 +56,16 @@ public sealed interface RunValue {
             Objects.requireNonNull(kind, "kind");
         }
     }
+
+    /**
+     * How the runs of {@code group} (a needed workflow, all combinations of its matrix) ended, as an
+     * object of {@code result} ({@code success}, {@code failure}, {@code cancelled}, {@code
+     * skipped}) and {@code outputs}, what they handed on (the last combination's, where several
+     * set one); null when the run does not need them.
+     */
+    record Needed(String group) implements RunValue {
+        public Needed {
+            Objects.requireNonNull(group, "group");
+        }
+    }
 }

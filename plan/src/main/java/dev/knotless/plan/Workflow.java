@@ -34,6 +34,7 @@ import org.jspecify.annotations.Nullable;
  * @param workspace where the steps work and their {@code HOME}; {@link Workspace#DEFAULT} for ours
  * @param stepFiles the files through which steps hand values back; {@link StepFiles#NONE} for ours
  * @param prePost steps run before and after the workflow's own; {@link PrePost#NONE} for ours
+ * @param outputs what the run hands to the runs that need it, worked out after its steps; empty for ours
  */
 public record Workflow(
         String name,
@@ -53,7 +54,8 @@ public record Workflow(
         @Nullable MatrixCell cell,
         Workspace workspace,
         StepFiles stepFiles,
-        PrePost prePost) {
+        PrePost prePost,
+        Map<String, Computed> outputs) {
 
     public Workflow {
         Objects.requireNonNull(name, "name");
@@ -71,6 +73,16 @@ public record Workflow(
         Objects.requireNonNull(workspace, "workspace");
         Objects.requireNonNull(stepFiles, "stepFiles");
         Objects.requireNonNull(prePost, "prePost");
+        outputs = Collections.unmodifiableMap(new LinkedHashMap<>(outputs));
+    }
+
+    /** A workflow that hands nothing to the runs that need it. */
+    public Workflow(String name, String file, Triggers on, List<String> runners, @Nullable String image,
+            @Nullable Duration timeout, Resources resources, Map<String, String> variables, List<String> cache, List<Step> steps,
+            Reports reports, List<Service> services, List<String> needs, List<String> artifacts, @Nullable MatrixCell cell,
+            Workspace workspace, StepFiles stepFiles, PrePost prePost) {
+        this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services, needs, artifacts,
+                cell, workspace, stepFiles, prePost, Map.of());
     }
 
     /** A workflow of ours: in the default workspace, no step files, nothing before or after its steps. */
@@ -92,13 +104,13 @@ public record Workflow(
     /** This workflow under another name, all else kept. */
     public Workflow named(String newName) {
         return new Workflow(newName, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                needs, artifacts, cell, workspace, stepFiles, prePost);
+                needs, artifacts, cell, workspace, stepFiles, prePost, outputs);
     }
 
     /** This workflow needing {@code newNeeds} (names of groups), all else kept. */
     public Workflow withNeeds(List<String> newNeeds) {
         return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                newNeeds, artifacts, cell, workspace, stepFiles, prePost);
+                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs);
     }
 
     /** What {@code needs} calls it: its name as written, shared by the combinations of its matrix. */
@@ -110,14 +122,14 @@ public record Workflow(
     public Workflow with(String newName, String newFile, @Nullable String newImage, @Nullable Duration newTimeout,
             Resources newResources, Map<String, String> newVariables, List<String> newCache, List<Step> newSteps) {
         return new Workflow(newName, newFile, on, runners, newImage, newTimeout, newResources, newVariables, newCache, newSteps,
-                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost);
+                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs);
     }
 
     /** This workflow as one combination of its matrix: these parts filled in, the rest kept. */
     public Workflow asCombination(String newName, @Nullable String newImage, Map<String, String> newVariables,
             List<Service> newServices, MatrixCell newCell) {
         return new Workflow(newName, file, on, runners, newImage, timeout, resources, newVariables, cache, steps, reports,
-                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost);
+                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs);
     }
 
     /**

@@ -19,6 +19,7 @@ import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.CommitWorkflows;
 import dev.knotless.runner.run.request.RunLimits;
+import dev.knotless.runner.run.request.NeededRun;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.secrets.SecretStore;
 import java.io.PrintWriter;
@@ -173,14 +174,17 @@ final class ExecCommand implements Callable<Integer> {
                         Clock.systemUTC());
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 Map<String, CheckStatus> ended = new LinkedHashMap<>();
+                Map<String, Check> endedChecks = new LinkedHashMap<>();
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),
                             commit.sha(), commit.ref(), defaultRef, ev, trust, w, mirror.tree(commit.sha()), runVariables.get(w),
-                            runOptions.image, keep).withNeededRuns(parsed.runsNeededBy(w));
+                            runOptions.image, keep).withNeededRuns(parsed.runsNeededBy(w))
+                            .withNeeded(needed(parsed, parsed.runsNeededBy(w), endedChecks));
                     java.util.Optional<String> blocker = Needs.blocker(parsed, w, ended, ev);
                     Check check = blocker.isPresent() ? run.cancelledBeforeStart(request, blocker.get())
                             : run.execute(request, cancellation);
                     ended.put(w.name(), check.status());
+                    endedChecks.put(w.name(), check);
                     checks.add(check);
                     if (json) {
                         out.println(new CheckJson().line(check));
@@ -191,6 +195,20 @@ final class ExecCommand implements Callable<Integer> {
         }
         console.summary(checks);
         return ExitCodes.of(checks);
+    }
+
+    /** How the runs {@code names} ended, of those that did, each with its workflow's group. */
+    private static List<NeededRun> needed(WorkflowSet set, List<String> names, Map<String, Check> ended) {
+        List<NeededRun> needed = new ArrayList<>();
+        for (String name : names) {
+            Check check = ended.get(name);
+            if (check != null) {
+                String group = set.workflows().stream().filter(w -> w.name().equals(name)).map(Workflow::group)
+                        .findFirst().orElse(name);
+                needed.add(NeededRun.of(group, check));
+            }
+        }
+        return needed;
     }
 
     private List<Workflow> select(List<Workflow> all, Event ev, Commit commit) {

@@ -215,6 +215,39 @@ class DaemonIT {
         assertThat(byName.get("deploy").startedAt()).isAfterOrEqualTo(byName.get("build (n=3)").finishedAt());
     }
 
+    /** A GitHub Actions job reads what the job it needs handed on, through the daemon's queue as through exec. */
+    @Test
+    void aGithubJobReadsTheOutputsOfTheJobItNeedsFromTheQueue() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("gh")).file(".github/workflows/ci.yml", """
+                name: GH
+                on: push
+                jobs:
+                  build:
+                    runs-on: linux
+                    container: %1$s
+                    outputs: {version: "${{ steps.v.outputs.version }}"}
+                    steps:
+                      - id: v
+                        run: echo "version=3.1" >> "$GITHUB_OUTPUT"
+                  deploy:
+                    needs: build
+                    runs-on: linux
+                    container: %1$s
+                    steps:
+                      - run: echo "deploying ${{ needs.build.outputs.version }} after ${{ needs.build.result }}"
+                """.formatted(IMAGE));
+        repo.commit();
+        Path state = tmp.resolve("state");
+        record(state, new Repository("acme/gh", repo.dir.toString(), "main", List.of(runnerA), List.of()));
+        Running a = daemon(state, runnerA, "--discover");
+        awaitBaseline(state, a, "acme/gh");
+        repo.file("go.txt", "1").commit();
+        List<RunRecord> runs = await(state, a, "both jobs ran", r -> allFinal(r, 2));
+        RunRecord deploy = runs.stream().filter(r -> r.workflow().equals("GH / deploy")).findFirst().orElseThrow();
+        assertThat(deploy.status()).as(a.err().toString()).isEqualTo(CheckStatus.SUCCESS);
+        assertThat(Files.readString(Path.of(deploy.check().log()))).contains("deploying 3.1 after success");
+    }
+
     @Test
     void anUntrustedPullRequestRunsAsAPullWithoutSecrets() throws Exception {
         TestRepo one = repo(tmp.resolve("one"));

@@ -21,7 +21,8 @@ import java.util.List;
  * {@code failure()} step skipped, values handed back through GitHub's step files and workflow
  * commands (an added mask among them), expressions over what only the run knows (a step's outputs
  * and outcome by its id, in a name, a condition, a variable and a script; the run's facts; a secret
- * not set; {@code hashFiles} over the workspace), and a matrix job of two combinations that needs the first job.
+ * not set; {@code hashFiles} over the workspace), and a matrix job of two combinations that needs the
+ * first job and reads what it handed on (its {@code outputs}) and how it ended.
  * The plan is the same for every executor; each executor's exec IT runs it.
  */
 final class GithubWorkflowRun {
@@ -41,6 +42,9 @@ final class GithubWorkflowRun {
                             runs-on: ubuntu-latest
                             container: %1$s
                             env: {LEVEL: job}
+                            outputs:
+                              version: ${{ steps.made.outputs.version }}
+                              where: ${{ github.ref_name }}
                             steps:
                               - uses: actions/checkout@v4
                               - name: where
@@ -98,6 +102,8 @@ final class GithubWorkflowRun {
                             defaults: {run: {shell: sh}}
                             steps:
                               - run: echo "part=${{ matrix.part }} of ${{ strategy.job-total }}"
+                              - run: echo "needed=${{ needs.build.result }} version=${{ needs.build.outputs.version }} where=$W"
+                                env: {W: "${{ needs.build.outputs.where }}"}
                         """.formatted(image));
         repo.commit();
         return repo;
@@ -136,7 +142,10 @@ final class GithubWorkflowRun {
         assertThat(log).contains("key=deps-" + HexFormat.of().formatHex(all.digest()));
         // GitHub's default shell is bash -e where there is bash, else sh -e: either way -e is set
         assertThat(log.lines().filter(l -> l.contains("shell=")).findFirst().orElseThrow()).containsPattern("flags=[a-z]*e");
-        assertThat(Files.readString(Path.of(r.checks().get(1).get("log").asText()))).contains("part=1 of 2");
-        assertThat(Files.readString(Path.of(r.checks().get(2).get("log").asText()))).contains("part=2 of 2");
+        assertThat(build.get("jobOutputs").get("version").asText()).isEqualTo("7");
+        assertThat(Files.readString(Path.of(r.checks().get(1).get("log").asText())))
+                .contains("part=1 of 2", "needed=success version=7 where=main");
+        assertThat(Files.readString(Path.of(r.checks().get(2).get("log").asText())))
+                .contains("part=2 of 2", "needed=success version=7 where=main");
     }
 }

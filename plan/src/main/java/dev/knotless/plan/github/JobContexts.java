@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * and {@code job} as trees of the runner's facts and of values the file decides, {@code env},
  * {@code secrets} and {@code steps} as whole facts, and the combination's {@code matrix} and
  * {@code strategy} as they were read, {@code inputs} as the manual run's variables of the inputs
- * the workflow declares, each read as its type. Also the variables every GitHub step expects that name a
+ * the workflow declares, each read as its type, {@code needs} as the jobs the job needs (each the
+ * runs of its workflow group). Also the variables every GitHub step expects that name a
  * fact ({@code GITHUB_SHA}), and those the file decides ({@code GITHUB_WORKFLOW}).
  *
  * <p>The trees are closed: a property none of their entries names ({@code github.event}, {@code
@@ -39,7 +40,7 @@ final class JobContexts {
      * (matrix, strategy) as read.
      */
     static Map<String, RunValue> of(String workflowName, @Nullable String job, Map<String, Input> inputs,
-            Map<String, Value> decided) {
+            Map<String, String> needs, Map<String, Value> decided) {
         Map<String, RunValue> github = new LinkedHashMap<>();
         github.put("sha", new Fact(RunFact.COMMIT));
         github.put("ref", new Fact(RunFact.REF));
@@ -71,6 +72,9 @@ final class JobContexts {
         Map<String, RunValue> declared = new LinkedHashMap<>();
         inputs.forEach((name, input) -> declared.put(name, new RunValue.Variable(input.variable(), input.kind())));
         all.put("inputs", new Entries(declared));
+        Map<String, RunValue> needed = new LinkedHashMap<>();
+        needs.forEach((id, group) -> needed.put(id, new RunValue.Needed(group)));
+        all.put("needs", new Entries(needed));
         decided.forEach((name, value) -> all.put(name, new Known(value)));
         return all;
     }

@@ -1,6 +1,7 @@
 package dev.knotless.plan.github;
 
 import dev.knotless.executor.Resources;
+import dev.knotless.plan.Computed;
 import dev.knotless.plan.MatrixCell;
 import dev.knotless.plan.PrePost;
 import dev.knotless.plan.Reports;
@@ -34,11 +35,10 @@ final class JobReader {
 
     static final Keys JOB = new Keys(
             List.of("name", "needs", "runs-on", "container", "services", "env", "defaults", "steps", "timeout-minutes",
-                    "strategy", "permissions", "continue-on-error"),
+                    "strategy", "permissions", "continue-on-error", "outputs"),
             Map.of("environment", "deployment environments (their protection rules, approvals and secrets) are not"
                             + " carried out here; remove 'environment' and grant the secrets to the repository",
                     "concurrency", "not carried out yet; remove it",
-                    "outputs", "job outputs are not carried out yet",
                     "if", "a job's condition is not carried out yet; put the condition on its steps",
                     "uses", "reusable workflows are not carried out yet",
                     "with", "reusable workflows are not carried out yet",
@@ -56,6 +56,7 @@ final class JobReader {
     /** GitHub's default, which a moved workflow relies on. */
     static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(360);
     /** Where every GitHub job of a container finds its checkout and its home, as docker actions do on GitHub. */
+    private static final java.util.regex.Pattern OUTPUT = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
     static final Workspace WORKSPACE = new Workspace("/github/workspace", "/github/home");
     /** GitHub's step files, under GitHub's names, and its workflow commands read from a step's output. */
     static final StepFiles STEP_FILES = new StepFiles(Map.of(
@@ -108,7 +109,7 @@ final class JobReader {
         int index = 0;
         for (Map<String, Node> combination : strategy.combinations()) {
             ReadTime values = new ReadTime(fields, problems, combination, strategy, index++, around.workflowName(), entry.key(),
-                    around.on().inputs());
+                    around.on().inputs(), needGroups(needs, around));
             Workflow run = run(map, path, entry.key(), around, group, strategy, combination, values);
             if (run != null) {
                 runs.add(run);
@@ -129,6 +130,7 @@ final class JobReader {
         String image = null;
         Map<String, String> variables = new LinkedHashMap<>(JobContexts.knownVariables(around.workflowName(), job));
         ReadTime.Variables jobEnv = around.env();
+        Map<String, Computed> outputs = new LinkedHashMap<>();
         List<Service> services = new ArrayList<>();
         RunDefaults defaults = around.defaults();
         Duration timeout = DEFAULT_TIMEOUT;
@@ -162,6 +164,7 @@ final class JobReader {
                 });
                 case "permissions" -> problems.check(() -> Permissions.check(value, fieldPath, fields));
                 case "steps" -> stepsNode = value;
+                case "outputs" -> problems.read(() -> outputs(value, fieldPath, values)).ifPresent(outputs::putAll);
                 default -> { }
             }
         }
@@ -185,7 +188,32 @@ final class JobReader {
             cell = new MatrixCell(group, shown, strategy.maxParallel(), strategy.failFast());
         }
         return new Workflow(name, fields.file(), around.on(), List.of(), image, timeout, Resources.DEFAULT, variables,
-                List.of(), read, Reports.NONE, services, List.of(), List.of(), cell, WORKSPACE, STEP_FILES, PrePost.NONE);
+                List.of(), read, Reports.NONE, services, List.of(), List.of(), cell, WORKSPACE, STEP_FILES, PrePost.NONE,
+                outputs);
+    }
+
+    /** {@code outputs}: names GitHub takes, each a value the run works out after the steps. */
+    private Map<String, Computed> outputs(Node node, String path, ReadTime values) throws WorkflowException {
+        MapNode map = fields.map(node, path, "a map of output names to values such as ${{ steps.build.outputs.v }}");
+        Map<String, Computed> outputs = new LinkedHashMap<>();
+        for (Entry entry : map.entries().values()) {
+            String outputPath = YamlTree.child(path, entry.key());
+            problems.check(() -> {
+                if (!OUTPUT.matcher(entry.key()).matches()) {
+                    throw fields.error(entry.keyAt(), outputPath, "'" + entry.key() + "' is not a valid output name (letters,"
+                            + " digits, '_' and '-', starting with a letter or '_')");
+                }
+                outputs.put(entry.key(), values.later(entry.value(), outputPath, "a value", ReadTime.Use.HANDED_ON));
+            });
+        }
+        return outputs;
+    }
+
+    /** The jobs {@code needs} names, each with the group of its runs. */
+    private static Map<String, String> needGroups(List<String> needs, Around around) {
+        Map<String, String> groups = new LinkedHashMap<>();
+        needs.forEach(id -> groups.put(id, around.groups().get(id)));
+        return groups;
     }
 
     private void readNeeds(Node node, String path, String self, Around around, List<String> needs,

@@ -53,7 +53,7 @@ final class ReadTime {
     /** What the file alone decides. */
     static final Set<String> NOW = Set.of("matrix", "strategy");
     /** What the run computes as a step starts. */
-    static final Set<String> RUN = Set.of("github", "runner", "job", "env", "secrets", "steps", "inputs");
+    static final Set<String> RUN = Set.of("github", "runner", "job", "env", "secrets", "steps", "inputs", "needs");
     /** The variable a step's script reads the value of its {@code n}th expression over secrets from. */
     static final String SECRET_PART = "KNOTLESS_EXPR_";
     private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
@@ -67,7 +67,9 @@ final class ReadTime {
         /** As a step starts, reaching only its own process: a script, a variable. Secrets may be read. */
         PAYLOAD,
         /** As a step starts, deciding whether it runs; the status functions may be called. */
-        CONDITION
+        CONDITION,
+        /** After the steps, handed to the runs that need the job: its {@code outputs}. */
+        HANDED_ON
     }
 
     /** A field's variables: each decided now ({@link Computed.Text}) or by the run; the secrets they read. */
@@ -143,14 +145,17 @@ final class ReadTime {
     /** For the fields of the workflow {@code name} with manual {@code inputs}, which no matrix reaches. */
     static ReadTime fileLevel(Fields fields, Problems problems, String name, Map<String, Input> inputs) {
         return new ReadTime(fields, problems, null, "a workflow's fields are read before any job's matrix",
-                JobContexts.of(name, null, inputs, Map.of()));
+                JobContexts.of(name, null, inputs, Map.of(), Map.of()));
     }
 
-    /** For one combination ({@code index} of its strategy's) of the job {@code job} of the workflow {@code name}. */
+    /**
+     * For one combination ({@code index} of its strategy's) of the job {@code job} of the workflow
+     * {@code name}, which needs {@code needs} (job ids and the groups of their runs).
+     */
     ReadTime(Fields fields, Problems problems, Map<String, Node> combination, MatrixReader.Strategy strategy, int index,
-            String name, String job, Map<String, Input> inputs) {
+            String name, String job, Map<String, Input> inputs, Map<String, String> needs) {
         this(fields, problems, strategyContexts(combination, strategy, index), "the job has no matrix",
-                JobContexts.of(name, job, inputs, decidedValues(strategyContexts(combination, strategy, index))));
+                JobContexts.of(name, job, inputs, needs, decidedValues(strategyContexts(combination, strategy, index))));
     }
 
     /** The contexts the job's ones are. */
@@ -456,10 +461,13 @@ final class ReadTime {
                 throw fields.error(node.at(), path, "reads '" + context + "', which only the run knows, and this field is"
                         + " read before the run starts (the file alone decides only 'matrix' and 'strategy')");
             }
-            if (context.equals("secrets") && (use == Use.SHOWN || use == Use.CONDITION)) {
-                throw fields.error(node.at(), path, "reads 'secrets', which " + (use == Use.SHOWN
-                        ? "a name shown on the check must not hold" : "GitHub does not allow in 'if' either; test a"
-                        + " variable of the step's 'env' set from the secret instead"));
+            if (context.equals("secrets") && use != Use.PAYLOAD) {
+                throw fields.error(node.at(), path, "reads 'secrets', which " + switch (use) {
+                    case SHOWN -> "a name shown on the check must not hold";
+                    case CONDITION -> "GitHub does not allow in 'if' either; test a variable of the step's 'env' set"
+                            + " from the secret instead";
+                    default -> "a value handed to other runs must not hold (GitHub leaves such an output out)";
+                });
             }
             if (context.equals("matrix") && (contexts == null || contexts.get("matrix") == null)) {
                 throw fields.error(node.at(), path, "reads 'matrix', but " + noMatrix);
@@ -489,7 +497,7 @@ final class ReadTime {
                     && key.value() instanceof Value.StringValue name && entry(tree, name.value()) == null) {
                 throw fields.error(node.at(), path, "reads '" + name.value() + "' of a context whose properties this"
                         + " runner computes are only: " + (tree.entries().isEmpty() ? "none (for 'inputs': the workflow declares"
-                        + " no such input)" : String.join(", ", tree.entries().keySet())));
+                        + " no such input; for 'needs': the job needs no such job)" : String.join(", ", tree.entries().keySet())));
             }
         }
         for (Expression child : e.children()) {

@@ -343,7 +343,8 @@ class GithubDialectTest {
                         + " check must not hold",
                 ".github/workflows/x.yml:19:14: field 'jobs.j.steps[8].run': reads 'matrix', but the job has no matrix",
                 ".github/workflows/x.yml:20:14: field 'jobs.j.steps[9].run': reads 'level' of a context whose properties"
-                        + " this runner computes are only: none (for 'inputs': the workflow declares no such input)");
+                        + " this runner computes are only: none (for 'inputs': the workflow declares no such input; for"
+                        + " 'needs': the job needs no such job)");
     }
 
     @Test
@@ -407,6 +408,58 @@ class GithubDialectTest {
         assertThat(hashing.condition()).isEqualTo(StepCondition.SUCCESS);
         assertThat(hashing.deferred().when()).as("a hash of files is the run's to work out").isNotNull();
         assertThat(((Computed.Evaluated) hashing.deferred().run()).text()).isEqualTo("echo ${{ hashFiles('**/pom.xml', '!target/**') }}");
+    }
+
+    @Test
+    void aJobHandsOnItsOutputsAndReadsThoseOfTheJobsItNeedsByTheirIds() throws Exception {
+        WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/o.yml", """
+                name: O
+                on: push
+                jobs:
+                  build:
+                    runs-on: linux
+                    outputs:
+                      version: ${{ steps.v.outputs.version }}
+                    steps:
+                      - id: v
+                        run: echo "version=1" >> "$GITHUB_OUTPUT"
+                  deploy:
+                    needs: build
+                    runs-on: linux
+                    steps:
+                      - if: needs.build.result == 'success'
+                        run: echo ${{ needs.build.outputs.version }}
+                """));
+        assertThat(set.errors()).isEmpty();
+        Workflow build = set.workflows().get(0);
+        assertThat(((Computed.Evaluated) build.outputs().get("version")).text()).isEqualTo("${{ steps.v.outputs.version }}");
+        Step deploy = set.workflows().get(1).steps().getFirst();
+        Computed.Evaluated when = (Computed.Evaluated) deploy.deferred().when();
+        assertThat(when.contexts().get("needs")).isEqualTo(new RunValue.Entries(Map.of("build", new RunValue.Needed("O / build"))));
+
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/p.yml", """
+                on: push
+                jobs:
+                  a:
+                    runs-on: linux
+                    outputs:
+                      token: ${{ secrets.TOKEN }}
+                      1st: x
+                    steps: [{run: 'true'}]
+                  b:
+                    runs-on: linux
+                    steps:
+                      - run: echo ${{ needs.a.outputs.token }}
+                """));
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/p.yml:6:14: field 'jobs.a.outputs.token': reads 'secrets', which a value handed to other"
+                        + " runs must not hold (GitHub leaves such an output out)",
+                ".github/workflows/p.yml:7:7: field 'jobs.a.outputs.1st': '1st' is not a valid output name (letters, digits,"
+                        + " '_' and '-', starting with a letter or '_')",
+                ".github/workflows/p.yml:12:14: field 'jobs.b.steps[0].run': reads 'a' of a context whose properties this"
+                        + " runner computes are only: none (for 'inputs': the workflow declares no such input; for 'needs':"
+                        + " the job needs no such job)");
     }
 
     @Test
@@ -494,7 +547,7 @@ class GithubDialectTest {
                 ".github/workflows/k.yml", "on: push\njobs: {j: {runs-on: x, stesp: [], steps: [{run: 'true'}]}}\n"));
         assertThat(e.getMessage()).isEqualTo(".github/workflows/k.yml:2:24: field 'jobs.j.stesp': unknown field (did you mean"
                 + " 'steps'?); expected one of name, needs, runs-on, container, services, env, defaults, steps,"
-                + " timeout-minutes, strategy, permissions, continue-on-error, concurrency, environment, if, outputs,"
+                + " timeout-minutes, strategy, permissions, continue-on-error, outputs, concurrency, environment, if,"
                 + " secrets, uses, with");
     }
 }

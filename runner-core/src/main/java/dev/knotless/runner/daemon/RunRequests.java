@@ -13,14 +13,17 @@ import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.WorkflowSet;
 import dev.knotless.runner.run.request.CommitWorkflows;
+import dev.knotless.runner.run.request.NeededRun;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.QueuedRun;
+import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.SuppliedWorkflow;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,13 +45,16 @@ final class RunRequests {
     private final Mirrors mirrors;
     private final ExecutorName executor;
     private final Clock clock;
+    private final RunQueue queue;
 
-    RunRequests(Daemon.Settings settings, Forge forge, Mirrors mirrors, ExecutorName executor, Clock clock) {
+    /** @param queue where the runs a run needs are found, with how they ended */
+    RunRequests(Daemon.Settings settings, Forge forge, Mirrors mirrors, ExecutorName executor, Clock clock, RunQueue queue) {
         this.settings = settings;
         this.forge = forge;
         this.mirrors = mirrors;
         this.executor = executor;
         this.clock = clock;
+        this.queue = queue;
     }
 
     Prepared prepare(RunRecord record) throws IOException {
@@ -83,7 +89,22 @@ final class RunRequests {
         return new Prepared.Ready(new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(),
                 record.ref(), repo.defaultRef(), record.event(), record.trust(), workflow, mirror.tree(record.commit()),
                 record.variables(), settings.defaultImage(), /* keep= */ false)
-                .withNeededRuns(record.links() == null ? java.util.List.of() : record.links().needs()));
+                .withNeededRuns(record.links() == null ? java.util.List.of() : record.links().needs())
+                .withNeeded(needed(record, set)));
+    }
+
+    /** How the runs {@code record} needs ended (the newest of each, as its start was decided by), with what they handed on. */
+    private List<NeededRun> needed(RunRecord record, WorkflowSet set) throws IOException {
+        List<NeededRun> needed = new java.util.ArrayList<>();
+        for (String need : record.links() == null ? List.<String>of() : record.links().needs()) {
+            Optional<RunRecord> newest = queue.newest(record, need);
+            if (newest.isPresent() && newest.get().check() != null) {
+                String group = set.workflows().stream().filter(w -> w.name().equals(need)).map(Workflow::group)
+                        .findFirst().orElse(need);
+                needed.add(NeededRun.of(group, newest.get().check()));
+            }
+        }
+        return needed;
     }
 
     /** What a check of queued run {@code r} is about. */

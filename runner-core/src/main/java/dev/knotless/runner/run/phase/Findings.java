@@ -6,7 +6,10 @@ import dev.knotless.checks.SavedArtifacts;
 import dev.knotless.checks.StepResult;
 import dev.knotless.checks.TestSummary;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,40 +19,46 @@ import org.jspecify.annotations.Nullable;
  * @param tests what the run's JUnit reports say; null when it read none
  * @param artifacts what the run saved for the workflows that need it; null when it saved nothing
  * @param summary where the steps' summary is on the runner host; null when no step handed one back
+ * @param jobOutputs what the run hands to the runs that need it
  */
 public record Findings(List<StepResult> steps, List<Output> outputs, @Nullable TestSummary tests,
-        @Nullable SavedArtifacts artifacts, @Nullable String summary) {
+        @Nullable SavedArtifacts artifacts, @Nullable String summary, Map<String, String> jobOutputs) {
 
-    public static final Findings NONE = new Findings(List.of(), List.of(), null, null, null);
+    public static final Findings NONE = new Findings(List.of(), List.of(), null, null, null, Map.of());
 
     public Findings {
         steps = List.copyOf(steps);
         outputs = List.copyOf(outputs);
+        jobOutputs = Collections.unmodifiableMap(new LinkedHashMap<>(jobOutputs));
     }
 
     public Findings withSteps(List<StepResult> value) {
-        return new Findings(value, outputs, tests, artifacts, summary);
+        return new Findings(value, outputs, tests, artifacts, summary, jobOutputs);
     }
 
     public Findings withOutputs(List<Output> value) {
-        return new Findings(steps, value, tests, artifacts, summary);
+        return new Findings(steps, value, tests, artifacts, summary, jobOutputs);
     }
 
     public Findings withTests(@Nullable TestSummary value) {
-        return new Findings(steps, outputs, value, artifacts, summary);
+        return new Findings(steps, outputs, value, artifacts, summary, jobOutputs);
     }
 
     public Findings withArtifacts(@Nullable SavedArtifacts value) {
-        return new Findings(steps, outputs, tests, value, summary);
+        return new Findings(steps, outputs, tests, value, summary, jobOutputs);
     }
 
     public Findings withSummary(@Nullable String value) {
-        return new Findings(steps, outputs, tests, artifacts, value);
+        return new Findings(steps, outputs, tests, artifacts, value, jobOutputs);
+    }
+
+    public Findings withJobOutputs(Map<String, String> value) {
+        return new Findings(steps, outputs, tests, artifacts, summary, value);
     }
 
     /** {@code running} as a final check with {@code verdict} at {@code at}, carrying what was found. */
     public Check finish(Check running, Verdict verdict, Instant at) {
         return running.finished(verdict.status(), verdict.reason(), at, steps, outputs).withTests(tests).withArtifacts(artifacts)
-                .withSummary(summary);
+                .withSummary(summary).withJobOutputs(jobOutputs);
     }
 }

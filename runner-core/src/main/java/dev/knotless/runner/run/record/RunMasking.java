@@ -55,7 +55,9 @@ public record RunMasking(Masker masker) {
                 c.executor(), c.status(), lineOrNull(c.reason()), c.startedAt(), c.finishedAt(), steps(c.steps()),
                 c.outputs().stream().map(this::output).toList(), c.log(), tests(c.tests()), c.scheduled(),
                 c.artifacts() == null ? null : new dev.knotless.checks.SavedArtifacts(
-                        c.artifacts().paths().stream().map(this::line).toList(), c.artifacts().bytes()), c.summary());
+                        c.artifacts().paths().stream().map(this::line).toList(), c.artifacts().bytes()), c.summary(),
+                // left out as they were worked out when they held a masked value: what is kept is whole
+                c.jobOutputs());
     }
 
     /** A test summary's names, messages and notes are the run's output: masked like it. */

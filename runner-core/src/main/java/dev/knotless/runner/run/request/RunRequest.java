@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param defaultImage the image when the workflow names none
  * @param neededRuns the workflow names (as checks carry them) of the runs this one needs, whose
  *     artifacts it gets under /artifacts
+ * @param needed how each of those runs ended and what it handed on, for the expressions that read
+ *     them; empty when they are not known (a run that needs none, a run read again after a restart)
  */
 public record RunRequest(
         String runId,
@@ -35,7 +37,8 @@ public record RunRequest(
         Map<String, String> variables,
         String defaultImage,
         boolean keep,
-        List<String> neededRuns) {
+        List<String> neededRuns,
+        List<NeededRun> needed) {
 
     public RunRequest {
         Objects.requireNonNull(runId, "runId");
@@ -48,25 +51,32 @@ public record RunRequest(
         Objects.requireNonNull(checkout, "checkout");
         variables = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(variables));
         neededRuns = List.copyOf(neededRuns);
+        needed = List.copyOf(needed);
     }
 
     /** A request that needs no other run. */
     public RunRequest(String runId, String runnerId, String repo, String commit, String ref, String defaultRef, Event event,
             Trust trust, Workflow workflow, TarSource checkout, Map<String, String> variables, String defaultImage, boolean keep) {
         this(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, variables, defaultImage, keep,
-                List.of());
+                List.of(), List.of());
     }
 
     /** The same request, needing {@code runs}. */
     public RunRequest withNeededRuns(List<String> runs) {
         return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, variables,
-                defaultImage, keep, runs);
+                defaultImage, keep, runs, needed);
+    }
+
+    /** The same request, knowing how the runs it needs ended ({@code runs}, of those it needs). */
+    public RunRequest withNeeded(List<NeededRun> runs) {
+        return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, variables,
+                defaultImage, keep, neededRuns, runs);
     }
 
     /** The same request with {@code value} as its workflow. */
     public RunRequest withWorkflow(Workflow value) {
         return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, value, checkout, variables,
-                defaultImage, keep, neededRuns);
+                defaultImage, keep, neededRuns, needed);
     }
 
     public String image() {

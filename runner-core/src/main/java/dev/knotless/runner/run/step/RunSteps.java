@@ -5,6 +5,7 @@ import dev.knotless.checks.StepResult;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.executor.ExecutorException;
 import dev.knotless.executor.StopSignal;
+import dev.knotless.plan.Computed;
 import dev.knotless.plan.Step;
 import dev.knotless.plan.StepCondition;
 import dev.knotless.plan.StepFiles;
@@ -63,7 +64,9 @@ public final class RunSteps implements Phase {
     private final StepFiles stepFiles;
     private final Summaries summaries;
     private final RunFacts facts;
+    private final Map<String, Computed> outputs;
     private final List<StepResult> ended = new ArrayList<>();
+    private Map<String, String> handedOn = Map.of();
 
     /**
      * @param workspace the directory the steps start in (the plan's workspace)
@@ -74,10 +77,11 @@ public final class RunSteps implements Phase {
      * @param stepFiles how the steps hand values back; {@link StepFiles#NONE} for ours
      * @param summary where the steps' summary is written, when one hands one back
      * @param facts what the run's request decides, which the steps' expressions read
+     * @param outputs what the run hands to the runs that need it, worked out after the steps
      */
     public RunSteps(List<Step> steps, String workspace, List<Grants.Granted> grants, Map<String, String> variables,
             @Nullable Resumption resumed, JournalQueue journal, Duration killGrace, StepFiles stepFiles, Path summary,
-            RunFacts facts) {
+            RunFacts facts, Map<String, Computed> outputs) {
         this.steps = List.copyOf(steps);
         this.workspace = workspace;
         this.grants = List.copyOf(grants);
@@ -88,6 +92,7 @@ public final class RunSteps implements Phase {
         this.stepFiles = stepFiles;
         this.summaries = new Summaries(summary);
         this.facts = facts;
+        this.outputs = Map.copyOf(outputs);
         if (resumed != null) {
             ended.addAll(resumed.ended());
         }
@@ -148,6 +153,7 @@ public final class RunSteps implements Phase {
                     unresolved(run, i + 1, step, e.getMessage());
                 }
             }
+            handOn(run, handed);
         } finally {
             if (afterCancel != null) {
                 afterCancel.close();
@@ -155,10 +161,34 @@ public final class RunSteps implements Phase {
         }
     }
 
+    /**
+     * Works out what the run hands to the runs that need it, after its last step. A value that
+     * could not be worked out, or that holds a masked value, is left out with a line in the log, as
+     * GitHub's runner leaves out an output that may hold a secret.
+     */
+    private void handOn(RunContext run, HandedBack handed) {
+        if (outputs.isEmpty()) {
+            return;
+        }
+        StepValues after = new StepValues(facts, steps, ended, handed, Grants.Granted.NONE, variables, status(run),
+                new HashFiles(run.session(), workspace, run.signal()));
+        Map<String, String> leftOut = new LinkedHashMap<>();
+        Map<String, String> values = new LinkedHashMap<>();
+        after.handedOn(outputs, leftOut).forEach((name, value) -> {
+            if (!run.log().masks().mask(value).equals(value)) {
+                leftOut.put(name, "it holds a masked value");
+            } else {
+                values.put(name, value);
+            }
+        });
+        leftOut.forEach((name, why) -> run.log().notice("output '" + name + "' is not handed on: " + why));
+        handedOn = values;
+    }
+
     @Override
     public Findings addTo(Findings findings) {
         Path summary = summaries.file();
-        return findings.withSteps(ended).withSummary(summary == null ? null : summary.toString());
+        return findings.withSteps(ended).withSummary(summary == null ? null : summary.toString()).withJobOutputs(handedOn);
     }
 
     /** How the run has gone before the next step. */

@@ -2,22 +2,28 @@ package dev.knotless.runner.run.step.evaluate;
 
 import dev.knotless.checks.Event;
 import dev.knotless.plan.RunFact;
+import dev.knotless.runner.run.request.NeededRun;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * The facts of a run that its request decides ({@link RunFact#COMMIT}, {@link RunFact#REF}, ...),
- * as text; the facts its steps make are {@link StepValues}'.
+ * as text, and how the runs it needs ended; the facts its steps make are {@link StepValues}'.
  */
-public record RunFacts(Map<RunFact, String> values) {
+public record RunFacts(Map<RunFact, String> values, List<NeededRun> needed) {
 
     public RunFacts {
         values = Map.copyOf(values);
+        needed = List.copyOf(needed);
     }
 
-    /** The facts of a run of {@code commit} of {@code repo}, reached by {@code ref}, made by {@code event}. */
-    public static RunFacts of(String repo, String commit, String ref, Event event, String runId) {
+    /**
+     * The facts of a run of {@code commit} of {@code repo}, reached by {@code ref}, made by {@code
+     * event}, after the runs it {@code needed}.
+     */
+    public static RunFacts of(String repo, String commit, String ref, Event event, String runId, List<NeededRun> needed) {
         Map<RunFact, String> facts = new EnumMap<>(RunFact.class);
         facts.put(RunFact.COMMIT, commit);
         facts.put(RunFact.REF, ref);
@@ -30,7 +36,7 @@ public record RunFacts(Map<RunFact, String> values) {
         facts.put(RunFact.REPOSITORY_OWNER, slash > 0 ? repo.substring(0, slash) : repo);
         facts.put(RunFact.RUN_ID, runId);
         facts.put(RunFact.ARCH, arch(System.getProperty("os.arch", "")));
-        return new RunFacts(facts);
+        return new RunFacts(facts, needed);
     }
 
     /** The architecture as GitHub's runner names it ({@code X64}, {@code ARM64}, {@code X86}, {@code ARM}). */

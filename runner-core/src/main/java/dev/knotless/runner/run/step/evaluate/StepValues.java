@@ -1,6 +1,7 @@
 package dev.knotless.runner.run.step.evaluate;
 
 import dev.knotless.checks.StepResult;
+import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.StepStatus;
 import dev.knotless.plan.Computed;
 import dev.knotless.plan.Input;
@@ -13,6 +14,7 @@ import dev.knotless.plan.expression.ExpressionException;
 import dev.knotless.plan.expression.Functions;
 import dev.knotless.plan.expression.HostFunction;
 import dev.knotless.plan.expression.Value;
+import dev.knotless.runner.run.request.NeededRun;
 import dev.knotless.runner.run.step.protocol.HandedBack;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Secret;
@@ -187,7 +189,42 @@ public final class StepValues {
             }
             case RunValue.Fact f -> fact(f, environment);
             case RunValue.Variable v -> variable(runVariables.get(v.name()), v.kind());
+            case RunValue.Needed n -> needed(n.group());
         };
+    }
+
+    /**
+     * The runs of {@code group} the run needed: {@code result} {@code success} when all passed,
+     * else {@code cancelled} when one was, else {@code failure}; {@code outputs} one after another,
+     * a later run's value over an earlier's; null when it needed none of them.
+     */
+    private Value needed(String group) {
+        List<NeededRun> runs = facts.needed().stream().filter(r -> r.group().equals(group)).toList();
+        if (runs.isEmpty()) {
+            return Value.NULL;
+        }
+        Map<String, String> outputs = new LinkedHashMap<>();
+        runs.forEach(r -> outputs.putAll(r.outputs()));
+        String result = runs.stream().allMatch(r -> r.status() == CheckStatus.SUCCESS) ? "success"
+                : runs.stream().anyMatch(r -> r.status() == CheckStatus.CANCELLED) ? "cancelled" : "failure";
+        return Value.object(Map.of("result", Value.of(result), "outputs", strings(outputs)));
+    }
+
+    /**
+     * What the run hands to the runs that need it, worked out after its last step ({@code this} made
+     * for the place after it): each value by name; one that could not be worked out is left out
+     * and said in {@code leftOut}, by name.
+     */
+    public Map<String, String> handedOn(Map<String, Computed> outputs, Map<String, String> leftOut) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (Map.Entry<String, Computed> output : outputs.entrySet()) {
+            try {
+                values.put(output.getKey(), text(output.getValue(), "output " + output.getKey(), baseEnvironment()));
+            } catch (Unresolved e) {
+                leftOut.put(output.getKey(), e.getMessage());
+            }
+        }
+        return values;
     }
 
     /** A run variable read as {@code kind}: a boolean is {@code true} only as that word, as GitHub's inputs are. */

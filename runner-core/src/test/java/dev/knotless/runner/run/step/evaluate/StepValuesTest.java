@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StepValuesTest {
 
     static final RunFacts FACTS = RunFacts.of("alice/app", "0123456789abcdef0123456789abcdef01234567", "refs/heads/main",
-            Event.PULL, "run-7");
+            Event.PULL, "run-7", List.of());
     static final Grants.Granted DEPLOY = new Grants.Granted(List.of(new Secret("DEPLOY", "s3cr3t-value")), List.of());
 
     /** A workspace of two files, as an executor would list and hash them. */
@@ -204,6 +204,42 @@ class StepValuesTest {
         StepValues push = new StepValues(FACTS, List.of(step), List.of(), handed, Grants.Granted.NONE, Map.of(),
                 new RunStatus(false, false, false), WORKSPACE);
         assertThat(push.runs(step)).as("a push has no inputs: each reads as null").isFalse();
+    }
+
+    @Test
+    void theJobsARunNeedsAreReadByTheirIdsAcrossTheCombinationsOfTheirMatrix() throws Exception {
+        List<Workflow> runs = new GithubDialect().parseAll(Map.of(".github/workflows/n.yml", """
+                name: N
+                on: push
+                jobs:
+                  build:
+                    runs-on: linux
+                    strategy: {matrix: {jdk: [17, 21]}}
+                    steps: [{run: 'true'}]
+                  deploy:
+                    needs: build
+                    runs-on: linux
+                    steps:
+                      - run: echo ${{ needs.build.result }} ${{ needs.build.outputs.jar }} ${{ toJSON(needs.build.outputs) }}
+                """)).workflows();
+        Step step = runs.getLast().steps().getFirst();
+        RunFacts after = RunFacts.of("alice/app", "0123", "refs/heads/main", Event.PUSH, "run-8", List.of(
+                new dev.knotless.runner.run.request.NeededRun("N / build (17)", "N / build",
+                        dev.knotless.checks.CheckStatus.SUCCESS, ordered("jar", "a-17.jar", "only17", "x")),
+                new dev.knotless.runner.run.request.NeededRun("N / build (21)", "N / build",
+                        dev.knotless.checks.CheckStatus.FAILURE, Map.of("jar", "a-21.jar"))));
+        StepValues values = new StepValues(after, List.of(step), List.of(), handed, Grants.Granted.NONE, Map.of(),
+                new RunStatus(false, false, false), WORKSPACE);
+        assertThat(values.resolved(step, values.computed(step)).run())
+                .isEqualTo("echo failure a-21.jar {\n  \"jar\": \"a-21.jar\",\n  \"only17\": \"x\"\n}");
+    }
+
+    private static Map<String, String> ordered(String... pairs) {
+        Map<String, String> map = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            map.put(pairs[i], pairs[i + 1]);
+        }
+        return map;
     }
 
     @Test
