@@ -35,9 +35,10 @@ class ArchitectureTest {
 
     @Test
     void theSeamDependsOnNothingOfOurs() {
-        classes().that().resideInAnyPackage("dev.knotless.executor", "dev.knotless.tar", "dev.knotless.time", "dev.knotless.text")
+        classes().that().resideInAnyPackage("dev.knotless.executor", "dev.knotless.tar", "dev.knotless.time", "dev.knotless.text",
+                        "dev.knotless.files")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "dev.knotless.executor", "dev.knotless.tar", "dev.knotless.time", "dev.knotless.text", "java..", "org.apache.commons.compress..", "org.slf4j..",
+                        "dev.knotless.executor", "dev.knotless.tar", "dev.knotless.time", "dev.knotless.text", "dev.knotless.files", "java..", "org.apache.commons.compress..", "org.slf4j..",
                         "org.jspecify.annotations..")
                 .check(classes);
     }
