@@ -2,6 +2,7 @@ package dev.knotless.cache;
 
 import dev.knotless.cache.StoredLayers.Stored;
 import dev.knotless.executor.TarSource;
+import dev.knotless.files.OwnerOnlyFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -43,6 +44,10 @@ import java.util.function.Predicate;
  * trusted run left in its cache, however transformed, never reaches a pull request's code. The
  * trust decision itself is the orchestrator's; this class only stores, and keeps with each layer
  * whether its writer was granted a secret ({@link #beginUpper(CacheKey, String, boolean)}).
+ *
+ * <p>A layer is what a run wrote, which can hold anything the run had (docs/guide/caches.md), so
+ * only the runner's own user may read what the store creates: 0600 files, 0700 directories
+ * ({@link OwnerOnlyFiles}).
  *
  * <p>Invariant: a base, once visible, is a complete, fsynced file; a kill -9 at any moment leaves
  * each key and ref with its old base or its new one. Total compressed bytes of the bases are
@@ -146,9 +151,9 @@ public final class CacheStore {
      */
     public Upper beginUpper(CacheKey key, String runId, boolean secretsGranted) throws IOException {
         Objects.requireNonNull(key, "key");
-        Files.createDirectories(layout.staging, OwnerOnly.DIRECTORY);
+        Files.createDirectories(layout.staging, OwnerOnlyFiles.DIRECTORY);
         Path staging = layout.staging.resolve(key.id() + "-" + UUID.randomUUID() + Layout.DATA);
-        Files.createFile(staging, OwnerOnly.FILE);
+        Files.createFile(staging, OwnerOnlyFiles.FILE);
         return new Upper(key, runId, staging, secretsGranted);
     }
 
@@ -268,7 +273,7 @@ public final class CacheStore {
         String refId = Layout.id(ref);
         Instant now = clock.instant();
         try (KeyLocks.Held held = locks.lock(keyId)) {
-            Files.createDirectories(layout.keyDir(keyId), OwnerOnly.DIRECTORY);
+            Files.createDirectories(layout.keyDir(keyId), OwnerOnlyFiles.DIRECTORY);
             // Metadata first, saying "granted" if either the old layer's writer or the new one's was:
             // a crash before the rename below then leaves the old base, a little younger and never
             // marked cleaner than it is. Once the new base is in place, its own word is written.
@@ -325,7 +330,7 @@ public final class CacheStore {
             // Data first: a crash in between leaves metadata alone, which reads as no layer.
             Files.deleteIfExists(layout.data(seen.keyId(), seen.refId()));
             Files.deleteIfExists(layout.meta(seen.keyId(), seen.refId()));
-            Durable.forceDirectory(layout.keyDir(seen.keyId()));
+            OwnerOnlyFiles.syncDirectory(layout.keyDir(seen.keyId()));
             return true;
         }
     }

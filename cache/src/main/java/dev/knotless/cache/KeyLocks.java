@@ -1,5 +1,6 @@
 package dev.knotless.cache;
 
+import dev.knotless.files.OwnerOnlyFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -36,8 +37,8 @@ final class KeyLocks {
         lock.lock();
         FileChannel channel = null;
         try {
-            Files.createDirectories(dir, OwnerOnly.DIRECTORY);
-            channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), OwnerOnly.FILE);
+            Files.createDirectories(dir, OwnerOnlyFiles.DIRECTORY);
+            channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), OwnerOnlyFiles.FILE);
             channel.lock();
             return new Held(lock, channel);
         } catch (IOException | RuntimeException | Error e) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.knotless.files.OwnerOnlyFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -56,7 +57,7 @@ record LayerMeta(int format, String repo, String scope, String ref, String lastU
     }
 
     void writeTo(Path file) throws IOException {
-        Durable.write(file, JSON.writeValueAsBytes(this));
+        OwnerOnlyFiles.write(file, JSON.writeValueAsBytes(this));
     }
 
     /** The metadata in {@code file}; empty if there is none or it is not a whole, known record. */

@@ -18,7 +18,7 @@ class DependencyRulesTest {
     void productionCodeDependsOnExecutorApiZstdJacksonAndTheJdkOnly() {
         classes().that().resideInAPackage("dev.knotless.cache..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "dev.knotless.cache..", "dev.knotless.executor..", "dev.knotless.tar..",
+                        "dev.knotless.cache..", "dev.knotless.executor..", "dev.knotless.tar..", "dev.knotless.files",
                         "com.github.luben.zstd..", "com.fasterxml.jackson..", "java..", "org.jspecify..")
                 .check(production);
     }

@@ -1,6 +1,7 @@
 package dev.knotless.secrets;
 
 import com.fasterxml.jackson.core.JacksonException;
+import dev.knotless.files.OwnerOnlyFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -8,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -78,11 +78,11 @@ final class EncryptedFileSecretStore implements SecretStore {
         Path state = stateDir.toAbsolutePath().normalize();
         try {
             if (!Files.isDirectory(state)) {
-                Files.createDirectories(state, SecretKeyFile.OWNER_ONLY_DIR);
+                Files.createDirectories(state, OwnerOnlyFiles.DIRECTORY);
             }
             Path directory = state.resolve(DIRECTORY);
             if (!Files.isDirectory(directory)) {
-                Files.createDirectories(directory, SecretKeyFile.OWNER_ONLY_DIR);
+                Files.createDirectories(directory, OwnerOnlyFiles.DIRECTORY);
             }
             return new EncryptedFileSecretStore(directory.toRealPath(), SecretKeyFile.loadOrCreate(state));
         } catch (IOException e) {
@@ -137,7 +137,7 @@ final class EncryptedFileSecretStore implements SecretStore {
             secrets.remove(name);
             if (secrets.isEmpty()) {
                 Files.deleteIfExists(file);
-                SecretKeyFile.syncDirectory(directory);
+                OwnerOnlyFiles.syncDirectory(directory);
             } else {
                 write(file, new RepoFile(1, repo, stored.keyId(), secrets));
             }
@@ -153,7 +153,7 @@ final class EncryptedFileSecretStore implements SecretStore {
     private boolean update(Path file, Update change) {
         synchronized (monitor) {
             try (FileChannel channel = FileChannel.open(directory.resolve(".lock"),
-                    Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), SecretKeyFile.OWNER_ONLY_FILE)) {
+                    Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), OwnerOnlyFiles.FILE)) {
                 FileLock lock = channel.lock();
                 try {
                     return change.apply();
@@ -217,15 +217,7 @@ final class EncryptedFileSecretStore implements SecretStore {
     }
 
     private void write(Path file, RepoFile content) throws IOException {
-        byte[] json = SecretKeyFile.JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(content);
-        Path temp = file.resolveSibling("." + file.getFileName() + "." + Long.toHexString(SecretKeyFile.RANDOM.nextLong()) + ".tmp");
-        try {
-            SecretKeyFile.writeNewFile(temp, json);
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            SecretKeyFile.syncDirectory(directory);
-        } finally {
-            Files.deleteIfExists(temp);
-        }
+        OwnerOnlyFiles.write(file, SecretKeyFile.JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(content));
     }
 
     private Sealed seal(String repo, Secret secret) {

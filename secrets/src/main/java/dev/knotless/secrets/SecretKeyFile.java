@@ -3,19 +3,13 @@ package dev.knotless.secrets;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.files.OwnerOnlyFiles;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -31,18 +25,14 @@ import javax.crypto.spec.SecretKeySpec;
  * bits and mode 0600, refused when its mode is looser than 0600.
  *
  * <p>Creation is atomic twice over: the file is born with mode 0600 (never a moment at 0644), and
- * it appears fully written or not at all (written to a temporary file, then hard-linked into
- * place, which fails instead of replacing a key another process created first).
+ * it appears fully written or not at all ({@link OwnerOnlyFiles#createIfAbsent}: written to a
+ * temporary file, then hard-linked into place, which fails instead of replacing a key another
+ * process created first).
  */
 final class SecretKeyFile {
 
     static final String FILE_NAME = "secrets-key.json";
     static final String ALGORITHM = "AES-256-GCM";
-    static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
-    static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY_FILE = PosixFilePermissions.asFileAttribute(OWNER_ONLY);
-    static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY_DIR =
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
-
     static final SecureRandom RANDOM = new SecureRandom();
     static final ObjectMapper JSON = new ObjectMapper()
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
@@ -96,22 +86,11 @@ final class SecretKeyFile {
         byte[] json = JSON.writerWithDefaultPrettyPrinter()
                 .writeValueAsBytes(new Stored(1, ALGORITHM, Base64.getEncoder().encodeToString(raw)));
         Arrays.fill(raw, (byte) 0);
-        Path temp = path.resolveSibling("." + FILE_NAME + "." + Long.toHexString(RANDOM.nextLong()) + ".tmp");
         try {
-            writeNewFile(temp, json);
-            try {
-                Files.createLink(path, temp);
-            } catch (FileAlreadyExistsException raced) {
-                // Another process created the key first; use theirs.
-            } catch (UnsupportedOperationException noHardLinks) {
-                if (!Files.exists(path)) {
-                    Files.move(temp, path, StandardCopyOption.ATOMIC_MOVE);
-                }
-            }
-            syncDirectory(path.getParent());
+            // When another process created the key first, this one reads and uses theirs.
+            OwnerOnlyFiles.createIfAbsent(path, json);
         } finally {
             Arrays.fill(json, (byte) 0);
-            Files.deleteIfExists(temp);
         }
     }
 
@@ -159,27 +138,6 @@ final class SecretKeyFile {
             mode |= 1 << (8 - p.ordinal());
         }
         return mode;
-    }
-
-    /** Creates {@code path} with mode 0600 (failing if it exists), writes and syncs it. */
-    static void writeNewFile(Path path, byte[] content) throws IOException {
-        try (FileChannel channel = FileChannel.open(path,
-                Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), OWNER_ONLY_FILE)) {
-            ByteBuffer buffer = ByteBuffer.wrap(content);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
-            }
-            channel.force(true);
-        }
-    }
-
-    /** Makes a rename or link in {@code dir} durable; best effort where directories cannot be synced. */
-    static void syncDirectory(Path dir) {
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-            channel.force(true);
-        } catch (IOException | UnsupportedOperationException e) {
-            // Not every file system lets a directory be opened for sync; the rename is still atomic.
-        }
     }
 
     private static String idOf(byte[] raw) {

@@ -18,7 +18,7 @@ class DependencyRulesTest {
     void productionCodeDependsOnExecutorApiJacksonAndTheJdkOnly() {
         classes().that().resideInAPackage("dev.knotless.secrets..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "dev.knotless.secrets..", "dev.knotless.executor..",
+                        "dev.knotless.secrets..", "dev.knotless.executor..", "dev.knotless.files",
                         "com.fasterxml.jackson..", "java..", "javax.crypto..", "org.jspecify..")
                 .check(production);
     }

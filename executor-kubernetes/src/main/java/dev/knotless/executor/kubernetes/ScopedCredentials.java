@@ -1,5 +1,6 @@
 package dev.knotless.executor.kubernetes;
 
+import dev.knotless.files.OwnerOnlyFiles;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
@@ -16,8 +17,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
@@ -95,10 +94,7 @@ public final class ScopedCredentials {
                     new TokenRequestBuilder().withNewSpec().withExpirationSeconds(ttl.toSeconds()).endSpec().build());
             String yaml = kubeconfig(admin, namespace, name, token.getStatus().getToken());
             Files.createDirectories(out.toAbsolutePath().getParent());
-            Path temp = Files.createTempFile(out.toAbsolutePath().getParent(), ".kubeconfig", ".tmp",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(temp, yaml);
-            Files.move(temp, out, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            OwnerOnlyFiles.write(out, yaml.getBytes(StandardCharsets.UTF_8));
             return out;
         }
     }

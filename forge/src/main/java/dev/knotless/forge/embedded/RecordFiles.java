@@ -6,16 +6,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.knotless.files.OwnerOnlyFiles;
 import dev.knotless.forge.ForgeException;
 import dev.knotless.forge.Repository;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 
 /**
@@ -71,23 +68,10 @@ final class RecordFiles {
         }
     }
 
-    /** Writes beside, syncs, renames over, syncs the directory. */
+    /** Writes beside, syncs, renames over, syncs the directory; the record is 0600, as its temporary file always was. */
     void write(Path file, Object value) throws IOException {
-        Path parent = file.getParent();
-        Files.createDirectories(parent);
-        Path temp = Files.createTempFile(parent, "." + file.getFileName(), ".tmp");
-        try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                channel.write(ByteBuffer.wrap(json.writeValueAsBytes(value)));
-                channel.force(true);
-            }
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel directory = FileChannel.open(parent, StandardOpenOption.READ)) {
-                directory.force(true);
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
+        Files.createDirectories(file.getParent());
+        OwnerOnlyFiles.write(file, json.writeValueAsBytes(value));
     }
 
     /** Deletes a directory of records and everything in it; nothing when there is none. */

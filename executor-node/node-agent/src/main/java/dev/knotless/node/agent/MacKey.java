@@ -1,11 +1,10 @@
 package dev.knotless.node.agent;
 
+import dev.knotless.files.OwnerOnlyFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -29,23 +28,13 @@ public final class MacKey {
         this.key = new SecretKeySpec(bytes, ALGORITHM);
     }
 
-    /** Reads the key, or makes a new one there first (written whole, then renamed into place). */
+    /** Reads the key, or makes a new one there first (written whole, then linked into place). */
     public static MacKey loadOrCreate(Path file) throws IOException {
         if (!Files.exists(file)) {
             byte[] fresh = new byte[BYTES];
             new SecureRandom().nextBytes(fresh);
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.deleteIfExists(tmp);
-            Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.write(tmp, fresh);
-            try {
-                // A link never replaces: of two makers the first key on disk wins, and both read it below.
-                Files.createLink(file, tmp);
-            } catch (FileAlreadyExistsException e) {
-                // the other one's key stands
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
+            // Never replaces: of two makers the first key on disk wins, and both read it below.
+            OwnerOnlyFiles.createIfAbsent(file, fresh);
         }
         byte[] bytes = Files.readAllBytes(file);
         if (bytes.length != BYTES) {
