@@ -47,6 +47,14 @@ public interface Dialect {
     WorkflowSet parseAll(Map<String, String> files, Map<String, String> refused);
 
     /** As {@link #parseAll(Map, Map)} with every file read. */
+    /**
+     * As {@link #parseAll(Map, Map)}, with the other files of their commit at hand, for what a
+     * workflow names beside its file (a local action); a dialect that names none ignores them.
+     */
+    default WorkflowSet parseAll(Map<String, String> files, Map<String, String> refused, CommitFiles commit) {
+        return parseAll(files, refused);
+    }
+
     default WorkflowSet parseAll(Map<String, String> files) {
         return parseAll(files, Map.of());
     }

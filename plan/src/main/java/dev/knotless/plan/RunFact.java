@@ -27,12 +27,6 @@ public enum RunFact {
     ARCH,
     /** The run's verdict so far: {@code success}, {@code failure} or {@code cancelled}. */
     STATUS,
-    /**
-     * The steps that ended before this one that have an id: each an object of {@code outputs},
-     * {@code outcome} and {@code conclusion} ({@code success}, {@code failure}, {@code cancelled},
-     * {@code skipped}; the conclusion of a step that may fail is {@code success}).
-     */
-    STEPS,
     /** The step's variables as it starts: the run's, those handed back by the steps before, its own. */
     ENVIRONMENT,
     /** The secrets the step was granted, by name; one withheld is absent, so it reads as empty. */

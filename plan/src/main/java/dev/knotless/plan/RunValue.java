@@ -68,4 +68,27 @@ public sealed interface RunValue {
             Objects.requireNonNull(group, "group");
         }
     }
+
+    /**
+     * The steps of {@code scope} that ended before the one evaluating, by their ids, each an
+     * object of {@code outputs}, {@code outcome} and {@code conclusion} ({@code success}, {@code
+     * failure}, {@code cancelled}, {@code skipped}; the conclusion of a step that may fail is {@code
+     * success}). The job's own steps are scope {@link Step#JOB}; a local action's are its own.
+     */
+    record Steps(String scope) implements RunValue {
+        public Steps {
+            Objects.requireNonNull(scope, "scope");
+        }
+    }
+
+    /**
+     * A value the run works out where it is read, over its own contexts: what a local action's
+     * caller gave it as an input ({@code with: {version: ${{ steps.v.outputs.version }}}}),
+     * evaluated in the caller's scope.
+     */
+    record Later(Computed value) implements RunValue {
+        public Later {
+            Objects.requireNonNull(value, "value");
+        }
+    }
 }

@@ -24,13 +24,19 @@ import org.jspecify.annotations.Nullable;
  * @param computedEnv variables of this step whose values the run computes as it is about to start,
  *     over {@code env}; empty for ours ({@link Computed})
  * @param runtime what the runner brings into the run for this step; null for ours ({@link BroughtRuntime})
- * @param id how later steps name it ({@link RunFact#STEPS}); null when the file gives none
+ * @param id how later steps of its scope name it ({@link RunValue.Steps}); null when the file gives none
  * @param deferred what of it the run works out as it starts; {@link Deferred#NONE} for ours
+ * @param scope whose steps it is among, as later steps read them: {@link #JOB}, or a local action's
+ * @param outputs what it hands on as its outputs, worked out once it ended, beside those its files
+ *     hand back (a local action's, from its steps); empty for ours
  */
 public record Step(String name, String run, @Nullable Duration timeout, List<String> secrets, Map<String, String> env,
         @Nullable String workingDirectory, @Nullable Retry retry, boolean continueOnError, StepCondition condition,
         Shell shell, Map<String, Computed> computedEnv, @Nullable BroughtRuntime runtime, @Nullable String id,
-        Deferred deferred) {
+        Deferred deferred, String scope, Map<String, Computed> outputs) {
+
+    /** The scope of a job's own steps. */
+    public static final String JOB = "";
 
     public Step {
         Objects.requireNonNull(name, "name");
@@ -41,6 +47,17 @@ public record Step(String name, String run, @Nullable Duration timeout, List<Str
         Objects.requireNonNull(shell, "shell");
         computedEnv = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(computedEnv));
         Objects.requireNonNull(deferred, "deferred");
+        Objects.requireNonNull(scope, "scope");
+        outputs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(outputs));
+    }
+
+    /** A step of the job itself, handing on only what its files hand back. */
+    public Step(String name, String run, @Nullable Duration timeout, List<String> secrets, Map<String, String> env,
+            @Nullable String workingDirectory, @Nullable Retry retry, boolean continueOnError, StepCondition condition,
+            Shell shell, Map<String, Computed> computedEnv, @Nullable BroughtRuntime runtime, @Nullable String id,
+            Deferred deferred) {
+        this(name, run, timeout, secrets, env, workingDirectory, retry, continueOnError, condition, shell, computedEnv,
+                runtime, id, deferred, JOB, Map.of());
     }
 
     /** A step without an id and with nothing deferred. */
@@ -60,19 +77,19 @@ public record Step(String name, String run, @Nullable Duration timeout, List<Str
     /** This step with another timeout, all else kept. */
     public Step withTimeout(@Nullable Duration value) {
         return new Step(name, run, value, secrets, env, workingDirectory, retry, continueOnError, condition, shell,
-                computedEnv, runtime, id, deferred);
+                computedEnv, runtime, id, deferred, scope, outputs);
     }
 
     /** This step with another name and script (a masked copy), all else kept. */
     public Step withText(String newName, String newRun) {
         return new Step(newName, newRun, timeout, secrets, env, workingDirectory, retry, continueOnError, condition, shell,
-                computedEnv, runtime, id, deferred);
+                computedEnv, runtime, id, deferred, scope, outputs);
     }
 
     /** This step as the run worked out what was deferred: its name and script as given, all else kept. */
     public Step resolved(String newName, String newRun) {
         return new Step(newName, newRun, timeout, secrets, env, workingDirectory, retry, continueOnError, condition,
-                shell, computedEnv, runtime, id, Deferred.NONE);
+                shell, computedEnv, runtime, id, Deferred.NONE, scope, outputs);
     }
 
     /** A plain step: no step variables, run in {@code /work}, once, only while the steps before it passed. */

@@ -21,7 +21,8 @@ import java.util.List;
  * {@code failure()} step skipped, values handed back through GitHub's step files and workflow
  * commands (an added mask among them), expressions over what only the run knows (a step's outputs
  * and outcome by its id, in a name, a condition, a variable and a script; the run's facts; a secret
- * not set; {@code hashFiles} over the workspace), and a matrix job of two combinations that needs the
+ * not set; {@code hashFiles} over the workspace), a local composite action given an input from a
+ * step before and read back by its caller's id, and a matrix job of two combinations that needs the
  * first job and reads what it handed on (its {@code outputs}) and how it ended.
  * The plan is the same for every executor; each executor's exec IT runs it.
  */
@@ -33,6 +34,23 @@ final class GithubWorkflowRun {
         TestRepo repo = new TestRepo(dir)
                 .file("hello.txt", "hello from the commit\n")
                 .file("sub/marker", "in sub\n")
+                .file(".github/actions/greet/action.yml", """
+                        name: Greet
+                        inputs:
+                          who: {description: whom, required: true}
+                          punctuation: {default: "!"}
+                        outputs:
+                          greeting: {value: "${{ steps.say.outputs.text }}"}
+                        runs:
+                          using: composite
+                          steps:
+                            - id: say
+                              name: say
+                              shell: sh
+                              run: |
+                                echo "text=hello ${{ inputs.who }}${{ inputs.punctuation }}" >> "$GITHUB_OUTPUT"
+                                echo "action at $GITHUB_ACTION_PATH"
+                        """)
                 .file(".github/workflows/ci.yml", """
                         name: GH
                         on: [push]
@@ -73,6 +91,12 @@ final class GithubWorkflowRun {
                               - id: made
                                 name: made on ${{ github.ref_name }}
                                 run: echo "version=7" >> "$GITHUB_OUTPUT"
+                              - id: greet
+                                uses: ./.github/actions/greet
+                                with:
+                                  who: v${{ steps.made.outputs.version }}
+                              - name: greeted
+                                run: echo "greeting=${{ steps.greet.outputs.greeting }} outcome=${{ steps.greet.outcome }}"
                               - name: read
                                 if: steps.made.outputs.version == '7' && github.event_name == 'push'
                                 env:
@@ -123,7 +147,8 @@ final class GithubWorkflowRun {
             steps.add(step.get("name").asText() + ":" + step.get("status").asText());
         }
         assertThat(steps).containsExactly("Run actions/checkout@v4:success", "where:success", "shell:success",
-                "sub:success", "hand back:success", "handed:success", "made on main:success", "read:success",
+                "sub:success", "hand back:success", "handed:success", "made on main:success",
+                "Run ./.github/actions/greet / say:success", "Run ./.github/actions/greet:success", "greeted:success", "read:success",
                 "not read:skipped", "hashed:success", "on failure:skipped");
         JsonNode handBack = build.get("steps").get(4);
         assertThat(handBack.get("outputs").get("result").asText()).isEqualTo("42");
@@ -135,6 +160,8 @@ final class GithubWorkflowRun {
         // what only the run knows: the steps before by id, the run's facts, a secret not set reading as empty
         assertThat(log).contains("v=7 pasted=7 outcome=success sha=" + build.get("commit").asText()
                 + " ref=refs/heads/main job=build os=Linux gone=[]", "withheld NOT_SET (not set for this repository)");
+        // a local composite action: its input from a step before, its output read by its caller's id
+        assertThat(log).contains("action at /github/workspace/.github/actions/greet", "greeting=hello v7! outcome=success");
         // GitHub's hashFiles: the SHA-256 of each matching file's SHA-256, in path order
         MessageDigest all = MessageDigest.getInstance("SHA-256");
         all.update(MessageDigest.getInstance("SHA-256").digest("hello from the commit\n".getBytes(StandardCharsets.UTF_8)));

@@ -1,5 +1,6 @@
 package dev.knotless.plan.github;
 
+import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.Triggers;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
@@ -31,9 +32,12 @@ final class FileReader {
     private final Fields fields;
     private final Problems problems = new Problems();
 
-    FileReader(String file) {
+    private final CommitFiles commit;
+
+    FileReader(String file, CommitFiles commit) {
         this.file = file;
         this.fields = new Fields(file);
+        this.commit = commit;
     }
 
     List<FileRead> read(Node root) throws WorkflowException {
@@ -116,7 +120,7 @@ final class FileReader {
             problems.add(fields.error(jobs.at(), "jobs", jobs.entries().size() + " jobs; at most " + MAX_JOBS));
             return reads;
         }
-        JobReader reader = new JobReader(fields, problems);
+        JobReader reader = new JobReader(fields, problems, commit);
         for (Entry entry : jobs.entries().values()) {
             if (!JOB_ID.matcher(entry.key()).matches()) {
                 problems.add(fields.error(entry.keyAt(), YamlTree.child("jobs", entry.key()), "'" + entry.key()

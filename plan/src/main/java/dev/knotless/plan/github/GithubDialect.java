@@ -1,5 +1,6 @@
 package dev.knotless.plan.github;
 
+import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.yaml.FileRead;
 import dev.knotless.plan.yaml.YamlDialect;
@@ -37,6 +38,11 @@ public record GithubDialect() implements YamlDialect {
 
     @Override
     public List<FileRead> read(String file, Node root) throws WorkflowException {
-        return new FileReader(file).read(root);
+        return read(file, root, CommitFiles.NONE);
+    }
+
+    @Override
+    public List<FileRead> read(String file, Node root, CommitFiles commit) throws WorkflowException {
+        return new FileReader(file, commit).read(root);
     }
 }

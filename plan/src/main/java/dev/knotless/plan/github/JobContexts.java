@@ -4,6 +4,7 @@ import dev.knotless.plan.Computed;
 import dev.knotless.plan.Input;
 import dev.knotless.plan.RunFact;
 import dev.knotless.plan.RunValue;
+import dev.knotless.plan.Step;
 import dev.knotless.plan.RunValue.Entries;
 import dev.knotless.plan.RunValue.Fact;
 import dev.knotless.plan.RunValue.Known;
@@ -68,7 +69,7 @@ final class JobContexts {
         all.put("job", new Entries(Map.of("status", new Fact(RunFact.STATUS))));
         all.put("env", new Fact(RunFact.ENVIRONMENT));
         all.put("secrets", new Fact(RunFact.SECRETS));
-        all.put("steps", new Fact(RunFact.STEPS));
+        all.put("steps", new RunValue.Steps(Step.JOB));
         Map<String, RunValue> declared = new LinkedHashMap<>();
         inputs.forEach((name, input) -> declared.put(name, new RunValue.Variable(input.variable(), input.kind())));
         all.put("inputs", new Entries(declared));

@@ -1,6 +1,7 @@
 package dev.knotless.plan.github;
 
 import dev.knotless.executor.Resources;
+import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.Computed;
 import dev.knotless.plan.MatrixCell;
 import dev.knotless.plan.PrePost;
@@ -76,9 +77,12 @@ final class JobReader {
     private final Fields fields;
     private final Problems problems;
 
-    JobReader(Fields fields, Problems problems) {
+    private final CommitFiles commit;
+
+    JobReader(Fields fields, Problems problems, CommitFiles commit) {
         this.fields = fields;
         this.problems = problems;
+        this.commit = commit;
     }
 
     @Nullable Job read(Entry entry, Around around) throws WorkflowException {
@@ -173,7 +177,7 @@ final class JobReader {
         Node steps = stepsNode;
         ReadTime.Variables stepsAround = jobEnv;
         List<Step> read = steps == null ? null
-                : problems.read(() -> new StepReader(fields, problems, values, stepDefaults, stepsAround)
+                : problems.read(() -> new StepReader(fields, problems, values, stepDefaults, stepsAround, new LocalActions(commit))
                         .read(steps, path + ".steps")).orElse(null);
         if (read == null || problems.any()) {
             return null;

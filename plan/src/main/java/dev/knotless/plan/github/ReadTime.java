@@ -132,14 +132,36 @@ final class ReadTime {
     private final String noMatrix;
     /** Every context, as the run fills it in. */
     private final Map<String, RunValue> runContexts;
+    /** The inputs (of a local action) whose values read secrets: read like secrets. */
+    private final Set<String> secretInputs;
 
     private ReadTime(Fields fields, Problems problems, @Nullable Contexts contexts, String noMatrix,
-            Map<String, RunValue> runContexts) {
+            Map<String, RunValue> runContexts, Set<String> secretInputs) {
         this.fields = fields;
         this.problems = problems;
         this.contexts = contexts;
         this.noMatrix = noMatrix;
         this.runContexts = runContexts;
+        this.secretInputs = Set.copyOf(secretInputs);
+    }
+
+    private ReadTime(Fields fields, Problems problems, @Nullable Contexts contexts, String noMatrix,
+            Map<String, RunValue> runContexts) {
+        this(fields, problems, contexts, noMatrix, runContexts, Set.of());
+    }
+
+    /**
+     * For the steps of a local action, read from its own file: its contexts ({@code inputs}, its
+     * own {@code steps}, no {@code secrets}), of which {@code secretInputs} were given values that
+     * read secrets.
+     */
+    static ReadTime forAction(Fields fields, Problems problems, Map<String, RunValue> contexts, Set<String> secretInputs) {
+        return new ReadTime(fields, problems, null, "an action has no matrix", contexts, secretInputs);
+    }
+
+    /** The fields' reader, for a local action's file read from this one's. */
+    Fields fields() {
+        return fields;
     }
 
     /** For the fields of the workflow {@code name} with manual {@code inputs}, which no matrix reaches. */
@@ -262,13 +284,14 @@ final class ReadTime {
         StringBuilder text = new StringBuilder();
         int from = 0;
         for (Template.Part part : template.parts()) {
-            if (part instanceof Template.Embedded e && e.expression().contexts().contains("secrets")) {
+            if (part instanceof Template.Embedded e && readsSecrets(e.expression())) {
                 if (!shellScript) {
                     throw fields.error(node.at(), path, "reads 'secrets' in the script of a shell other than bash or sh;"
                             + " pass the secret through the step's 'env' and read the variable instead");
                 }
                 secrets.addAll(check(e.expression(), Use.PAYLOAD, node, path).contains("secrets")
                         ? secretNames(e.expression(), node, path) : Set.of());
+                // an input that reads secrets is granted to every step of its action already
                 String name = SECRET_PART + (variables.size() + 1);
                 variables.put(name, new Computed.Evaluated(e.expression(), raw.substring(e.offset(), e.end()), runContexts));
                 text.append(raw, from, e.offset()).append("${").append(name).append('}');
@@ -417,6 +440,54 @@ final class ReadTime {
                 new Computed.Evaluated(rest, raw, runContexts));
     }
 
+    /**
+     * Whether {@code e} may read a secret: the {@code secrets} context, or an input of a local
+     * action that was given one (any input, where it names them by a computed key or as a whole).
+     */
+    boolean readsSecrets(Expression e) {
+        if (e.contexts().contains("secrets")) {
+            return true;
+        }
+        if (secretInputs.isEmpty() || !e.contexts().contains("inputs")) {
+            return false;
+        }
+        return readsSecretInput(e, null);
+    }
+
+    private boolean readsSecretInput(Expression e, @Nullable Expression parent) {
+        if (e instanceof Expression.Context c && c.name().equals("inputs")) {
+            if (parent instanceof Expression.Index index && index.target() == e && index.key() instanceof Expression.Literal key
+                    && key.value() instanceof Value.StringValue name) {
+                return secretInputs.stream().anyMatch(n -> n.equalsIgnoreCase(name.value()));
+            }
+            return true;
+        }
+        for (Expression child : e.children()) {
+            if (readsSecretInput(child, e)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The secrets {@code value} reads, each named as {@code secrets.NAME}: what its step is granted. */
+    Set<String> secretsOf(Computed value, Node node, String path) throws WorkflowException {
+        return value instanceof Computed.Evaluated e ? secretNames(e.expression(), node, path) : Set.of();
+    }
+
+    /**
+     * A local action's end, in its own scope: a script that exits 1 when one of its steps failed
+     * (not one that may fail), else 0, as GitHub's composite step fails.
+     */
+    Computed.Evaluated ended() {
+        String text = "exit ${{ contains(steps.*.conclusion, 'failure') && 1 || 0 }}";
+        try {
+            return new Computed.Evaluated(Template.parse(text, SCOPE).expression(), text, runContexts);
+        } catch (ExpressionException e) {
+            throw new IllegalStateException("the runner's own expression does not parse", e);
+        }
+    }
+
     /** Whether {@code e} calls {@code hashFiles}, which only the run can answer, from its workspace. */
     private static boolean hashesFiles(Expression e) {
         return e.functions().stream().anyMatch(f -> f.equalsIgnoreCase(HostFunction.HASH_FILES.name()));
@@ -457,6 +528,11 @@ final class ReadTime {
             if (!NOW.contains(context) && !RUN.contains(context)) {
                 throw fields.error(node.at(), path, "reads '" + context + "', which this runner does not compute yet");
             }
+            if (RUN.contains(context) && !runContexts.containsKey(context) && !NOW.contains(context)) {
+                throw fields.error(node.at(), path, "reads '" + context + "', which " + (context.equals("secrets")
+                        ? "a local action's steps cannot read, as on GitHub: pass the secret to it as an input"
+                        : "is not there for a local action's steps"));
+            }
             if (RUN.contains(context) && use == Use.PLANNING) {
                 throw fields.error(node.at(), path, "reads '" + context + "', which only the run knows, and this field is"
                         + " read before the run starts (the file alone decides only 'matrix' and 'strategy')");
@@ -475,6 +551,10 @@ final class ReadTime {
             if (context.equals("strategy") && contexts == null) {
                 throw fields.error(node.at(), path, "reads 'strategy', but " + noMatrix);
             }
+        }
+        if (use != Use.PAYLOAD && !read.contains("secrets") && readsSecrets(e)) {
+            throw fields.error(node.at(), path, "reads an input of the action that was given a secret, which only a"
+                    + " step's script and variables may read");
         }
         for (String function : e.functions()) {
             if (function.equalsIgnoreCase(HostFunction.HASH_FILES.name()) && use == Use.PLANNING) {
@@ -496,8 +576,8 @@ final class ReadTime {
             if (tree != null && index.key() instanceof Expression.Literal key
                     && key.value() instanceof Value.StringValue name && entry(tree, name.value()) == null) {
                 throw fields.error(node.at(), path, "reads '" + name.value() + "' of a context whose properties this"
-                        + " runner computes are only: " + (tree.entries().isEmpty() ? "none (for 'inputs': the workflow declares"
-                        + " no such input; for 'needs': the job needs no such job)" : String.join(", ", tree.entries().keySet())));
+                        + " runner computes are only: " + (tree.entries().isEmpty() ? "none (for 'inputs': no such input is"
+                        + " declared; for 'needs': the job needs no such job)" : String.join(", ", tree.entries().keySet())));
             }
         }
         for (Expression child : e.children()) {

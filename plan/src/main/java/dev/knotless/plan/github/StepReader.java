@@ -2,10 +2,12 @@ package dev.knotless.plan.github;
 
 import dev.knotless.plan.Computed;
 import dev.knotless.plan.Deferred;
+import dev.knotless.plan.RunValue;
 import dev.knotless.plan.Shell;
 import dev.knotless.plan.Step;
 import dev.knotless.plan.StepCondition;
 import dev.knotless.plan.WorkflowException;
+import dev.knotless.plan.expression.Value;
 import dev.knotless.plan.yaml.Fields;
 import dev.knotless.plan.yaml.YamlTree;
 import dev.knotless.plan.yaml.YamlTree.Entry;
@@ -54,17 +56,38 @@ final class StepReader {
     private final RunDefaults defaults;
     /** The workflow's and job's variables the run computes, which a step's own {@code env} overrides. */
     private final ReadTime.Variables around;
+    private final LocalActions actions;
+    /** Whose steps these are: {@link Step#JOB}, or a local action's. */
+    private final String scope;
+    /** What each step's name starts with: the calling step's, for a local action's steps. */
+    private final String prefix;
 
     /**
+     * A job's steps.
+     *
      * @param around the workflow's and job's {@code env} left to the run, and the secrets it reads,
      *     which each step is granted
      */
-    StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults, ReadTime.Variables around) {
+    StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults, ReadTime.Variables around,
+            LocalActions actions) {
+        this(fields, problems, values, defaults, around, actions, Step.JOB, "");
+    }
+
+    private StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults, ReadTime.Variables around,
+            LocalActions actions, String scope, String prefix) {
         this.fields = fields;
         this.problems = problems;
         this.values = values;
         this.defaults = defaults;
         this.around = around;
+        this.actions = actions;
+        this.scope = scope;
+        this.prefix = prefix;
+    }
+
+    /** Whether these are a composite action's steps, which GitHub reads a little differently. */
+    private boolean composite() {
+        return !scope.equals(Step.JOB);
     }
 
     List<Step> read(Node node, String path) throws WorkflowException {
@@ -81,17 +104,23 @@ final class StepReader {
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < list.items().size(); i++) {
             int index = i;
-            problems.read(() -> step(list.items().get(index), path + "[" + index + "]", index, ids)).ifPresent(steps::add);
+            problems.read(() -> step(list.items().get(index), path + "[" + index + "]", index, ids)).ifPresent(steps::addAll);
         }
-        if (steps.isEmpty() && !problems.any()) {
+        if (steps.size() > MAX_STEPS) {
+            throw fields.error(list.at(), path, "comes to " + steps.size() + " steps with its local actions'; at most " + MAX_STEPS);
+        }
+        if (steps.isEmpty() && !problems.any() && !composite()) {
             // Every step's condition left it out of this combination: the run passes, as GitHub's job does.
             steps.add(new Step("Every step skipped in this combination", ":", null, List.of()));
         }
         return steps;
     }
 
-    /** The step, or null when its condition on the matrix leaves it out of this combination. */
-    private @Nullable Step step(Node node, String path, int index, Set<String> ids) throws WorkflowException {
+    /**
+     * The step, or a local action's steps; none when its condition on the matrix leaves it out of
+     * this combination.
+     */
+    private List<Step> step(Node node, String path, int index, Set<String> ids) throws WorkflowException {
         MapNode map = fields.map(node, path, "a step such as {run: make test}");
         STEP.check(map, path, fields, problems);
         Entry run = map.entries().get("run");
@@ -135,29 +164,44 @@ final class StepReader {
                 case "if" -> {
                     when = values.condition(value, fieldPath);
                     if (when == null) {
-                        return null;
+                        return List.of();
                     }
                 }
                 case "continue-on-error" -> continueOnError = values.bool(value, fieldPath);
                 case "timeout-minutes" -> timeout = values.minutes(value, fieldPath);
-                case "uses" -> script = new Computed.Text(checkout(values.text(value, fieldPath, "an action"), value.at(),
-                        fieldPath, map.entries().get("with")));
+                case "uses" -> {
+                    String action = values.text(value, fieldPath, "an action");
+                    if (!action.startsWith("./")) {
+                        script = new Computed.Text(checkout(action, value.at(), fieldPath, map.entries().get("with")));
+                    }
+                }
                 default -> { }
             }
+        }
+        if (run == null && map.entries().containsKey("shell")) {
+            problems.add(fields.error(map.entries().get("shell").keyAt(), path + ".shell", "only a 'run' step has a shell"));
+        }
+        if (run != null && composite() && shellEntry == null) {
+            throw fields.error(run.keyAt(), path + ".shell", "required: a composite action's 'run' step names its shell, as"
+                    + " GitHub requires");
+        }
+        if (uses != null && ((Scalar) uses.value()).text().startsWith("./")) {
+            String callerName = name != null ? text(name) : "Run " + ((Scalar) uses.value()).text();
+            return local(((Scalar) uses.value()).text(), uses.value(), path, map, prefix + callerName, id, when, env, index);
+        }
+        if (id == null && composite()) {
+            id = "-" + (index + 1); // a name no file can give: the action's end reads every step's conclusion
         }
         ReadTime.Script written = null;
         if (run != null) {
             written = values.script(run.value(), path + ".run", Shells.readsVariables(shell));
             script = written.text();
         }
-        if (run == null && map.entries().containsKey("shell")) {
-            problems.add(fields.error(map.entries().get("shell").keyAt(), path + ".shell", "only a 'run' step has a shell"));
-        }
         if (run != null && map.entries().containsKey("with")) {
             problems.add(fields.error(map.entries().get("with").keyAt(), path + ".with", "only a 'uses' step takes 'with'"));
         }
-        String shown = name != null ? text(name) : run != null ? "Run " + firstLine(text(script))
-                : "Run " + ((Scalar) uses.value()).text();
+        String shown = prefix + (name != null ? text(name) : run != null ? "Run " + firstLine(text(script))
+                : "Run " + ((Scalar) uses.value()).text());
         // Under the step's own: the workflow's and job's values the run computes, as GitHub's job environment.
         Map<String, Computed> computed = new LinkedHashMap<>(JobContexts.factVariables(values.runContexts()));
         for (Map.Entry<String, Computed> variable : around.computed().entrySet()) {
@@ -174,9 +218,115 @@ final class StepReader {
         }
         Deferred deferred = new Deferred(name instanceof Computed.Evaluated ? name : null,
                 script instanceof Computed.Evaluated ? script : null, when.also());
-        return new Step(shown, text(script), timeout,
-                List.copyOf(secrets), env.known(), workingDirectory, null, continueOnError, when.gate(), shell, computed,
-                null, id, deferred);
+        // A local action's steps get its caller's variables as their own: they are no run variables.
+        Map<String, String> own = new LinkedHashMap<>(composite() ? around.known() : Map.of());
+        own.keySet().removeAll(env.values().keySet());
+        own.putAll(env.known());
+        return List.of(new Step(shown, text(script), timeout, List.copyOf(secrets), own, workingDirectory, null,
+                continueOnError, when.gate(), shell, computed, null, id, deferred, scope, Map.of()));
+    }
+
+    /**
+     * A step that uses a local composite action: the action's steps, read from its file in a scope
+     * of their own (their {@code steps}, the {@code inputs} this step gives), each named after this
+     * step; then, when this step has an id, a step that ends the action, in this step's scope,
+     * which fails when one of its steps did and hands on the action's outputs.
+     */
+    private List<Step> local(String uses, Node usesNode, String path, MapNode map, String callerName,
+            @Nullable String callerId, ReadTime.When when, ReadTime.Variables env, int index) throws WorkflowException {
+        if (when.gate() != StepCondition.SUCCESS || when.also() != null) {
+            throw fields.error(map.entries().get("if").value().at(), path + ".if", "a condition the run decides on a step"
+                    + " that uses a local action is not carried out yet; put it on the action's steps");
+        }
+        for (String key : List.of("continue-on-error", "timeout-minutes", "working-directory")) {
+            if (map.entries().containsKey(key)) {
+                throw fields.error(map.entries().get(key).keyAt(), path + "." + key, "'" + key + "' on a step that uses a"
+                        + " local action is not carried out yet");
+            }
+        }
+        LocalActions.Action action = actions.read(uses, usesNode.at(), path + ".uses", fields, problems);
+        String actionScope = scope + "/" + (index + 1);
+        String actionPath = JobReader.WORKSPACE.directory() + (action.directory().isEmpty() ? "" : "/" + action.directory());
+        Map<String, RunValue> base = new LinkedHashMap<>();
+        values.runContexts().forEach((context, tree) -> {
+            if (List.of("github", "runner", "job", "env").contains(context)) {
+                base.put(context, tree);
+            }
+        });
+        if (base.get("github") instanceof RunValue.Entries github) {
+            Map<String, RunValue> entries = new LinkedHashMap<>(github.entries());
+            entries.put("action_path", new RunValue.Known(Value.of(actionPath)));
+            base.put("github", new RunValue.Entries(entries));
+        }
+        base.put("steps", new RunValue.Steps(actionScope));
+        ReadTime.Variables given = inputs(action, map.entries().get("with"), path + ".with");
+        Map<String, RunValue> inputs = new LinkedHashMap<>();
+        Set<String> secretInputs = new LinkedHashSet<>();
+        ReadTime defaults = ReadTime.forAction(action.fields(), problems, base, Set.of());
+        for (Map.Entry<String, LocalActions.Input> input : action.inputs().entrySet()) {
+            Computed value = given.values().get(input.getKey());
+            if (value == null && input.getValue().defaultValue() != null) {
+                value = defaults.later(input.getValue().defaultValue(), YamlTree.child("inputs", input.getKey()) + ".default",
+                        "a value", ReadTime.Use.SHOWN);
+            }
+            if (value == null && input.getValue().required()) {
+                throw fields.error(usesNode.at(), path + ".with", "the action's input '" + input.getKey() + "' is required"
+                        + " and has no default");
+            }
+            inputs.put(input.getKey(), switch (value) {
+                case null -> new RunValue.Known(Value.of(""));
+                case Computed.Text t -> new RunValue.Known(Value.of(t.value()));
+                default -> new RunValue.Later(value);
+            });
+            if (value instanceof Computed.Evaluated e && values.readsSecrets(e.expression())) {
+                secretInputs.add(input.getKey());
+            }
+        }
+        base.put("inputs", new RunValue.Entries(inputs));
+        ReadTime actionValues = ReadTime.forAction(action.fields(), problems, base, secretInputs);
+        Map<String, Computed> variables = new LinkedHashMap<>(around.values());
+        variables.putAll(env.values());
+        variables.put("GITHUB_ACTION_PATH", new Computed.Text(actionPath));
+        Set<String> secrets = new LinkedHashSet<>(around.secrets());
+        secrets.addAll(env.secrets());
+        secrets.addAll(given.secrets());
+        List<Step> steps = new ArrayList<>(new StepReader(action.fields(), problems, actionValues, RunDefaults.NONE,
+                new ReadTime.Variables(variables, secrets), actions.nested(), actionScope, callerName + " / ")
+                .read(action.steps(), "runs.steps"));
+        if (callerId == null) {
+            return steps;
+        }
+        Map<String, Computed> outputs = new LinkedHashMap<>();
+        for (Map.Entry<String, Node> output : action.outputs().entrySet()) {
+            outputs.put(output.getKey(), actionValues.later(output.getValue(), YamlTree.child("outputs", output.getKey())
+                    + ".value", "a value", ReadTime.Use.HANDED_ON));
+        }
+        Computed.Evaluated end = actionValues.ended();
+        steps.add(new Step(callerName, end.text(), null, List.of(), Map.of(), null, null, false, StepCondition.ALWAYS,
+                Shells.SH, Map.of(), null, callerId, new Deferred(null, end, null), scope, outputs));
+        return steps;
+    }
+
+    /** The inputs a step gives its local action ({@code with}), each one the action declares. */
+    private ReadTime.Variables inputs(LocalActions.Action action, @Nullable Entry with, String path) throws WorkflowException {
+        if (with == null) {
+            return ReadTime.Variables.NONE;
+        }
+        MapNode map = fields.map(with.value(), path, "a map of the action's inputs");
+        Map<String, Computed> given = new LinkedHashMap<>();
+        Set<String> secrets = new LinkedHashSet<>();
+        for (Entry input : map.entries().values()) {
+            String inputPath = YamlTree.child(path, input.key());
+            if (!action.inputs().containsKey(input.key())) {
+                throw fields.error(input.keyAt(), inputPath, "the action declares no input '" + input.key() + "' (it has: "
+                        + (action.inputs().isEmpty() ? "none" : String.join(", ", action.inputs().keySet())) + ")");
+            }
+            Computed value = input.value().kind() == YamlTree.Kind.NULL ? new Computed.Text("")
+                    : values.later(input.value(), inputPath, "a value", ReadTime.Use.PAYLOAD);
+            secrets.addAll(values.secretsOf(value, input.value(), inputPath));
+            given.put(input.key(), value);
+        }
+        return new ReadTime.Variables(given, secrets);
     }
 
     /**

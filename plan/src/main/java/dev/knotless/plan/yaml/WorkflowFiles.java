@@ -1,5 +1,6 @@
 package dev.knotless.plan.yaml;
 
+import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.WorkflowSet;
@@ -45,6 +46,12 @@ public final class WorkflowFiles {
      */
     public static WorkflowSet readAll(Map<String, String> files, Map<String, String> refused, long maxNodesInAll,
             YamlDialect dialect) {
+        return readAll(files, refused, maxNodesInAll, dialect, CommitFiles.NONE);
+    }
+
+    /** As {@link #readAll(Map, Map, long, YamlDialect)}, with the other files of their commit at hand. */
+    public static WorkflowSet readAll(Map<String, String> files, Map<String, String> refused, long maxNodesInAll,
+            YamlDialect dialect, CommitFiles commit) {
         List<Workflow> workflows = new ArrayList<>();
         List<WorkflowException> errors = new ArrayList<>();
         Map<String, String> fileByName = new HashMap<>();
@@ -78,7 +85,7 @@ public final class WorkflowFiles {
                     throw e;
                 }
                 left -= read.nodes();
-                List<FileRead> fileReads = dialect.read(file, read.root());
+                List<FileRead> fileReads = dialect.read(file, read.root(), commit);
                 Map<String, String> names = new HashMap<>(fileByName);
                 for (FileRead fileRead : fileReads) {
                     Workflow workflow = fileRead.workflow();

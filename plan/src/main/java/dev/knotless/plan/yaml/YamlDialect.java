@@ -1,5 +1,6 @@
 package dev.knotless.plan.yaml;
 
+import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.Dialect;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
@@ -24,6 +25,11 @@ public interface YamlDialect extends Dialect {
      */
     List<FileRead> read(String file, Node root) throws WorkflowException;
 
+    /** As {@link #read(String, Node)}, with the other files of its commit at hand; ignored unless the dialect names any. */
+    default List<FileRead> read(String file, Node root, CommitFiles commit) throws WorkflowException {
+        return read(file, root);
+    }
+
     @Override
     default List<Workflow> parseExpanded(String file, String text) throws WorkflowException {
         return WorkflowFiles.readOne(file, text, this);
@@ -31,6 +37,11 @@ public interface YamlDialect extends Dialect {
 
     @Override
     default WorkflowSet parseAll(Map<String, String> files, Map<String, String> refused) {
-        return WorkflowFiles.readAll(files, refused, WorkflowFiles.MAX_NODES_IN_ALL, this);
+        return parseAll(files, refused, CommitFiles.NONE);
+    }
+
+    @Override
+    default WorkflowSet parseAll(Map<String, String> files, Map<String, String> refused, CommitFiles commit) {
+        return WorkflowFiles.readAll(files, refused, WorkflowFiles.MAX_NODES_IN_ALL, this, commit);
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.knotless.checks.Event;
 import dev.knotless.plan.Service;
+import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.Computed;
 import dev.knotless.plan.RunValue;
 import dev.knotless.plan.Step;
@@ -343,8 +344,8 @@ class GithubDialectTest {
                         + " check must not hold",
                 ".github/workflows/x.yml:19:14: field 'jobs.j.steps[8].run': reads 'matrix', but the job has no matrix",
                 ".github/workflows/x.yml:20:14: field 'jobs.j.steps[9].run': reads 'level' of a context whose properties"
-                        + " this runner computes are only: none (for 'inputs': the workflow declares no such input; for"
-                        + " 'needs': the job needs no such job)");
+                        + " this runner computes are only: none (for 'inputs': no such input is declared; for 'needs':"
+                        + " the job needs no such job)");
     }
 
     @Test
@@ -458,8 +459,118 @@ class GithubDialectTest {
                 ".github/workflows/p.yml:7:7: field 'jobs.a.outputs.1st': '1st' is not a valid output name (letters, digits,"
                         + " '_' and '-', starting with a letter or '_')",
                 ".github/workflows/p.yml:12:14: field 'jobs.b.steps[0].run': reads 'a' of a context whose properties this"
-                        + " runner computes are only: none (for 'inputs': the workflow declares no such input; for 'needs':"
-                        + " the job needs no such job)");
+                        + " runner computes are only: none (for 'inputs': no such input is declared; for 'needs': the job"
+                        + " needs no such job)");
+    }
+
+    /** A commit's other files, in memory, as the runner's mirror answers for them. */
+    static CommitFiles commit(Map<String, String> files) {
+        return directory -> {
+            Map<String, String> in = new java.util.TreeMap<>();
+            files.forEach((path, text) -> {
+                int slash = path.lastIndexOf('/');
+                if ((slash < 0 ? "" : path.substring(0, slash)).equals(directory)) {
+                    in.put(path, text);
+                }
+            });
+            return new CommitFiles.Directory(in, Map.of());
+        };
+    }
+
+    static final String DEPLOY_ACTION = """
+            name: Deploy
+            inputs:
+              token: {required: true}
+              target: {default: staging}
+            outputs:
+              url: {value: "${{ steps.push.outputs.url }}"}
+            runs:
+              using: composite
+              steps:
+                - id: push
+                  shell: sh
+                  run: echo "url=https://${{ inputs.target }}" >> "$GITHUB_OUTPUT"; deploy "${{ inputs.token }}"
+                - shell: sh
+                  run: echo done at $GITHUB_ACTION_PATH
+            """;
+
+    @Test
+    void aLocalCompositeActionIsReadFromTheCommitIntoStepsOfItsOwnScope() throws Exception {
+        WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/l.yml", """
+                name: L
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - id: deploy
+                        name: Deploy it
+                        uses: ./.github/actions/deploy
+                        with:
+                          token: ${{ secrets.DEPLOY_TOKEN }}
+                      - run: echo ${{ steps.deploy.outputs.url }}
+                """), Map.of(), commit(Map.of(".github/actions/deploy/action.yml", DEPLOY_ACTION)));
+        assertThat(set.errors()).isEmpty();
+        List<Step> steps = set.workflows().getFirst().steps();
+        assertThat(steps).extracting(Step::name).containsExactly("Deploy it / Run echo \"url=https://${{ inputs.target }}\" >>"
+                + " \"$GITHUB_OUTPUT\"; deploy \"${KNOTLESS_", "Deploy it / Run echo done at $GITHUB_ACTION_PATH",
+                "Deploy it", "Run echo ${{ steps.deploy.outputs.url }}");
+        assertThat(steps).extracting(Step::scope).containsExactly("/1", "/1", Step.JOB, Step.JOB);
+        assertThat(steps).extracting(Step::id).containsExactly("push", "-2", "deploy", null);
+        Step push = steps.get(0);
+        assertThat(push.secrets()).as("the action's caller gave it a secret: each of its steps is granted it")
+                .containsExactly("DEPLOY_TOKEN");
+        assertThat(push.run()).doesNotContain("inputs.token");
+        assertThat(push.env()).containsEntry("GITHUB_ACTION_PATH", "/github/workspace/.github/actions/deploy");
+        Step end = steps.get(2);
+        assertThat(end.condition()).isEqualTo(StepCondition.ALWAYS);
+        assertThat(end.outputs()).containsOnlyKeys("url");
+        assertThat(((Computed.Evaluated) end.deferred().run()).contexts().get("steps")).isEqualTo(new RunValue.Steps("/1"));
+    }
+
+    @Test
+    void aLocalActionThatCannotBeReadOrAsksForWhatIsNotCarriedOutFailsClosedAtItsLine() {
+        Map<String, String> files = Map.of(
+                ".github/actions/deploy/action.yml", DEPLOY_ACTION,
+                ".github/actions/js/action.yml", "name: JS\nruns: {using: node20, main: index.js}\n",
+                ".github/actions/loose/action.yml", "runs:\n  using: composite\n  steps:\n    - run: echo ${{ secrets.X }}\n"
+                        + "    - run: 'true'\n      shell: sh\n      name: ${{ inputs.nope }}\n"
+                        + "    - {run: 'echo ${{ secrets.X }}', shell: sh}\n",
+                ".github/actions/self/action.yml", "runs:\n  using: composite\n  steps: [{uses: ./.github/actions/self}]\n");
+        WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/l.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - uses: ./.github/actions/missing
+                      - uses: ./.github/actions/deploy
+                        with: {tokn: x}
+                      - uses: ./.github/actions/js
+                      - uses: ./.github/actions/loose
+                      - uses: ./.github/actions/self
+                      - uses: ./../elsewhere
+                """), Map.of(), commit(files));
+        assertThat(set.errors()).singleElement().extracting(WorkflowException::problems).asInstanceOf(
+                org.assertj.core.api.InstanceOfAssertFactories.list(WorkflowException.class))
+                .extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/l.yml:6:15: field 'jobs.j.steps[0].uses': './.github/actions/missing': the commit has no"
+                        + " .github/actions/missing/action.yml or action.yaml (a local action is read from the commit the"
+                        + " workflow is read from)",
+                ".github/workflows/l.yml:8:16: field 'jobs.j.steps[1].with.tokn': the action declares no input 'tokn' (it"
+                        + " has: token, target)",
+                ".github/actions/js/action.yml:2:15: field 'runs.using': JavaScript actions are not carried out yet; only"
+                        + " composite local actions are",
+                ".github/actions/loose/action.yml:4:7: field 'runs.steps[0].shell': required: a composite action's 'run'"
+                        + " step names its shell, as GitHub requires",
+                ".github/actions/loose/action.yml:7:13: field 'runs.steps[1].name': reads 'nope' of a context whose"
+                        + " properties this runner computes are only: none (for 'inputs': no such input is declared; for"
+                        + " 'needs': the job needs no such job)",
+                ".github/actions/loose/action.yml:8:13: field 'runs.steps[2].run': reads 'secrets', which a local action's"
+                        + " steps cannot read, as on GitHub: pass the secret to it as an input",
+                ".github/actions/self/action.yml:3:18: field 'runs.steps[0].uses': local actions call local actions more"
+                        + " than 10 deep",
+                ".github/workflows/l.yml:12:15: field 'jobs.j.steps[5].uses': './../elsewhere' is outside the repository");
     }
 
     @Test

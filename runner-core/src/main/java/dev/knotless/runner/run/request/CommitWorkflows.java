@@ -2,6 +2,7 @@ package dev.knotless.runner.run.request;
 
 import dev.knotless.checkout.FileTexts;
 import dev.knotless.checkout.Mirror;
+import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.Dialect;
 import dev.knotless.plan.WorkflowSet;
 import dev.knotless.plan.dialects.Dialects;
@@ -50,10 +51,22 @@ public record CommitWorkflows(Optional<String> directory, Dialect dialect, Workf
             }
             FileTexts files = seen.get(source.get().directory());
             return new CommitWorkflows(Optional.of(source.get().directory()), source.get().dialect(),
-                    source.get().dialect().parseAll(files.texts(), files.refused()));
+                    source.get().dialect().parseAll(files.texts(), files.refused(), files(mirror, sha)));
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
+    }
+
+    /** The other files of the commit, as the mirror reads them (each bounded), for what a workflow names beside it. */
+    private static CommitFiles files(Mirror mirror, String sha) {
+        return directory -> {
+            try {
+                FileTexts texts = mirror.texts(sha, directory);
+                return new CommitFiles.Directory(texts.texts(), texts.refused());
+            } catch (IOException | RuntimeException e) {
+                throw new IllegalStateException(e.getMessage() == null ? e.toString() : e.getMessage(), e);
+            }
+        };
     }
 
     /** Whether the commit has any file in {@code directory} (a file too large to read counts). */

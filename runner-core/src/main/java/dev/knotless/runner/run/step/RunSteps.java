@@ -147,7 +147,7 @@ public final class RunSteps implements Phase {
                     Map<String, String> computed = values.computed(step);
                     Step resolved = values.resolved(step, computed);
                     if (step.deferred().run() == null || uploaded(run, i + 1, resolved, signal)) {
-                        runStep(run, chain, i + 1, resolved, signal, handed.start(i + 1, computed));
+                        runStep(run, chain, i + 1, resolved, signal, handed.start(i + 1, computed), handed);
                     }
                 } catch (StepValues.Unresolved e) {
                     unresolved(run, i + 1, step, e.getMessage());
@@ -236,11 +236,24 @@ public final class RunSteps implements Phase {
         }
     }
 
-    private void runStep(RunContext run, StepChain chain, int number, Step step, StopSignal signal, StepStart start) {
+    /** What {@code step} hands on as its outputs, worked out once it ended (a local action's, from its steps). */
+    private void handOn(RunContext run, int number, Step step, HandedBack handed) {
+        StepValues after = new StepValues(facts, steps, ended, handed, Grants.Granted.NONE, variables, status(run),
+                new HashFiles(run.session(), workspace, run.signal()));
+        Map<String, String> leftOut = new LinkedHashMap<>();
+        handed.handOn(number, after.handedOn(step.outputs(), leftOut));
+        leftOut.forEach((name, why) -> run.log().notice("step '" + step.name() + "' output '" + name + "': " + why));
+    }
+
+    private void runStep(RunContext run, StepChain chain, int number, Step step, StopSignal signal, StepStart start,
+            HandedBack handed) {
         StepCall call = StepCall.of(number, workspace, step, grants.get(number - 1), variables, start,
                 resumed == null ? null : resumed.going(number), ended, signal);
         try {
             ended.add(chain.run(call));
+            if (!step.outputs().isEmpty()) {
+                handOn(run, number, step, handed);
+            }
         } catch (RuntimeException e) {
             if (!StateFull.causedBy(e)) {
                 throw e;

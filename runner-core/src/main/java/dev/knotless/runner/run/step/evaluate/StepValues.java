@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * deferred condition holds, its computed variables, its name and script. One per step start.
  *
  * <p>The contexts are the front-end's trees ({@link RunValue}) with their facts filled in here: the
- * request's ({@link RunFacts}), and {@link RunFact#STEPS} (the steps before with an id: their
+ * request's ({@link RunFacts}), and {@link RunValue.Steps} (the steps of a scope before with an id: their
  * outputs, outcome and conclusion), {@link RunFact#ENVIRONMENT}, {@link RunFact#SECRETS} (what
  * this step was granted) and {@link RunFact#STATUS}. The environment a step's {@code if} reads is
  * the run's variables and what the steps before handed back, as GitHub's runner evaluates a step's
@@ -153,6 +153,35 @@ public final class StepValues {
             return new Evaluator(contexts, this::call).evaluate(e.expression());
         } catch (ExpressionException x) {
             throw new Unresolved(part, e.text(), x);
+        } catch (UnresolvedInside x) {
+            throw new Unresolved(part, e.text(), new ExpressionException(x.getMessage(), -1));
+        }
+    }
+
+    /**
+     * A value read inside another's evaluation (a local action's input): its own failure becomes
+     * the reading expression's, through the unchecked wrapper the evaluator passes on.
+     */
+    private Value evaluateQuietly(Computed.Evaluated e, Map<String, String> environment) {
+        try {
+            return evaluate(e, "input", environment);
+        } catch (Unresolved x) {
+            throw new UnresolvedInside(x);
+        }
+    }
+
+    private String textQuietly(Computed value, Map<String, String> environment) {
+        try {
+            return text(value, "input", environment);
+        } catch (Unresolved x) {
+            throw new UnresolvedInside(x);
+        }
+    }
+
+    /** An {@link Unresolved} met while filling a context in, carried out of the evaluator. */
+    private static final class UnresolvedInside extends RuntimeException {
+        UnresolvedInside(Unresolved cause) {
+            super(cause.getMessage(), cause);
         }
     }
 
@@ -190,6 +219,9 @@ public final class StepValues {
             case RunValue.Fact f -> fact(f, environment);
             case RunValue.Variable v -> variable(runVariables.get(v.name()), v.kind());
             case RunValue.Needed n -> needed(n.group());
+            case RunValue.Steps st -> stepsBefore(st.scope());
+            case RunValue.Later later -> later.value() instanceof Computed.Evaluated e ? evaluateQuietly(e, environment)
+                    : Value.of(textQuietly(later.value(), environment));
         };
     }
 
@@ -241,7 +273,6 @@ public final class StepValues {
 
     private Value fact(RunValue.Fact f, Map<String, String> environment) {
         return switch (f.fact()) {
-            case STEPS -> stepsBefore();
             case ENVIRONMENT -> strings(environment);
             case SECRETS -> {
                 Map<String, String> secrets = new LinkedHashMap<>();
@@ -258,12 +289,12 @@ public final class StepValues {
         };
     }
 
-    /** The steps before with an id: {@code outputs}, {@code outcome} and {@code conclusion} of each. */
-    private Value stepsBefore() {
+    /** The steps of {@code scope} before with an id: {@code outputs}, {@code outcome} and {@code conclusion} of each. */
+    private Value stepsBefore(String scope) {
         Value.ObjectValue.Builder all = Value.ObjectValue.builder();
         for (int i = 0; i < ended.size() && i < steps.size(); i++) {
             String id = steps.get(i).id();
-            if (id == null) {
+            if (id == null || !steps.get(i).scope().equals(scope)) {
                 continue;
             }
             StepResult result = ended.get(i);

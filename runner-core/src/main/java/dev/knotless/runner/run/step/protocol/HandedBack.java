@@ -195,6 +195,11 @@ public final class HandedBack {
         state.computeIfAbsent(number, n -> new LinkedHashMap<>()).put(name, value);
     }
 
+    /** Step {@code number}'s outputs as the plan works them out after it (a local action's), over any it handed back. */
+    public synchronized void handOn(int number, Map<String, String> values) {
+        outputs.computeIfAbsent(number, n -> new LinkedHashMap<>()).putAll(values);
+    }
+
     /** The variables handed back so far, in the order first set, for the steps after. */
     public synchronized Map<String, String> environment() {
         return Collections.unmodifiableMap(new LinkedHashMap<>(environment));
