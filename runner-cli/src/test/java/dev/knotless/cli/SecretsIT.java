@@ -110,7 +110,6 @@ class SecretsIT {
         assertThat(cli(VALUE + "\n", "secrets", "set", "--repo", repo.dir.toString(), "--state-dir", state.toString(), "TOKEN")).isZero();
 
         CliRun r = execIn(state, repo.dir, "--keep");
-        String runner = runnerId;
         try {
             assertThat(r.exit()).as(r.err()).isZero();
             JsonNode check = r.checks().get(0);
@@ -129,18 +128,27 @@ class SecretsIT {
                             .as("plaintext secret in " + f).doesNotContain(new String(VALUE.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
                 }
             }
-            List<String> containers = Docker.containersOf(runner);
-            assertThat(containers).hasSize(1);
-            Process export = new ProcessBuilder("docker", "export", containers.get(0)).start();
-            byte[] fs = export.getInputStream().readAllBytes();
-            assertThat(export.waitFor()).isZero();
-            assertThat(new String(fs, StandardCharsets.ISO_8859_1)).as("the secret in a file in the run")
-                    .doesNotContain(new String(VALUE.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+            noFileOfTheKeptRunHoldsTheSecret();
             scanned(state, r);
         } finally {
-            for (String id : Docker.containersOf(runner)) {
-                new ProcessBuilder("docker", "rm", "-f", id).start().waitFor();
-            }
+            removeKept();
+        }
+    }
+
+    /** The one environment the run kept ({@code --keep}) holds the secret in none of its files. */
+    void noFileOfTheKeptRunHoldsTheSecret() throws Exception {
+        List<String> containers = Docker.containersOf(runnerId);
+        assertThat(containers).hasSize(1);
+        Process export = new ProcessBuilder("docker", "export", containers.get(0)).start();
+        byte[] fs = export.getInputStream().readAllBytes();
+        assertThat(export.waitFor()).isZero();
+        assertThat(new String(fs, StandardCharsets.ISO_8859_1)).as("the secret in a file in the run")
+                .doesNotContain(new String(VALUE.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+    }
+
+    void removeKept() throws Exception {
+        for (String id : Docker.containersOf(runnerId)) {
+            new ProcessBuilder("docker", "rm", "-f", id).start().waitFor();
         }
     }
 
@@ -184,18 +192,10 @@ class SecretsIT {
             assertThat(printed.find()).as(log).isTrue();
             String script = new String(Base64.getDecoder().decode(printed.group(1)), StandardCharsets.UTF_8);
             assertThat(script).contains("echo \"plain:${KNOTLESS_EXPR_2}\"").doesNotContain(VALUE);
-            List<String> containers = Docker.containersOf(runnerId);
-            assertThat(containers).hasSize(1);
-            Process export = new ProcessBuilder("docker", "export", containers.get(0)).start();
-            byte[] fs = export.getInputStream().readAllBytes();
-            assertThat(export.waitFor()).isZero();
-            assertThat(new String(fs, StandardCharsets.ISO_8859_1)).as("the secret in a file in the run")
-                    .doesNotContain(new String(VALUE.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+            noFileOfTheKeptRunHoldsTheSecret();
             scanned(state, r);
         } finally {
-            for (String id : Docker.containersOf(runnerId)) {
-                new ProcessBuilder("docker", "rm", "-f", id).start().waitFor();
-            }
+            removeKept();
         }
     }
 

@@ -50,7 +50,7 @@ final class FileReader {
         ReadTime values = ReadTime.fileLevel(fields, problems, map.entries().get("name") instanceof Entry given
                 && given.value() instanceof Scalar s && !s.text().isBlank() ? s.text() : file, on.inputs());
         YamlTree.Position nameAt = YamlTree.Position.START;
-        ReadTime.Variables env = ReadTime.Variables.NONE;
+        Variables env = Variables.NONE;
         RunDefaults defaults = RunDefaults.NONE;
         MapNode jobs = null;
         for (Entry entry : map.entries().values()) {

@@ -4,12 +4,17 @@ import dev.knotless.plan.Computed;
 import dev.knotless.plan.Input;
 import dev.knotless.plan.RunFact;
 import dev.knotless.plan.RunValue;
-import dev.knotless.plan.Step;
 import dev.knotless.plan.RunValue.Entries;
 import dev.knotless.plan.RunValue.Fact;
 import dev.knotless.plan.RunValue.Known;
+import dev.knotless.plan.Step;
+import dev.knotless.plan.expression.Contexts;
 import dev.knotless.plan.expression.Expression;
 import dev.knotless.plan.expression.Value;
+import dev.knotless.plan.yaml.YamlTree.ListNode;
+import dev.knotless.plan.yaml.YamlTree.MapNode;
+import dev.knotless.plan.yaml.YamlTree.Node;
+import dev.knotless.plan.yaml.YamlTree.Scalar;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -110,5 +115,62 @@ final class JobContexts {
         Expression path = new Expression.Index(new Expression.Context(context, 0),
                 new Expression.Literal(Value.of(key), 0), 0);
         return new Computed.Evaluated(path, context + "." + key, contexts);
+    }
+
+    /** What the file decides of {@code decided}: the contexts of {@link ReadTime#NOW}. */
+    static Map<String, Value> decided(Contexts decided) {
+        Map<String, Value> values = new LinkedHashMap<>();
+        for (String name : ReadTime.NOW) {
+            Value value = decided.get(name);
+            if (value != null) {
+                values.put(name, value);
+            }
+        }
+        return values;
+    }
+
+    /** {@code matrix} (when the job has one) and {@code strategy} of combination {@code index} of {@code strategy}. */
+    static Contexts strategy(Map<String, Node> combination, MatrixReader.Strategy strategy,
+            int index) {
+        Map<String, Value> matrix = new LinkedHashMap<>();
+        combination.forEach((key, node) -> matrix.put(key, value(node)));
+        int total = strategy.combinations().size();
+        Map<String, Value> strategyValues = new LinkedHashMap<>();
+        strategyValues.put("fail-fast", Value.of(strategy.failFast()));
+        strategyValues.put("job-index", Value.of(index));
+        strategyValues.put("job-total", Value.of(total));
+        strategyValues.put("max-parallel", Value.of(strategy.maxParallel() == 0 ? total : strategy.maxParallel()));
+        Map<String, Value> all = new LinkedHashMap<>();
+        if (strategy.hasMatrix()) {
+            all.put("matrix", Value.object(matrix));
+        }
+        all.put("strategy", Value.object(strategyValues));
+        return Contexts.of(all);
+    }
+
+    /** A YAML value as an expression's: numbers and booleans as GitHub reads them from the file. */
+    static Value value(Node node) {
+        return switch (node) {
+            case Scalar s -> switch (s.kind()) {
+                case NULL -> Value.NULL;
+                case BOOLEAN -> Value.of(s.text().equalsIgnoreCase("true"));
+                case NUMBER -> number(s.text());
+                default -> Value.of(s.text());
+            };
+            case ListNode l -> Value.array(l.items().stream().map(JobContexts::value).toList());
+            case MapNode m -> {
+                Map<String, Value> entries = new LinkedHashMap<>();
+                m.entries().values().forEach(e -> entries.put(e.key(), value(e.value())));
+                yield Value.object(entries);
+            }
+        };
+    }
+
+    private static Value number(String text) {
+        try {
+            return Value.of(Double.parseDouble(text.replace("_", "")));
+        } catch (NumberFormatException e) {
+            return Value.of(text);
+        }
     }
 }

@@ -18,13 +18,11 @@ import dev.knotless.plan.yaml.Fields;
 import dev.knotless.plan.yaml.YamlTree;
 import dev.knotless.plan.yaml.YamlTree.Entry;
 import dev.knotless.plan.yaml.YamlTree.Kind;
-import dev.knotless.plan.yaml.YamlTree.ListNode;
 import dev.knotless.plan.yaml.YamlTree.MapNode;
 import dev.knotless.plan.yaml.YamlTree.Node;
 import dev.knotless.plan.yaml.YamlTree.Scalar;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -72,47 +70,6 @@ final class ReadTime {
         HANDED_ON
     }
 
-    /** A field's variables: each decided now ({@link Computed.Text}) or by the run; the secrets they read. */
-    record Variables(Map<String, Computed> values, Set<String> secrets) {
-        static final Variables NONE = new Variables(Map.of(), Set.of());
-
-        Variables {
-            values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
-            secrets = Collections.unmodifiableSet(new LinkedHashSet<>(secrets));
-        }
-
-        /** These with {@code over}'s on top, a name given again taking its new value. */
-        Variables and(Variables over) {
-            Map<String, Computed> all = new LinkedHashMap<>(values);
-            all.putAll(over.values);
-            Set<String> read = new LinkedHashSet<>(secrets);
-            read.addAll(over.secrets);
-            return new Variables(all, read);
-        }
-
-        /** The values decided now. */
-        Map<String, String> known() {
-            Map<String, String> known = new LinkedHashMap<>();
-            values.forEach((name, value) -> {
-                if (value instanceof Computed.Text t) {
-                    known.put(name, t.value());
-                }
-            });
-            return known;
-        }
-
-        /** The values left to the run. */
-        Map<String, Computed> computed() {
-            Map<String, Computed> computed = new LinkedHashMap<>();
-            values.forEach((name, value) -> {
-                if (!(value instanceof Computed.Text)) {
-                    computed.put(name, value);
-                }
-            });
-            return computed;
-        }
-    }
-
     /**
      * A script: its text, decided now or by the run, and the variables that carry the values of
      * its expressions over secrets, which the text names instead of holding them.
@@ -132,8 +89,8 @@ final class ReadTime {
     private final String noMatrix;
     /** Every context, as the run fills it in. */
     private final Map<String, RunValue> runContexts;
-    /** The inputs (of a local action) whose values read secrets: read like secrets. */
-    private final Set<String> secretInputs;
+    /** What an expression may read where. */
+    private final ContextRules rules;
 
     private ReadTime(Fields fields, Problems problems, @Nullable Contexts contexts, String noMatrix,
             Map<String, RunValue> runContexts, Set<String> secretInputs) {
@@ -142,7 +99,7 @@ final class ReadTime {
         this.contexts = contexts;
         this.noMatrix = noMatrix;
         this.runContexts = runContexts;
-        this.secretInputs = Set.copyOf(secretInputs);
+        this.rules = new ContextRules(fields, runContexts, contexts, noMatrix, secretInputs);
     }
 
     private ReadTime(Fields fields, Problems problems, @Nullable Contexts contexts, String noMatrix,
@@ -176,68 +133,13 @@ final class ReadTime {
      */
     ReadTime(Fields fields, Problems problems, Map<String, Node> combination, MatrixReader.Strategy strategy, int index,
             String name, String job, Map<String, Input> inputs, Map<String, String> needs) {
-        this(fields, problems, strategyContexts(combination, strategy, index), "the job has no matrix",
-                JobContexts.of(name, job, inputs, needs, decidedValues(strategyContexts(combination, strategy, index))));
+        this(fields, problems, JobContexts.strategy(combination, strategy, index), "the job has no matrix",
+                JobContexts.of(name, job, inputs, needs, JobContexts.decided(JobContexts.strategy(combination, strategy, index))));
     }
 
     /** The contexts the job's ones are. */
     Map<String, RunValue> runContexts() {
         return runContexts;
-    }
-
-    private static Map<String, Value> decidedValues(Contexts decided) {
-        Map<String, Value> values = new LinkedHashMap<>();
-        for (String name : NOW) {
-            Value value = decided.get(name);
-            if (value != null) {
-                values.put(name, value);
-            }
-        }
-        return values;
-    }
-
-    private static Contexts strategyContexts(Map<String, Node> combination, MatrixReader.Strategy strategy,
-            int index) {
-        Map<String, Value> matrix = new LinkedHashMap<>();
-        combination.forEach((key, node) -> matrix.put(key, value(node)));
-        int total = strategy.combinations().size();
-        Map<String, Value> strategyValues = new LinkedHashMap<>();
-        strategyValues.put("fail-fast", Value.of(strategy.failFast()));
-        strategyValues.put("job-index", Value.of(index));
-        strategyValues.put("job-total", Value.of(total));
-        strategyValues.put("max-parallel", Value.of(strategy.maxParallel() == 0 ? total : strategy.maxParallel()));
-        Map<String, Value> all = new LinkedHashMap<>();
-        if (strategy.hasMatrix()) {
-            all.put("matrix", Value.object(matrix));
-        }
-        all.put("strategy", Value.object(strategyValues));
-        return Contexts.of(all);
-    }
-
-    /** A YAML value as an expression's: numbers and booleans as GitHub reads them from the file. */
-    static Value value(Node node) {
-        return switch (node) {
-            case Scalar s -> switch (s.kind()) {
-                case NULL -> Value.NULL;
-                case BOOLEAN -> Value.of(s.text().equalsIgnoreCase("true"));
-                case NUMBER -> number(s.text());
-                default -> Value.of(s.text());
-            };
-            case ListNode l -> Value.array(l.items().stream().map(ReadTime::value).toList());
-            case MapNode m -> {
-                Map<String, Value> entries = new LinkedHashMap<>();
-                m.entries().values().forEach(e -> entries.put(e.key(), value(e.value())));
-                yield Value.object(entries);
-            }
-        };
-    }
-
-    private static Value number(String text) {
-        try {
-            return Value.of(Double.parseDouble(text.replace("_", "")));
-        } catch (NumberFormatException e) {
-            return Value.of(text);
-        }
     }
 
     /** A scalar's text, its expressions filled in: a field read before the run starts. */
@@ -247,7 +149,7 @@ final class ReadTime {
             return raw;
         }
         Template template = template(raw, node, path);
-        check(template.expression(), Use.PLANNING, node, path);
+        rules.check(template.expression(), Use.PLANNING, node, path);
         return now(template, node, path);
     }
 
@@ -261,8 +163,8 @@ final class ReadTime {
             return new Computed.Text(raw);
         }
         Template template = template(raw, node, path);
-        Set<String> read = check(template.expression(), use, node, path);
-        if (read.stream().noneMatch(RUN::contains) && !hashesFiles(template.expression())) {
+        Set<String> read = rules.check(template.expression(), use, node, path);
+        if (read.stream().noneMatch(RUN::contains) && !ContextRules.hashesFiles(template.expression())) {
             return new Computed.Text(now(template, node, path));
         }
         return new Computed.Evaluated(template.expression(), raw, runContexts);
@@ -289,8 +191,8 @@ final class ReadTime {
                     throw fields.error(node.at(), path, "reads 'secrets' in the script of a shell other than bash or sh;"
                             + " pass the secret through the step's 'env' and read the variable instead");
                 }
-                secrets.addAll(check(e.expression(), Use.PAYLOAD, node, path).contains("secrets")
-                        ? secretNames(e.expression(), node, path) : Set.of());
+                secrets.addAll(rules.check(e.expression(), Use.PAYLOAD, node, path).contains("secrets")
+                        ? rules.secretNames(e.expression(), node, path) : Set.of());
                 // an input that reads secrets is granted to every step of its action already
                 String name = SECRET_PART + (variables.size() + 1);
                 variables.put(name, new Computed.Evaluated(e.expression(), raw.substring(e.offset(), e.end()), runContexts));
@@ -369,7 +271,7 @@ final class ReadTime {
                     throw fields.error(value.at(), varPath, "contains a NUL character, which an environment variable cannot hold");
                 }
                 if (computed instanceof Computed.Evaluated e) {
-                    secrets.addAll(secretNames(e.expression(), value, varPath));
+                    secrets.addAll(rules.secretNames(e.expression(), value, varPath));
                 }
                 variables.put(entry.key(), computed);
             });
@@ -415,21 +317,21 @@ final class ReadTime {
             throw fields.error(node.at(), path, e.getMessage());
         }
         Expression e = condition.expression();
-        if (e instanceof Expression.Call call && isStatus(call.name())) {
+        if (e instanceof Expression.Call call && ContextRules.isStatus(call.name())) {
             return new When(StepCondition.valueOf(call.name().toUpperCase(Locale.ROOT)), null);
         }
-        boolean status = e.functions().stream().anyMatch(ReadTime::isStatus);
+        boolean status = e.functions().stream().anyMatch(ContextRules::isStatus);
         Expression rest = e;
         if (e instanceof Expression.And and && and.operands().getFirst() instanceof Expression.Call first
                 && first.name().equals(HostFunction.SUCCESS.name())) {
             List<Expression> after = new ArrayList<>(and.operands().subList(1, and.operands().size()));
-            if (after.stream().noneMatch(r -> r.functions().stream().anyMatch(ReadTime::isStatus))) {
+            if (after.stream().noneMatch(r -> r.functions().stream().anyMatch(ContextRules::isStatus))) {
                 rest = after.size() == 1 ? after.getFirst() : new Expression.And(after, and.offset());
                 status = false;
             }
         }
-        Set<String> read = check(rest, Use.CONDITION, node, path);
-        if (!status && read.stream().noneMatch(RUN::contains) && !hashesFiles(rest)) {
+        Set<String> read = rules.check(rest, Use.CONDITION, node, path);
+        if (!status && read.stream().noneMatch(RUN::contains) && !ContextRules.hashesFiles(rest)) {
             try {
                 return rest.evaluate(readable(), Functions.none()).isTruthy() ? new When(StepCondition.SUCCESS, null) : null;
             } catch (ExpressionException x) {
@@ -440,39 +342,14 @@ final class ReadTime {
                 new Computed.Evaluated(rest, raw, runContexts));
     }
 
-    /**
-     * Whether {@code e} may read a secret: the {@code secrets} context, or an input of a local
-     * action that was given one (any input, where it names them by a computed key or as a whole).
-     */
+    /** Whether {@code e} may read a secret ({@link ContextRules#readsSecrets}). */
     boolean readsSecrets(Expression e) {
-        if (e.contexts().contains("secrets")) {
-            return true;
-        }
-        if (secretInputs.isEmpty() || !e.contexts().contains("inputs")) {
-            return false;
-        }
-        return readsSecretInput(e, null);
-    }
-
-    private boolean readsSecretInput(Expression e, @Nullable Expression parent) {
-        if (e instanceof Expression.Context c && c.name().equals("inputs")) {
-            if (parent instanceof Expression.Index index && index.target() == e && index.key() instanceof Expression.Literal key
-                    && key.value() instanceof Value.StringValue name) {
-                return secretInputs.stream().anyMatch(n -> n.equalsIgnoreCase(name.value()));
-            }
-            return true;
-        }
-        for (Expression child : e.children()) {
-            if (readsSecretInput(child, e)) {
-                return true;
-            }
-        }
-        return false;
+        return rules.readsSecrets(e);
     }
 
     /** The secrets {@code value} reads, each named as {@code secrets.NAME}: what its step is granted. */
     Set<String> secretsOf(Computed value, Node node, String path) throws WorkflowException {
-        return value instanceof Computed.Evaluated e ? secretNames(e.expression(), node, path) : Set.of();
+        return value instanceof Computed.Evaluated e ? rules.secretNames(e.expression(), node, path) : Set.of();
     }
 
     /**
@@ -486,15 +363,6 @@ final class ReadTime {
         } catch (ExpressionException e) {
             throw new IllegalStateException("the runner's own expression does not parse", e);
         }
-    }
-
-    /** Whether {@code e} calls {@code hashFiles}, which only the run can answer, from its workspace. */
-    private static boolean hashesFiles(Expression e) {
-        return e.functions().stream().anyMatch(f -> f.equalsIgnoreCase(HostFunction.HASH_FILES.name()));
-    }
-
-    private static boolean isStatus(String function) {
-        return HostFunction.STATUS.stream().anyMatch(f -> f.name().equalsIgnoreCase(function));
     }
 
     private Contexts readable() {
@@ -517,118 +385,4 @@ final class ReadTime {
         }
     }
 
-    /**
-     * The contexts {@code e} reads, once checked against where it is evaluated ({@code use}): the
-     * contexts and functions it may call there, the properties of the runner's closed trees it
-     * names, a matrix that is there.
-     */
-    private Set<String> check(Expression e, Use use, Node node, String path) throws WorkflowException {
-        Set<String> read = e.contexts();
-        for (String context : read) {
-            if (!NOW.contains(context) && !RUN.contains(context)) {
-                throw fields.error(node.at(), path, "reads '" + context + "', which this runner does not compute yet");
-            }
-            if (RUN.contains(context) && !runContexts.containsKey(context) && !NOW.contains(context)) {
-                throw fields.error(node.at(), path, "reads '" + context + "', which " + (context.equals("secrets")
-                        ? "a local action's steps cannot read, as on GitHub: pass the secret to it as an input"
-                        : "is not there for a local action's steps"));
-            }
-            if (RUN.contains(context) && use == Use.PLANNING) {
-                throw fields.error(node.at(), path, "reads '" + context + "', which only the run knows, and this field is"
-                        + " read before the run starts (the file alone decides only 'matrix' and 'strategy')");
-            }
-            if (context.equals("secrets") && use != Use.PAYLOAD) {
-                throw fields.error(node.at(), path, "reads 'secrets', which " + switch (use) {
-                    case SHOWN -> "a name shown on the check must not hold";
-                    case CONDITION -> "GitHub does not allow in 'if' either; test a variable of the step's 'env' set"
-                            + " from the secret instead";
-                    default -> "a value handed to other runs must not hold (GitHub leaves such an output out)";
-                });
-            }
-            if (context.equals("matrix") && (contexts == null || contexts.get("matrix") == null)) {
-                throw fields.error(node.at(), path, "reads 'matrix', but " + noMatrix);
-            }
-            if (context.equals("strategy") && contexts == null) {
-                throw fields.error(node.at(), path, "reads 'strategy', but " + noMatrix);
-            }
-        }
-        if (use != Use.PAYLOAD && !read.contains("secrets") && readsSecrets(e)) {
-            throw fields.error(node.at(), path, "reads an input of the action that was given a secret, which only a"
-                    + " step's script and variables may read");
-        }
-        for (String function : e.functions()) {
-            if (function.equalsIgnoreCase(HostFunction.HASH_FILES.name()) && use == Use.PLANNING) {
-                throw fields.error(node.at(), path, "calls hashFiles(), which reads the run's files, and this field is"
-                        + " read before the run starts");
-            }
-            if (isStatus(function) && use != Use.CONDITION) {
-                throw fields.error(node.at(), path, "calls " + function + "(), which only a step's 'if' may call");
-            }
-        }
-        properties(e, node, path);
-        return read;
-    }
-
-    /** Fails on a property of one of the runner's closed trees ({@code github.event}) that none of its entries names. */
-    private void properties(Expression e, Node node, String path) throws WorkflowException {
-        if (e instanceof Expression.Index index) {
-            RunValue.Entries tree = tree(index.target());
-            if (tree != null && index.key() instanceof Expression.Literal key
-                    && key.value() instanceof Value.StringValue name && entry(tree, name.value()) == null) {
-                throw fields.error(node.at(), path, "reads '" + name.value() + "' of a context whose properties this"
-                        + " runner computes are only: " + (tree.entries().isEmpty() ? "none (for 'inputs': no such input is"
-                        + " declared; for 'needs': the job needs no such job)" : String.join(", ", tree.entries().keySet())));
-            }
-        }
-        for (Expression child : e.children()) {
-            properties(child, node, path);
-        }
-    }
-
-    /** The closed tree {@code e} names, when it is a context or a path of literal keys into one. */
-    private RunValue.@Nullable Entries tree(Expression e) {
-        RunValue at = switch (e) {
-            case Expression.Context c -> runContexts.get(c.name());
-            case Expression.Index i when i.key() instanceof Expression.Literal key
-                    && key.value() instanceof Value.StringValue name && tree(i.target()) instanceof RunValue.Entries parent ->
-                    entry(parent, name.value());
-            default -> null;
-        };
-        return at instanceof RunValue.Entries entries ? entries : null;
-    }
-
-    private static @Nullable RunValue entry(RunValue.Entries tree, String name) {
-        for (Map.Entry<String, RunValue> entry : tree.entries().entrySet()) {
-            if (entry.getKey().equalsIgnoreCase(name)) {
-                return entry.getValue();
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The secrets {@code e} reads, each named as {@code secrets.NAME}: what the step is granted.
-     * A secret named by a computed key, or the context as a whole, fails: the runner grants by name.
-     */
-    private Set<String> secretNames(Expression e, Node node, String path) throws WorkflowException {
-        Set<String> names = new LinkedHashSet<>();
-        collectSecrets(e, null, names, node, path);
-        return names;
-    }
-
-    private void collectSecrets(Expression e, @Nullable Expression parent, Set<String> names, Node node, String path)
-            throws WorkflowException {
-        if (e instanceof Expression.Context c && c.name().equals("secrets")) {
-            if (parent instanceof Expression.Index index && index.target() == e && index.key() instanceof Expression.Literal key
-                    && key.value() instanceof Value.StringValue name) {
-                names.add(name.value());
-                return;
-            }
-            throw fields.error(node.at(), path, "reads 'secrets' as a whole or by a computed name; name each secret"
-                    + " as secrets.NAME, so that the runner knows which to grant the step");
-        }
-        for (Expression child : e.children()) {
-            collectSecrets(child, e, names, node, path);
-        }
-    }
 }

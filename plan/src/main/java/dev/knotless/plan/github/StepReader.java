@@ -55,7 +55,7 @@ final class StepReader {
     private final ReadTime values;
     private final RunDefaults defaults;
     /** The workflow's and job's variables the run computes, which a step's own {@code env} overrides. */
-    private final ReadTime.Variables around;
+    private final Variables around;
     private final LocalActions actions;
     /** Whose steps these are: {@link Step#JOB}, or a local action's. */
     private final String scope;
@@ -68,12 +68,12 @@ final class StepReader {
      * @param around the workflow's and job's {@code env} left to the run, and the secrets it reads,
      *     which each step is granted
      */
-    StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults, ReadTime.Variables around,
+    StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults, Variables around,
             LocalActions actions) {
         this(fields, problems, values, defaults, around, actions, Step.JOB, "");
     }
 
-    private StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults, ReadTime.Variables around,
+    private StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults, Variables around,
             LocalActions actions, String scope, String prefix) {
         this.fields = fields;
         this.problems = problems;
@@ -133,7 +133,7 @@ final class StepReader {
         String id = null;
         Shell shell = defaults.shell();
         String workingDirectory = defaults.workingDirectory();
-        ReadTime.Variables env = ReadTime.Variables.NONE;
+        Variables env = Variables.NONE;
         ReadTime.When when = new ReadTime.When(StepCondition.SUCCESS, null);
         boolean continueOnError = false;
         Duration timeout = null;
@@ -233,7 +233,7 @@ final class StepReader {
      * which fails when one of its steps did and hands on the action's outputs.
      */
     private List<Step> local(String uses, Node usesNode, String path, MapNode map, String callerName,
-            @Nullable String callerId, ReadTime.When when, ReadTime.Variables env, int index) throws WorkflowException {
+            @Nullable String callerId, ReadTime.When when, Variables env, int index) throws WorkflowException {
         if (when.gate() != StepCondition.SUCCESS || when.also() != null) {
             throw fields.error(map.entries().get("if").value().at(), path + ".if", "a condition the run decides on a step"
                     + " that uses a local action is not carried out yet; put it on the action's steps");
@@ -259,7 +259,7 @@ final class StepReader {
             base.put("github", new RunValue.Entries(entries));
         }
         base.put("steps", new RunValue.Steps(actionScope));
-        ReadTime.Variables given = inputs(action, map.entries().get("with"), path + ".with");
+        Variables given = inputs(action, map.entries().get("with"), path + ".with");
         Map<String, RunValue> inputs = new LinkedHashMap<>();
         Set<String> secretInputs = new LinkedHashSet<>();
         ReadTime defaults = ReadTime.forAction(action.fields(), problems, base, Set.of());
@@ -291,7 +291,7 @@ final class StepReader {
         secrets.addAll(env.secrets());
         secrets.addAll(given.secrets());
         List<Step> steps = new ArrayList<>(new StepReader(action.fields(), problems, actionValues, RunDefaults.NONE,
-                new ReadTime.Variables(variables, secrets), actions.nested(), actionScope, callerName + " / ")
+                new Variables(variables, secrets), actions.nested(), actionScope, callerName + " / ")
                 .read(action.steps(), "runs.steps"));
         if (callerId == null) {
             return steps;
@@ -308,9 +308,9 @@ final class StepReader {
     }
 
     /** The inputs a step gives its local action ({@code with}), each one the action declares. */
-    private ReadTime.Variables inputs(LocalActions.Action action, @Nullable Entry with, String path) throws WorkflowException {
+    private Variables inputs(LocalActions.Action action, @Nullable Entry with, String path) throws WorkflowException {
         if (with == null) {
-            return ReadTime.Variables.NONE;
+            return Variables.NONE;
         }
         MapNode map = fields.map(with.value(), path, "a map of the action's inputs");
         Map<String, Computed> given = new LinkedHashMap<>();
@@ -326,7 +326,7 @@ final class StepReader {
             secrets.addAll(values.secretsOf(value, input.value(), inputPath));
             given.put(input.key(), value);
         }
-        return new ReadTime.Variables(given, secrets);
+        return new Variables(given, secrets);
     }
 
     /**
