@@ -35,6 +35,8 @@ import org.jspecify.annotations.Nullable;
  * @param stepFiles the files through which steps hand values back; {@link StepFiles#NONE} for ours
  * @param prePost steps run before and after the workflow's own; {@link PrePost#NONE} for ours
  * @param outputs what the run hands to the runs that need it, worked out after its steps; empty for ours
+ * @param labels the kind of machine it asks for, in the file's order (GitHub's {@code runs-on}),
+ *     which the runner's table maps to an image when it names none; empty for ours
  */
 public record Workflow(
         String name,
@@ -55,7 +57,8 @@ public record Workflow(
         Workspace workspace,
         StepFiles stepFiles,
         PrePost prePost,
-        Map<String, Computed> outputs) {
+        Map<String, Computed> outputs,
+        List<String> labels) {
 
     public Workflow {
         Objects.requireNonNull(name, "name");
@@ -74,6 +77,7 @@ public record Workflow(
         Objects.requireNonNull(stepFiles, "stepFiles");
         Objects.requireNonNull(prePost, "prePost");
         outputs = Collections.unmodifiableMap(new LinkedHashMap<>(outputs));
+        labels = List.copyOf(labels);
     }
 
     /** A workflow that hands nothing to the runs that need it. */
@@ -82,7 +86,7 @@ public record Workflow(
             Reports reports, List<Service> services, List<String> needs, List<String> artifacts, @Nullable MatrixCell cell,
             Workspace workspace, StepFiles stepFiles, PrePost prePost) {
         this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services, needs, artifacts,
-                cell, workspace, stepFiles, prePost, Map.of());
+                cell, workspace, stepFiles, prePost, Map.of(), List.of());
     }
 
     /** A workflow of ours: in the default workspace, no step files, nothing before or after its steps. */
@@ -104,13 +108,13 @@ public record Workflow(
     /** This workflow under another name, all else kept. */
     public Workflow named(String newName) {
         return new Workflow(newName, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                needs, artifacts, cell, workspace, stepFiles, prePost, outputs);
+                needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels);
     }
 
     /** This workflow needing {@code newNeeds} (names of groups), all else kept. */
     public Workflow withNeeds(List<String> newNeeds) {
         return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs);
+                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs, labels);
     }
 
     /** What {@code needs} calls it: its name as written, shared by the combinations of its matrix. */
@@ -122,14 +126,14 @@ public record Workflow(
     public Workflow with(String newName, String newFile, @Nullable String newImage, @Nullable Duration newTimeout,
             Resources newResources, Map<String, String> newVariables, List<String> newCache, List<Step> newSteps) {
         return new Workflow(newName, newFile, on, runners, newImage, newTimeout, newResources, newVariables, newCache, newSteps,
-                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs);
+                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels);
     }
 
     /** This workflow as one combination of its matrix: these parts filled in, the rest kept. */
     public Workflow asCombination(String newName, @Nullable String newImage, Map<String, String> newVariables,
             List<Service> newServices, MatrixCell newCell) {
         return new Workflow(newName, file, on, runners, newImage, timeout, resources, newVariables, cache, steps, reports,
-                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs);
+                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs, labels);
     }
 
     /**

@@ -151,7 +151,7 @@ final class DaemonCommand implements Callable<Integer> {
                 pulls || spindle.enabled(), concurrency,
                 duration("--poll-interval", pollInterval), runOptions.image)
                 .withQueue(queue).withDefaultRunner(defaultRunner == null ? null : checkRunnerId(defaultRunner))
-                .withEventCaps(eventCaps());
+                .withEventCaps(eventCaps()).withRunsOn(runOptions.images().byLabel());
         Duration grace = duration("--stop-grace", stopGrace);
         RunLimits limits = runOptions.limits();
         Listen listenAt = listen(listen);

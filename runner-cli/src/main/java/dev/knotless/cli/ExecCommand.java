@@ -21,6 +21,7 @@ import dev.knotless.runner.run.request.CommitWorkflows;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.NeededRun;
 import dev.knotless.runner.run.request.RunRequest;
+import dev.knotless.runner.run.request.RunnerImages;
 import dev.knotless.secrets.SecretStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -111,6 +112,7 @@ final class ExecCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--input is for manual runs: add --event manual");
         }
         RunLimits limits = runOptions.limits();
+        RunnerImages images = runOptions.images();
 
         Path stateDir = runner.stateDir();
         Mirror mirror = new Mirrors(stateDir).mirrorFor(repo);
@@ -178,7 +180,7 @@ final class ExecCommand implements Callable<Integer> {
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),
                             commit.sha(), commit.ref(), defaultRef, ev, trust, w, mirror.tree(commit.sha()), runVariables.get(w),
-                            runOptions.image, keep).withNeededRuns(parsed.runsNeededBy(w))
+                            images.imageFor(w), keep).withNeededRuns(parsed.runsNeededBy(w))
                             .withNeeded(needed(parsed, parsed.runsNeededBy(w), endedChecks));
                     java.util.Optional<String> blocker = Needs.blocker(parsed, w, ended, ev);
                     Check check = blocker.isPresent() ? run.cancelledBeforeStart(request, blocker.get())

@@ -2,7 +2,10 @@ package dev.knotless.cli;
 
 import dev.knotless.executor.Resources;
 import dev.knotless.runner.run.request.RunLimits;
+import dev.knotless.runner.run.request.RunnerImages;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
@@ -12,6 +15,11 @@ final class RunOptions {
     @Option(names = "--image", defaultValue = "debian:bookworm-slim", paramLabel = "IMAGE",
             description = "The image for workflows that name none (default: ${DEFAULT-VALUE}).")
     String image;
+
+    @Option(names = "--runs-on", paramLabel = "LABEL=IMAGE",
+            description = "The image for workflows that name none and ask for a machine labelled LABEL (GitHub's"
+                    + " runs-on), over --image; repeatable. The first of a workflow's labels named here decides.")
+    List<String> runsOn = new ArrayList<>();
 
     @Option(names = "--checkout-limit", defaultValue = "2Gi", paramLabel = "SIZE",
             description = "The largest checkout sent into a run (default: ${DEFAULT-VALUE}).")
@@ -34,6 +42,11 @@ final class RunOptions {
                 .withCheckoutBytes(Resources.parseMemory(checkoutLimit))
                 .withKillGrace(killGrace)
                 .withCeilings(ceilings.defaultTimeout, ceilings.ceilings());
+    }
+
+    /** @throws IllegalArgumentException naming a --runs-on entry that cannot be used */
+    RunnerImages images() {
+        return RunnerImages.parse(image, runsOn);
     }
 
     long cacheBudgetBytes() {

@@ -179,6 +179,28 @@ class ExecIT {
         GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), IMAGE).dir));
     }
 
+    /**
+     * A job without a container runs in the image the operator's table gives its runs-on label:
+     * the default image here is one that cannot be pulled, so only the table can make it pass.
+     */
+    @Test
+    void aJobsRunsOnLabelPicksItsImageFromTheOperatorsTable() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("runs-on")).file(".github/workflows/ci.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: [self-hosted, knotless-test]
+                    steps: [{run: echo "on $RUNNER_OS"}]
+                """);
+        repo.commit();
+        CliRun r = exec(repo.dir, "--image", "127.0.0.1:9/none:0", "--runs-on", "knotless-test=" + IMAGE);
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.checks().get(0).get("status").asText()).isEqualTo("success");
+        CliRun wrong = exec(repo.dir, "--runs-on", "knotless-test");
+        assertThat(wrong.exit()).isEqualTo(2);
+        assertThat(wrong.err()).contains("--runs-on 'knotless-test': expected LABEL=IMAGE");
+    }
+
     /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */
     @Test
     void stepControlsGiveTheSameCheckAsOnEveryExecutor() throws Exception {

@@ -126,6 +126,7 @@ final class JobReader {
         Map<String, String> variables = new LinkedHashMap<>(JobContexts.knownVariables(around.workflowName(), job));
         Variables jobEnv = around.env();
         Map<String, Computed> outputs = new LinkedHashMap<>();
+        List<String> labels = new ArrayList<>();
         List<Service> services = new ArrayList<>();
         RunDefaults defaults = around.defaults();
         Duration timeout = DEFAULT_TIMEOUT;
@@ -141,7 +142,7 @@ final class JobReader {
                         name = around.workflowName() + " / " + written;
                     }
                 }
-                case "runs-on" -> problems.check(() -> runsOn(value, fieldPath, values));
+                case "runs-on" -> problems.read(() -> runsOn(value, fieldPath, values)).ifPresent(labels::addAll);
                 case "container" -> image = problems.read(() -> containers.container(value, fieldPath, values, variables)).orElse(null);
                 case "services" -> problems.read(() -> containers.services(value, fieldPath, values)).ifPresent(services::addAll);
                 case "env" -> jobEnv = jobEnv.and(problems.read(() -> values.env(value, fieldPath))
@@ -184,7 +185,7 @@ final class JobReader {
         }
         return new Workflow(name, fields.file(), around.on(), List.of(), image, timeout, Resources.DEFAULT, variables,
                 List.of(), read, Reports.NONE, services, List.of(), List.of(), cell, WORKSPACE, STEP_FILES, PrePost.NONE,
-                outputs);
+                outputs, labels);
     }
 
     /** {@code outputs}: names GitHub takes, each a value the run works out after the steps. */
@@ -234,24 +235,27 @@ final class JobReader {
     }
 
     /** Read and checked; which image a label means is the runner's table (docs/reference/github-actions.md). */
-    private void runsOn(Node node, String path, ReadTime values) throws WorkflowException {
+    /** {@code runs-on}: a label, a list of them, or {@code {group, labels}}; the labels in order (a group is not one). */
+    private List<String> runsOn(Node node, String path, ReadTime values) throws WorkflowException {
+        List<String> labels = new ArrayList<>();
         switch (node) {
-            case Scalar s -> values.text(s, path, "a runner label");
+            case Scalar s -> labels.add(values.text(s, path, "a runner label"));
             case ListNode list -> {
                 for (int i = 0; i < list.items().size(); i++) {
-                    values.text(list.items().get(i), path + "[" + i + "]", "a runner label");
+                    labels.add(values.text(list.items().get(i), path + "[" + i + "]", "a runner label"));
                 }
             }
             case MapNode map -> {
                 new Keys(List.of("group", "labels"), Map.of()).check(map, path, fields, problems);
                 for (Entry e : map.entries().values()) {
                     if (e.key().equals("labels")) {
-                        runsOn(e.value(), path + ".labels", values);
+                        labels.addAll(runsOn(e.value(), path + ".labels", values));
                     } else {
                         values.text(e.value(), path + "." + e.key(), "a runner group");
                     }
                 }
             }
         }
+        return labels;
     }
 }

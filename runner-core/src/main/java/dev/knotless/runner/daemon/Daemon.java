@@ -10,6 +10,7 @@ import dev.knotless.forge.RunnerSelection;
 import dev.knotless.runner.lander.Lander;
 import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.request.RunnerImages;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.text.OneLine;
@@ -17,6 +18,7 @@ import dev.knotless.time.Ticker;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -70,13 +72,31 @@ public final class Daemon implements AutoCloseable {
      * @param defaultImage the image of workflows that name none
      * @param queue land the merge queues of the watched repositories this runner is the lander of
      * @param defaultRunner the runner written into records that name none yet; null to leave them
+     * @param runsOn machine labels ({@code runs-on}) to the images of workflows that name none, over {@code defaultImage}
      */
     public record Settings(String runnerId, boolean discover, Set<String> repos, boolean pulls, int concurrency,
-            Duration pollInterval, String defaultImage, boolean queue, String defaultRunner, EventCaps eventCaps) {
+            Duration pollInterval, String defaultImage, boolean queue, String defaultRunner, EventCaps eventCaps,
+            Map<String, String> runsOn) {
+
+        public Settings(String runnerId, boolean discover, Set<String> repos, boolean pulls, int concurrency,
+                Duration pollInterval, String defaultImage, boolean queue, String defaultRunner, EventCaps eventCaps) {
+            this(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, queue, defaultRunner, eventCaps,
+                    Map.of());
+        }
 
         public Settings(String runnerId, boolean discover, Set<String> repos, boolean pulls, int concurrency,
                 Duration pollInterval, String defaultImage, boolean queue, String defaultRunner) {
             this(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, queue, defaultRunner, EventCaps.DEFAULT);
+        }
+
+        /** The images of workflows that name none: the label table over the default image. */
+        public RunnerImages images() {
+            return new RunnerImages(defaultImage, runsOn);
+        }
+
+        public Settings withRunsOn(Map<String, String> value) {
+            return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, queue, defaultRunner,
+                    eventCaps, value);
         }
 
         /** Without the merge queue and without naming runners in records. */
@@ -92,17 +112,17 @@ public final class Daemon implements AutoCloseable {
 
         public Settings withQueue(boolean value) {
             return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, value, defaultRunner,
-                    eventCaps);
+                    eventCaps, runsOn);
         }
 
         public Settings withDefaultRunner(String value) {
             return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, queue, value,
-                    eventCaps);
+                    eventCaps, runsOn);
         }
 
         public Settings withEventCaps(EventCaps value) {
             return new Settings(runnerId, discover, repos, pulls, concurrency, pollInterval, defaultImage, queue, defaultRunner,
-                    value);
+                    value, runsOn);
         }
 
         public Settings {
@@ -111,6 +131,7 @@ public final class Daemon implements AutoCloseable {
             Objects.requireNonNull(pollInterval, "pollInterval");
             Objects.requireNonNull(defaultImage, "defaultImage");
             Objects.requireNonNull(eventCaps, "eventCaps");
+            runsOn = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(runsOn));
             if (concurrency <= 0) {
                 throw new IllegalArgumentException("concurrency must be positive: " + concurrency);
             }

@@ -88,7 +88,7 @@ final class RunRequests {
         }
         return new Prepared.Ready(new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(),
                 record.ref(), repo.defaultRef(), record.event(), record.trust(), workflow, mirror.tree(record.commit()),
-                record.variables(), settings.defaultImage(), /* keep= */ false)
+                record.variables(), settings.images().imageFor(workflow), /* keep= */ false)
                 .withNeededRuns(record.links() == null ? java.util.List.of() : record.links().needs())
                 .withNeeded(needed(record, set)));
     }
