@@ -23,8 +23,8 @@ import java.util.regex.Pattern;
  */
 final class FileReader {
 
-    static final Keys FILE = new Keys(List.of("name", "run-name", "on", "permissions", "env", "defaults", "jobs"),
-            Map.of("concurrency", "not carried out yet; remove it"));
+    static final Keys FILE = new Keys(List.of("name", "run-name", "on", "permissions", "env", "defaults", "jobs",
+            "concurrency"), Map.of());
     static final int MAX_JOBS = 256;
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
 
@@ -73,6 +73,7 @@ final class FileReader {
                 });
                 case "on" -> { } // read first, above
                 case "permissions" -> problems.check(() -> Permissions.check(value, path, fields));
+                case "concurrency" -> problems.check(() -> Concurrency.check(value, path, fields, problems));
                 case "env" -> env = problems.read(() -> values.env(value, path)).orElse(env);
                 case "defaults" -> {
                     RunDefaults base = defaults;

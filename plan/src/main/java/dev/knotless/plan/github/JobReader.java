@@ -36,10 +36,9 @@ final class JobReader {
 
     static final Keys JOB = new Keys(
             List.of("name", "needs", "runs-on", "container", "services", "env", "defaults", "steps", "timeout-minutes",
-                    "strategy", "permissions", "continue-on-error", "outputs"),
+                    "strategy", "permissions", "continue-on-error", "outputs", "concurrency"),
             Map.of("environment", "deployment environments (their protection rules, approvals and secrets) are not"
                             + " carried out here; remove 'environment' and grant the secrets to the repository",
-                    "concurrency", "not carried out yet; remove it",
                     "if", "a job's condition is not carried out yet; put the condition on its steps",
                     "uses", "reusable workflows are not carried out yet",
                     "with", "reusable workflows are not carried out yet",
@@ -159,6 +158,7 @@ final class JobReader {
                     }
                 });
                 case "permissions" -> problems.check(() -> Permissions.check(value, fieldPath, fields));
+                case "concurrency" -> problems.check(() -> Concurrency.check(value, fieldPath, fields, problems));
                 case "steps" -> stepsNode = value;
                 case "outputs" -> problems.read(() -> outputs(value, fieldPath, values)).ifPresent(outputs::putAll);
                 default -> { }

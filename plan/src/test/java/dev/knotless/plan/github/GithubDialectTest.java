@@ -262,12 +262,15 @@ class GithubDialectTest {
                         shell: pwsh
                 """));
         assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
-                ".github/workflows/bad.yml:5:1: field 'concurrency': not supported here: not carried out yet; remove it",
                 ".github/workflows/bad.yml:3:5: field 'on.push.paths': not supported here: path filters are not carried out"
                         + " yet; remove 'paths' to run on every change",
                 ".github/workflows/bad.yml:4:3: field 'on.release': event 'release' does not happen on this runner, which runs"
                         + " workflows on push, pull_request, merge_group, workflow_dispatch and schedule; remove it, or keep"
                         + " this workflow where that event happens",
+                ".github/workflows/bad.yml:5:14: field 'concurrency': a group alone queues runs without cancelling the running"
+                        + " one, which is not carried out: this runner cancels a branch's older runs, waiting or running,"
+                        + " when a newer commit arrives; write {group: ${{ github.workflow }}-${{ github.ref }},"
+                        + " cancel-in-progress: true} to ask for that, or remove 'concurrency'",
                 ".github/workflows/bad.yml:9:5: field 'jobs.build.environment': not supported here: deployment environments"
                         + " (their protection rules, approvals and secrets) are not carried out here; remove 'environment'"
                         + " and grant the secrets to the repository",
@@ -280,7 +283,7 @@ class GithubDialectTest {
                         + " not have (its jobs: build, deploy)",
                 ".github/workflows/bad.yml:19:16: field 'jobs.deploy.steps[0].shell': 'pwsh' is not carried out here: jobs"
                         + " run in Linux containers; use bash, sh, python or a command with {0}");
-        assertThat(e.getMessage()).startsWith(".github/workflows/bad.yml:5:1: field 'concurrency'")
+        assertThat(e.getMessage()).startsWith(".github/workflows/bad.yml:3:5: field 'on.push.paths'")
                 .endsWith("(and 7 more problems in the file)");
     }
 
@@ -660,5 +663,42 @@ class GithubDialectTest {
                 + " 'steps'?); expected one of name, needs, runs-on, container, services, env, defaults, steps,"
                 + " timeout-minutes, strategy, permissions, continue-on-error, outputs, concurrency, environment, if,"
                 + " secrets, uses, with");
+    }
+
+    @Test
+    void concurrencyIsAcceptedWhereItAsksForWhatTheRunnerDoesAnywayAndRefusedElsewhere() throws Exception {
+        assertThat(dialect.parseExpanded(".github/workflows/c.yml", """
+                on: push
+                concurrency: {group: "${{ github.workflow }}-${{ github.ref }}", cancel-in-progress: true}
+                jobs:
+                  j:
+                    runs-on: linux
+                    concurrency: {group: "pr-${{ github.head_ref || github.ref }}", cancel-in-progress: true}
+                    steps: [{run: 'true'}]
+                """)).hasSize(1);
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/d.yml", """
+                on: push
+                concurrency: deploy-${{ github.ref }}
+                jobs:
+                  a:
+                    runs-on: linux
+                    concurrency: {group: deploy, cancel-in-progress: true}
+                    steps: [{run: 'true'}]
+                  b:
+                    runs-on: linux
+                    concurrency: {group: "${{ github.ref }}", cancel-in-progress: "${{ github.ref != 'refs/heads/main' }}"}
+                    steps: [{run: 'true'}]
+                """));
+        String what = "this runner cancels a branch's older runs, waiting or running, when a newer commit arrives; write"
+                + " {group: ${{ github.workflow }}-${{ github.ref }}, cancel-in-progress: true} to ask for that, or remove"
+                + " 'concurrency'";
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/d.yml:2:14: field 'concurrency': a group alone queues runs without cancelling the"
+                        + " running one, which is not carried out: " + what,
+                ".github/workflows/d.yml:6:26: field 'jobs.a.concurrency.group': a group that is not one per ref is not"
+                        + " carried out: " + what,
+                ".github/workflows/d.yml:10:67: field 'jobs.b.concurrency.cancel-in-progress': only 'true' is carried out: "
+                        + what);
     }
 }
