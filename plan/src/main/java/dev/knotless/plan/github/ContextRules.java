@@ -94,7 +94,7 @@ final class ContextRules {
                         ? "a local action's steps cannot read, as on GitHub: pass the secret to it as an input"
                         : "is not there for a local action's steps"));
             }
-            if (ReadTime.RUN.contains(context) && use == ReadTime.Use.PLANNING) {
+            if (ReadTime.RUN.contains(context) && use == ReadTime.Use.PLANNING && !decidedNow(e)) {
                 throw fields.error(node.at(), path, "reads '" + context + "', which only the run knows, and this field is"
                         + " read before the run starts (the file alone decides only 'matrix' and 'strategy')");
             }
@@ -128,6 +128,47 @@ final class ContextRules {
         }
         properties(e, node, path);
         return read;
+    }
+
+    /**
+     * Whether the file decides {@code e}: it reads {@code matrix} and {@code strategy}, and of the
+     * other contexts only entries the front-end knows ({@code github.workspace}, {@code runner.os}),
+     * no fact of the run and no function only the run answers.
+     */
+    boolean decidedNow(Expression e) {
+        return !hashesFiles(e) && e.functions().stream().noneMatch(ContextRules::isStatus) && knownOnly(e, null);
+    }
+
+    private boolean knownOnly(Expression e, @Nullable Expression parent) {
+        if (e instanceof Expression.Context c && !ReadTime.NOW.contains(c.name())) {
+            return parent instanceof Expression.Index index && index.target() == e
+                    && index.key() instanceof Expression.Literal key && key.value() instanceof Value.StringValue name
+                    && runContexts.get(c.name()) instanceof RunValue.Entries tree
+                    && entry(tree, name.value()) instanceof RunValue.Known;
+        }
+        for (Expression child : e.children()) {
+            if (!knownOnly(child, e)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The contexts an expression the file decides reads: {@code decided}'s and the known entries of the others. */
+    Contexts known(Contexts decided) {
+        return name -> {
+            Value value = decided.get(name);
+            if (value != null || !(runContexts.get(name) instanceof RunValue.Entries tree)) {
+                return value;
+            }
+            Value.ObjectValue.Builder object = Value.ObjectValue.builder();
+            tree.entries().forEach((key, entry) -> {
+                if (entry instanceof RunValue.Known k) {
+                    object.put(key, k.value());
+                }
+            });
+            return object.build();
+        };
     }
 
     /** Fails on a property of one of the runner's closed trees ({@code github.event}) that none of its entries names. */

@@ -164,7 +164,7 @@ final class ReadTime {
         }
         Template template = template(raw, node, path);
         Set<String> read = rules.check(template.expression(), use, node, path);
-        if (read.stream().noneMatch(RUN::contains) && !ContextRules.hashesFiles(template.expression())) {
+        if (rules.decidedNow(template.expression())) {
             return new Computed.Text(now(template, node, path));
         }
         return new Computed.Evaluated(template.expression(), raw, runContexts);
@@ -331,7 +331,7 @@ final class ReadTime {
             }
         }
         Set<String> read = rules.check(rest, Use.CONDITION, node, path);
-        if (!status && read.stream().noneMatch(RUN::contains) && !ContextRules.hashesFiles(rest)) {
+        if (!status && rules.decidedNow(rest)) {
             try {
                 return rest.evaluate(readable(), Functions.none()).isTruthy() ? new When(StepCondition.SUCCESS, null) : null;
             } catch (ExpressionException x) {
@@ -365,8 +365,9 @@ final class ReadTime {
         }
     }
 
+    /** What the file decides: the combination's matrix and strategy, and the known entries of the other contexts. */
     private Contexts readable() {
-        return contexts != null ? contexts : Contexts.none();
+        return rules.known(contexts != null ? contexts : Contexts.none());
     }
 
     private Template template(String raw, Node node, String path) throws WorkflowException {

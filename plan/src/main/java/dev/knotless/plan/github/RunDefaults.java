@@ -53,6 +53,11 @@ record RunDefaults(Shell shell, @Nullable String workingDirectory) {
     /** A directory relative to the workspace, in its plain form; null for the workspace itself. */
     static @Nullable String directory(String written, Position at, String path, Fields fields) throws WorkflowException {
         String plain = written.strip();
+        String workspace = JobReader.WORKSPACE.directory();
+        if (plain.equals(workspace) || plain.startsWith(workspace + "/")) {
+            plain = plain.substring(workspace.length()); // ${{ github.workspace }}/sub, as GitHub's workflows write it
+            plain = plain.startsWith("/") ? plain.substring(1) : plain;
+        }
         if (plain.startsWith("/")) {
             throw fields.error(at, path, "'" + written + "': a directory outside the workspace is not carried out yet;"
                     + " give one relative to it");

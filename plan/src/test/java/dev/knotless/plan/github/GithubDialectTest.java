@@ -515,8 +515,8 @@ class GithubDialectTest {
                 """), Map.of(), commit(Map.of(".github/actions/deploy/action.yml", DEPLOY_ACTION)));
         assertThat(set.errors()).isEmpty();
         List<Step> steps = set.workflows().getFirst().steps();
-        assertThat(steps).extracting(Step::name).containsExactly("Deploy it / Run echo \"url=https://${{ inputs.target }}\" >>"
-                + " \"$GITHUB_OUTPUT\"; deploy \"${KNOTLESS_", "Deploy it / Run echo done at $GITHUB_ACTION_PATH",
+        assertThat(steps).extracting(Step::name).containsExactly("Deploy it / Run echo \"url=https://staging\" >>"
+                + " \"$GITHUB_OUTPUT\"; deploy \"${KNOTLESS_EXPR_1}\"", "Deploy it / Run echo done at $GITHUB_ACTION_PATH",
                 "Deploy it", "Run echo ${{ steps.deploy.outputs.url }}");
         assertThat(steps).extracting(Step::scope).containsExactly("/1", "/1", Step.JOB, Step.JOB);
         assertThat(steps).extracting(Step::id).containsExactly("push", "-2", "deploy", null);
@@ -663,6 +663,31 @@ class GithubDialectTest {
                 + " 'steps'?); expected one of name, needs, runs-on, container, services, env, defaults, steps,"
                 + " timeout-minutes, strategy, permissions, continue-on-error, outputs, concurrency, environment, if,"
                 + " secrets, uses, with");
+    }
+
+    @Test
+    void whatTheFileDecidesOfTheRunnersContextsIsFilledInBeforeTheRun() throws Exception {
+        Workflow w = dialect.parseExpanded(".github/workflows/k.yml", """
+                name: K
+                on: push
+                jobs:
+                  j:
+                    runs-on: ${{ runner.os == 'Linux' && 'linux-big' || 'other' }}
+                    timeout-minutes: ${{ github.workflow == 'K' && 7 || 9 }}
+                    steps:
+                      - working-directory: ${{ github.workspace }}/sub
+                        if: runner.os == 'Linux'
+                        run: echo ${{ github.job }}
+                      - if: runner.os == 'Windows'
+                        run: never
+                """).getFirst();
+        assertThat(w.labels()).containsExactly("linux-big");
+        assertThat(w.timeout()).isEqualTo(Duration.ofMinutes(7));
+        assertThat(w.steps()).singleElement().satisfies(step -> {
+            assertThat(step.workingDirectory()).isEqualTo("sub");
+            assertThat(step.run()).isEqualTo("echo j");
+            assertThat(step.deferred().any()).isFalse();
+        });
     }
 
     @Test
