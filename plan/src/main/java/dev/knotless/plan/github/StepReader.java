@@ -335,8 +335,8 @@ final class StepReader {
      * to do. An input that asks for more than that fails closed.
      */
     private String checkout(String action, YamlTree.Position at, String path, @Nullable Entry with) throws WorkflowException {
-        if (action.startsWith("./") || action.startsWith("docker://")) {
-            throw fields.error(at, path, "'" + action + "': local and docker actions are not carried out yet");
+        if (action.startsWith("docker://")) {
+            throw fields.error(at, path, "'" + action + "': docker actions are not carried out yet");
         }
         if (!CHECKOUT.matcher(action).matches()) {
             throw fields.error(at, path, "'" + action + "': actions other than actions/checkout are not carried out yet;"
