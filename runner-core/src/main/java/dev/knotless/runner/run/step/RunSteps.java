@@ -170,19 +170,28 @@ public final class RunSteps implements Phase {
         if (outputs.isEmpty()) {
             return;
         }
-        StepValues after = new StepValues(facts, steps, ended, handed, Grants.Granted.NONE, variables, status(run),
-                new HashFiles(run.session(), workspace, run.signal()));
-        Map<String, String> leftOut = new LinkedHashMap<>();
         Map<String, String> values = new LinkedHashMap<>();
-        after.handedOn(outputs, leftOut).forEach((name, value) -> {
+        workedOut(run, handed, outputs, "output '%s' is not handed on: %s").forEach((name, value) -> {
             if (!run.log().masks().mask(value).equals(value)) {
-                leftOut.put(name, "it holds a masked value");
+                run.log().notice("output '" + name + "' is not handed on: it holds a masked value");
             } else {
                 values.put(name, value);
             }
         });
-        leftOut.forEach((name, why) -> run.log().notice("output '" + name + "' is not handed on: " + why));
         handedOn = values;
+    }
+
+    /**
+     * {@code values} worked out now, after the steps that ended; each that cannot be is left out,
+     * with a line in the log from {@code leftOut} (the name, then why).
+     */
+    private Map<String, String> workedOut(RunContext run, HandedBack handed, Map<String, Computed> values, String leftOut) {
+        StepValues after = new StepValues(facts, steps, ended, handed, Grants.Granted.NONE, variables, status(run),
+                new HashFiles(run.session(), workspace, run.signal()));
+        Map<String, String> missing = new LinkedHashMap<>();
+        Map<String, String> worked = after.handedOn(values, missing);
+        missing.forEach((name, why) -> run.log().notice(leftOut.formatted(name, why)));
+        return worked;
     }
 
     @Override
@@ -238,11 +247,8 @@ public final class RunSteps implements Phase {
 
     /** What {@code step} hands on as its outputs, worked out once it ended (a local action's, from its steps). */
     private void handOn(RunContext run, int number, Step step, HandedBack handed) {
-        StepValues after = new StepValues(facts, steps, ended, handed, Grants.Granted.NONE, variables, status(run),
-                new HashFiles(run.session(), workspace, run.signal()));
-        Map<String, String> leftOut = new LinkedHashMap<>();
-        handed.handOn(number, after.handedOn(step.outputs(), leftOut));
-        leftOut.forEach((name, why) -> run.log().notice("step '" + step.name() + "' output '" + name + "': " + why));
+        handed.handOn(number, workedOut(run, handed, step.outputs(), "step '" + step.name().replace("%", "%%")
+                + "' output '%s': %s"));
     }
 
     private void runStep(RunContext run, StepChain chain, int number, Step step, StopSignal signal, StepStart start,

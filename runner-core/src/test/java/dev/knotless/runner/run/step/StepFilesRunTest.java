@@ -16,12 +16,11 @@ import dev.knotless.runner.run.StepProtocolPlans;
 import dev.knotless.runner.run.recovery.RunProgress;
 import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunRequest;
+import dev.knotless.runner.run.step.protocol.HugeFileArchive;
 import dev.knotless.runner.run.step.protocol.StepFileLayout;
 import dev.knotless.secrets.Secret;
 import dev.knotless.testkit.FakeSession;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +28,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -150,9 +148,8 @@ class StepFilesRunTest {
 
     @Test
     void aFileOverItsBoundFailsTheStepWithOneLineAndReadsNoMoreThanItsHeader() {
-        HandedFilesCounting big = new HandedFilesCounting();
-        session.downloadsFrom(StepFileLayout.ROOT + "/1", () -> new SequenceInputStream(
-                new ByteArrayInputStream(header("output", 2L << 30)), big));
+        HugeFileArchive big = new HugeFileArchive("output", 2L << 30);
+        session.downloadsFrom(StepFileLayout.ROOT + "/1", () -> big);
 
         Check check = run(handingBack(THREE));
 
@@ -160,7 +157,7 @@ class StepFilesRunTest {
         assertThat(check.reason()).isEqualTo("step 'one' handed back files that were refused: download of"
                 + " /tmp/.knotless-files/1: GITHUB_OUTPUT is 2 GiB; a step hands back at most 1 MiB through one file");
         assertThat(check.steps().getFirst().exitCode()).as("its own exit code is kept").isZero();
-        assertThat(big.read).isLessThan(64 * 1024);
+        assertThat(big.contentRead()).isLessThan(64 * 1024);
         assertThat(session.ranNames()).doesNotContain("two");
     }
 
@@ -318,31 +315,5 @@ class StepFilesRunTest {
 
     private Map<String, String> environment(String step) {
         return session.ran().stream().filter(p -> p.name().equals(step)).findFirst().orElseThrow().environment();
-    }
-
-    private static byte[] header(String name, long size) {
-        TarArchiveEntry entry = new TarArchiveEntry(name);
-        entry.setSize(size);
-        byte[] block = new byte[512];
-        entry.writeEntryHeader(block);
-        return block;
-    }
-
-    /** Zeros without end, counting how many were read: a file's content that must never be read. */
-    static final class HandedFilesCounting extends java.io.InputStream {
-        long read;
-
-        @Override
-        public int read() {
-            read++;
-            return 0;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) {
-            java.util.Arrays.fill(b, off, off + len, (byte) 0);
-            read += len;
-            return len;
-        }
     }
 }
