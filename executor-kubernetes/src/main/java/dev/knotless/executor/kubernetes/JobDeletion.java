@@ -41,9 +41,11 @@ record JobDeletion(KubernetesClient client, String namespace, KubernetesCounters
     }
 
     /**
-     * Deletes the Job and waits until it and its pods are gone; never throws. An API server that
-     * does not answer (restarting) is asked again until {@link #WAIT}: a run that ends during an
-     * outage must not leave its Job. False when they were still there after {@link #WAIT}.
+     * Deletes the Job and waits until it and its pods are gone; never throws. Any refusal is asked
+     * again until {@link #WAIT}, not only a server that does not answer: an API server
+     * that has just come back answers 403 while its authorizer loads and 5xx while its storage
+     * reconnects, and a run that ends then must not leave its Job. Deleting is idempotent, so
+     * asking again costs nothing but time. False when they were still there after {@link #WAIT}.
      */
     boolean delete(String jobName) {
         long started = System.nanoTime();
@@ -64,8 +66,9 @@ record JobDeletion(KubernetesClient client, String namespace, KubernetesCounters
                         return true;
                     }
                 } catch (KubernetesClientException e) {
-                    if (!ApiOutage.isOutage(e, !outage.isEmpty())) {
-                        throw e;
+                    if (outage.isEmpty()) {
+                        log.info("job delete refused, asking again job={} namespace={} reason={}", jobName, namespace,
+                                KubernetesExecutor.message(e));
                     }
                     outage = " reason=" + KubernetesExecutor.message(e);
                 }
@@ -73,7 +76,7 @@ record JobDeletion(KubernetesClient client, String namespace, KubernetesCounters
             }
             counters.cleanupFailed();
             log.warn("job delete unfinished job={} namespace={} after={}{}", jobName, namespace, KubernetesExecutor.human(WAIT), outage);
-        } catch (KubernetesClientException | IllegalStateException e) {
+        } catch (IllegalStateException e) {
             counters.cleanupFailed();
             log.warn("job delete failed job={} namespace={} reason={}", jobName, namespace, KubernetesExecutor.message(e));
         } catch (InterruptedException e) {
