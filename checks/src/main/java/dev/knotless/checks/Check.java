@@ -136,6 +136,14 @@ public record Check(
         return of(s, CheckStatus.CANCELLED, reason, at, at, null);
     }
 
+    /** A final check of a run that ended {@code status} (cancelled or skipped) before it started. */
+    public static Check endedBeforeStart(CheckSubject s, CheckStatus status, Instant at, String reason) {
+        if (status != CheckStatus.CANCELLED && status != CheckStatus.SKIPPED) {
+            throw new IllegalArgumentException("a run ends " + status.wireName() + " only once it started");
+        }
+        return of(s, status, reason, at, at, null);
+    }
+
     /** A final {@code failure} check that no run made (the lander's rejection of a pull request). */
     public static Check failure(CheckSubject s, Instant at, String reason) {
         return of(s, CheckStatus.FAILURE, reason, at, at, null);

@@ -8,6 +8,12 @@ public final class RunLayout {
     public static final String STEPS = "/steps";
     /** What the run wants shown on its check. */
     public static final String OUTPUTS = "/outputs";
+    /**
+     * Programs the runner brings into the run for its steps ({@code /steps/.runtimes/node/bin/node}):
+     * under {@link #STEPS}, which every executor makes writable for the runner's uploads whatever
+     * the image's user and root filesystem.
+     */
+    public static final String RUNTIMES = STEPS + "/.runtimes";
 
     private RunLayout() {}
 

@@ -25,20 +25,21 @@ record CommitStatus(String sha, String state, String context, String description
     }
 
     /**
-     * The state table (docs/guide/forges.md): GitHub knows no running or cancelled, Gitea no running
-     * but a warning, GitLab all but says failed for both failure and error.
+     * The state table (docs/guide/forges.md): GitHub knows no running, cancelled or skipped, Gitea
+     * no running or skipped but a warning, GitLab all but says failed for both failure and error. A
+     * skipped run fails nothing, so where the forge has no word for it, it is {@code success}.
      */
     static String state(ForgeKind kind, CheckStatus status) {
         return switch (kind) {
             case GITHUB -> switch (status) {
                 case PENDING, RUNNING -> "pending";
-                case SUCCESS -> "success";
+                case SUCCESS, SKIPPED -> "success";
                 case FAILURE -> "failure";
                 case ERROR, CANCELLED -> "error";
             };
             case GITEA -> switch (status) {
                 case PENDING, RUNNING -> "pending";
-                case SUCCESS -> "success";
+                case SUCCESS, SKIPPED -> "success";
                 case FAILURE -> "failure";
                 case ERROR -> "error";
                 case CANCELLED -> "warning";
@@ -49,6 +50,7 @@ record CommitStatus(String sha, String state, String context, String description
                 case SUCCESS -> "success";
                 case FAILURE, ERROR -> "failed";
                 case CANCELLED -> "canceled";
+                case SKIPPED -> "skipped";
             };
         };
     }
@@ -62,6 +64,7 @@ record CommitStatus(String sha, String state, String context, String description
             case FAILURE -> "failed" + took + because(check);
             case ERROR -> "could not run" + because(check);
             case CANCELLED -> "cancelled" + because(check);
+            case SKIPPED -> "skipped" + because(check);
         };
         return text.length() <= MAX_DESCRIPTION ? text : text.substring(0, MAX_DESCRIPTION - 3) + "...";
     }

@@ -141,11 +141,11 @@ class StatusPublisherTest {
     @Test
     void theStateTableOfEachForge() {
         assertThat(List.of(CheckStatus.values()).stream().map(s -> CommitStatus.state(ForgeKind.GITHUB, s)))
-                .containsExactly("pending", "pending", "success", "failure", "error", "error");
+                .containsExactly("pending", "pending", "success", "failure", "error", "error", "success");
         assertThat(List.of(CheckStatus.values()).stream().map(s -> CommitStatus.state(ForgeKind.GITEA, s)))
-                .containsExactly("pending", "pending", "success", "failure", "error", "warning");
+                .containsExactly("pending", "pending", "success", "failure", "error", "warning", "success");
         assertThat(List.of(CheckStatus.values()).stream().map(s -> CommitStatus.state(ForgeKind.GITLAB, s)))
-                .containsExactly("pending", "running", "success", "failed", "failed", "canceled");
+                .containsExactly("pending", "running", "success", "failed", "failed", "canceled", "skipped");
     }
 
     @Test

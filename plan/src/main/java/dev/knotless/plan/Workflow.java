@@ -37,6 +37,8 @@ import org.jspecify.annotations.Nullable;
  * @param outputs what the run hands to the runs that need it, worked out after its steps; empty for ours
  * @param labels the kind of machine it asks for, in the file's order (GitHub's {@code runs-on}),
  *     which the runner's table maps to an image when it names none; empty for ours
+ * @param condition when it starts, given how the runs it needs ended; {@link JobCondition#NEEDS_PASSED}
+ *     for ours
  */
 public record Workflow(
         String name,
@@ -58,7 +60,8 @@ public record Workflow(
         StepFiles stepFiles,
         PrePost prePost,
         Map<String, Computed> outputs,
-        List<String> labels) {
+        List<String> labels,
+        JobCondition condition) {
 
     public Workflow {
         Objects.requireNonNull(name, "name");
@@ -78,6 +81,16 @@ public record Workflow(
         Objects.requireNonNull(prePost, "prePost");
         outputs = Collections.unmodifiableMap(new LinkedHashMap<>(outputs));
         labels = List.copyOf(labels);
+        Objects.requireNonNull(condition, "condition");
+    }
+
+    /** A workflow that starts once every run it needs passed. */
+    public Workflow(String name, String file, Triggers on, List<String> runners, @Nullable String image,
+            @Nullable Duration timeout, Resources resources, Map<String, String> variables, List<String> cache, List<Step> steps,
+            Reports reports, List<Service> services, List<String> needs, List<String> artifacts, @Nullable MatrixCell cell,
+            Workspace workspace, StepFiles stepFiles, PrePost prePost, Map<String, Computed> outputs, List<String> labels) {
+        this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services, needs, artifacts,
+                cell, workspace, stepFiles, prePost, outputs, labels, JobCondition.NEEDS_PASSED);
     }
 
     /** A workflow that hands nothing to the runs that need it. */
@@ -108,13 +121,13 @@ public record Workflow(
     /** This workflow under another name, all else kept. */
     public Workflow named(String newName) {
         return new Workflow(newName, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels);
+                needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition);
     }
 
     /** This workflow needing {@code newNeeds} (names of groups), all else kept. */
     public Workflow withNeeds(List<String> newNeeds) {
         return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs, labels);
+                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition);
     }
 
     /** What {@code needs} calls it: its name as written, shared by the combinations of its matrix. */
@@ -126,14 +139,14 @@ public record Workflow(
     public Workflow with(String newName, String newFile, @Nullable String newImage, @Nullable Duration newTimeout,
             Resources newResources, Map<String, String> newVariables, List<String> newCache, List<Step> newSteps) {
         return new Workflow(newName, newFile, on, runners, newImage, newTimeout, newResources, newVariables, newCache, newSteps,
-                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels);
+                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition);
     }
 
     /** This workflow as one combination of its matrix: these parts filled in, the rest kept. */
     public Workflow asCombination(String newName, @Nullable String newImage, Map<String, String> newVariables,
             List<Service> newServices, MatrixCell newCell) {
         return new Workflow(newName, file, on, runners, newImage, timeout, resources, newVariables, cache, steps, reports,
-                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs, labels);
+                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs, labels, condition);
     }
 
     /**

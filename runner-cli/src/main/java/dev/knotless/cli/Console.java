@@ -117,6 +117,7 @@ final class Console implements RunListener {
             case FAILURE -> paint("31", "✗ " + check.workflow() + " failed: " + check.reason());
             case ERROR -> paint("31", "! " + check.workflow() + " error: " + check.reason());
             case CANCELLED -> paint("33", "⊘ " + check.workflow() + " cancelled: " + check.reason());
+            case SKIPPED -> paint("2", "↷ " + check.workflow() + " skipped: " + check.reason());
             default -> check.workflow() + " " + check.status().wireName();
         };
         println(text);
@@ -180,6 +181,7 @@ final class Console implements RunListener {
         return switch (s) {
             case SUCCESS -> "32";
             case CANCELLED -> "33";
+            case SKIPPED -> "2";
             default -> "31";
         };
     }

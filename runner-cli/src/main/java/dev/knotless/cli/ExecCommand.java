@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.runner.run.runtime.Runtimes;
 import dev.knotless.checkout.Commit;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
@@ -112,6 +113,7 @@ final class ExecCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--input is for manual runs: add --event manual");
         }
         RunLimits limits = runOptions.limits();
+        Runtimes runtimes = runOptions.runtimes();
         RunnerImages images = runOptions.images();
 
         Path stateDir = runner.stateDir();
@@ -173,7 +175,7 @@ final class ExecCommand implements Callable<Integer> {
                 boolean wantsSecrets = selected.stream().anyMatch(w -> w.steps().stream().anyMatch(s -> !s.secrets().isEmpty()));
                 SecretStore secrets = wantsSecrets ? SecretStore.encryptedFile(stateDir) : SecretStore.inMemory();
                 Run run = RunWiring.oneShot(executor, stateDir, secrets, console, limits, runOptions.cacheBudgetBytes(),
-                        Clock.systemUTC());
+                        Clock.systemUTC(), runtimes);
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 Map<String, CheckStatus> ended = new LinkedHashMap<>();
                 Map<String, Check> endedChecks = new LinkedHashMap<>();
@@ -182,8 +184,8 @@ final class ExecCommand implements Callable<Integer> {
                             commit.sha(), commit.ref(), defaultRef, ev, trust, w, mirror.tree(commit.sha()), runVariables.get(w),
                             images.imageFor(w), keep).withNeededRuns(parsed.runsNeededBy(w))
                             .withNeeded(needed(parsed, parsed.runsNeededBy(w), endedChecks));
-                    java.util.Optional<String> blocker = Needs.blocker(parsed, w, ended, ev);
-                    Check check = blocker.isPresent() ? run.cancelledBeforeStart(request, blocker.get())
+                    java.util.Optional<Needs.Blocker> blocker = Needs.blocker(parsed, w, ended, ev);
+                    Check check = blocker.isPresent() ? run.endedBeforeStart(request, blocker.get().ending(), blocker.get().reason())
                             : run.execute(request, cancellation);
                     ended.put(w.name(), check.status());
                     endedChecks.put(w.name(), check);

@@ -13,12 +13,12 @@ final class ExitCodes {
 
     private ExitCodes() {}
 
-    /** 3 when any check is an error, else 1 when any failed or was cancelled, else 0. */
+    /** 3 when any check is an error, else 1 when any failed or was cancelled, else 0 (a skipped run fails nothing). */
     static int of(List<Check> checks) {
         if (checks.stream().anyMatch(c -> c.status() == CheckStatus.ERROR)) {
             return ERROR;
         }
-        if (checks.stream().anyMatch(c -> c.status() != CheckStatus.SUCCESS)) {
+        if (checks.stream().anyMatch(c -> c.status() != CheckStatus.SUCCESS && c.status() != CheckStatus.SKIPPED)) {
             return FAILURE;
         }
         return SUCCESS;

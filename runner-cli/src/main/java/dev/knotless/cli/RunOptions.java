@@ -3,9 +3,14 @@ package dev.knotless.cli;
 import dev.knotless.executor.Resources;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunnerImages;
+import dev.knotless.runner.run.runtime.NodeBundle;
+import dev.knotless.runner.run.runtime.Runtimes;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
@@ -20,6 +25,12 @@ final class RunOptions {
             description = "The image for workflows that name none and ask for a machine labelled LABEL (GitHub's"
                     + " runs-on), over --image; repeatable. The first of a workflow's labels named here decides.")
     List<String> runsOn = new ArrayList<>();
+
+    @Option(names = "--actions-node", paramLabel = "PATH",
+            description = "The Node on this host that runs GitHub's JavaScript actions (runs.using: node20, node24),"
+                    + " brought into each run that uses one with the libraries it loads, so that no image needs it."
+                    + " Without it, such a run ends with an error saying so.")
+    Path actionsNode;
 
     @Option(names = "--checkout-limit", defaultValue = "2Gi", paramLabel = "SIZE",
             description = "The largest checkout sent into a run (default: ${DEFAULT-VALUE}).")
@@ -47,6 +58,18 @@ final class RunOptions {
     /** @throws IllegalArgumentException naming a --runs-on entry that cannot be used */
     RunnerImages images() {
         return RunnerImages.parse(image, runsOn);
+    }
+
+    /** @throws IllegalArgumentException naming --actions-node when that Node cannot be brought */
+    Runtimes runtimes() {
+        if (actionsNode == null) {
+            return Runtimes.NONE;
+        }
+        try {
+            return new Runtimes(Map.of("node", NodeBundle.of(actionsNode)));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--actions-node " + actionsNode + ": " + e.getMessage(), e);
+        }
     }
 
     long cacheBudgetBytes() {

@@ -1,5 +1,7 @@
 package dev.knotless.cli;
 
+import dev.knotless.runner.run.runtime.Runtimes;
+import dev.knotless.time.Ticker;
 import dev.knotless.cache.CacheStore;
 import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
@@ -22,15 +24,15 @@ final class RunWiring {
      * @param journal where going runs record their progress ({@link RunJournal#NONE} for one-shot runs)
      */
     static Run run(Executor executor, Path stateDir, CheckRecorder checks, SecretStore secrets, RunListener listener,
-            RunLimits limits, long cacheBudget, RunJournal journal, Clock clock) {
+            RunLimits limits, long cacheBudget, RunJournal journal, Clock clock, Runtimes runtimes) {
         CacheStore caches = new CacheStore(stateDir.resolve("cache"), cacheBudget, clock);
-        return new Run(executor, checks, secrets, caches, listener, limits, journal, clock);
+        return new Run(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM, runtimes);
     }
 
     /** A one-shot run's: check files only, in no queue and shown by no forge. */
     static Run oneShot(Executor executor, Path stateDir, SecretStore secrets, RunListener listener, RunLimits limits,
-            long cacheBudget, Clock clock) {
+            long cacheBudget, Clock clock, Runtimes runtimes) {
         return run(executor, stateDir, CheckRecorder.filesOnly(new CheckStore(stateDir)), secrets, listener, limits,
-                cacheBudget, RunJournal.NONE, clock);
+                cacheBudget, RunJournal.NONE, clock, runtimes);
     }
 }

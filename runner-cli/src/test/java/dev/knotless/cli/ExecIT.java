@@ -176,7 +176,43 @@ class ExecIT {
     /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
     @Test
     void aGithubActionsWorkflowRunsAsItIs() throws Exception {
-        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), IMAGE).dir));
+        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), IMAGE).dir, GithubWorkflowRun.args()));
+    }
+
+    /**
+     * A JavaScript action runs on the runner's Node: without one the run ends with one line saying
+     * how to give it, before any step; a Node that cannot be brought is refused at the flag.
+     */
+    @Test
+    void aJavascriptActionWithoutTheRunnersNodeEndsWithOneLineSayingSo() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("js")).file(".github/actions/js/action.yml", "runs: {using: node20, main: a.js}\n")
+                .file(".github/workflows/ci.yml", """
+                        on: push
+                        jobs:
+                          j:
+                            runs-on: linux
+                            container: %s
+                            steps:
+                              - run: echo "ran-$((1+1))"
+                              - uses: ./.github/actions/js
+                        """.formatted(IMAGE));
+        repo.commit();
+        CliRun r = exec(repo.dir);
+        assertThat(r.exit()).as(r.err()).isEqualTo(3);
+        JsonNode check = r.checks().get(0);
+        assertThat(check.get("status").asText()).isEqualTo("error");
+        assertThat(check.get("reason").asText()).isEqualTo("step 'Run ./.github/actions/js' runs a JavaScript action, which"
+                + " runs on the runner's own node, and this runner has none: start it with --actions-node PATH (a Node 20 or"
+                + " later on the runner host)");
+        assertThat(java.nio.file.Files.readString(java.nio.file.Path.of(check.get("log").asText()))).as("refused before any step")
+                .doesNotContain("ran-2");
+        Path fake = repo.dir.resolveSibling("fake-node");
+        java.nio.file.Files.writeString(fake, "#!/bin/sh\necho 'not node'\n");
+        fake.toFile().setExecutable(true);
+        CliRun notNode = exec(repo.dir, "--actions-node", fake.toString());
+        assertThat(notNode.exit()).isEqualTo(2);
+        assertThat(notNode.err()).contains("--actions-node " + fake + ": " + fake + " --version printed 'not node', not a Node"
+                + " version");
     }
 
     /**

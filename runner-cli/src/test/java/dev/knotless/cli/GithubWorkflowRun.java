@@ -3,6 +3,7 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.testkit.ActionsToolkit;
 import dev.knotless.testkit.TestRepo;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,12 +24,24 @@ import java.util.List;
  * and outcome by its id, in a name, a condition, a variable and a script; the run's facts; a secret
  * not set; {@code hashFiles} over the workspace), a local composite action given an input from a
  * step before and read back by its caller's id, and a matrix job of two combinations that needs the
- * first job and reads what it handed on (its {@code outputs}) and how it ended.
+ * first job and reads what it handed on (its {@code outputs}) and how it ended; a local
+ * JavaScript action on the runner's Node, through GitHub's own {@code @actions/core}, {@code exec}
+ * and {@code io}; a job whose {@code if}
+ * is false skipped before anything of it starts, the job that needs it skipped too, and an {@code
+ * always()} job run after both.
  * The plan is the same for every executor; each executor's exec IT runs it.
  */
 final class GithubWorkflowRun {
 
     private GithubWorkflowRun() {}
+
+    /** What the JavaScript action imports, and the Node the runner brings in for it. */
+    static final ActionsToolkit toolkit = ActionsToolkit.installed();
+
+    /** What the exec of {@link #repo} is given beside its executor's arguments. */
+    static String[] args() {
+        return toolkit.args().toArray(String[]::new);
+    }
 
     static TestRepo repo(Path dir, String image) throws Exception {
         TestRepo repo = new TestRepo(dir)
@@ -50,6 +63,32 @@ final class GithubWorkflowRun {
                               run: |
                                 echo "text=hello ${{ inputs.who }}${{ inputs.punctuation }}" >> "$GITHUB_OUTPUT"
                                 echo "action at $GITHUB_ACTION_PATH"
+                        """)
+                .file(".github/actions/js/action.yml", """
+                        name: JS
+                        inputs:
+                          who: {required: true}
+                          greeting words: {default: hello}
+                        outputs:
+                          said: {description: what it said}
+                        runs: {using: node24, main: index.mjs}
+                        """)
+                .file(".github/actions/js/index.mjs", """
+                        import * as core from '@actions/core';
+                        import * as exec from '@actions/exec';
+                        import * as io from '@actions/io';
+                        const who = core.getInput('who', {required: true});
+                        core.setSecret('js-secret-value');
+                        core.info(`js says ${core.getInput('greeting words')} ${who} from ${process.env.GITHUB_ACTION_PATH}`);
+                        core.info('js secret=js-secret-value');
+                        await io.mkdirP('made/by/js');
+                        let out = '';
+                        await exec.exec('sh', ['-c', 'echo exec-ran-in-$(pwd)'], {listeners: {stdout: d => { out += d; }}});
+                        core.setOutput('said', `${core.getInput('greeting words')} ${who}`);
+                        core.exportVariable('FROM_JS', 'exported');
+                        core.warning('js warns', {file: 'hello.txt', startLine: 1});
+                        await core.summary.addRaw('js summary').write();
+                        core.info(`js exec=${out.trim()} which=${await io.which('sh', true)}`);
                         """)
                 .file(".github/workflows/ci.yml", """
                         name: GH
@@ -97,6 +136,11 @@ final class GithubWorkflowRun {
                                   who: v${{ steps.made.outputs.version }}
                               - name: greeted
                                 run: echo "greeting=${{ steps.greet.outputs.greeting }} outcome=${{ steps.greet.outcome }}"
+                              - id: js
+                                uses: ./.github/actions/js
+                                with: {who: "v${{ steps.made.outputs.version }}"}
+                              - name: after js
+                                run: echo "js said=${{ steps.js.outputs.said }} env=$FROM_JS dir=$(ls -d made/by/js)"
                               - name: read
                                 if: steps.made.outputs.version == '7' && github.event_name == 'push'
                                 env:
@@ -128,7 +172,28 @@ final class GithubWorkflowRun {
                               - run: echo "part=${{ matrix.part }} of ${{ strategy.job-total }}"
                               - run: echo "needed=${{ needs.build.result }} version=${{ needs.build.outputs.version }} where=$W"
                                 env: {W: "${{ needs.build.outputs.where }}"}
+                          deploy:
+                            needs: build
+                            if: github.ref == 'refs/heads/release' && needs.build.outputs.version == '7'
+                            runs-on: ubuntu-latest
+                            container: %1$s
+                            steps:
+                              - run: echo never deployed
+                          verify:
+                            needs: deploy
+                            runs-on: ubuntu-latest
+                            container: %1$s
+                            steps:
+                              - run: echo never verified
+                          report:
+                            needs: [build, deploy]
+                            if: always() && needs.build.outputs.version == '7'
+                            runs-on: ubuntu-latest
+                            container: %1$s
+                            steps:
+                              - run: echo "report build=${{ needs.build.result }} deploy=${{ needs.deploy.result }}"
                         """.formatted(image));
+        toolkit.copyInto(repo, ".github/actions/js");
         repo.commit();
         return repo;
     }
@@ -140,7 +205,15 @@ final class GithubWorkflowRun {
         for (JsonNode check : r.checks()) {
             names.add(check.get("workflow").asText() + ":" + check.get("status").asText());
         }
-        assertThat(names).as(r.err()).containsExactly("GH / build:success", "GH / test (1):success", "GH / test (2):success");
+        assertThat(names).as(r.err()).containsExactly("GH / build:success", "GH / test (1):success", "GH / test (2):success",
+                "GH / deploy:skipped", "GH / verify:skipped", "GH / report:success");
+        // a job's if: decided before anything of the run is made; what needs a skipped job is skipped too
+        assertThat(r.checks().get(3).get("reason").asText()).isEqualTo("its condition 'github.ref == 'refs/heads/release'"
+                + " && needs.build.outputs.version == '7'' is false");
+        assertThat(r.checks().get(3).get("steps")).isEmpty();
+        assertThat(r.checks().get(4).get("reason").asText()).isEqualTo("needs GH / deploy, which was skipped");
+        assertThat(Files.readString(Path.of(r.checks().get(5).get("log").asText())))
+                .contains("report build=success deploy=skipped");
         JsonNode build = r.checks().get(0);
         List<String> steps = new ArrayList<>();
         for (JsonNode step : build.get("steps")) {
@@ -148,7 +221,8 @@ final class GithubWorkflowRun {
         }
         assertThat(steps).containsExactly("Run actions/checkout@v4:success", "where:success", "shell:success",
                 "sub:success", "hand back:success", "handed:success", "made on main:success",
-                "Run ./.github/actions/greet / say:success", "Run ./.github/actions/greet:success", "greeted:success", "read:success",
+                "Run ./.github/actions/greet / say:success", "Run ./.github/actions/greet:success", "greeted:success",
+                "Run ./.github/actions/js:success", "after js:success", "read:success",
                 "not read:skipped", "hashed:success", "on failure:skipped");
         JsonNode handBack = build.get("steps").get(4);
         assertThat(handBack.get("outputs").get("result").asText()).isEqualTo("42");
@@ -162,6 +236,13 @@ final class GithubWorkflowRun {
                 + " ref=refs/heads/main job=build os=Linux gone=[]", "withheld NOT_SET (not set for this repository)");
         // a local composite action: its input from a step before, its output read by its caller's id
         assertThat(log).contains("action at /github/workspace/.github/actions/greet", "greeting=hello v7! outcome=success");
+        // a JavaScript action on the runner's Node, through GitHub's own @actions/core, exec and io
+        assertThat(log).contains("brought Node v24", "js says hello v7 from /github/workspace/.github/actions/js",
+                "js secret=***", "exec-ran-in-/github/workspace", "js exec=exec-ran-in-/github/workspace which=",
+                "js said=hello v7 env=exported dir=made/by/js").doesNotContain("js-secret-value");
+        JsonNode js = build.get("steps").get(10);
+        assertThat(js.get("outputs").get("said").asText()).isEqualTo("hello v7");
+        assertThat(js.get("annotations").get(0).get("message").asText()).isEqualTo("js warns");
         // GitHub's hashFiles: the SHA-256 of each matching file's SHA-256, in path order
         MessageDigest all = MessageDigest.getInstance("SHA-256");
         all.update(MessageDigest.getInstance("SHA-256").digest("hello from the commit\n".getBytes(StandardCharsets.UTF_8)));

@@ -111,7 +111,7 @@ class KubernetesExecIT {
     /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
     @Test
     void aGithubActionsWorkflowRunsAsItIs() throws Exception {
-        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), ExecIT.IMAGE).dir));
+        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), ExecIT.IMAGE).dir, GithubWorkflowRun.args()));
     }
     /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */
     @Test

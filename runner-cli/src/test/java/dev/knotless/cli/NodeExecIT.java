@@ -149,7 +149,7 @@ class NodeExecIT {
     /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
     @Test
     void aGithubActionsWorkflowRunsAsItIs(@TempDir Path tmp) throws Exception {
-        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), image).dir));
+        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), image).dir, GithubWorkflowRun.args()));
     }
 
     /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */

@@ -44,6 +44,7 @@ class PackageOrderTest {
             new Part("environment", "phase", "record", "request"),
             new Part("transfer", "phase", "record", "request"),
             new Part("output", "phase", "record", "request"),
+            new Part("runtime", "phase", "record", "request"),
             new Part("phase", "record", "request"),
             new Part("recovery", "record", "request"),
             new Part("record", "request"),

@@ -74,7 +74,8 @@ public final class PipelineStatuses implements CheckPublisher {
         switch (check.status()) {
             case PENDING -> {} // told when the pipeline came
             case RUNNING -> started(check);
-            case SUCCESS -> emit(run.pipelineUri(), run.workflow(), "success", null, null);
+            // tangled has no word for a run that was not to run: it failed nothing
+            case SUCCESS, SKIPPED -> emit(run.pipelineUri(), run.workflow(), "success", null, null);
             case CANCELLED -> emit(run.pipelineUri(), run.workflow(), "cancelled", check.reason(), null);
             case FAILURE, ERROR -> {
                 StepResult failing = check.steps().stream()

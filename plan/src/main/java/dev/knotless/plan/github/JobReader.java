@@ -3,6 +3,7 @@ package dev.knotless.plan.github;
 import dev.knotless.executor.Resources;
 import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.Computed;
+import dev.knotless.plan.JobCondition;
 import dev.knotless.plan.MatrixCell;
 import dev.knotless.plan.PrePost;
 import dev.knotless.plan.Reports;
@@ -36,10 +37,9 @@ final class JobReader {
 
     static final Keys JOB = new Keys(
             List.of("name", "needs", "runs-on", "container", "services", "env", "defaults", "steps", "timeout-minutes",
-                    "strategy", "permissions", "continue-on-error", "outputs", "concurrency"),
+                    "strategy", "permissions", "continue-on-error", "outputs", "concurrency", "if"),
             Map.of("environment", "deployment environments (their protection rules, approvals and secrets) are not"
                             + " carried out here; remove 'environment' and grant the secrets to the repository",
-                    "if", "a job's condition is not carried out yet; put the condition on its steps",
                     "uses", "reusable workflows are not carried out yet",
                     "with", "reusable workflows are not carried out yet",
                     "secrets", "reusable workflows are not carried out yet"));
@@ -129,6 +129,7 @@ final class JobReader {
         List<Service> services = new ArrayList<>();
         RunDefaults defaults = around.defaults();
         Duration timeout = DEFAULT_TIMEOUT;
+        JobCondition condition = JobCondition.NEEDS_PASSED;
         Node stepsNode = null;
         for (Entry entry : map.entries().values()) {
             String fieldPath = path + "." + entry.key();
@@ -151,6 +152,8 @@ final class JobReader {
                     defaults = problems.read(() -> base.over(value, fieldPath, fields, problems, values)).orElse(base);
                 }
                 case "timeout-minutes" -> timeout = problems.read(() -> values.minutes(value, fieldPath)).orElse(timeout);
+                case "if" -> condition = problems.read(() -> JobConditions.read(values, fields, value, fieldPath))
+                        .orElse(condition);
                 case "continue-on-error" -> problems.check(() -> {
                     if (values.bool(value, fieldPath)) {
                         throw fields.error(value.at(), fieldPath, "a job that may fail without failing the workflow is not"
@@ -185,7 +188,7 @@ final class JobReader {
         }
         return new Workflow(name, fields.file(), around.on(), List.of(), image, timeout, Resources.DEFAULT, variables,
                 List.of(), read, Reports.NONE, services, List.of(), List.of(), cell, WORKSPACE, STEP_FILES, PrePost.NONE,
-                outputs, labels);
+                outputs, labels, condition);
     }
 
     /** {@code outputs}: names GitHub takes, each a value the run works out after the steps. */

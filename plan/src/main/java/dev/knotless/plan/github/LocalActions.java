@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * The local actions a job's steps name ({@code uses: ./.github/actions/setup}), read from the
  * commit the workflow is read from: the directory's {@code action.yml} (or {@code action.yaml}),
  * its inputs, outputs and, for a composite action, its steps, which {@link StepReader} reads into
- * the job's. GitHub's runner reads the file from the workspace as the step starts, after the
+ * the job's; for a JavaScript action, the file its {@code main} runs. GitHub's runner reads the file from the workspace as the step starts, after the
  * steps before may have changed it; here it is the commit's, read when the workflow is, so a
  * mistake in it is an error at its line before anything runs.
  */
@@ -30,9 +30,25 @@ final class LocalActions {
     static final Keys INPUT = new Keys(List.of("description", "required", "default", "deprecationMessage"), Map.of());
     static final Keys OUTPUT = new Keys(List.of("description", "value"), Map.of());
     static final Keys COMPOSITE = new Keys(List.of("using", "steps"), Map.of());
+    static final Keys JAVASCRIPT = new Keys(List.of("using", "main"), Map.of(
+            "pre", "a JavaScript action's 'pre' is not carried out yet",
+            "post", "a JavaScript action's 'post' is not carried out yet",
+            "pre-if", "a JavaScript action's 'pre' is not carried out yet",
+            "post-if", "a JavaScript action's 'post' is not carried out yet"));
+    private static final java.util.regex.Pattern MAIN = java.util.regex.Pattern.compile("[A-Za-z0-9._/@+-]+");
 
-    /** A composite action as read: where it is, and the nodes of its file the steps reader reads. */
-    record Action(String directory, Fields fields, Map<String, Input> inputs, Map<String, Node> outputs, Node steps) {}
+    /**
+     * A local action as read: where it is, and the nodes of its file the steps reader reads; a
+     * composite action has {@code steps}, a JavaScript one {@code javascript}.
+     */
+    record Action(String directory, Fields fields, Map<String, Input> inputs, Map<String, Node> outputs,
+            @Nullable Node steps, @Nullable JavaScript javascript) {}
+
+    /**
+     * What a JavaScript action runs: {@code main}, a file under the action's directory, on the Node
+     * {@code using} names ({@code 20} or {@code 24}).
+     */
+    record JavaScript(String node, String main) {}
 
     /** One input an action declares. */
     record Input(@Nullable Node defaultValue, boolean required) {}
@@ -100,10 +116,15 @@ final class LocalActions {
         String kind = fields.string(using.value(), "runs.using", "how the action runs");
         switch (kind) {
             case "composite" -> COMPOSITE.check(how, "runs", fields, problems);
-            case "node12", "node16", "node20", "node24" -> throw fields.error(using.value().at(), "runs.using",
-                    "JavaScript actions are not carried out yet; only composite local actions are");
+            case "node20", "node24" -> {
+                JAVASCRIPT.check(how, "runs", fields, problems);
+                return new Action(directory, fields, inputs(root, fields, problems), outputs(root, fields, problems, false), null,
+                        new JavaScript(kind.substring("node".length()), main(how, fields)));
+            }
+            case "node12", "node16" -> throw fields.error(using.value().at(), "runs.using", "'" + kind + "' is a Node"
+                    + " GitHub no longer runs actions on; the runner runs node20 and node24 actions on its own Node");
             case "docker" -> throw fields.error(using.value().at(), "runs.using", "docker actions are not carried out yet;"
-                    + " only composite local actions are");
+                    + " only composite and JavaScript local actions are");
             default -> throw fields.error(using.value().at(), "runs.using", "'" + kind + "' is not a way an action runs"
                     + " (composite, node20, node24 or docker)");
         }
@@ -111,7 +132,22 @@ final class LocalActions {
         if (steps == null) {
             throw fields.error(how.at(), "runs.steps", "required: a composite action's steps");
         }
-        return new Action(directory, fields, inputs(root, fields, problems), outputs(root, fields, problems), steps.value());
+        return new Action(directory, fields, inputs(root, fields, problems), outputs(root, fields, problems, true), steps.value(),
+                null);
+    }
+
+    /** {@code runs.main}: a file under the action's directory, named plainly enough to be written into a script. */
+    private static String main(MapNode how, Fields fields) throws WorkflowException {
+        Entry main = how.entries().get("main");
+        if (main == null) {
+            throw fields.error(how.at(), "runs.main", "required: the file a JavaScript action runs, such as dist/index.js");
+        }
+        String file = fields.string(main.value(), "runs.main", "a file under the action's directory");
+        if (!MAIN.matcher(file).matches() || file.startsWith("/") || List.of(file.split("/")).contains("..")) {
+            throw fields.error(main.value().at(), "runs.main", "'" + file + "' is not a file under the action's directory"
+                    + " (letters, digits and . _ / @ + -, no '..')");
+        }
+        return file;
     }
 
     /** The directory {@code uses} names, from the repository's root; one outside it is refused. */
@@ -156,7 +192,8 @@ final class LocalActions {
         return inputs;
     }
 
-    private static Map<String, Node> outputs(MapNode root, Fields fields, Problems problems) throws WorkflowException {
+    private static Map<String, Node> outputs(MapNode root, Fields fields, Problems problems, boolean composite)
+            throws WorkflowException {
         Map<String, Node> outputs = new LinkedHashMap<>();
         Entry declared = root.entries().get("outputs");
         if (declared == null || declared.value().kind() == YamlTree.Kind.NULL) {
@@ -167,10 +204,11 @@ final class LocalActions {
             MapNode map = fields.map(output.value(), path, "a map such as {value: ${{ steps.x.outputs.y }}}");
             OUTPUT.check(map, path, fields, problems);
             Entry value = map.entries().get("value");
-            if (value == null) {
+            if (value != null) {
+                outputs.put(output.key(), value.value());
+            } else if (composite) { // a JavaScript action's outputs are what its main sets, declared without a value
                 throw fields.error(map.at(), path + ".value", "required: a composite action's output has a value");
             }
-            outputs.put(output.key(), value.value());
         }
         return outputs;
     }

@@ -187,7 +187,8 @@ final class StepReader {
         }
         if (uses != null && ((Scalar) uses.value()).text().startsWith("./")) {
             String callerName = name != null ? text(name) : "Run " + ((Scalar) uses.value()).text();
-            return local(((Scalar) uses.value()).text(), uses.value(), path, map, prefix + callerName, id, when, env, index);
+            return local(((Scalar) uses.value()).text(), uses.value(), path, map, new JavaScriptStep.Caller(prefix + callerName,
+                    id, when, continueOnError, timeout, workingDirectory, env), index);
         }
         if (id == null && composite()) {
             id = "-" + (index + 1); // a name no file can give: the action's end reads every step's conclusion
@@ -227,24 +228,28 @@ final class StepReader {
     }
 
     /**
-     * A step that uses a local composite action: the action's steps, read from its file in a scope
+     * A step that uses a local action. A composite action's steps, read from its file in a scope
      * of their own (their {@code steps}, the {@code inputs} this step gives), each named after this
      * step; then, when this step has an id, a step that ends the action, in this step's scope,
-     * which fails when one of its steps did and hands on the action's outputs.
+     * which fails when one of its steps did and hands on the action's outputs. A JavaScript
+     * action's one step ({@link JavaScriptStep}).
      */
-    private List<Step> local(String uses, Node usesNode, String path, MapNode map, String callerName,
-            @Nullable String callerId, ReadTime.When when, Variables env, int index) throws WorkflowException {
-        if (when.gate() != StepCondition.SUCCESS || when.also() != null) {
+    private List<Step> local(String uses, Node usesNode, String path, MapNode map, JavaScriptStep.Caller caller, int index)
+            throws WorkflowException {
+        String callerName = caller.name();
+        String callerId = caller.id();
+        Variables env = caller.env();
+        LocalActions.Action action = actions.read(uses, usesNode.at(), path + ".uses", fields, problems);
+        if (action.javascript() == null && (caller.when().gate() != StepCondition.SUCCESS || caller.when().also() != null)) {
             throw fields.error(map.entries().get("if").value().at(), path + ".if", "a condition the run decides on a step"
-                    + " that uses a local action is not carried out yet; put it on the action's steps");
+                    + " that uses a local composite action is not carried out yet; put it on the action's steps");
         }
         for (String key : List.of("continue-on-error", "timeout-minutes", "working-directory")) {
-            if (map.entries().containsKey(key)) {
+            if (action.javascript() == null && map.entries().containsKey(key)) {
                 throw fields.error(map.entries().get(key).keyAt(), path + "." + key, "'" + key + "' on a step that uses a"
-                        + " local action is not carried out yet");
+                        + " local composite action is not carried out yet");
             }
         }
-        LocalActions.Action action = actions.read(uses, usesNode.at(), path + ".uses", fields, problems);
         String actionScope = scope + "/" + (index + 1);
         String actionPath = JobReader.WORKSPACE.directory() + (action.directory().isEmpty() ? "" : "/" + action.directory());
         Map<String, RunValue> base = new LinkedHashMap<>();
@@ -261,6 +266,7 @@ final class StepReader {
         base.put("steps", new RunValue.Steps(actionScope));
         Variables given = inputs(action, map.entries().get("with"), path + ".with");
         Map<String, RunValue> inputs = new LinkedHashMap<>();
+        Map<String, Computed> inputValues = new LinkedHashMap<>();
         Set<String> secretInputs = new LinkedHashSet<>();
         ReadTime defaults = ReadTime.forAction(action.fields(), problems, base, Set.of());
         for (Map.Entry<String, LocalActions.Input> input : action.inputs().entrySet()) {
@@ -273,6 +279,7 @@ final class StepReader {
                 throw fields.error(usesNode.at(), path + ".with", "the action's input '" + input.getKey() + "' is required"
                         + " and has no default");
             }
+            inputValues.put(input.getKey(), value == null ? new Computed.Text("") : value);
             inputs.put(input.getKey(), switch (value) {
                 case null -> new RunValue.Known(Value.of(""));
                 case Computed.Text t -> new RunValue.Known(Value.of(t.value()));
@@ -281,6 +288,11 @@ final class StepReader {
             if (value instanceof Computed.Evaluated e && values.readsSecrets(e.expression())) {
                 secretInputs.add(input.getKey());
             }
+        }
+        if (action.javascript() != null) {
+            return List.of(JavaScriptStep.of(caller, actionPath, action.javascript(), new Variables(inputValues,
+                    given.secrets()), around, composite() ? around.known() : Map.of(),
+                    JobContexts.factVariables(values.runContexts()), scope));
         }
         base.put("inputs", new RunValue.Entries(inputs));
         ReadTime actionValues = ReadTime.forAction(action.fields(), problems, base, secretInputs);

@@ -7,6 +7,7 @@ import dev.knotless.checks.Event;
 import dev.knotless.plan.Service;
 import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.Computed;
+import dev.knotless.plan.JobCondition;
 import dev.knotless.plan.RunValue;
 import dev.knotless.plan.Step;
 import dev.knotless.plan.StepCondition;
@@ -288,6 +289,55 @@ class GithubDialectTest {
     }
 
     @Test
+    void aJobsConditionIsTheRunsToDecideOverGithubNeedsAndInputsOnlyAndStatusFunctionsStartItWhateverItsNeedsDid()
+            throws Exception {
+        Map<String, Workflow> jobs = new java.util.HashMap<>();
+        dialect.parseExpanded(".github/workflows/c.yml", """
+                name: C
+                on: push
+                jobs:
+                  build: {runs-on: linux, steps: [{run: 'true'}]}
+                  deploy: {needs: build, if: "github.ref == 'refs/heads/main'", runs-on: linux, steps: [{run: 'true'}]}
+                  report: {needs: [build, deploy], if: always(), runs-on: linux, steps: [{run: 'true'}]}
+                  rescue: {needs: build, if: "failure() && needs.build.result == 'failure'", runs-on: linux, steps: [{run: 'true'}]}
+                  never: {if: false, runs-on: linux, steps: [{run: 'true'}]}
+                """).forEach(w -> jobs.put(w.group(), w));
+        assertThat(jobs.get("C / build").condition()).isEqualTo(JobCondition.NEEDS_PASSED);
+        assertThat(jobs.get("C / deploy").condition().gate()).isEqualTo(StepCondition.SUCCESS);
+        assertThat(((Computed.Evaluated) jobs.get("C / deploy").condition().also()).text()).isEqualTo("github.ref == 'refs/heads/main'");
+        assertThat(jobs.get("C / report").condition()).isEqualTo(new JobCondition(StepCondition.ALWAYS, null));
+        assertThat(jobs.get("C / rescue").condition().needsPassed()).isFalse();
+        assertThat(jobs.get("C / never").condition()).as("decided by the file, still a run that ends skipped")
+                .isEqualTo(new JobCondition(StepCondition.SUCCESS, new Computed.Text("")));
+
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/c.yml", """
+                on: push
+                jobs:
+                  a:
+                    if: steps.x.outputs.y == 'z'
+                    runs-on: linux
+                    steps: [{run: 'true'}]
+                  b:
+                    if: env.DEPLOY == 'yes'
+                    strategy: {matrix: {v: [1, 2]}}
+                    runs-on: linux
+                    steps: [{run: 'true'}]
+                  c:
+                    if: hashFiles('x') != ''
+                    runs-on: linux
+                    steps: [{run: 'true'}]
+                """));
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/c.yml:4:9: field 'jobs.a.if': reads 'steps', which a job's 'if' cannot read (GitHub"
+                        + " evaluates it before the job has a runner: 'github', 'needs', 'inputs' and 'vars' only)",
+                ".github/workflows/c.yml:8:9: field 'jobs.b.if': reads 'env', which a job's 'if' cannot read (GitHub"
+                        + " evaluates it before the job has a runner: 'github', 'needs', 'inputs' and 'vars' only)",
+                ".github/workflows/c.yml:13:9: field 'jobs.c.if': calls hashFiles(), which reads the run's files, and a"
+                        + " job's 'if' is decided before it has any");
+    }
+
+    @Test
     void aNeedOfNoJobIsNamedWithTheJobsThereAre() {
         WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
                 ".github/workflows/n.yml", """
@@ -535,7 +585,7 @@ class GithubDialectTest {
     void aLocalActionThatCannotBeReadOrAsksForWhatIsNotCarriedOutFailsClosedAtItsLine() {
         Map<String, String> files = Map.of(
                 ".github/actions/deploy/action.yml", DEPLOY_ACTION,
-                ".github/actions/js/action.yml", "name: JS\nruns: {using: node20, main: index.js}\n",
+                ".github/actions/js/action.yml", "name: JS\nruns: {using: node20, main: index.js, post: cleanup.js}\n",
                 ".github/actions/loose/action.yml", "runs:\n  using: composite\n  steps:\n    - run: echo ${{ secrets.X }}\n"
                         + "    - run: 'true'\n      shell: sh\n      name: ${{ inputs.nope }}\n"
                         + "    - {run: 'echo ${{ secrets.X }}', shell: sh}\n",
@@ -562,8 +612,8 @@ class GithubDialectTest {
                         + " workflow is read from)",
                 ".github/workflows/l.yml:8:16: field 'jobs.j.steps[1].with.tokn': the action declares no input 'tokn' (it"
                         + " has: token, target)",
-                ".github/actions/js/action.yml:2:15: field 'runs.using': JavaScript actions are not carried out yet; only"
-                        + " composite local actions are",
+                ".github/actions/js/action.yml:2:39: field 'runs.post': not supported here: a JavaScript action's 'post'"
+                        + " is not carried out yet",
                 ".github/actions/loose/action.yml:4:7: field 'runs.steps[0].shell': required: a composite action's 'run'"
                         + " step names its shell, as GitHub requires",
                 ".github/actions/loose/action.yml:7:13: field 'runs.steps[1].name': reads 'nope' of a context whose"
@@ -661,7 +711,7 @@ class GithubDialectTest {
                 ".github/workflows/k.yml", "on: push\njobs: {j: {runs-on: x, stesp: [], steps: [{run: 'true'}]}}\n"));
         assertThat(e.getMessage()).isEqualTo(".github/workflows/k.yml:2:24: field 'jobs.j.stesp': unknown field (did you mean"
                 + " 'steps'?); expected one of name, needs, runs-on, container, services, env, defaults, steps,"
-                + " timeout-minutes, strategy, permissions, continue-on-error, outputs, concurrency, environment, if,"
+                + " timeout-minutes, strategy, permissions, continue-on-error, outputs, concurrency, if, environment,"
                 + " secrets, uses, with");
     }
 

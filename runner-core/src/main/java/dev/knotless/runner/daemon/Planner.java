@@ -184,7 +184,7 @@ public final class Planner {
             return null;
         }
         return new RunLinks(set.runsNeededBy(w), w.group(), w.cell() == null ? 0 : w.cell().maxParallel(),
-                w.cell() != null && w.cell().failFast());
+                w.cell() != null && w.cell().failFast(), !w.condition().needsPassed());
     }
 
     private QueuedRun queued(Repository repo, Trigger t, String workflow) {

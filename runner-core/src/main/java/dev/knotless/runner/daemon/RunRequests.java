@@ -5,6 +5,7 @@ import static dev.knotless.runner.daemon.DaemonWords.shortSha;
 import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Check;
+import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckSubject;
 import dev.knotless.checks.ExecutorName;
 import dev.knotless.forge.Forge;
@@ -129,5 +130,10 @@ final class RunRequests {
     /** A final {@code cancelled} check for a run cancelled while it waited. */
     Check cancelledCheck(RunRecord r, String reason) {
         return Check.cancelled(subject(r, null), clock.instant(), reason);
+    }
+
+    /** A final check for a run that ended {@code status} (cancelled or skipped) while it waited. */
+    Check endedCheck(RunRecord r, CheckStatus status, String reason) {
+        return Check.endedBeforeStart(subject(r, null), status, clock.instant(), reason);
     }
 }

@@ -69,12 +69,13 @@ final class Workers {
     }
 
     /** "needs build, which failed": the first need of a blocked run that did not pass, and how it ended. */
-    private String blockedBy(RunRecord run) throws IOException {
+    private Needs.Blocker blockedBy(RunRecord run) throws IOException {
         Map<String, Optional<CheckStatus>> newest = new HashMap<>();
         for (String need : run.links().needs()) {
             newest.put(need, queue.newest(run, need).map(RunRecord::status));
         }
-        return Needs.unpassed(run.links().needs(), newest::get, run.event()).orElse("needs runs that did not pass");
+        return Needs.unpassed(run.links().needs(), newest::get, run.event(), !run.links().whateverNeedsDid())
+                .orElse(new Needs.Blocker("needs runs that did not pass", CheckStatus.CANCELLED));
     }
 
     /** Ends the runs whose needs failed, then starts runs from the queue while slots are free. */
@@ -86,11 +87,11 @@ final class Workers {
                 break;
             }
             for (RunRecord run : blocked) {
-                String reason = blockedBy(run);
-                Check check = requests.cancelledCheck(run, reason);
+                Needs.Blocker blocker = blockedBy(run);
+                Check check = requests.endedCheck(run, blocker.ending(), blocker.reason());
                 // waiting runs are taken on this thread only, so the row is still waiting here
                 if (checks.record(check, c -> queue.finishWaiting(c.id(), c))) {
-                    log.line(describe(run) + " cancelled: " + reason);
+                    log.line(describe(run) + " " + blocker.ending().wireName() + ": " + blocker.reason());
                 }
             }
         }

@@ -10,20 +10,28 @@ import java.util.function.Function;
 
 /**
  * Whether a workflow of a run graph may start, given how the runs before it ended: every run it
- * needs passed, and (fail-fast) no other combination of its matrix failed. The same words for
- * {@code exec} and the daemon.
+ * needs passed (or, for a workflow whose condition starts it whatever they did, ran at all), and
+ * (fail-fast) no other combination of its matrix failed. The same words for {@code exec} and the
+ * daemon.
  */
 public final class Needs {
 
     private Needs() {}
 
     /**
+     * Why a run must not start, and how it ends for that: {@code skipped} when a run it needs was
+     * skipped (as GitHub skips what needs a skipped job), else {@code cancelled}.
+     */
+    public record Blocker(String reason, CheckStatus ending) {}
+
+    /**
      * Why {@code w} must not start: "needs build, which failed"; empty when it may.
      *
      * @param ended the final status of each run so far, by workflow name (as checks carry it)
      */
-    public static Optional<String> blocker(WorkflowSet set, Workflow w, Map<String, CheckStatus> ended, Event event) {
-        Optional<String> need = unpassed(set.runsNeededBy(w), name -> Optional.ofNullable(ended.get(name)), event);
+    public static Optional<Blocker> blocker(WorkflowSet set, Workflow w, Map<String, CheckStatus> ended, Event event) {
+        Optional<Blocker> need = unpassed(set.runsNeededBy(w), name -> Optional.ofNullable(ended.get(name)), event,
+                w.condition().needsPassed());
         if (need.isPresent()) {
             return need;
         }
@@ -32,7 +40,7 @@ public final class Needs {
                 CheckStatus status = ended.get(other.name());
                 if (other != w && other.group().equals(w.group())
                         && (status == CheckStatus.FAILURE || status == CheckStatus.ERROR)) {
-                    return Optional.of(failFast(other.name()));
+                    return Optional.of(new Blocker(failFast(other.name()), CheckStatus.CANCELLED));
                 }
             }
         }
@@ -40,19 +48,23 @@ public final class Needs {
     }
 
     /**
-     * "needs build, which failed": the first need that does not run or ended without passing;
-     * empty while every need passed or is still going.
+     * "needs build, which failed": the first need that does not run or (when {@code mustPass})
+     * ended without passing; empty while every need passed or is still going.
      *
      * @param newest the status of the newest run of a need, empty when it has none
+     * @param mustPass whether the run starts only after its needs passed; else only their not
+     *     running at all blocks it
      */
-    public static Optional<String> unpassed(Iterable<String> needs, Function<String, Optional<CheckStatus>> newest, Event event) {
+    public static Optional<Blocker> unpassed(Iterable<String> needs, Function<String, Optional<CheckStatus>> newest, Event event,
+            boolean mustPass) {
         for (String need : needs) {
             Optional<CheckStatus> status = newest.apply(need);
             if (status.isEmpty()) {
-                return Optional.of(notRun(need, event));
+                return Optional.of(new Blocker(notRun(need, event), CheckStatus.CANCELLED));
             }
-            if (status.get() != CheckStatus.SUCCESS && status.get().isFinal()) {
-                return Optional.of("needs " + need + ", which " + ended(status.get()));
+            if (mustPass && status.get() != CheckStatus.SUCCESS && status.get().isFinal()) {
+                return Optional.of(new Blocker("needs " + need + ", which " + ended(status.get()),
+                        status.get() == CheckStatus.SKIPPED ? CheckStatus.SKIPPED : CheckStatus.CANCELLED));
             }
         }
         return Optional.empty();
@@ -68,12 +80,13 @@ public final class Needs {
         return failed + " failed (fail-fast)";
     }
 
-    /** "failed", "ended in an error", "was cancelled". */
+    /** "failed", "ended in an error", "was cancelled", "was skipped". */
     public static String ended(CheckStatus status) {
         return switch (status) {
             case FAILURE -> "failed";
             case ERROR -> "ended in an error";
             case CANCELLED -> "was cancelled";
+            case SKIPPED -> "was skipped";
             default -> status.wireName();
         };
     }

@@ -38,7 +38,10 @@ import dev.knotless.runner.run.request.RunDeadline;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.run.step.RunSteps;
+import dev.knotless.runner.run.runtime.BringRuntimes;
+import dev.knotless.runner.run.runtime.Runtimes;
 import dev.knotless.runner.run.step.evaluate.RunFacts;
+import dev.knotless.runner.run.step.evaluate.StartCondition;
 import dev.knotless.runner.run.transfer.CachePlan;
 import dev.knotless.runner.run.transfer.RestoreArtifacts;
 import dev.knotless.runner.run.transfer.RestoreCaches;
@@ -90,18 +93,21 @@ public final class Run {
     private final RunJournal journal;
     private final Clock clock;
     private final Ticker ticker;
+    private final Runtimes runtimes;
 
     public Run(Executor executor, CheckRecorder checks, SecretStore secrets, CacheStore caches, RunListener listener,
                RunLimits limits, RunJournal journal, Clock clock) {
-        this(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM);
+        this(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM, Runtimes.NONE);
     }
 
     /**
      * @param clock wall time, for the instants a check shows
      * @param ticker monotonic time, for the phases' deadlines
+     * @param runtimes what the runner brings into runs whose steps need it
      */
     public Run(Executor executor, CheckRecorder checks, SecretStore secrets, CacheStore caches, RunListener listener,
-               RunLimits limits, RunJournal journal, Clock clock, Ticker ticker) {
+               RunLimits limits, RunJournal journal, Clock clock, Ticker ticker, Runtimes runtimes) {
+        this.runtimes = runtimes;
         this.executor = executor;
         this.checks = checks;
         this.secrets = secrets;
@@ -130,10 +136,10 @@ public final class Run {
                 new RestoreCaches(caches, plan, request.ref(), request.defaultRef(), request.trust()),
                 new RestoreArtifacts(caches, request),
                 new UploadSteps(request.workflow()),
+                new BringRuntimes(request.workflow(), request.image(), runtimes),
                 new RunSteps(request.workflow().steps(), workspace, grants, RunVariables.of(request), resumed, journal,
                         limits.killGrace(), request.workflow().stepFiles(), checks.files().summaryPath(request.runId()),
-                        RunFacts.of(request.repo(), request.commit(), request.ref(), request.event(), request.runId(),
-                                request.needed()), request.workflow().outputs()),
+                        facts(request), request.workflow().outputs()),
                 new ServiceLogs(StartEnvironment.services(request)),
                 new SaveCaches(caches, plan, request, limits.cacheBytes(), masking.masker(), granted),
                 new SaveArtifacts(caches, request, limits.cacheBytes(), masking.masker(), granted),
@@ -145,16 +151,20 @@ public final class Run {
         return go(request, clock.instant(), null, cancellation);
     }
 
+    private static RunFacts facts(RunRequest request) {
+        return RunFacts.of(request.repo(), request.commit(), request.ref(), request.event(), request.runId(), request.needed());
+    }
+
     /**
-     * Records {@code request}'s check as {@code cancelled} with {@code reason} without starting
-     * anything: a run whose needs did not pass ({@code exec}'s run graph). Told to the listener as
-     * any run's end.
+     * Records {@code request}'s check as {@code ending} ({@code cancelled} or {@code skipped}) with
+     * {@code reason} without starting anything: a run whose needs did not pass ({@code exec}'s run
+     * graph), or whose condition said it does not run. Told to the listener as any run's end.
      */
-    public Check cancelledBeforeStart(RunRequest request, String reason) {
+    public Check endedBeforeStart(RunRequest request, CheckStatus ending, String reason) {
         RunMasking masking = new RunMasking(Masker.of(List.of()));
         RunListener shown = masking.listener(request, listener);
         Instant now = clock.instant();
-        Check check = newCheck(request, now).finished(CheckStatus.CANCELLED, reason, now, List.of(), List.of());
+        Check check = newCheck(request, now).finished(ending, reason, now, List.of(), List.of());
         return ended(masking, shown, request, check, checks.files().reserve(request.runId()));
     }
 
@@ -186,6 +196,13 @@ public final class Run {
      * record; and only then the environment closed.
      */
     private Check go(RunRequest asked, Instant started, @Nullable Resumption resumed, Cancellation cancellation) {
+        if (resumed == null) {
+            Optional<StartCondition.NotStarting> notStarting = StartCondition.decide(asked.workflow().condition(), facts(asked),
+                    RunVariables.of(asked));
+            if (notStarting.isPresent()) {
+                return endedBeforeStart(asked, notStarting.get().ending(), notStarting.get().reason());
+            }
+        }
         Begun run = begin(asked, started, resumed, cancellation);
         // Closed once the check is recorded: a runner killed while the environment is torn down leaves
         // a final check (and a leftover its restart sweeps), never a run it must end as lost.

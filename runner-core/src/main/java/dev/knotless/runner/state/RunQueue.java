@@ -97,14 +97,18 @@ public final class RunQueue implements CheckRows {
 
     /**
      * The condition a waiting run {@code r} may be taken under: each run it needs (same repository,
-     * commit and event, by workflow name) has passed, and fewer than its group's {@code maxParallel}
+     * commit and event, by workflow name) has passed (or, with {@code whateverNeedsDid}, was queued
+     * and none of its runs waits or runs any more), and fewer than its group's {@code maxParallel}
      * of its group are running.
      */
     private static String ready(String r) {
         return (r + ".status = 'pending' AND (" + r + ".links_json IS NULL OR (NOT EXISTS ("
                 + "SELECT 1 FROM json_each(" + r + ".links_json, '$.needs') n WHERE NOT EXISTS ("
                 + "SELECT 1 FROM runs s WHERE s.repo = " + r + ".repo AND s.commit_sha = " + r + ".commit_sha"
-                + " AND s.event = " + r + ".event AND s.workflow = n.value AND s.status = 'success'))"
+                + " AND s.event = " + r + ".event AND s.workflow = n.value AND (s.status = 'success'"
+                + " OR json_extract(" + r + ".links_json, '$.whateverNeedsDid') = 1 AND NOT EXISTS ("
+                + "SELECT 1 FROM runs o WHERE o.repo = s.repo AND o.commit_sha = s.commit_sha AND o.event = s.event"
+                + " AND o.workflow = s.workflow AND o.status IN ('pending', 'running')))))"
                 + " AND (json_extract(" + r + ".links_json, '$.maxParallel') = 0 OR (SELECT COUNT(*) FROM runs g"
                 + " WHERE g.status = 'running' AND g.repo = " + r + ".repo AND g.commit_sha = " + r + ".commit_sha"
                 + " AND g.event = " + r + ".event AND g.links_json IS NOT NULL"
@@ -114,15 +118,17 @@ public final class RunQueue implements CheckRows {
 
     /**
      * The waiting runs that can never be taken: a run they need ended without passing (and no
-     * rerun of it waits or runs), or was never queued (it does not run for this event or runner).
-     * The caller ends them {@code cancelled}, saying which need and how it ended ({@link #newest}).
+     * rerun of it waits or runs), or was never queued (it does not run for this event or runner);
+     * for a run taken whatever its needs did, only the latter. The caller ends them {@code
+     * cancelled} or {@code skipped}, saying which need and how it ended ({@link #newest}).
      */
     public List<RunRecord> blocked() throws IOException {
         return db.locked("list blocked runs in", connection -> rows.select(connection, """
                 SELECT * FROM runs r WHERE r.status = 'pending' AND r.links_json IS NOT NULL AND EXISTS (
                   SELECT 1 FROM json_each(r.links_json, '$.needs') n WHERE NOT EXISTS (
                     SELECT 1 FROM runs s WHERE s.repo = r.repo AND s.commit_sha = r.commit_sha AND s.event = r.event
-                      AND s.workflow = n.value AND s.status IN ('success', 'pending', 'running')))
+                      AND s.workflow = n.value AND (s.status IN ('success', 'pending', 'running')
+                        OR json_extract(r.links_json, '$.whateverNeedsDid') = 1)))
                 ORDER BY r.seq""", List.of()));
     }
 

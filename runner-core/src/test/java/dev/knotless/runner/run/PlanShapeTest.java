@@ -107,10 +107,25 @@ class PlanShapeTest {
         Check check = fixture.run(fixture.executor).execute(request, new Cancellation());
 
         assertThat(check.status()).isEqualTo(CheckStatus.ERROR);
-        assertThat(check.reason()).isEqualTo("this runner does not carry out steps before or after its own (pre, post), a"
-                + " runtime brought into the run yet");
+        assertThat(check.reason()).isEqualTo("this runner does not carry out steps before or after its own (pre, post) yet");
         assertThat(session.ran()).isEmpty();
         assertThat(session.uploads()).doesNotContainKey(RunLayout.STEPS);
+    }
+
+    @Test
+    void aRuntimeTheRunnerDoesNotHaveEndsTheRunBeforeAnyStepSayingHowToGiveIt() {
+        Step first = fixture.request(YAML).workflow().steps().getFirst();
+        Step js = new Step("Run ./.github/actions/js", "exec node a.js", null, List.of(), Map.of(), null, null, false,
+                first.condition(), Shell.POSIX, Map.of(), new BroughtRuntime("node", "24"));
+        RunRequest request = reshaped(w -> with(w, w.workspace(), List.of(first, js)));
+
+        Check check = fixture.run(fixture.executor).execute(request, new Cancellation());
+
+        assertThat(check.status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(check.reason()).isEqualTo("step 'Run ./.github/actions/js' runs a JavaScript action, which runs on the"
+                + " runner's own node, and this runner has none: start it with --actions-node PATH (a Node 20 or later on"
+                + " the runner host)");
+        assertThat(session.ran()).isEmpty();
     }
 
     private RunRequest reshaped(UnaryOperator<Workflow> change) {

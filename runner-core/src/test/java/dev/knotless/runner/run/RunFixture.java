@@ -78,7 +78,7 @@ public final class RunFixture {
     /** A run whose deadlines are measured on {@code ticker}, its instants on {@link #clock}. */
     public Run run(RecordingExecutor executor, dev.knotless.time.Ticker ticker) {
         return new Run(executor, CheckRecorder.filesOnly(files), secrets, caches, RunListener.NONE, limits, journal, clock,
-                ticker);
+                ticker, dev.knotless.runner.run.runtime.Runtimes.NONE);
     }
 
     public RunRequest request(String yaml) {

@@ -57,7 +57,7 @@ class RunPhasesTest {
             phases = fixture.run(executor).phases(fixture.request(TWO_STEPS), RunMasking.NONE, List.of(), null, journal);
         }
         assertThat(phases).extracting(p -> p.getClass().getSimpleName()).containsExactly(
-                "StartEnvironment", "UploadCheckout", "RestoreCaches", "RestoreArtifacts", "UploadSteps", "RunSteps",
+                "StartEnvironment", "UploadCheckout", "RestoreCaches", "RestoreArtifacts", "UploadSteps", "BringRuntimes", "RunSteps",
                 "ServiceLogs", "SaveCaches", "SaveArtifacts", "CollectOutputs", "CollectReports");
     }
 

@@ -86,4 +86,23 @@ class RunGraphQueueTest {
         assertThat(store.runs().groupGoing(first)).extracting(RunRecord::workflow).containsExactly("build (a=2)", "build (a=3)");
         assertThat(first.links()).isEqualTo(build);
     }
+
+    @Test
+    void aRunTakenWhateverItsNeedsDidWaitsUntilTheyEndedAndIsNotBlockedByAFailure() throws Exception {
+        store.runs().enqueue(List.of(run("build", null),
+                run("report", new RunLinks(List.of("build"), "report", 0, false, true)),
+                run("notify", new RunLinks(List.of("site"), "notify", 0, false, true))));
+        assertThat(store.runs().blocked()).extracting(RunRecord::workflow).as("site was never queued, whatever notify takes")
+                .containsExactly("notify");
+        assertThat(take()).isEqualTo("build");
+        assertThat(take()).as("report waits while build runs").isNull();
+        store.runs().finish("run-build", check("run-build", CheckStatus.FAILURE, "step 'x' failed"));
+        assertThat(store.runs().blocked()).extracting(RunRecord::workflow).containsExactly("notify");
+        assertThat(store.runs().run("run-report").orElseThrow().links().whateverNeedsDid()).isTrue();
+        store.runs().rerun("run-build", Map.of());
+        assertThat(take()).isEqualTo("build");
+        assertThat(take()).as("a rerun of build runs: report waits for it").isNull();
+        store.runs().finish("run-build-r1", check("run-build-r1", CheckStatus.SUCCESS, null));
+        assertThat(take()).isEqualTo("report");
+    }
 }

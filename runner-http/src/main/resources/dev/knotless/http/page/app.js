@@ -111,7 +111,7 @@ async function runsPage(gen, params) {
     ...repos.map(r => el("option", {value: r.name}, r.name)));
   repoSelect.value = params.get("repo") || "";
   const statusSelect = el("select", {name: "status"}, el("option", {value: ""}, "any status"),
-    ...["pending", "running", "success", "failure", "error", "cancelled"].map(s => el("option", {value: s}, s)));
+    ...["pending", "running", "success", "failure", "error", "cancelled", "skipped"].map(s => el("option", {value: s}, s)));
   statusSelect.value = params.get("status") || "";
   const form = el("form", {class: "filter"}, repoSelect, statusSelect, el("button", {type: "submit"}, "Filter"));
   form.addEventListener("submit", ev => {

@@ -7,11 +7,10 @@ import java.util.Optional;
 
 /**
  * What a plan may hold that this runner does not carry out yet: steps before and after the
- * workflow's own, and runtimes brought into the run (docs/design/workflows.md says which dialect
- * will write them). A plan that has them is refused rather than run without them, since a post
+ * workflow's own (docs/design/workflows.md says which dialect will write them). A plan that has them is refused rather than run without them, since a post
  * step that never runs could pass a run that should not. Step files and workflow commands ({@code
  * step.protocol}) and computed values, hashes of files among them ({@code step.evaluate}), are
- * carried out.
+ * carried out, and so are runtimes brought into the run ({@code run.runtime}).
  */
 final class NotYetCarriedOut {
 
@@ -22,9 +21,6 @@ final class NotYetCarriedOut {
         List<String> parts = new ArrayList<>();
         if (!workflow.prePost().isEmpty()) {
             parts.add("steps before or after its own (pre, post)");
-        }
-        if (workflow.steps().stream().anyMatch(s -> s.runtime() != null)) {
-            parts.add("a runtime brought into the run");
         }
         return parts.isEmpty() ? Optional.empty()
                 : Optional.of("this runner does not carry out " + String.join(", ", parts) + " yet");

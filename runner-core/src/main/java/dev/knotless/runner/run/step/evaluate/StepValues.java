@@ -15,7 +15,6 @@ import dev.knotless.plan.expression.Functions;
 import dev.knotless.plan.expression.HostFunction;
 import dev.knotless.plan.expression.Value;
 import dev.knotless.runner.run.request.NeededRun;
-import dev.knotless.runner.run.step.protocol.HandedBack;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Secret;
 import java.util.ArrayList;
@@ -41,7 +40,7 @@ public final class StepValues {
     private final RunFacts facts;
     private final List<Step> steps;
     private final List<StepResult> ended;
-    private final HandedBack handed;
+    private final Handed handed;
     private final Grants.Granted granted;
     private final Map<String, String> runVariables;
     private final RunStatus status;
@@ -53,7 +52,7 @@ public final class StepValues {
      * @param runVariables the variables every step of the run gets
      * @param workspace what {@code hashFiles} reads
      */
-    public StepValues(RunFacts facts, List<Step> steps, List<StepResult> ended, HandedBack handed, Grants.Granted granted,
+    public StepValues(RunFacts facts, List<Step> steps, List<StepResult> ended, Handed handed, Grants.Granted granted,
             Map<String, String> runVariables, RunStatus status, WorkspaceFiles workspace) {
         this.facts = facts;
         this.steps = steps;
@@ -76,6 +75,11 @@ public final class StepValues {
     public boolean runs(Step step) throws Unresolved {
         Computed when = step.deferred().when();
         return when == null || truthy(when, "condition", baseEnvironment());
+    }
+
+    /** Whether {@code condition} holds (truthy) over the run's variables: a run's condition, before its first step. */
+    public boolean holds(Computed condition) throws Unresolved {
+        return truthy(condition, "condition", baseEnvironment());
     }
 
     /** {@code step}'s computed variables, as it starts. */
@@ -227,7 +231,7 @@ public final class StepValues {
 
     /**
      * The runs of {@code group} the run needed: {@code result} {@code success} when all passed,
-     * else {@code cancelled} when one was, else {@code failure}; {@code outputs} one after another,
+     * {@code skipped} when all were, else {@code cancelled} when one was, else {@code failure}; {@code outputs} one after another,
      * a later run's value over an earlier's; null when it needed none of them.
      */
     private Value needed(String group) {
@@ -238,6 +242,7 @@ public final class StepValues {
         Map<String, String> outputs = new LinkedHashMap<>();
         runs.forEach(r -> outputs.putAll(r.outputs()));
         String result = runs.stream().allMatch(r -> r.status() == CheckStatus.SUCCESS) ? "success"
+                : runs.stream().allMatch(r -> r.status() == CheckStatus.SKIPPED) ? "skipped"
                 : runs.stream().anyMatch(r -> r.status() == CheckStatus.CANCELLED) ? "cancelled" : "failure";
         return Value.object(Map.of("result", Value.of(result), "outputs", strings(outputs)));
     }

@@ -4,6 +4,7 @@ import dev.knotless.checks.Annotation;
 import dev.knotless.executor.Environment;
 import dev.knotless.plan.StepFiles;
 import dev.knotless.runner.run.record.Masks;
+import dev.knotless.runner.run.step.evaluate.Handed;
 import dev.knotless.tar.Printable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +32,7 @@ import java.util.Set;
  *
  * <p>Concurrency: thread-safe; commands arrive on a step's output thread.
  */
-public final class HandedBack {
+public final class HandedBack implements Handed {
 
     /** Directories one run may put on {@code PATH}. */
     public static final int MOST_PATHS = 1_000;
@@ -201,11 +202,13 @@ public final class HandedBack {
     }
 
     /** The variables handed back so far, in the order first set, for the steps after. */
+    @Override
     public synchronized Map<String, String> environment() {
         return Collections.unmodifiableMap(new LinkedHashMap<>(environment));
     }
 
     /** Step {@code number}'s outputs as it handed them back, unmasked: what later steps read. */
+    @Override
     public synchronized Map<String, String> outputsOf(int number) {
         return Collections.unmodifiableMap(new LinkedHashMap<>(outputs.getOrDefault(number, Map.of())));
     }

@@ -1,0 +1,72 @@
+package dev.knotless.plan.github;
+
+import dev.knotless.executor.RunLayout;
+import dev.knotless.plan.BroughtRuntime;
+import dev.knotless.plan.Computed;
+import dev.knotless.plan.Deferred;
+import dev.knotless.plan.Step;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A step that uses a local JavaScript action ({@code runs.using: node20} or {@code node24}): one
+ * step that runs the action's {@code main} on the Node the runner brings into the run ({@link
+ * BroughtRuntime}, under {@link RunLayout#RUNTIMES}), as GitHub's runner runs it on its own
+ * Node, with each input as {@code INPUT_NAME} (upper case, spaces as {@code _}: what {@code
+ * @actions/core}'s {@code getInput} reads) and {@code GITHUB_ACTION_PATH}. What the action hands
+ * back (outputs, variables, masks, its summary) goes through the step files and workflow commands
+ * every step has, so its outputs are this step's, read by the caller's id.
+ */
+final class JavaScriptStep {
+
+    /** Where the brought Node is in every run. */
+    static final String NODE = RunLayout.RUNTIMES + "/node/bin/node";
+
+    private JavaScriptStep() {}
+
+    /** What the calling step says of itself, beside the action it uses. */
+    record Caller(String name, @Nullable String id, ReadTime.When when, boolean continueOnError, @Nullable Duration timeout,
+            @Nullable String workingDirectory, Variables env) {}
+
+    /**
+     * @param actionPath the action's directory in the run
+     * @param inputs each input's value, given or its default, by the name the action declares
+     * @param around the workflow's, job's (or calling action's) variables and the secrets they read
+     * @param known the variables the step gets as its own, decided now (a composite's caller's)
+     */
+    static Step of(Caller caller, String actionPath, LocalActions.JavaScript js, Variables inputs, Variables around,
+            Map<String, String> known, Map<String, Computed> facts, String scope) {
+        Map<String, Computed> computed = new LinkedHashMap<>(facts);
+        around.computed().forEach((name, value) -> {
+            if (!caller.env().values().containsKey(name)) {
+                computed.put(name, value);
+            }
+        });
+        computed.putAll(caller.env().computed());
+        Map<String, String> own = new LinkedHashMap<>(known);
+        own.keySet().removeAll(caller.env().values().keySet());
+        own.putAll(caller.env().known());
+        inputs.values().forEach((name, value) -> {
+            String variable = "INPUT_" + name.replace(' ', '_').toUpperCase(Locale.ROOT);
+            if (value instanceof Computed.Text t) {
+                own.put(variable, t.value());
+            } else {
+                computed.put(variable, value);
+            }
+        });
+        own.put("GITHUB_ACTION_PATH", actionPath);
+        Set<String> secrets = new LinkedHashSet<>(around.secrets());
+        secrets.addAll(caller.env().secrets());
+        secrets.addAll(inputs.secrets());
+        String script = "exec " + NODE + " '" + actionPath + "/" + js.main() + "'";
+        return new Step(caller.name(), script, caller.timeout(), List.copyOf(secrets), own, caller.workingDirectory(), null,
+                caller.continueOnError(), caller.when().gate(), Shells.SH, computed, new BroughtRuntime("node", js.node()),
+                caller.id(), new Deferred(null, null, caller.when().also()), scope, Map.of());
+    }
+}
