@@ -19,6 +19,9 @@ import org.jspecify.annotations.Nullable;
  *     (masked, bounded); null when no step handed one back
  * @param jobOutputs the values its run hands to the runs that need it (GitHub's job {@code
  *     outputs}), by name; empty when it hands none
+ * @param continuedOnError it failed (or ended in an error) in a workflow that may fail without
+ *     failing what runs it (GitHub's job {@code continue-on-error}): shown as it ended, counted as
+ *     passed by {@code exec}'s exit code and by the runs that need it
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record Check(
@@ -46,7 +49,9 @@ public record Check(
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
         @Nullable String summary,
         @JsonInclude(JsonInclude.Include.NON_EMPTY)
-        @Nullable Map<String, String> jobOutputs) {
+        @Nullable Map<String, String> jobOutputs,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+        boolean continuedOnError) {
 
     public Check {
         Objects.requireNonNull(id, "id");
@@ -54,6 +59,16 @@ public record Check(
         steps = List.copyOf(steps);
         outputs = List.copyOf(outputs);
         jobOutputs = jobOutputs == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(jobOutputs));
+    }
+
+    /** A check whose failure fails what runs it. */
+    public Check(String id, String repo, String commit, String ref, String workflow, Event event, String runner,
+            ExecutorName executor, CheckStatus status, @Nullable String reason, Instant startedAt, @Nullable Instant finishedAt,
+            List<StepResult> steps, List<Output> outputs, @Nullable String log, @Nullable TestSummary tests,
+            @Nullable ScheduledFor scheduled, @Nullable SavedArtifacts artifacts, @Nullable String summary,
+            @Nullable Map<String, String> jobOutputs) {
+        this(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps, outputs, log,
+                tests, scheduled, artifacts, summary, jobOutputs, false);
     }
 
     /** A check as every one was before its run could hand values on. */
@@ -85,31 +100,46 @@ public record Check(
     /** This check with {@code summary} as what its test reports say. */
     public Check withTests(@Nullable TestSummary summary) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, summary, scheduled, artifacts, this.summary, jobOutputs);
+                outputs, log, summary, scheduled, artifacts, this.summary, jobOutputs, continuedOnError);
     }
 
     /** This check with {@code value} as the cron time its run was due at. */
     public Check withScheduled(@Nullable ScheduledFor value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, value, artifacts, summary, jobOutputs);
+                outputs, log, tests, value, artifacts, summary, jobOutputs, continuedOnError);
     }
 
     /** This check with {@code value} as what its run saved for the workflows that need it. */
     public Check withArtifacts(@Nullable SavedArtifacts value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, value, summary, jobOutputs);
+                outputs, log, tests, scheduled, value, summary, jobOutputs, continuedOnError);
     }
 
     /** This check with {@code path} as where its steps' summary is. */
     public Check withSummary(@Nullable String path) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, artifacts, path, jobOutputs);
+                outputs, log, tests, scheduled, artifacts, path, jobOutputs, continuedOnError);
+    }
+
+    /** This check as one whose failure fails nothing that runs it ({@link #continuedOnError}). */
+    public Check continuingOnError() {
+        return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
+                outputs, log, tests, scheduled, artifacts, summary, jobOutputs,
+                status == CheckStatus.FAILURE || status == CheckStatus.ERROR);
+    }
+
+    /**
+     * Whether the runs that need it may start after it, and an {@code exec} of it passes: it
+     * succeeded, or failed where it may ({@link #continuedOnError}).
+     */
+    public boolean passed() {
+        return status == CheckStatus.SUCCESS || continuedOnError;
     }
 
     /** This check with {@code values} as what its run hands to the runs that need it. */
     public Check withJobOutputs(Map<String, String> values) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, artifacts, summary, values);
+                outputs, log, tests, scheduled, artifacts, summary, values, continuedOnError);
     }
 
     /** A run's check while it goes: no steps, outputs or end yet. */
@@ -123,7 +153,7 @@ public record Check(
             throw new IllegalStateException("check " + id + " is final (" + status.wireName() + "); its steps are set");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, ended,
-                outputs, log, tests, scheduled, artifacts, summary, jobOutputs);
+                outputs, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError);
     }
 
     /** A final {@code error} check of a run that never got as far as its steps: steps unknown. */
@@ -156,7 +186,7 @@ public record Check(
             throw new IllegalArgumentException(newStatus.wireName() + " is not a final status");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, newStatus, newReason, startedAt,
-                at, endedSteps, collected, log, tests, scheduled, artifacts, summary, jobOutputs);
+                at, endedSteps, collected, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError);
     }
 
     /** What this check is about. */

@@ -39,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  *     which the runner's table maps to an image when it names none; empty for ours
  * @param condition when it starts, given how the runs it needs ended; {@link JobCondition#NEEDS_PASSED}
  *     for ours
+ * @param continueOnError its failure fails nothing that runs it, and the runs that need it start
+ *     (GitHub's job {@code continue-on-error}); false for ours
  */
 public record Workflow(
         String name,
@@ -61,7 +63,8 @@ public record Workflow(
         PrePost prePost,
         Map<String, Computed> outputs,
         List<String> labels,
-        JobCondition condition) {
+        JobCondition condition,
+        boolean continueOnError) {
 
     public Workflow {
         Objects.requireNonNull(name, "name");
@@ -82,6 +85,16 @@ public record Workflow(
         outputs = Collections.unmodifiableMap(new LinkedHashMap<>(outputs));
         labels = List.copyOf(labels);
         Objects.requireNonNull(condition, "condition");
+    }
+
+    /** A workflow whose failure fails what runs it. */
+    public Workflow(String name, String file, Triggers on, List<String> runners, @Nullable String image,
+            @Nullable Duration timeout, Resources resources, Map<String, String> variables, List<String> cache, List<Step> steps,
+            Reports reports, List<Service> services, List<String> needs, List<String> artifacts, @Nullable MatrixCell cell,
+            Workspace workspace, StepFiles stepFiles, PrePost prePost, Map<String, Computed> outputs, List<String> labels,
+            JobCondition condition) {
+        this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services, needs, artifacts,
+                cell, workspace, stepFiles, prePost, outputs, labels, condition, false);
     }
 
     /** A workflow that starts once every run it needs passed. */
@@ -121,13 +134,13 @@ public record Workflow(
     /** This workflow under another name, all else kept. */
     public Workflow named(String newName) {
         return new Workflow(newName, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition);
+                needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError);
     }
 
     /** This workflow needing {@code newNeeds} (names of groups), all else kept. */
     public Workflow withNeeds(List<String> newNeeds) {
         return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition);
+                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError);
     }
 
     /** What {@code needs} calls it: its name as written, shared by the combinations of its matrix. */
@@ -139,14 +152,14 @@ public record Workflow(
     public Workflow with(String newName, String newFile, @Nullable String newImage, @Nullable Duration newTimeout,
             Resources newResources, Map<String, String> newVariables, List<String> newCache, List<Step> newSteps) {
         return new Workflow(newName, newFile, on, runners, newImage, newTimeout, newResources, newVariables, newCache, newSteps,
-                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition);
+                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError);
     }
 
     /** This workflow as one combination of its matrix: these parts filled in, the rest kept. */
     public Workflow asCombination(String newName, @Nullable String newImage, Map<String, String> newVariables,
             List<Service> newServices, MatrixCell newCell) {
         return new Workflow(newName, file, on, runners, newImage, timeout, resources, newVariables, cache, steps, reports,
-                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs, labels, condition);
+                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError);
     }
 
     /**

@@ -13,12 +13,15 @@ final class ExitCodes {
 
     private ExitCodes() {}
 
-    /** 3 when any check is an error, else 1 when any failed or was cancelled, else 0 (a skipped run fails nothing). */
+    /**
+     * 3 when any check is an error, else 1 when any failed or was cancelled, else 0: a skipped run
+     * fails nothing, nor does one that may fail ({@link Check#continuedOnError}).
+     */
     static int of(List<Check> checks) {
-        if (checks.stream().anyMatch(c -> c.status() == CheckStatus.ERROR)) {
+        if (checks.stream().anyMatch(c -> c.status() == CheckStatus.ERROR && !c.continuedOnError())) {
             return ERROR;
         }
-        if (checks.stream().anyMatch(c -> c.status() != CheckStatus.SUCCESS && c.status() != CheckStatus.SKIPPED)) {
+        if (checks.stream().anyMatch(c -> !c.passed() && c.status() != CheckStatus.SKIPPED)) {
             return FAILURE;
         }
         return SUCCESS;

@@ -27,8 +27,8 @@ import java.util.List;
  * first job and reads what it handed on (its {@code outputs}) and how it ended; a local
  * JavaScript action on the runner's Node, through GitHub's own {@code @actions/core}, {@code exec}
  * and {@code io}; a job whose {@code if}
- * is false skipped before anything of it starts, the job that needs it skipped too, and an {@code
- * always()} job run after both.
+ * is false skipped before anything of it starts, the job that needs it skipped too, a job that
+ * may fail ({@code continue-on-error}) failing, and an {@code always()} job run after them.
  * The plan is the same for every executor; each executor's exec IT runs it.
  */
 final class GithubWorkflowRun {
@@ -185,13 +185,21 @@ final class GithubWorkflowRun {
                             container: %1$s
                             steps:
                               - run: echo never verified
+                          experimental:
+                            runs-on: ubuntu-latest
+                            container: %1$s
+                            continue-on-error: true
+                            steps:
+                              - run: exit 3
                           report:
-                            needs: [build, deploy]
+                            needs: [build, deploy, experimental]
                             if: always() && needs.build.outputs.version == '7'
                             runs-on: ubuntu-latest
                             container: %1$s
                             steps:
-                              - run: echo "report build=${{ needs.build.result }} deploy=${{ needs.deploy.result }}"
+                              - run: >-
+                                  echo "report build=${{ needs.build.result }} deploy=${{ needs.deploy.result }}
+                                  experimental=${{ needs.experimental.result }}"
                         """.formatted(image));
         toolkit.copyInto(repo, ".github/actions/js");
         repo.commit();
@@ -205,16 +213,19 @@ final class GithubWorkflowRun {
         for (JsonNode check : r.checks()) {
             names.add(check.get("workflow").asText() + ":" + check.get("status").asText());
         }
-        assertThat(names).as(r.err()).containsExactly("GH / build:success", "GH / test (1):success", "GH / test (2):success",
-                "GH / deploy:skipped", "GH / verify:skipped", "GH / report:success");
+        assertThat(names).as(r.err()).containsExactly("GH / build:success", "GH / experimental:failure", "GH / test (1):success",
+                "GH / test (2):success", "GH / deploy:skipped", "GH / verify:skipped", "GH / report:success");
         // a job's if: decided before anything of the run is made; what needs a skipped job is skipped too
-        assertThat(r.checks().get(3).get("reason").asText()).isEqualTo("its condition 'github.ref == 'refs/heads/release'"
+        assertThat(check(r, "GH / deploy").get("reason").asText()).isEqualTo("its condition 'github.ref == 'refs/heads/release'"
                 + " && needs.build.outputs.version == '7'' is false");
-        assertThat(r.checks().get(3).get("steps")).isEmpty();
-        assertThat(r.checks().get(4).get("reason").asText()).isEqualTo("needs GH / deploy, which was skipped");
-        assertThat(Files.readString(Path.of(r.checks().get(5).get("log").asText())))
-                .contains("report build=success deploy=skipped");
-        JsonNode build = r.checks().get(0);
+        assertThat(check(r, "GH / deploy").get("steps")).isEmpty();
+        assertThat(check(r, "GH / verify").get("reason").asText()).isEqualTo("needs GH / deploy, which was skipped");
+        // a job that may fail: shown failed, passed for exec's exit code and for the job that needs it
+        assertThat(check(r, "GH / experimental").get("continuedOnError").asBoolean()).isTrue();
+        assertThat(check(r, "GH / experimental").get("reason").asText()).contains("exited with 3");
+        assertThat(Files.readString(Path.of(check(r, "GH / report").get("log").asText())))
+                .contains("report build=success deploy=skipped experimental=success");
+        JsonNode build = check(r, "GH / build");
         List<String> steps = new ArrayList<>();
         for (JsonNode step : build.get("steps")) {
             steps.add(step.get("name").asText() + ":" + step.get("status").asText());
@@ -251,9 +262,13 @@ final class GithubWorkflowRun {
         // GitHub's default shell is bash -e where there is bash, else sh -e: either way -e is set
         assertThat(log.lines().filter(l -> l.contains("shell=")).findFirst().orElseThrow()).containsPattern("flags=[a-z]*e");
         assertThat(build.get("jobOutputs").get("version").asText()).isEqualTo("7");
-        assertThat(Files.readString(Path.of(r.checks().get(1).get("log").asText())))
+        assertThat(Files.readString(Path.of(check(r, "GH / test (1)").get("log").asText())))
                 .contains("part=1 of 2", "needed=success version=7 where=main");
-        assertThat(Files.readString(Path.of(r.checks().get(2).get("log").asText())))
+        assertThat(Files.readString(Path.of(check(r, "GH / test (2)").get("log").asText())))
                 .contains("part=2 of 2", "needed=success version=7 where=main");
+    }
+
+    private static JsonNode check(CliRun r, String workflow) {
+        return r.checks().stream().filter(c -> c.get("workflow").asText().equals(workflow)).findFirst().orElseThrow();
     }
 }

@@ -1,6 +1,7 @@
 package dev.knotless.plan.github;
 
 import dev.knotless.executor.RunLayout;
+import dev.knotless.executor.ShellPayload;
 import dev.knotless.plan.BroughtRuntime;
 import dev.knotless.plan.Computed;
 import dev.knotless.plan.Deferred;
@@ -64,7 +65,7 @@ final class JavaScriptStep {
         Set<String> secrets = new LinkedHashSet<>(around.secrets());
         secrets.addAll(caller.env().secrets());
         secrets.addAll(inputs.secrets());
-        String script = "exec " + NODE + " '" + actionPath + "/" + js.main() + "'";
+        String script = "exec " + NODE + " " + ShellPayload.quote(actionPath + "/" + js.main());
         return new Step(caller.name(), script, caller.timeout(), List.copyOf(secrets), own, caller.workingDirectory(), null,
                 caller.continueOnError(), caller.when().gate(), Shells.SH, computed, new BroughtRuntime("node", js.node()),
                 caller.id(), new Deferred(null, null, caller.when().also()), scope, Map.of());

@@ -130,6 +130,7 @@ final class JobReader {
         RunDefaults defaults = around.defaults();
         Duration timeout = DEFAULT_TIMEOUT;
         JobCondition condition = JobCondition.NEEDS_PASSED;
+        boolean mayFail = false;
         Node stepsNode = null;
         for (Entry entry : map.entries().values()) {
             String fieldPath = path + "." + entry.key();
@@ -154,12 +155,7 @@ final class JobReader {
                 case "timeout-minutes" -> timeout = problems.read(() -> values.minutes(value, fieldPath)).orElse(timeout);
                 case "if" -> condition = problems.read(() -> JobConditions.read(values, fields, value, fieldPath))
                         .orElse(condition);
-                case "continue-on-error" -> problems.check(() -> {
-                    if (values.bool(value, fieldPath)) {
-                        throw fields.error(value.at(), fieldPath, "a job that may fail without failing the workflow is not"
-                                + " carried out yet; put continue-on-error on its steps");
-                    }
-                });
+                case "continue-on-error" -> mayFail = problems.read(() -> values.bool(value, fieldPath)).orElse(false);
                 case "permissions" -> problems.check(() -> Permissions.check(value, fieldPath, fields));
                 case "concurrency" -> problems.check(() -> Concurrency.check(value, fieldPath, fields, problems));
                 case "steps" -> stepsNode = value;
@@ -188,7 +184,7 @@ final class JobReader {
         }
         return new Workflow(name, fields.file(), around.on(), List.of(), image, timeout, Resources.DEFAULT, variables,
                 List.of(), read, Reports.NONE, services, List.of(), List.of(), cell, WORKSPACE, STEP_FILES, PrePost.NONE,
-                outputs, labels, condition);
+                outputs, labels, condition, mayFail);
     }
 
     /** {@code outputs}: names GitHub takes, each a value the run works out after the steps. */

@@ -101,6 +101,7 @@ class GithubDialectTest {
                   test:
                     runs-on: ${{ matrix.os }}
                     container: local/jdk:${{ matrix.jdk }}
+                    continue-on-error: ${{ matrix.jdk == 25 }}
                     strategy:
                       fail-fast: false
                       max-parallel: 2
@@ -119,6 +120,7 @@ class GithubDialectTest {
         assertThat(runs).extracting(Workflow::name).containsExactly(
                 ".github/workflows/m.yml / test (linux, 21, yes)", ".github/workflows/m.yml / test (25)");
         assertThat(runs).extracting(Workflow::image).containsExactly("local/jdk:21", "local/jdk:25");
+        assertThat(runs).extracting(Workflow::continueOnError).as("an experimental combination may fail").containsExactly(false, true);
         assertThat(runs).extracting(w -> w.steps().get(0).run()).containsExactly("echo 21 yes 0", "echo 25  1");
         assertThat(runs.get(0).cell().group()).isEqualTo(".github/workflows/m.yml / test");
         assertThat(runs.get(0).cell().failFast()).isFalse();
@@ -546,6 +548,43 @@ class GithubDialectTest {
                 - shell: sh
                   run: echo done at $GITHUB_ACTION_PATH
             """;
+
+    @Test
+    void aLocalJavascriptActionIsOneStepOnTheRunnersNodeWithItsInputsAsVariables() throws Exception {
+        WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/j.yml", """
+                name: J
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - id: js
+                        uses: ./.github/actions/js
+                        if: github.ref == 'refs/heads/main'
+                        continue-on-error: true
+                        with:
+                          who: ${{ github.ref_name }}
+                          token: ${{ secrets.T }}
+                """), Map.of(), commit(Map.of(".github/actions/js/action.yml", """
+                runs: {using: node24, main: dist/index.js}
+                inputs:
+                  who: {required: true}
+                  greeting words: {default: hello}
+                  token: {}
+                """)));
+        assertThat(set.errors()).isEmpty();
+        Step js = set.workflows().getFirst().steps().getFirst();
+        assertThat(js.name()).isEqualTo("Run ./.github/actions/js");
+        assertThat(js.id()).isEqualTo("js");
+        assertThat(js.runtime()).isEqualTo(new dev.knotless.plan.BroughtRuntime("node", "24"));
+        assertThat(js.run()).isEqualTo("exec /steps/.runtimes/node/bin/node /github/workspace/.github/actions/js/dist/index.js");
+        assertThat(js.env()).containsEntry("INPUT_GREETING_WORDS", "hello")
+                .containsEntry("GITHUB_ACTION_PATH", "/github/workspace/.github/actions/js").doesNotContainKey("INPUT_TOKEN");
+        assertThat(js.computedEnv()).containsKeys("INPUT_WHO", "INPUT_TOKEN");
+        assertThat(js.secrets()).containsExactly("T");
+        assertThat(js.continueOnError()).isTrue();
+        assertThat(js.deferred().when()).isNotNull();
+    }
 
     @Test
     void aLocalCompositeActionIsReadFromTheCommitIntoStepsOfItsOwnScope() throws Exception {

@@ -219,6 +219,9 @@ public final class Run {
                 outcome = new Outcome(broke(e), Findings.NONE);
             }
             Check check = outcome.findings().finish(run.running(), outcome.verdict(), clock.instant());
+            if (run.request().workflow().continueOnError()) {
+                check = check.continuingOnError();
+            }
             return ended(run.masking(), run.shown(), run.request(), check, run.reserve());
         }
     }

@@ -106,6 +106,7 @@ public final class RunQueue implements CheckRows {
                 + "SELECT 1 FROM json_each(" + r + ".links_json, '$.needs') n WHERE NOT EXISTS ("
                 + "SELECT 1 FROM runs s WHERE s.repo = " + r + ".repo AND s.commit_sha = " + r + ".commit_sha"
                 + " AND s.event = " + r + ".event AND s.workflow = n.value AND (s.status = 'success'"
+                + " OR json_extract(s.check_json, '$.continuedOnError') = 1"
                 + " OR json_extract(" + r + ".links_json, '$.whateverNeedsDid') = 1 AND NOT EXISTS ("
                 + "SELECT 1 FROM runs o WHERE o.repo = s.repo AND o.commit_sha = s.commit_sha AND o.event = s.event"
                 + " AND o.workflow = s.workflow AND o.status IN ('pending', 'running')))))"
@@ -128,6 +129,7 @@ public final class RunQueue implements CheckRows {
                   SELECT 1 FROM json_each(r.links_json, '$.needs') n WHERE NOT EXISTS (
                     SELECT 1 FROM runs s WHERE s.repo = r.repo AND s.commit_sha = r.commit_sha AND s.event = r.event
                       AND s.workflow = n.value AND (s.status IN ('success', 'pending', 'running')
+                        OR json_extract(s.check_json, '$.continuedOnError') = 1
                         OR json_extract(r.links_json, '$.whateverNeedsDid') = 1)))
                 ORDER BY r.seq""", List.of()));
     }

@@ -105,4 +105,15 @@ class RunGraphQueueTest {
         store.runs().finish("run-build-r1", check("run-build-r1", CheckStatus.SUCCESS, null));
         assertThat(take()).isEqualTo("report");
     }
+
+    @Test
+    void aNeedThatFailedWhereItMayCountsAsPassed() throws Exception {
+        store.runs().enqueue(List.of(run("experimental", null),
+                run("deploy", new RunLinks(List.of("experimental"), "deploy", 0, false))));
+        assertThat(take()).isEqualTo("experimental");
+        store.runs().finish("run-experimental", check("run-experimental", CheckStatus.FAILURE, "step 'x' failed")
+                .continuingOnError());
+        assertThat(store.runs().blocked()).isEmpty();
+        assertThat(take()).isEqualTo("deploy");
+    }
 }

@@ -24,6 +24,7 @@ public record NeededRun(String name, String group, CheckStatus status, Map<Strin
 
     /** The needed run of workflow group {@code group} that {@code check} is of. */
     public static NeededRun of(String group, Check check) {
-        return new NeededRun(check.workflow(), group, check.status(), check.jobOutputs());
+        return new NeededRun(check.workflow(), group, check.continuedOnError() ? CheckStatus.SUCCESS : check.status(),
+                check.jobOutputs());
     }
 }
