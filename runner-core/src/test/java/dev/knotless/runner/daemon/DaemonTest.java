@@ -182,6 +182,48 @@ class DaemonTest {
     }
 
     /**
+     * A GitHub job's {@code if} in the daemon: a false one ends the run {@code skipped} without
+     * asking the executor, what needs it is skipped too, and a {@code failure()} job is taken
+     * once the job it needs failed (here every environment is refused: an error counts as failed).
+     */
+    @Test
+    void aJobsConditionIsDecidedBeforeItsRunAndAFailureJobRunsAfterItsNeedFailed() throws Exception {
+        TestRepo gh = new TestRepo(temp.resolve("gh")).file("README.md", "gh\n");
+        gh.commit();
+        forge.add(new Repository("acme/gh", gh.dir.toString(), "main", List.of("a"), List.of()));
+        daemon = daemon();
+        daemon.start();
+        await("the first poll took the baseline", () -> {
+            try {
+                return state.cursors().get("acme/gh").containsKey("@baseline");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        gh.file(".github/workflows/ci.yml", """
+                name: GH
+                on: push
+                jobs:
+                  build: {runs-on: x, steps: [{run: 'true'}]}
+                  rescue: {needs: build, if: failure(), runs-on: x, steps: [{run: 'true'}]}
+                  deploy: {if: "github.ref == 'refs/heads/release'", runs-on: x, steps: [{run: 'true'}]}
+                  verify: {needs: deploy, runs-on: x, steps: [{run: 'true'}]}
+                """);
+        gh.commit();
+        await("four runs are final", () -> runs().stream().filter(r -> r.repo().equals("acme/gh") && r.status().isFinal())
+                .count() == 4);
+        java.util.Map<String, RunRecord> byName = new java.util.HashMap<>();
+        runs().stream().filter(r -> r.repo().equals("acme/gh")).forEach(r -> byName.put(r.workflow(), r));
+        assertThat(byName.get("GH / build").status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(byName.get("GH / rescue").status()).as("taken after build failed").isEqualTo(CheckStatus.ERROR);
+        assertThat(byName.get("GH / rescue").reason()).contains("no environments here");
+        assertThat(byName.get("GH / deploy").status()).isEqualTo(CheckStatus.SKIPPED);
+        assertThat(byName.get("GH / deploy").reason()).isEqualTo("its condition 'github.ref == 'refs/heads/release'' is false");
+        assertThat(byName.get("GH / verify").status()).isEqualTo(CheckStatus.SKIPPED);
+        assertThat(byName.get("GH / verify").reason()).isEqualTo("needs GH / deploy, which was skipped");
+    }
+
+    /**
      * An event that plans more runs than its cap queues none: it ends as one error check naming the
      * cap (and the flag that sets it), and the event is acknowledged, so it does not come again.
      */
