@@ -37,9 +37,9 @@ import dev.knotless.runner.run.request.Cancellation;
 import dev.knotless.runner.run.request.RunDeadline;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
-import dev.knotless.runner.run.step.RunSteps;
 import dev.knotless.runner.run.runtime.BringRuntimes;
 import dev.knotless.runner.run.runtime.Runtimes;
+import dev.knotless.runner.run.step.RunSteps;
 import dev.knotless.runner.run.step.evaluate.RunFacts;
 import dev.knotless.runner.run.step.evaluate.StartCondition;
 import dev.knotless.runner.run.transfer.CachePlan;
@@ -107,7 +107,6 @@ public final class Run {
      */
     public Run(Executor executor, CheckRecorder checks, SecretStore secrets, CacheStore caches, RunListener listener,
                RunLimits limits, RunJournal journal, Clock clock, Ticker ticker, Runtimes runtimes) {
-        this.runtimes = runtimes;
         this.executor = executor;
         this.checks = checks;
         this.secrets = secrets;
@@ -117,6 +116,7 @@ public final class Run {
         this.journal = journal;
         this.clock = clock;
         this.ticker = ticker;
+        this.runtimes = runtimes;
     }
 
     /**
