@@ -164,9 +164,10 @@ class StreamFollowerTest {
         follower = new StreamFollower(new OkHttpClient(), recording(new CopyOnWriteArrayList<>()), stream, WORDS, knotPolicy(), clock, log::add);
         follower.start();
 
-        await("follower.state().failures() >= 5").atMost(Duration.ofSeconds(10)).until(() -> follower.state().failures(), v -> v >= 5);
-        StreamState state = follower.state();
-        assertThat(state.status()).isEqualTo(StreamState.Status.RETRYING);
+        // One snapshot: between two failures the follower is CONNECTING again for a moment, so a
+        // second read of its state after the wait could catch that instead.
+        StreamState state = await("five failures, and the follower waiting to dial again").atMost(Duration.ofSeconds(10))
+                .until(follower::state, s -> s.failures() >= 5 && s.status() == StreamState.Status.RETRYING);
         assertThat(state.lastError()).startsWith("cannot connect (");
         assertThat(state.nextAttempt()).isNotNull();
         assertThat(log.getFirst()).isEqualTo("test: following the stream from now");
