@@ -36,7 +36,7 @@ public record BringRuntimes(Workflow workflow, String image, Runtimes runtimes) 
             }
         }
         for (Map.Entry<String, Step> need : needed.entrySet()) {
-            Optional<Runtime> runtime = runtimes.find(need.getKey());
+            Optional<HostRuntime> runtime = runtimes.find(need.getKey());
             if (runtime.isEmpty()) {
                 run.verdict().fail(new Verdict(CheckStatus.ERROR, "step '" + need.getValue().name() + "' runs a JavaScript"
                         + " action, which runs on the runner's own " + need.getKey() + ", and this runner has none: start it"
@@ -49,7 +49,7 @@ public record BringRuntimes(Workflow workflow, String image, Runtimes runtimes) 
         }
     }
 
-    private boolean bring(RunContext run, String name, Runtime runtime, Step first) {
+    private boolean bring(RunContext run, String name, HostRuntime runtime, Step first) {
         String dir = RunLayout.RUNTIMES + "/" + name;
         long started = System.nanoTime();
         try {

@@ -29,7 +29,7 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * loader), {@code bin/node.real}, {@code lib/*}, and {@code lib/exec-path.cjs}, which sets {@code
  * process.execPath} back to {@code bin/node} (through the loader it would be the loader).
  */
-public final class NodeBundle implements Runtime {
+public final class NodeBundle implements HostRuntime {
 
     /** Where it is in every run. */
     public static final String DIR = RunLayout.RUNTIMES + "/node";

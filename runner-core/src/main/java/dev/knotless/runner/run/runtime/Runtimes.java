@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The runtimes this runner can bring into a run, by name ({@code node}). */
-public record Runtimes(Map<String, Runtime> byName) {
+public record Runtimes(Map<String, HostRuntime> byName) {
 
     /** A runner that brings nothing. */
     public static final Runtimes NONE = new Runtimes(Map.of());
@@ -13,7 +13,7 @@ public record Runtimes(Map<String, Runtime> byName) {
         byName = Map.copyOf(byName);
     }
 
-    public Optional<Runtime> find(String name) {
+    public Optional<HostRuntime> find(String name) {
         return Optional.ofNullable(byName.get(name));
     }
 }

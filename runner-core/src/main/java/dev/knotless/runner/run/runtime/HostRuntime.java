@@ -2,8 +2,8 @@ package dev.knotless.runner.run.runtime;
 
 import dev.knotless.executor.TarSource;
 
-/** One program the runner brings into runs: the files under its directory there, and what it is. */
-public interface Runtime {
+/** A program on the runner host that the runner brings into runs: the files under its directory there, and what it is. */
+public interface HostRuntime {
 
     /** The files, as a tar of paths relative to the runtime's directory in the run. */
     TarSource files();
