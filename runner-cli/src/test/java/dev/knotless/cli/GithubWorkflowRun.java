@@ -71,7 +71,11 @@ final class GithubWorkflowRun {
                           greeting words: {default: hello}
                         outputs:
                           said: {description: what it said}
-                        runs: {using: node24, main: index.mjs}
+                        runs: {using: node24, main: index.mjs, post: post.mjs}
+                        """)
+                .file(".github/actions/js/post.mjs", """
+                        import * as core from '@actions/core';
+                        core.info(`js post state=${core.getState('started')}`);
                         """)
                 .file(".github/actions/js/index.mjs", """
                         import * as core from '@actions/core';
@@ -85,6 +89,7 @@ final class GithubWorkflowRun {
                         let out = '';
                         await exec.exec('sh', ['-c', 'echo exec-ran-in-$(pwd)'], {listeners: {stdout: d => { out += d; }}});
                         core.setOutput('said', `${core.getInput('greeting words')} ${who}`);
+                        core.saveState('started', `yes-${who}`);
                         core.exportVariable('FROM_JS', 'exported');
                         core.warning('js warns', {file: 'hello.txt', startLine: 1});
                         await core.summary.addRaw('js summary').write();
@@ -234,7 +239,7 @@ final class GithubWorkflowRun {
                 "sub:success", "hand back:success", "handed:success", "made on main:success",
                 "Run ./.github/actions/greet / say:success", "Run ./.github/actions/greet:success", "greeted:success",
                 "Run ./.github/actions/js:success", "after js:success", "read:success",
-                "not read:skipped", "hashed:success", "on failure:skipped");
+                "not read:skipped", "hashed:success", "on failure:skipped", "Post Run ./.github/actions/js:success");
         JsonNode handBack = build.get("steps").get(4);
         assertThat(handBack.get("outputs").get("result").asText()).isEqualTo("42");
         assertThat(handBack.get("annotations").get(0).get("message").asText()).isEqualTo("look here");
@@ -250,7 +255,7 @@ final class GithubWorkflowRun {
         // a JavaScript action on the runner's Node, through GitHub's own @actions/core, exec and io
         assertThat(log).contains("brought Node v24", "js says hello v7 from /github/workspace/.github/actions/js",
                 "js secret=***", "exec-ran-in-/github/workspace", "js exec=exec-ran-in-/github/workspace which=",
-                "js said=hello v7 env=exported dir=made/by/js").doesNotContain("js-secret-value");
+                "js said=hello v7 env=exported dir=made/by/js", "js post state=yes-v7").doesNotContain("js-secret-value");
         JsonNode js = build.get("steps").get(10);
         assertThat(js.get("outputs").get("said").asText()).isEqualTo("hello v7");
         assertThat(js.get("annotations").get(0).get("message").asText()).isEqualTo("js warns");

@@ -5,6 +5,9 @@ import dev.knotless.executor.ShellPayload;
 import dev.knotless.plan.BroughtRuntime;
 import dev.knotless.plan.Computed;
 import dev.knotless.plan.Deferred;
+import dev.knotless.plan.RunValue;
+import dev.knotless.plan.expression.Condition;
+import dev.knotless.plan.expression.ExpressionException;
 import dev.knotless.plan.Step;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -22,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * Node, with each input as {@code INPUT_NAME} (upper case, spaces as {@code _}: what {@code
  * @actions/core}'s {@code getInput} reads) and {@code GITHUB_ACTION_PATH}. What the action hands
  * back (outputs, variables, masks, its summary) goes through the step files and workflow commands
- * every step has, so its outputs are this step's, read by the caller's id.
+ * every step has, so its outputs are this step's, read by the caller's id. Its {@code post}, when
+ * it has one, is a step of its own ({@link #post}) that the job runs after its steps.
  */
 final class JavaScriptStep {
 
@@ -33,7 +37,12 @@ final class JavaScriptStep {
 
     /** What the calling step says of itself, beside the action it uses. */
     record Caller(String name, @Nullable String id, ReadTime.When when, boolean continueOnError, @Nullable Duration timeout,
-            @Nullable String workingDirectory, Variables env) {}
+            @Nullable String workingDirectory, Variables env) {
+
+        Caller withId(String newId) {
+            return new Caller(name, newId, when, continueOnError, timeout, workingDirectory, env);
+        }
+    }
 
     /**
      * @param actionPath the action's directory in the run
@@ -41,6 +50,29 @@ final class JavaScriptStep {
      * @param around the workflow's, job's (or calling action's) variables and the secrets they read
      * @param known the variables the step gets as its own, decided now (a composite's caller's)
      */
+    /**
+     * The step that runs {@code main}'s {@code post} file: after the job's steps (the reader puts
+     * it there), when the action's {@code post-if} says so and {@code main} ran (passed or failed),
+     * with what {@code main} saved ({@code GITHUB_STATE}) as {@code STATE_NAME}.
+     *
+     * @param main the action's step, with an id to read its outcome and state by
+     * @param contexts the contexts of the job's steps, over which the run asks whether main ran
+     */
+    static Step post(Step main, String actionPath, LocalActions.JavaScript js, Map<String, RunValue> contexts) {
+        String id = java.util.Objects.requireNonNull(main.id(), "the main step of an action with a post step has an id");
+        String ran = "steps['" + id + "'].outcome == 'success' || steps['" + id + "'].outcome == 'failure'";
+        Computed.Evaluated mainRan;
+        try {
+            mainRan = new Computed.Evaluated(Condition.parse(ran, ReadTime.SCOPE).expression(), ran, contexts);
+        } catch (ExpressionException e) {
+            throw new IllegalStateException("the runner's own expression does not parse", e);
+        }
+        String script = "exec " + NODE + " " + ShellPayload.quote(actionPath + "/" + js.post());
+        return new Step("Post " + main.name(), script, main.timeout(), main.secrets(), main.env(), main.workingDirectory(), null,
+                main.continueOnError(), js.postIf(), main.shell(), main.computedEnv(), main.runtime(), null,
+                new Deferred(null, null, mainRan, id), main.scope(), Map.of());
+    }
+
     static Step of(Caller caller, String actionPath, LocalActions.JavaScript js, Variables inputs, Variables around,
             Map<String, String> known, Map<String, Computed> facts, String scope) {
         Map<String, Computed> computed = new LinkedHashMap<>(facts);

@@ -1,6 +1,7 @@
 package dev.knotless.plan.github;
 
 import dev.knotless.plan.CommitFiles;
+import dev.knotless.plan.StepCondition;
 import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.yaml.Fields;
 import dev.knotless.plan.yaml.YamlTree;
@@ -30,11 +31,12 @@ final class LocalActions {
     static final Keys INPUT = new Keys(List.of("description", "required", "default", "deprecationMessage"), Map.of());
     static final Keys OUTPUT = new Keys(List.of("description", "value"), Map.of());
     static final Keys COMPOSITE = new Keys(List.of("using", "steps"), Map.of());
-    static final Keys JAVASCRIPT = new Keys(List.of("using", "main"), Map.of(
+    static final Keys JAVASCRIPT = new Keys(List.of("using", "main", "post", "post-if"), Map.of(
             "pre", "a JavaScript action's 'pre' is not carried out yet",
-            "post", "a JavaScript action's 'post' is not carried out yet",
-            "pre-if", "a JavaScript action's 'pre' is not carried out yet",
-            "post-if", "a JavaScript action's 'post' is not carried out yet"));
+            "pre-if", "a JavaScript action's 'pre' is not carried out yet"));
+    /** The {@code post-if} values carried out: a status function alone, {@code always()} when not given, as GitHub's. */
+    private static final Map<String, StepCondition> POST_IF = Map.of("always()", StepCondition.ALWAYS,
+            "success()", StepCondition.SUCCESS, "failure()", StepCondition.FAILURE, "cancelled()", StepCondition.CANCELLED);
     private static final java.util.regex.Pattern MAIN = java.util.regex.Pattern.compile("[A-Za-z0-9._/@+-]+");
 
     /**
@@ -46,9 +48,10 @@ final class LocalActions {
 
     /**
      * What a JavaScript action runs: {@code main}, a file under the action's directory, on the Node
-     * {@code using} names ({@code 20} or {@code 24}).
+     * {@code using} names ({@code 20} or {@code 24}); {@code post} (null for none) after the job's
+     * steps, when {@code postIf} says so and main ran.
      */
-    record JavaScript(String node, String main) {}
+    record JavaScript(String node, String main, @Nullable String post, StepCondition postIf) {}
 
     /** One input an action declares. */
     record Input(@Nullable Node defaultValue, boolean required) {}
@@ -119,7 +122,8 @@ final class LocalActions {
             case "node20", "node24" -> {
                 JAVASCRIPT.check(how, "runs", fields, problems);
                 return new Action(directory, fields, inputs(root, fields, problems), outputs(root, fields, problems, false), null,
-                        new JavaScript(kind.substring("node".length()), main(how, fields)));
+                        new JavaScript(kind.substring("node".length()), file(how, "main", fields),
+                                how.entries().containsKey("post") ? file(how, "post", fields) : null, postIf(how, fields)));
             }
             case "node12", "node16" -> throw fields.error(using.value().at(), "runs.using", "'" + kind + "' is a Node"
                     + " GitHub no longer runs actions on; the runner runs node20 and node24 actions on its own Node");
@@ -136,18 +140,32 @@ final class LocalActions {
                 null);
     }
 
-    /** {@code runs.main}: a file under the action's directory, named plainly enough to be written into a script. */
-    private static String main(MapNode how, Fields fields) throws WorkflowException {
-        Entry main = how.entries().get("main");
-        if (main == null) {
-            throw fields.error(how.at(), "runs.main", "required: the file a JavaScript action runs, such as dist/index.js");
+    /** {@code runs.KEY}: a file under the action's directory, named plainly enough to be written into a script. */
+    private static String file(MapNode how, String key, Fields fields) throws WorkflowException {
+        Entry entry = how.entries().get(key);
+        if (entry == null) {
+            throw fields.error(how.at(), "runs." + key, "required: the file a JavaScript action runs, such as dist/index.js");
         }
-        String file = fields.string(main.value(), "runs.main", "a file under the action's directory");
+        String file = fields.string(entry.value(), "runs." + key, "a file under the action's directory");
         if (!MAIN.matcher(file).matches() || file.startsWith("/") || List.of(file.split("/")).contains("..")) {
-            throw fields.error(main.value().at(), "runs.main", "'" + file + "' is not a file under the action's directory"
+            throw fields.error(entry.value().at(), "runs." + key, "'" + file + "' is not a file under the action's directory"
                     + " (letters, digits and . _ / @ + -, no '..')");
         }
         return file;
+    }
+
+    private static StepCondition postIf(MapNode how, Fields fields) throws WorkflowException {
+        Entry entry = how.entries().get("post-if");
+        if (entry == null) {
+            return StepCondition.ALWAYS;
+        }
+        String text = fields.string(entry.value(), "runs.post-if", "a condition").strip();
+        StepCondition condition = POST_IF.get(text.replaceAll("^\\$\\{\\{\\s*|\\s*}}$", ""));
+        if (condition == null) {
+            throw fields.error(entry.value().at(), "runs.post-if", "'" + text + "' is not carried out yet: write always(),"
+                    + " success(), failure() or cancelled()");
+        }
+        return condition;
     }
 
     /** The directory {@code uses} names, from the repository's root; one outside it is refused. */

@@ -61,6 +61,8 @@ final class StepReader {
     private final String scope;
     /** What each step's name starts with: the calling step's, for a local action's steps. */
     private final String prefix;
+    /** The post steps of the JavaScript actions read so far, which run after the job's steps, last first. */
+    private final List<Step> posts = new ArrayList<>();
 
     /**
      * A job's steps.
@@ -106,6 +108,7 @@ final class StepReader {
             int index = i;
             problems.read(() -> step(list.items().get(index), path + "[" + index + "]", index, ids)).ifPresent(steps::addAll);
         }
+        steps.addAll(posts.reversed());
         if (steps.size() > MAX_STEPS) {
             throw fields.error(list.at(), path, "comes to " + steps.size() + " steps with its local actions'; at most " + MAX_STEPS);
         }
@@ -290,9 +293,19 @@ final class StepReader {
             }
         }
         if (action.javascript() != null) {
-            return List.of(JavaScriptStep.of(caller, actionPath, action.javascript(), new Variables(inputValues,
-                    given.secrets()), around, composite() ? around.known() : Map.of(),
-                    JobContexts.factVariables(values.runContexts()), scope));
+            LocalActions.JavaScript js = action.javascript();
+            if (js.post() != null && composite()) {
+                throw fields.error(usesNode.at(), path + ".uses", "'" + uses + "' has a 'post' step, which is not carried out"
+                        + " yet for an action used by a composite action");
+            }
+            // its post step reads its outcome and state by id: a name no file can give when it has none
+            JavaScriptStep.Caller named = js.post() != null && callerId == null ? caller.withId("-" + (index + 1)) : caller;
+            Step main = JavaScriptStep.of(named, actionPath, js, new Variables(inputValues, given.secrets()), around,
+                    composite() ? around.known() : Map.of(), JobContexts.factVariables(values.runContexts()), scope);
+            if (js.post() != null) {
+                posts.add(JavaScriptStep.post(main, actionPath, js, values.runContexts()));
+            }
+            return List.of(main);
         }
         base.put("inputs", new RunValue.Entries(inputs));
         ReadTime actionValues = ReadTime.forAction(action.fields(), problems, base, secretInputs);

@@ -565,8 +565,9 @@ class GithubDialectTest {
                         with:
                           who: ${{ github.ref_name }}
                           token: ${{ secrets.T }}
+                      - run: echo after
                 """), Map.of(), commit(Map.of(".github/actions/js/action.yml", """
-                runs: {using: node24, main: dist/index.js}
+                runs: {using: node24, main: dist/index.js, post: dist/post.js, post-if: "${{ success() }}"}
                 inputs:
                   who: {required: true}
                   greeting words: {default: hello}
@@ -584,6 +585,17 @@ class GithubDialectTest {
         assertThat(js.secrets()).containsExactly("T");
         assertThat(js.continueOnError()).isTrue();
         assertThat(js.deferred().when()).isNotNull();
+        // its post step runs after the job's own, reading main's outcome and state by main's id
+        List<Step> steps = set.workflows().getFirst().steps();
+        assertThat(steps).extracting(Step::name).containsExactly("Run ./.github/actions/js", "Run echo after",
+                "Post Run ./.github/actions/js");
+        Step post = steps.get(2);
+        assertThat(post.run()).isEqualTo("exec /steps/.runtimes/node/bin/node /github/workspace/.github/actions/js/dist/post.js");
+        assertThat(post.condition()).isEqualTo(StepCondition.SUCCESS);
+        assertThat(post.deferred().stateFrom()).isEqualTo("js");
+        assertThat(((Computed.Evaluated) post.deferred().when()).text())
+                .isEqualTo("steps['js'].outcome == 'success' || steps['js'].outcome == 'failure'");
+        assertThat(post.computedEnv()).containsKeys("INPUT_WHO", "INPUT_TOKEN");
     }
 
     @Test
@@ -624,7 +636,7 @@ class GithubDialectTest {
     void aLocalActionThatCannotBeReadOrAsksForWhatIsNotCarriedOutFailsClosedAtItsLine() {
         Map<String, String> files = Map.of(
                 ".github/actions/deploy/action.yml", DEPLOY_ACTION,
-                ".github/actions/js/action.yml", "name: JS\nruns: {using: node20, main: index.js, post: cleanup.js}\n",
+                ".github/actions/js/action.yml", "name: JS\nruns: {using: node20, main: index.js, pre: setup.js}\n",
                 ".github/actions/loose/action.yml", "runs:\n  using: composite\n  steps:\n    - run: echo ${{ secrets.X }}\n"
                         + "    - run: 'true'\n      shell: sh\n      name: ${{ inputs.nope }}\n"
                         + "    - {run: 'echo ${{ secrets.X }}', shell: sh}\n",
@@ -651,7 +663,7 @@ class GithubDialectTest {
                         + " workflow is read from)",
                 ".github/workflows/l.yml:8:16: field 'jobs.j.steps[1].with.tokn': the action declares no input 'tokn' (it"
                         + " has: token, target)",
-                ".github/actions/js/action.yml:2:39: field 'runs.post': not supported here: a JavaScript action's 'post'"
+                ".github/actions/js/action.yml:2:39: field 'runs.pre': not supported here: a JavaScript action's 'pre'"
                         + " is not carried out yet",
                 ".github/actions/loose/action.yml:4:7: field 'runs.steps[0].shell': required: a composite action's 'run'"
                         + " step names its shell, as GitHub requires",

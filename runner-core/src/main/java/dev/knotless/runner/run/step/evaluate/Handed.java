@@ -16,6 +16,11 @@ public interface Handed {
         public Map<String, String> outputsOf(int number) {
             return Map.of();
         }
+
+        @Override
+        public Map<String, String> stateOf(int number) {
+            return Map.of();
+        }
     };
 
     /** The variables handed back so far, in the order first set. */
@@ -23,4 +28,7 @@ public interface Handed {
 
     /** Step {@code number}'s outputs, unmasked. */
     Map<String, String> outputsOf(int number);
+
+    /** What step {@code number} saved ({@code GITHUB_STATE}), for the post step that reads it. */
+    Map<String, String> stateOf(int number);
 }

@@ -82,11 +82,20 @@ public final class StepValues {
         return truthy(condition, "condition", baseEnvironment());
     }
 
-    /** {@code step}'s computed variables, as it starts. */
+    /**
+     * {@code step}'s computed variables, as it starts: with what the step it reads the state of
+     * saved, as {@code STATE_NAME} (GitHub's post steps).
+     */
     public Map<String, String> computed(Step step) throws Unresolved {
         Map<String, String> environment = new LinkedHashMap<>(baseEnvironment());
         environment.putAll(step.env());
         Map<String, String> values = new LinkedHashMap<>();
+        String stateFrom = step.deferred().stateFrom();
+        for (int i = 0; stateFrom != null && i < ended.size() && i < steps.size(); i++) {
+            if (stateFrom.equals(steps.get(i).id()) && steps.get(i).scope().equals(step.scope())) {
+                handed.stateOf(i + 1).forEach((name, value) -> values.put("STATE_" + name, value));
+            }
+        }
         for (Map.Entry<String, Computed> entry : step.computedEnv().entrySet()) {
             values.put(entry.getKey(), text(entry.getValue(), "variable " + entry.getKey(), environment));
         }

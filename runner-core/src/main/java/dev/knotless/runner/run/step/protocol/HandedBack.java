@@ -214,6 +214,7 @@ public final class HandedBack implements Handed {
     }
 
     /** Step {@code number}'s state, kept for the post step that will read it. */
+    @Override
     public synchronized Map<String, String> stateOf(int number) {
         return Collections.unmodifiableMap(new LinkedHashMap<>(state.getOrDefault(number, Map.of())));
     }
