@@ -149,8 +149,12 @@ class DaemonTest {
     }
 
     boolean baselined() {
+        return baselined("acme/app");
+    }
+
+    boolean baselined(String repo) {
         try {
-            return state.cursors().get("acme/app").containsKey("@baseline");
+            return state.cursors().get(repo).containsKey("@baseline");
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -193,13 +197,7 @@ class DaemonTest {
         forge.add(new Repository("acme/gh", gh.dir.toString(), "main", List.of("a"), List.of()));
         daemon = daemon();
         daemon.start();
-        await("the first poll took the baseline", () -> {
-            try {
-                return state.cursors().get("acme/gh").containsKey("@baseline");
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        await("the first poll took the baseline", () -> baselined("acme/gh"));
         gh.file(".github/workflows/ci.yml", """
                 name: GH
                 on: push
