@@ -28,7 +28,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +59,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
 
     private final KubernetesCounters counters = new KubernetesCounters();
     private final JobDeletion deletion;
+    private final ResumeLookup resumes;
     private final Optional<WarmPods> warm;
     private final NetworkPolicies policies;
     private final PendingPods pending;
@@ -103,6 +103,7 @@ public final class KubernetesExecutor implements Executor, Resumption {
                 .withHttpClientFactory(http)
                 .build();
         this.deletion = new JobDeletion(client, options.namespace(), counters);
+        this.resumes = new ResumeLookup(client, options.namespace());
         this.warm = warmPods ? Optional.of(new WarmPods(client, options.namespace(), deletion)) : Optional.empty();
         this.policies = new NetworkPolicies(client, options);
         this.pending = new PendingPods(client, options);
@@ -198,52 +199,18 @@ public final class KubernetesExecutor implements Executor, Resumption {
 
     @Override
     public Optional<ResumedSession> resume(RunSpec spec) {
-        String jobName = JobShape.jobName(spec.runId());
-        try {
-            Job job = runJob(spec);
-            if (job != null) {
-                jobName = job.getMetadata().getName();
+        return switch (resumes.find(spec)) {
+            case ResumeLookup.Found.Refused refused -> {
+                log.info("resume refused job={} run={} reason={}", refused.job(), spec.runId(), refused.reason());
+                yield Optional.empty();
             }
-            if (job == null || job.getMetadata().getDeletionTimestamp() != null
-                    || !spec.runnerId().equals(annotation(job, Labels.RUNNER))
-                    || !spec.runId().equals(annotation(job, Labels.RUN))) {
-                log.info("resume refused job={} run={} reason={}", jobName, spec.runId(), job == null ? "no such Job" : "not this run's");
-                return Optional.empty();
+            case ResumeLookup.Found.Ready ready -> {
+                counters.resumed();
+                log.info("job resumed job={} pod={} run={}", ready.job(), ready.pod(), spec.runId());
+                yield Optional.of(new KubernetesSession(runPod(spec, ready.job(), ready.pod()), deletion, options.reattachWindow(), () -> {}));
             }
-            List<Pod> pods = client.pods().inNamespace(options.namespace()).withLabel(JobShape.JOB_NAME, jobName).list().getItems();
-            Optional<Pod> ready = pods.stream()
-                    .filter(p -> p.getMetadata().getDeletionTimestamp() == null && PodReadiness.isReady(p))
-                    .findFirst();
-            if (ready.isEmpty()) {
-                log.info("resume refused job={} run={} reason=no Ready pod", jobName, spec.runId());
-                return Optional.empty();
-            }
-            String pod = ready.get().getMetadata().getName();
-            counters.resumed();
-            log.info("job resumed job={} pod={} run={}", jobName, pod, spec.runId());
-            return Optional.of(new KubernetesSession(runPod(spec, jobName, pod), deletion, options.reattachWindow(), () -> {}));
-        } catch (KubernetesClientException e) {
-            log.warn("resume failed job={} run={} reason={}", jobName, spec.runId(), message(e));
-            return Optional.empty();
-        }
+        };
     }
-
-    /**
-     * The run's Job: by its name, or, for a run that took a warm pod ({@link WarmPods}), whose Job
-     * keeps the name it was made with, by the run's label and annotation.
-     */
-    private @Nullable Job runJob(RunSpec spec) {
-        Job named = client.batch().v1().jobs().inNamespace(options.namespace()).withName(JobShape.jobName(spec.runId())).get();
-        if (named != null) {
-            return named;
-        }
-        return client.batch().v1().jobs().inNamespace(options.namespace())
-                .withLabel(Labels.RUN, JobShape.labelValue(spec.runId()))
-                .withLabel(Labels.RUNNER, JobShape.labelValue(spec.runnerId())).list().getItems().stream()
-                .filter(j -> spec.runId().equals(annotation(j, Labels.RUN)))
-                .findFirst().orElse(null);
-    }
-
 
     @Override
     public SweepReport sweep(String runnerId, Set<String> goingRuns) {
