@@ -163,7 +163,7 @@ public record Check(
 
     /** A final {@code cancelled} check of a run cancelled before it started. */
     public static Check cancelled(CheckSubject s, Instant at, String reason) {
-        return of(s, CheckStatus.CANCELLED, reason, at, at, null);
+        return endedBeforeStart(s, CheckStatus.CANCELLED, at, reason);
     }
 
     /** A final check of a run that ended {@code status} (cancelled or skipped) before it started. */

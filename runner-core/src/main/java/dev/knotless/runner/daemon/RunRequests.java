@@ -129,7 +129,7 @@ final class RunRequests {
 
     /** A final {@code cancelled} check for a run cancelled while it waited. */
     Check cancelledCheck(RunRecord r, String reason) {
-        return Check.cancelled(subject(r, null), clock.instant(), reason);
+        return endedCheck(r, CheckStatus.CANCELLED, reason);
     }
 
     /** A final check for a run that ended {@code status} (cancelled or skipped) while it waited. */

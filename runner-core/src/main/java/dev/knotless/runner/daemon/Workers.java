@@ -181,7 +181,7 @@ final class Workers {
             }
             log.line(describe(record) + " " + check.status().wireName()
                     + (check.reason() == null ? "" : ": " + check.reason()));
-            if (record.links() != null && record.links().failFast() && !check.passed()
+            if (record.links() != null && record.links().failFast() && !check.continuedOnError()
                     && (check.status() == CheckStatus.FAILURE || check.status() == CheckStatus.ERROR)) {
                 failFast(record);
             }
