@@ -71,11 +71,15 @@ final class GithubWorkflowRun {
                           greeting words: {default: hello}
                         outputs:
                           said: {description: what it said}
-                        runs: {using: node24, main: index.mjs, post: post.mjs}
+                        runs: {using: node24, main: index.mjs, pre: pre.mjs, post: post.mjs}
                         """)
                 .file(".github/actions/js/post.mjs", """
                         import * as core from '@actions/core';
-                        core.info(`js post state=${core.getState('started')}`);
+                        core.info(`js post state=${core.getState('started')} pre=${core.getState('pre')}`);
+                        """)
+                .file(".github/actions/js/pre.mjs", """
+                        import * as core from '@actions/core';
+                        core.saveState('pre', `from-pre-[${core.getInput('who')}]`);
                         """)
                 .file(".github/actions/js/index.mjs", """
                         import * as core from '@actions/core';
@@ -84,6 +88,7 @@ final class GithubWorkflowRun {
                         const who = core.getInput('who', {required: true});
                         core.setSecret('js-secret-value');
                         core.info(`js says ${core.getInput('greeting words')} ${who} from ${process.env.GITHUB_ACTION_PATH}`);
+                        core.info(`js main state pre=${core.getState('pre')}`);
                         core.info('js secret=js-secret-value');
                         await io.mkdirP('made/by/js');
                         let out = '';
@@ -235,12 +240,13 @@ final class GithubWorkflowRun {
         for (JsonNode step : build.get("steps")) {
             steps.add(step.get("name").asText() + ":" + step.get("status").asText());
         }
-        assertThat(steps).containsExactly("Run actions/checkout@v4:success", "where:success", "shell:success",
+        // a JavaScript action's pre step first, whatever the step that uses it reads (here nothing ran yet)
+        assertThat(steps).containsExactly("Pre Run ./.github/actions/js:success", "Run actions/checkout@v4:success", "where:success", "shell:success",
                 "sub:success", "hand back:success", "handed:success", "made on main:success",
                 "Run ./.github/actions/greet / say:success", "Run ./.github/actions/greet:success", "greeted:success",
                 "Run ./.github/actions/js:success", "after js:success", "read:success",
                 "not read:skipped", "hashed:success", "on failure:skipped", "Post Run ./.github/actions/js:success");
-        JsonNode handBack = build.get("steps").get(4);
+        JsonNode handBack = build.get("steps").get(5);
         assertThat(handBack.get("outputs").get("result").asText()).isEqualTo("42");
         assertThat(handBack.get("annotations").get(0).get("message").asText()).isEqualTo("look here");
         String log = Files.readString(Path.of(build.get("log").asText()));
@@ -255,8 +261,9 @@ final class GithubWorkflowRun {
         // a JavaScript action on the runner's Node, through GitHub's own @actions/core, exec and io
         assertThat(log).contains("brought Node v24", "js says hello v7 from /github/workspace/.github/actions/js",
                 "js secret=***", "exec-ran-in-/github/workspace", "js exec=exec-ran-in-/github/workspace which=",
-                "js said=hello v7 env=exported dir=made/by/js", "js post state=yes-v7").doesNotContain("js-secret-value");
-        JsonNode js = build.get("steps").get(10);
+                "js said=hello v7 env=exported dir=made/by/js", // pre's inputs are worked out as it starts, before the step they read ran
+                "js main state pre=from-pre-[v]", "js post state=yes-v7 pre=from-pre-[v]").doesNotContain("js-secret-value");
+        JsonNode js = build.get("steps").get(11);
         assertThat(js.get("outputs").get("said").asText()).isEqualTo("hello v7");
         assertThat(js.get("annotations").get(0).get("message").asText()).isEqualTo("js warns");
         // GitHub's hashFiles: the SHA-256 of each matching file's SHA-256, in path order

@@ -25,8 +25,9 @@ import org.jspecify.annotations.Nullable;
  * Node, with each input as {@code INPUT_NAME} (upper case, spaces as {@code _}: what {@code
  * @actions/core}'s {@code getInput} reads) and {@code GITHUB_ACTION_PATH}. What the action hands
  * back (outputs, variables, masks, its summary) goes through the step files and workflow commands
- * every step has, so its outputs are this step's, read by the caller's id. Its {@code post}, when
- * it has one, is a step of its own ({@link #post}) that the job runs after its steps.
+ * every step has, so its outputs are this step's, read by the caller's id. Its {@code pre} and
+ * {@code post}, when it has them, are steps of their own ({@link #pre}, {@link #post}) that the job
+ * runs before and after its steps; the three share what they save ({@code GITHUB_STATE}).
  */
 final class JavaScriptStep {
 
@@ -45,12 +46,6 @@ final class JavaScriptStep {
     }
 
     /**
-     * @param actionPath the action's directory in the run
-     * @param inputs each input's value, given or its default, by the name the action declares
-     * @param around the workflow's, job's (or calling action's) variables and the secrets they read
-     * @param known the variables the step gets as its own, decided now (a composite's caller's)
-     */
-    /**
      * The step that runs {@code main}'s {@code post} file: after the job's steps (the reader puts
      * it there), when the action's {@code post-if} says so and {@code main} ran (passed or failed),
      * with what {@code main} saved ({@code GITHUB_STATE}) as {@code STATE_NAME}.
@@ -68,13 +63,37 @@ final class JavaScriptStep {
             throw new IllegalStateException("the runner's own expression does not parse", e);
         }
         String script = "exec " + NODE + " " + ShellPayload.quote(actionPath + "/" + js.post());
+        List<String> state = new java.util.ArrayList<>(main.deferred().stateFrom());
+        state.add(id);
         return new Step("Post " + main.name(), script, main.timeout(), main.secrets(), main.env(), main.workingDirectory(), null,
                 main.continueOnError(), js.postIf(), main.shell(), main.computedEnv(), main.runtime(), null,
-                new Deferred(null, null, mainRan, id), main.scope(), Map.of());
+                new Deferred(null, null, mainRan, state), main.scope(), Map.of());
     }
 
+    /**
+     * The step that runs {@code main}'s {@code pre} file: before the job's steps (the reader puts
+     * it there, in the order of the actions), when the action's {@code pre-if} says so over the
+     * job's status (not the calling step's {@code if}, which GitHub's runner does not ask either),
+     * as {@code preId}, the id {@code main} reads its state by.
+     */
+    static Step pre(Step main, String preId, String actionPath, LocalActions.JavaScript js) {
+        String script = "exec " + NODE + " " + ShellPayload.quote(actionPath + "/" + js.pre());
+        return new Step("Pre " + main.name(), script, main.timeout(), main.secrets(), main.env(), main.workingDirectory(), null,
+                main.continueOnError(), js.preIf(), main.shell(), main.computedEnv(), main.runtime(), preId,
+                Deferred.NONE, main.scope(), Map.of());
+    }
+
+    /**
+     * The step that runs {@code main}.
+     *
+     * @param actionPath the action's directory in the run
+     * @param inputs each input's value, given or its default, by the name the action declares
+     * @param around the workflow's, job's (or calling action's) variables and the secrets they read
+     * @param known the variables the step gets as its own, decided now (a composite's caller's)
+     * @param preId the id of its {@code pre} step, whose state it gets; null when it has none
+     */
     static Step of(Caller caller, String actionPath, LocalActions.JavaScript js, Variables inputs, Variables around,
-            Map<String, String> known, Map<String, Computed> facts, String scope) {
+            Map<String, String> known, Map<String, Computed> facts, String scope, @Nullable String preId) {
         Map<String, Computed> computed = new LinkedHashMap<>(facts);
         around.computed().forEach((name, value) -> {
             if (!caller.env().values().containsKey(name)) {
@@ -100,6 +119,7 @@ final class JavaScriptStep {
         String script = "exec " + NODE + " " + ShellPayload.quote(actionPath + "/" + js.main());
         return new Step(caller.name(), script, caller.timeout(), List.copyOf(secrets), own, caller.workingDirectory(), null,
                 caller.continueOnError(), caller.when().gate(), Shells.SH, computed, new BroughtRuntime("node", js.node()),
-                caller.id(), new Deferred(null, null, caller.when().also()), scope, Map.of());
+                caller.id(), new Deferred(null, null, caller.when().also(), preId == null ? List.of() : List.of(preId)), scope,
+                Map.of());
     }
 }

@@ -31,11 +31,9 @@ final class LocalActions {
     static final Keys INPUT = new Keys(List.of("description", "required", "default", "deprecationMessage"), Map.of());
     static final Keys OUTPUT = new Keys(List.of("description", "value"), Map.of());
     static final Keys COMPOSITE = new Keys(List.of("using", "steps"), Map.of());
-    static final Keys JAVASCRIPT = new Keys(List.of("using", "main", "post", "post-if"), Map.of(
-            "pre", "a JavaScript action's 'pre' is not carried out yet",
-            "pre-if", "a JavaScript action's 'pre' is not carried out yet"));
-    /** The {@code post-if} values carried out: a status function alone, {@code always()} when not given, as GitHub's. */
-    private static final Map<String, StepCondition> POST_IF = Map.of("always()", StepCondition.ALWAYS,
+    static final Keys JAVASCRIPT = new Keys(List.of("using", "main", "pre", "pre-if", "post", "post-if"), Map.of());
+    /** The {@code pre-if} and {@code post-if} values carried out: a status function alone, {@code always()} when not given, as GitHub's. */
+    private static final Map<String, StepCondition> STAGE_IF = Map.of("always()", StepCondition.ALWAYS,
             "success()", StepCondition.SUCCESS, "failure()", StepCondition.FAILURE, "cancelled()", StepCondition.CANCELLED);
     private static final java.util.regex.Pattern MAIN = java.util.regex.Pattern.compile("[A-Za-z0-9._/@+-]+");
 
@@ -48,10 +46,12 @@ final class LocalActions {
 
     /**
      * What a JavaScript action runs: {@code main}, a file under the action's directory, on the Node
-     * {@code using} names ({@code 20} or {@code 24}); {@code post} (null for none) after the job's
-     * steps, when {@code postIf} says so and main ran.
+     * {@code using} names ({@code 20} or {@code 24}); {@code pre} (null for none) before the job's
+     * steps, when {@code preIf} says so; {@code post} (null for none) after them, when {@code
+     * postIf} says so and main ran.
      */
-    record JavaScript(String node, String main, @Nullable String post, StepCondition postIf) {}
+    record JavaScript(String node, String main, @Nullable String pre, StepCondition preIf, @Nullable String post,
+            StepCondition postIf) {}
 
     /** One input an action declares. */
     record Input(@Nullable Node defaultValue, boolean required) {}
@@ -123,7 +123,8 @@ final class LocalActions {
                 JAVASCRIPT.check(how, "runs", fields, problems);
                 return new Action(directory, fields, inputs(root, fields, problems), outputs(root, fields, problems, false), null,
                         new JavaScript(kind.substring("node".length()), file(how, "main", fields),
-                                how.entries().containsKey("post") ? file(how, "post", fields) : null, postIf(how, fields)));
+                                how.entries().containsKey("pre") ? file(how, "pre", fields) : null, stageIf(how, "pre-if", fields),
+                                how.entries().containsKey("post") ? file(how, "post", fields) : null, stageIf(how, "post-if", fields)));
             }
             case "node12", "node16" -> throw fields.error(using.value().at(), "runs.using", "'" + kind + "' is a Node"
                     + " GitHub no longer runs actions on; the runner runs node20 and node24 actions on its own Node");
@@ -154,15 +155,15 @@ final class LocalActions {
         return file;
     }
 
-    private static StepCondition postIf(MapNode how, Fields fields) throws WorkflowException {
-        Entry entry = how.entries().get("post-if");
+    private static StepCondition stageIf(MapNode how, String key, Fields fields) throws WorkflowException {
+        Entry entry = how.entries().get(key);
         if (entry == null) {
             return StepCondition.ALWAYS;
         }
-        String text = fields.string(entry.value(), "runs.post-if", "a condition").strip();
-        StepCondition condition = POST_IF.get(text.replaceAll("^\\$\\{\\{\\s*|\\s*}}$", ""));
+        String text = fields.string(entry.value(), "runs." + key, "a condition").strip();
+        StepCondition condition = STAGE_IF.get(text.replaceAll("^\\$\\{\\{\\s*|\\s*}}$", ""));
         if (condition == null) {
-            throw fields.error(entry.value().at(), "runs.post-if", "'" + text + "' is not carried out yet: write always(),"
+            throw fields.error(entry.value().at(), "runs." + key, "'" + text + "' is not carried out yet: write always(),"
                     + " success(), failure() or cancelled()");
         }
         return condition;

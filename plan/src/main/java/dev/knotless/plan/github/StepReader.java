@@ -61,6 +61,8 @@ final class StepReader {
     private final String scope;
     /** What each step's name starts with: the calling step's, for a local action's steps. */
     private final String prefix;
+    /** The pre steps of the JavaScript actions read so far, which run before the job's steps, in order. */
+    private final List<Step> pres = new ArrayList<>();
     /** The post steps of the JavaScript actions read so far, which run after the job's steps, last first. */
     private final List<Step> posts = new ArrayList<>();
 
@@ -108,6 +110,7 @@ final class StepReader {
             int index = i;
             problems.read(() -> step(list.items().get(index), path + "[" + index + "]", index, ids)).ifPresent(steps::addAll);
         }
+        steps.addAll(0, pres);
         steps.addAll(posts.reversed());
         if (steps.size() > MAX_STEPS) {
             throw fields.error(list.at(), path, "comes to " + steps.size() + " steps with its local actions'; at most " + MAX_STEPS);
@@ -268,47 +271,30 @@ final class StepReader {
         }
         base.put("steps", new RunValue.Steps(actionScope));
         Variables given = inputs(action, map.entries().get("with"), path + ".with");
-        Map<String, RunValue> inputs = new LinkedHashMap<>();
-        Map<String, Computed> inputValues = new LinkedHashMap<>();
-        Set<String> secretInputs = new LinkedHashSet<>();
-        ReadTime defaults = ReadTime.forAction(action.fields(), problems, base, Set.of());
-        for (Map.Entry<String, LocalActions.Input> input : action.inputs().entrySet()) {
-            Computed value = given.values().get(input.getKey());
-            if (value == null && input.getValue().defaultValue() != null) {
-                value = defaults.later(input.getValue().defaultValue(), YamlTree.child("inputs", input.getKey()) + ".default",
-                        "a value", ReadTime.Use.SHOWN);
-            }
-            if (value == null && input.getValue().required()) {
-                throw fields.error(usesNode.at(), path + ".with", "the action's input '" + input.getKey() + "' is required"
-                        + " and has no default");
-            }
-            inputValues.put(input.getKey(), value == null ? new Computed.Text("") : value);
-            inputs.put(input.getKey(), switch (value) {
-                case null -> new RunValue.Known(Value.of(""));
-                case Computed.Text t -> new RunValue.Known(Value.of(t.value()));
-                default -> new RunValue.Later(value);
-            });
-            if (value instanceof Computed.Evaluated e && values.readsSecrets(e.expression())) {
-                secretInputs.add(input.getKey());
-            }
-        }
+        ActionInputs inputs = ActionInputs.of(action, given, ReadTime.forAction(action.fields(), problems, base, Set.of()),
+                values, input -> fields.error(usesNode.at(), path + ".with", "the action's input '" + input + "' is required"
+                        + " and has no default"));
         if (action.javascript() != null) {
             LocalActions.JavaScript js = action.javascript();
-            if (js.post() != null && composite()) {
-                throw fields.error(usesNode.at(), path + ".uses", "'" + uses + "' has a 'post' step, which is not carried out"
-                        + " yet for an action used by a composite action");
+            if ((js.pre() != null || js.post() != null) && composite()) {
+                throw fields.error(usesNode.at(), path + ".uses", "'" + uses + "' has a 'pre' or 'post' step, which is not"
+                        + " carried out yet for an action used by a composite action");
             }
             // its post step reads its outcome and state by id: a name no file can give when it has none
             JavaScriptStep.Caller named = js.post() != null && callerId == null ? caller.withId("-" + (index + 1)) : caller;
-            Step main = JavaScriptStep.of(named, actionPath, js, new Variables(inputValues, given.secrets()), around,
-                    composite() ? around.known() : Map.of(), JobContexts.factVariables(values.runContexts()), scope);
+            String preId = js.pre() == null ? null : "-pre-" + (index + 1);
+            Step main = JavaScriptStep.of(named, actionPath, js, new Variables(inputs.values(), given.secrets()), around,
+                    composite() ? around.known() : Map.of(), JobContexts.factVariables(values.runContexts()), scope, preId);
+            if (preId != null) {
+                pres.add(JavaScriptStep.pre(main, preId, actionPath, js));
+            }
             if (js.post() != null) {
                 posts.add(JavaScriptStep.post(main, actionPath, js, values.runContexts()));
             }
             return List.of(main);
         }
-        base.put("inputs", new RunValue.Entries(inputs));
-        ReadTime actionValues = ReadTime.forAction(action.fields(), problems, base, secretInputs);
+        base.put("inputs", new RunValue.Entries(inputs.context()));
+        ReadTime actionValues = ReadTime.forAction(action.fields(), problems, base, inputs.secret());
         Map<String, Computed> variables = new LinkedHashMap<>(around.values());
         variables.putAll(env.values());
         variables.put("GITHUB_ACTION_PATH", new Computed.Text(actionPath));

@@ -10,6 +10,7 @@ import dev.knotless.plan.Computed;
 import dev.knotless.plan.JobCondition;
 import dev.knotless.plan.RunValue;
 import dev.knotless.plan.Step;
+import dev.knotless.plan.Deferred;
 import dev.knotless.plan.StepCondition;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
@@ -592,10 +593,46 @@ class GithubDialectTest {
         Step post = steps.get(2);
         assertThat(post.run()).isEqualTo("exec /steps/.runtimes/node/bin/node /github/workspace/.github/actions/js/dist/post.js");
         assertThat(post.condition()).isEqualTo(StepCondition.SUCCESS);
-        assertThat(post.deferred().stateFrom()).isEqualTo("js");
+        assertThat(post.deferred().stateFrom()).containsExactly("js");
         assertThat(((Computed.Evaluated) post.deferred().when()).text())
                 .isEqualTo("steps['js'].outcome == 'success' || steps['js'].outcome == 'failure'");
         assertThat(post.computedEnv()).containsKeys("INPUT_WHO", "INPUT_TOKEN");
+    }
+
+    @Test
+    void aJavascriptActionsPreStepsRunBeforeTheJobsStepsInOrderSharingStateWithMainAndPost() throws Exception {
+        WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/p.yml", """
+                name: P
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - run: echo first
+                      - uses: ./.github/actions/a
+                        if: github.ref == 'refs/heads/main'
+                      - id: b
+                        uses: ./.github/actions/b
+                """), Map.of(), commit(Map.of(
+                ".github/actions/a/action.yml", "runs: {using: node24, main: main.js, pre: pre.js, post: post.js}\n",
+                ".github/actions/b/action.yml", "runs: {using: node20, main: main.js, pre: pre.js, pre-if: failure()}\n")));
+        assertThat(set.errors()).isEmpty();
+        List<Step> steps = set.workflows().getFirst().steps();
+        assertThat(steps).extracting(Step::name).containsExactly("Pre Run ./.github/actions/a", "Pre Run ./.github/actions/b",
+                "Run echo first", "Run ./.github/actions/a", "Run ./.github/actions/b", "Post Run ./.github/actions/a");
+        Step preA = steps.get(0);
+        assertThat(preA.run()).isEqualTo("exec /steps/.runtimes/node/bin/node /github/workspace/.github/actions/a/pre.js");
+        assertThat(preA.id()).isEqualTo("-pre-2");
+        // the calling step's if is not the pre step's: pre-if decides, always() when not given, as GitHub's runner
+        assertThat(preA.condition()).isEqualTo(StepCondition.ALWAYS);
+        assertThat(preA.deferred()).isEqualTo(Deferred.NONE);
+        assertThat(preA.runtime()).isEqualTo(new dev.knotless.plan.BroughtRuntime("node", "24"));
+        assertThat(steps.get(1).condition()).isEqualTo(StepCondition.FAILURE);
+        assertThat(steps.get(3).deferred().stateFrom()).containsExactly("-pre-2");
+        assertThat(steps.get(3).deferred().when()).isNotNull();
+        assertThat(steps.get(4).id()).isEqualTo("b");
+        assertThat(steps.get(4).deferred().stateFrom()).containsExactly("-pre-3");
+        assertThat(steps.get(5).deferred().stateFrom()).containsExactly("-pre-2", "-2");
     }
 
     @Test
@@ -636,7 +673,9 @@ class GithubDialectTest {
     void aLocalActionThatCannotBeReadOrAsksForWhatIsNotCarriedOutFailsClosedAtItsLine() {
         Map<String, String> files = Map.of(
                 ".github/actions/deploy/action.yml", DEPLOY_ACTION,
-                ".github/actions/js/action.yml", "name: JS\nruns: {using: node20, main: index.js, pre: setup.js}\n",
+                ".github/actions/js/action.yml", "name: JS\nruns: {using: node20, main: index.js, pre-if: steps.a.outputs.b}\n",
+                ".github/actions/wrap/action.yml", "runs:\n  using: composite\n  steps: [{uses: ./.github/actions/staged}]\n",
+                ".github/actions/staged/action.yml", "runs: {using: node20, main: index.js, pre: setup.js}\n",
                 ".github/actions/loose/action.yml", "runs:\n  using: composite\n  steps:\n    - run: echo ${{ secrets.X }}\n"
                         + "    - run: 'true'\n      shell: sh\n      name: ${{ inputs.nope }}\n"
                         + "    - {run: 'echo ${{ secrets.X }}', shell: sh}\n",
@@ -654,6 +693,7 @@ class GithubDialectTest {
                       - uses: ./.github/actions/loose
                       - uses: ./.github/actions/self
                       - uses: ./../elsewhere
+                      - uses: ./.github/actions/wrap
                 """), Map.of(), commit(files));
         assertThat(set.errors()).singleElement().extracting(WorkflowException::problems).asInstanceOf(
                 org.assertj.core.api.InstanceOfAssertFactories.list(WorkflowException.class))
@@ -663,8 +703,8 @@ class GithubDialectTest {
                         + " workflow is read from)",
                 ".github/workflows/l.yml:8:16: field 'jobs.j.steps[1].with.tokn': the action declares no input 'tokn' (it"
                         + " has: token, target)",
-                ".github/actions/js/action.yml:2:39: field 'runs.pre': not supported here: a JavaScript action's 'pre'"
-                        + " is not carried out yet",
+                ".github/actions/js/action.yml:2:47: field 'runs.pre-if': 'steps.a.outputs.b' is not carried out yet:"
+                        + " write always(), success(), failure() or cancelled()",
                 ".github/actions/loose/action.yml:4:7: field 'runs.steps[0].shell': required: a composite action's 'run'"
                         + " step names its shell, as GitHub requires",
                 ".github/actions/loose/action.yml:7:13: field 'runs.steps[1].name': reads 'nope' of a context whose"
@@ -674,7 +714,9 @@ class GithubDialectTest {
                         + " steps cannot read, as on GitHub: pass the secret to it as an input",
                 ".github/actions/self/action.yml:3:18: field 'runs.steps[0].uses': local actions call local actions more"
                         + " than 10 deep",
-                ".github/workflows/l.yml:12:15: field 'jobs.j.steps[5].uses': './../elsewhere' is outside the repository");
+                ".github/workflows/l.yml:12:15: field 'jobs.j.steps[5].uses': './../elsewhere' is outside the repository",
+                ".github/actions/wrap/action.yml:3:18: field 'runs.steps[0].uses': './.github/actions/staged' has a 'pre' or"
+                        + " 'post' step, which is not carried out yet for an action used by a composite action");
     }
 
     @Test

@@ -83,17 +83,18 @@ public final class StepValues {
     }
 
     /**
-     * {@code step}'s computed variables, as it starts: with what the step it reads the state of
-     * saved, as {@code STATE_NAME} (GitHub's post steps).
+     * {@code step}'s computed variables, as it starts: with what the steps it reads the state of
+     * saved, as {@code STATE_NAME} (the stages of GitHub's JavaScript actions).
      */
     public Map<String, String> computed(Step step) throws Unresolved {
         Map<String, String> environment = new LinkedHashMap<>(baseEnvironment());
         environment.putAll(step.env());
         Map<String, String> values = new LinkedHashMap<>();
-        String stateFrom = step.deferred().stateFrom();
-        for (int i = 0; stateFrom != null && i < ended.size() && i < steps.size(); i++) {
-            if (stateFrom.equals(steps.get(i).id()) && steps.get(i).scope().equals(step.scope())) {
-                handed.stateOf(i + 1).forEach((name, value) -> values.put("STATE_" + name, value));
+        for (String from : step.deferred().stateFrom()) {
+            for (int i = 0; i < ended.size() && i < steps.size(); i++) {
+                if (from.equals(steps.get(i).id()) && steps.get(i).scope().equals(step.scope())) {
+                    handed.stateOf(i + 1).forEach((name, value) -> values.put("STATE_" + name, value));
+                }
             }
         }
         for (Map.Entry<String, Computed> entry : step.computedEnv().entrySet()) {

@@ -128,6 +128,46 @@ class StepValuesTest {
     }
 
     @Test
+    void aJavascriptActionsStagesShareTheirStateALaterStagesValueOverAnEarliers() throws Exception {
+        List<Step> stages = List.of(stage("pre", "-pre-1", List.of()), stage("main", "m", List.of("-pre-1")),
+                stage("post", null, List.of("-pre-1", "m")));
+        Handed saved = new Handed() {
+            @Override
+            public Map<String, String> environment() {
+                return Map.of();
+            }
+
+            @Override
+            public Map<String, String> outputsOf(int number) {
+                return Map.of();
+            }
+
+            @Override
+            public Map<String, String> stateOf(int number) {
+                return switch (number) {
+                    case 1 -> Map.of("FROM", "pre", "SHARED", "pre");
+                    case 2 -> Map.of("SHARED", "main");
+                    default -> Map.of();
+                };
+            }
+        };
+        List<StepResult> two = List.of(new StepResult("pre", StepStatus.SUCCESS, 0, 1, null),
+                new StepResult("main", StepStatus.SUCCESS, 0, 1, null));
+        RunStatus passing = new RunStatus(false, false, false);
+        Map<String, String> main = new StepValues(FACTS, stages, two.subList(0, 1), saved, Grants.Granted.NONE, Map.of(),
+                passing, WORKSPACE).computed(stages.get(1));
+        Map<String, String> post = new StepValues(FACTS, stages, two, saved, Grants.Granted.NONE, Map.of(), passing, WORKSPACE)
+                .computed(stages.get(2));
+        assertThat(main).containsOnly(Map.entry("STATE_FROM", "pre"), Map.entry("STATE_SHARED", "pre"));
+        assertThat(post).containsOnly(Map.entry("STATE_FROM", "pre"), Map.entry("STATE_SHARED", "main"));
+    }
+
+    private static Step stage(String name, String id, List<String> stateFrom) {
+        return new Step(name, "true", null, List.of(), Map.of(), null, null, false, dev.knotless.plan.StepCondition.ALWAYS,
+                dev.knotless.plan.Shell.POSIX, Map.of(), null, id, new dev.knotless.plan.Deferred(null, null, null, stateFrom));
+    }
+
+    @Test
     void aStepReadsTheOutputsOutcomesAndConclusionsOfTheStepsBeforeByTheirIds() throws Exception {
         ran(1, StepStatus.SUCCESS, "v=1\n", false);
         ran(2, StepStatus.FAILURE, "", true);
