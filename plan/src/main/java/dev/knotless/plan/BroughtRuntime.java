@@ -12,6 +12,14 @@ import java.util.Objects;
  */
 public record BroughtRuntime(String name, String version) {
 
+    /**
+     * The variable that lists, as {@code FROM=TO} pairs split by spaces, the variables a brought
+     * runtime renames before the program starts: a step can then be given variables whose names no
+     * shell takes ({@code INPUT_NODE-VERSION}, which GitHub's {@code @actions/core} reads) while
+     * every executor still hands it only shell names. It names variables, never values.
+     */
+    public static final String RENAMES = "KNOTLESS_RENAME";
+
     public BroughtRuntime {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(version, "version");

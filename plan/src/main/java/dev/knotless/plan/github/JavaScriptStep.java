@@ -33,6 +33,7 @@ final class JavaScriptStep {
 
     /** Where the brought Node is in every run. */
     static final String NODE = RunLayout.RUNTIMES + "/node/bin/node";
+    private static final java.util.regex.Pattern SHELL_NAME = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private JavaScriptStep() {}
 
@@ -104,8 +105,16 @@ final class JavaScriptStep {
         Map<String, String> own = new LinkedHashMap<>(known);
         own.keySet().removeAll(caller.env().values().keySet());
         own.putAll(caller.env().known());
+        List<String> renames = new java.util.ArrayList<>();
         inputs.values().forEach((name, value) -> {
             String variable = "INPUT_" + name.replace(' ', '_').toUpperCase(Locale.ROOT);
+            if (!SHELL_NAME.matcher(variable).matches()) {
+                // GitHub's runner hands INPUT_NODE-VERSION as it is; here it travels under a shell
+                // name and the brought Node renames it before the action starts (BroughtRuntime.RENAMES)
+                String carried = "KNOTLESS_INPUT_" + (renames.size() + 1);
+                renames.add(carried + "=" + variable);
+                variable = carried;
+            }
             if (value instanceof Computed.Text t) {
                 own.put(variable, t.value());
             } else {
@@ -113,6 +122,9 @@ final class JavaScriptStep {
             }
         });
         own.put("GITHUB_ACTION_PATH", actionPath);
+        if (!renames.isEmpty()) {
+            own.put(BroughtRuntime.RENAMES, String.join(" ", renames));
+        }
         Set<String> secrets = new LinkedHashSet<>(around.secrets());
         secrets.addAll(caller.env().secrets());
         secrets.addAll(inputs.secrets());

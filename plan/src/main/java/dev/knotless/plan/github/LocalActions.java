@@ -35,6 +35,7 @@ final class LocalActions {
     /** The {@code pre-if} and {@code post-if} values carried out: a status function alone, {@code always()} when not given, as GitHub's. */
     private static final Map<String, StepCondition> STAGE_IF = Map.of("always()", StepCondition.ALWAYS,
             "success()", StepCondition.SUCCESS, "failure()", StepCondition.FAILURE, "cancelled()", StepCondition.CANCELLED);
+    private static final java.util.regex.Pattern INPUT_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_ .-]*");
     private static final java.util.regex.Pattern MAIN = java.util.regex.Pattern.compile("[A-Za-z0-9._/@+-]+");
 
     /**
@@ -198,6 +199,10 @@ final class LocalActions {
         for (Entry input : fields.map(declared.value(), "inputs", "a map of input names to {description, default}")
                 .entries().values()) {
             String path = YamlTree.child("inputs", input.key());
+            if (!INPUT_NAME.matcher(input.key()).matches()) {
+                throw fields.error(input.keyAt(), path, "an input's name is letters, digits and _ - . or spaces,"
+                        + " starting with a letter, a digit or _");
+            }
             MapNode map = input.value().kind() == YamlTree.Kind.NULL ? null
                     : fields.map(input.value(), path, "a map such as {description: ..., default: ...}");
             if (map != null) {

@@ -573,6 +573,7 @@ class GithubDialectTest {
                   who: {required: true}
                   greeting words: {default: hello}
                   token: {}
+                  node-version: {default: '24'}
                 """)));
         assertThat(set.errors()).isEmpty();
         Step js = set.workflows().getFirst().steps().getFirst();
@@ -580,6 +581,9 @@ class GithubDialectTest {
         assertThat(js.id()).isEqualTo("js");
         assertThat(js.runtime()).isEqualTo(new dev.knotless.plan.BroughtRuntime("node", "24"));
         assertThat(js.run()).isEqualTo("exec /steps/.runtimes/node/bin/node /github/workspace/.github/actions/js/dist/index.js");
+        // a name no shell takes travels under one, and the brought Node renames it back
+        assertThat(js.env()).containsEntry("KNOTLESS_INPUT_1", "24")
+                .containsEntry("KNOTLESS_RENAME", "KNOTLESS_INPUT_1=INPUT_NODE-VERSION");
         assertThat(js.env()).containsEntry("INPUT_GREETING_WORDS", "hello")
                 .containsEntry("GITHUB_ACTION_PATH", "/github/workspace/.github/actions/js").doesNotContainKey("INPUT_TOKEN");
         assertThat(js.computedEnv()).containsKeys("INPUT_WHO", "INPUT_TOKEN");
@@ -717,6 +721,25 @@ class GithubDialectTest {
                 ".github/workflows/l.yml:12:15: field 'jobs.j.steps[5].uses': './../elsewhere' is outside the repository",
                 ".github/actions/wrap/action.yml:3:18: field 'runs.steps[0].uses': './.github/actions/staged' has a 'pre' or"
                         + " 'post' step, which is not carried out yet for an action used by a composite action");
+    }
+
+    @Test
+    void anActionInputNamedWhatNoProcessCanBeGivenIsRefusedAtItsName() {
+        WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/i.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps: [{uses: ./.github/actions/js}]
+                """), Map.of(), commit(Map.of(".github/actions/js/action.yml", """
+                runs: {using: node24, main: index.js}
+                inputs:
+                  java-version: {default: '21'}
+                  a=b: {}
+                """)));
+        assertThat(set.errors()).singleElement().extracting(WorkflowException::getMessage).isEqualTo(
+                ".github/actions/js/action.yml:4:3: field 'inputs.a=b': an input's name is letters, digits and _ - . or"
+                        + " spaces, starting with a letter, a digit or _");
     }
 
     @Test

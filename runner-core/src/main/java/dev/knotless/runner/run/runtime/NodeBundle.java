@@ -2,6 +2,7 @@ package dev.knotless.runner.run.runtime;
 
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.TarSource;
+import dev.knotless.plan.BroughtRuntime;
 import dev.knotless.tar.TarStreams;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,13 +27,30 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * does. GitHub's runner does the same in spirit: its Node is its own, mounted into container jobs.
  *
  * <p>In the run, under {@code RunLayout.RUNTIMES/node}: {@code bin/node} (a script that execs the
- * loader), {@code bin/node.real}, {@code lib/*}, and {@code lib/exec-path.cjs}, which sets {@code
- * process.execPath} back to {@code bin/node} (through the loader it would be the loader).
+ * loader), {@code bin/node.real}, {@code lib/*}, and {@code lib/preload.cjs} ({@link #PRELOAD}).
  */
 public final class NodeBundle implements HostRuntime {
 
     /** Where it is in every run. */
     public static final String DIR = RunLayout.RUNTIMES + "/node";
+    /**
+     * Loaded before every program the Node runs: {@code process.execPath} back to {@code bin/node}
+     * (through the loader it would be the loader), and the variables {@link BroughtRuntime#RENAMES}
+     * lists renamed, once (the list goes, so the processes it starts do not rename again).
+     */
+    private static final String PRELOAD = """
+            process.execPath = '%1$s/bin/node';
+            const renames = process.env['%2$s'];
+            delete process.env['%2$s'];
+            for (const pair of (renames || '').split(' ').filter(Boolean)) {
+              const at = pair.indexOf('=');
+              const from = pair.slice(0, at);
+              if (at > 0 && from in process.env) {
+                process.env[pair.slice(at + 1)] = process.env[from];
+                delete process.env[from];
+              }
+            }
+            """;
     private static final Pattern LIBRARY = Pattern.compile("(?:=>\\s*)?(/\\S+)\\s+\\(0x");
 
     private final Path node;
@@ -93,13 +111,13 @@ public final class NodeBundle implements HostRuntime {
         return out -> {
             TarArchiveOutputStream tar = TarStreams.newOutput(out);
             String start = "#!/bin/sh\nexec " + DIR + "/lib/" + loader + " --library-path " + DIR + "/lib " + DIR
-                    + "/bin/node.real --require " + DIR + "/lib/exec-path.cjs \"$@\"\n";
+                    + "/bin/node.real --require " + DIR + "/lib/preload.cjs \"$@\"\n";
             text(tar, "bin/node", start, 0100755);
             file(tar, "bin/node.real", node, 0100755);
             for (Map.Entry<String, Path> library : libraries.entrySet()) {
                 file(tar, "lib/" + library.getKey(), library.getValue(), 0100755);
             }
-            text(tar, "lib/exec-path.cjs", "process.execPath = '" + DIR + "/bin/node';\n", 0100644);
+            text(tar, "lib/preload.cjs", PRELOAD.formatted(DIR, BroughtRuntime.RENAMES), 0100644);
             tar.finish();
         };
     }
