@@ -179,6 +179,18 @@ class ExecIT {
         GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), IMAGE).dir, GithubWorkflowRun.args()));
     }
 
+    /** A Python project's workflow, as GitHub runs it (ProjectRuns). */
+    @Test
+    void aPythonProjectsWorkflowRunsAsItIs() throws Exception {
+        ProjectRuns.ranLikeAPythonProject(exec(ProjectRuns.pythonProject(tmp.resolve("python-project"), TestImages.requirePresent(TestImages.PYTHON)).dir));
+    }
+
+    /** A Node project's workflow, as GitHub runs it (ProjectRuns). */
+    @Test
+    void aNodeProjectsWorkflowRunsAsItIs() throws Exception {
+        ProjectRuns.ranLikeANodeProject(exec(ProjectRuns.nodeProject(tmp.resolve("node-project"), IMAGE).dir, ProjectRuns.args()));
+    }
+
     /**
      * A JavaScript action runs on the runner's Node: without one the run ends with one line saying
      * how to give it, before any step; a Node that cannot be brought is refused at the flag.

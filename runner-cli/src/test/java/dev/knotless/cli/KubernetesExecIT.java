@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.testkit.TestImages;
 import dev.knotless.testkit.TestRepo;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -112,6 +113,18 @@ class KubernetesExecIT {
     @Test
     void aGithubActionsWorkflowRunsAsItIs() throws Exception {
         GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), ExecIT.IMAGE).dir, GithubWorkflowRun.args()));
+    }
+
+    /** A Python project's workflow, as GitHub runs it (ProjectRuns). */
+    @Test
+    void aPythonProjectsWorkflowRunsAsItIs() throws Exception {
+        ProjectRuns.ranLikeAPythonProject(exec(ProjectRuns.pythonProject(tmp.resolve("python-project"), TestImages.requirePresent(TestImages.PYTHON)).dir));
+    }
+
+    /** A Node project's workflow, as GitHub runs it (ProjectRuns). */
+    @Test
+    void aNodeProjectsWorkflowRunsAsItIs() throws Exception {
+        ProjectRuns.ranLikeANodeProject(exec(ProjectRuns.nodeProject(tmp.resolve("node-project"), ExecIT.IMAGE).dir, ProjectRuns.args()));
     }
     /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */
     @Test

@@ -3,6 +3,7 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.testkit.TestImages;
 import dev.knotless.testkit.TestRepo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -150,6 +151,18 @@ class NodeExecIT {
     @Test
     void aGithubActionsWorkflowRunsAsItIs(@TempDir Path tmp) throws Exception {
         GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), image).dir, GithubWorkflowRun.args()));
+    }
+
+    /** A Python project's workflow, as GitHub runs it (ProjectRuns). */
+    @Test
+    void aPythonProjectsWorkflowRunsAsItIs(@TempDir Path tmp) throws Exception {
+        ProjectRuns.ranLikeAPythonProject(exec(ProjectRuns.pythonProject(tmp.resolve("python-project"), rig.pushed(TestImages.requirePresent(TestImages.PYTHON))).dir));
+    }
+
+    /** A Node project's workflow, as GitHub runs it (ProjectRuns). */
+    @Test
+    void aNodeProjectsWorkflowRunsAsItIs(@TempDir Path tmp) throws Exception {
+        ProjectRuns.ranLikeANodeProject(exec(ProjectRuns.nodeProject(tmp.resolve("node-project"), image).dir, ProjectRuns.args()));
     }
 
     /** Conditions, retries, continue-on-error, a step's variables and working directory (above the seam). */

@@ -35,6 +35,9 @@ final class NodeRig implements AutoCloseable {
     final String image;
     final int listen;
     final String tag;
+    private final int registryPort;
+    /** Every tag the rig gave an image it pushed, removed again by {@link #close}. */
+    private final List<String> tags = new ArrayList<>();
     private final Path nodes;
     private final Path runnerKey;
     private final String bridge;
@@ -56,16 +59,9 @@ final class NodeRig implements AutoCloseable {
                 "  filesystem:", "    rootdirectory: " + dir.resolve("registry"), "http:", "  addr: 127.0.0.1:" + registryPort, ""));
         registry = new ProcessBuilder("/usr/bin/docker-registry", "serve", dir.resolve("registry.yml").toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("registry.log").toFile()).start();
+        this.registryPort = registryPort;
         tag = "127.0.0.1:" + registryPort + "/knotless-cli/test:" + HexFormat.of().formatHex(random(4));
-        run("docker", "tag", TestImages.ensureBuilt(), tag);
-        String pushed = "";
-        for (int attempt = 0; attempt < 50 && !pushed.contains("digest: "); attempt++) {
-            Thread.sleep(100);
-            pushed = run("docker", "push", tag);
-        }
-        Matcher digest = Pattern.compile("digest: (sha256:[0-9a-f]{64})").matcher(pushed);
-        assertThat(digest.find()).as(pushed).isTrue();
-        image = tag.substring(0, tag.lastIndexOf(':')) + "@" + digest.group(1);
+        image = pushed(TestImages.ensureBuilt(), tag);
 
         String runnerKeyId = cli("node", "keygen", "--out", dir.resolve("runner").toString()).strip();
         runnerKey = dir.resolve("runner.key");
@@ -104,6 +100,25 @@ final class NodeRig implements AutoCloseable {
         default void enrol(NodeRig rig) throws Exception {}
 
         default void started(NodeRig rig) throws Exception {}
+    }
+
+    /** {@code local}, a local image, pushed to the rig's registry: its name there, by digest (a node takes no other). */
+    String pushed(String local) throws Exception {
+        String name = local.substring(local.indexOf('/') + 1).replace(":", "-");
+        return pushed(local, "127.0.0.1:" + registryPort + "/knotless-cli/" + name + ":" + HexFormat.of().formatHex(random(4)));
+    }
+
+    private String pushed(String local, String as) throws Exception {
+        run("docker", "tag", local, as);
+        tags.add(as);
+        String pushed = "";
+        for (int attempt = 0; attempt < 50 && !pushed.contains("digest: "); attempt++) {
+            Thread.sleep(100);
+            pushed = run("docker", "push", as);
+        }
+        Matcher digest = Pattern.compile("digest: (sha256:[0-9a-f]{64})").matcher(pushed);
+        assertThat(digest.find()).as(pushed).isTrue();
+        return as.substring(0, as.lastIndexOf(':')) + "@" + digest.group(1);
     }
 
     Path runnerKey() {
@@ -146,7 +161,9 @@ final class NodeRig implements AutoCloseable {
         System.out.println("node log (tail): " + log.substring(Math.max(0, log.length() - 3000)));
         registry.destroy();
         registry.waitFor(10, TimeUnit.SECONDS);
-        run("docker", "rmi", tag);
+        for (String t : tags) {
+            run("docker", "rmi", t);
+        }
     }
 
     static String cli(String... args) {

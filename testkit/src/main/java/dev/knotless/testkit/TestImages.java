@@ -22,6 +22,9 @@ public final class TestImages {
      */
     public static final String JDK_MAVEN = "local/knotless-jdk:17";
 
+    /** busybox and the host's Python 3 with its standard library; built as {@link #JDK_MAVEN} is. */
+    public static final String PYTHON = "local/knotless-python:3";
+
     /**
      * An image that cannot be had, at an address that cannot answer: port 9 (discard) on loopback,
      * where nothing listens, so a pull fails at once with "connection refused". A name without a
