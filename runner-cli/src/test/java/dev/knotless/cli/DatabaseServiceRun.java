@@ -14,7 +14,7 @@ import java.nio.file.Path;
  */
 final class DatabaseServiceRun {
 
-    static final String IMAGE = "local/knotless-postgres:15";
+    static final String IMAGE = dev.knotless.testkit.TestImages.POSTGRES;
 
     private DatabaseServiceRun() {}
 

@@ -115,6 +115,13 @@ class KubernetesExecIT {
         GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), ExecIT.IMAGE).dir, GithubWorkflowRun.args()));
     }
 
+    /** A Maven project's workflow with a JDK matrix and a Postgres service, as GitHub runs it (ProjectRuns). */
+    @Test
+    void aMavenProjectsWorkflowRunsAsItIs() throws Exception {
+        ProjectRuns.ranLikeAMavenProject(exec(ProjectRuns.mavenProject(tmp.resolve("maven-project"), TestImages.requirePresent(TestImages.MAVEN),
+                TestImages.requirePresent(TestImages.POSTGRES)).dir));
+    }
+
     /** A Python project's workflow, as GitHub runs it (ProjectRuns). */
     @Test
     void aPythonProjectsWorkflowRunsAsItIs() throws Exception {

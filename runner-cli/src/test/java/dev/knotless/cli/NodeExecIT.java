@@ -153,6 +153,13 @@ class NodeExecIT {
         GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), image).dir, GithubWorkflowRun.args()));
     }
 
+    /** A Maven project's workflow with a JDK matrix and a Postgres service, as GitHub runs it (ProjectRuns). */
+    @Test
+    void aMavenProjectsWorkflowRunsAsItIs(@TempDir Path tmp) throws Exception {
+        ProjectRuns.ranLikeAMavenProject(exec(ProjectRuns.mavenProject(tmp.resolve("maven-project"),
+                rig.pushed(TestImages.requirePresent(TestImages.MAVEN)), rig.pushed(TestImages.requirePresent(TestImages.POSTGRES))).dir));
+    }
+
     /** A Python project's workflow, as GitHub runs it (ProjectRuns). */
     @Test
     void aPythonProjectsWorkflowRunsAsItIs(@TempDir Path tmp) throws Exception {

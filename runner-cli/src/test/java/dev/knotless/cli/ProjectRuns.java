@@ -24,6 +24,12 @@ import java.util.List;
  * image's Python is the version the matrix asks for and exports where it is, as
  * actions/setup-python does; the package is byte-compiled (the lint step) and its tests run with
  * {@code unittest}, one of them failing in a job allowed to fail.
+ *
+ * <p>A Maven project ({@code examples/shop}): a JDK matrix of Debian's OpenJDK 17 and the Temurin
+ * 25 this project builds with, both in one image as a runner's tool cache holds them; a local
+ * {@code setup-java} composite action that picks the JDK by version and sets {@code JAVA_HOME} and
+ * {@code PATH} as actions/setup-java does; a PostgreSQL service reached by its key as host name,
+ * which the project's tests write to and read from over JDBC; {@code mvn -B -o test}.
  */
 final class ProjectRuns {
 
@@ -198,6 +204,102 @@ final class ProjectRuns {
                         """.formatted(image));
         repo.commit();
         return repo;
+    }
+
+    /**
+     * @param image the Maven image ({@code TestImages.MAVEN}), as the executor takes it
+     * @param postgres the PostgreSQL image ({@code TestImages.POSTGRES}), likewise
+     */
+    static TestRepo mavenProject(Path dir, String image, String postgres) throws Exception {
+        TestRepo repo = JUnitReportIT.copyOf(dev.knotless.testkit.TestImages.repositoryRoot().resolve("examples/shop"), dir)
+                .file(".github/actions/setup-java/action.yml", """
+                        name: setup-java
+                        description: Puts the JDK of the version asked for on JAVA_HOME and PATH
+                        inputs:
+                          java-version: {description: "the feature version, such as 17", required: true}
+                          distribution: {description: accepted as actions/setup-java takes it, default: temurin}
+                        outputs:
+                          version: {description: the JDK's full version, value: "${{ steps.find.outputs.version }}"}
+                          path: {description: where it is, value: "${{ steps.find.outputs.path }}"}
+                        runs:
+                          using: composite
+                          steps:
+                            - id: find
+                              shell: sh
+                              run: |
+                                for release in /usr/lib/jvm/*/release; do
+                                  version=$(sed -n 's/^JAVA_VERSION="\\(.*\\)"/\\1/p' "$release")
+                                  if [ "${version%%.*}" = "${{ inputs.java-version }}" ]; then
+                                    home=$(dirname "$release")
+                                    echo "JAVA_HOME=$home" >> "$GITHUB_ENV"
+                                    echo "JAVA_HOME_${{ inputs.java-version }}_X64=$home" >> "$GITHUB_ENV"
+                                    echo "$home/bin" >> "$GITHUB_PATH"
+                                    echo "version=$version" >> "$GITHUB_OUTPUT"
+                                    echo "path=$home" >> "$GITHUB_OUTPUT"
+                                    exit 0
+                                  fi
+                                done
+                                echo "::error::no JDK ${{ inputs.java-version }} under /usr/lib/jvm"
+                                exit 1
+                        """)
+                .file(".github/workflows/maven.yml", """
+                        name: Java CI with Maven
+                        on:
+                          push: {branches: [main]}
+                          pull_request: {branches: [main]}
+                        jobs:
+                          build:
+                            runs-on: ubuntu-latest
+                            container: %1$s
+                            strategy:
+                              matrix:
+                                java: [17, 25]
+                            services:
+                              postgres:
+                                image: %2$s
+                                env:
+                                  POSTGRES_PASSWORD: postgres
+                                ports: [5432]
+                            env:
+                              DATABASE_URL: jdbc:postgresql://postgres:5432/postgres
+                            steps:
+                              - uses: actions/checkout@v4
+                              - name: Set up JDK ${{ matrix.java }}
+                                id: java
+                                uses: ./.github/actions/setup-java
+                                with:
+                                  java-version: ${{ matrix.java }}
+                                  distribution: temurin
+                              - name: Build with Maven
+                                env:
+                                  EXPECTED_JAVA: ${{ matrix.java }}
+                                run: |
+                                  echo "JDK ${{ steps.java.outputs.version }} at $JAVA_HOME, java on PATH: $(command -v java)"
+                                  mvn -B -o test
+                        """.formatted(image, postgres));
+        repo.commit();
+        return repo;
+    }
+
+    /** Asserts the checks and logs of {@code r}, the exec of {@link #mavenProject}. */
+    static void ranLikeAMavenProject(CliRun r) throws Exception {
+        assertThat(r.exit()).as(r.err()).isEqualTo(0);
+        List<String> names = new ArrayList<>();
+        for (JsonNode check : r.checks()) {
+            names.add(check.get("workflow").asText() + ":" + check.get("status").asText());
+        }
+        assertThat(names).containsExactlyInAnyOrder("Java CI with Maven / build (17):success",
+                "Java CI with Maven / build (25):success");
+        String on17 = Files.readString(Path.of(check(r, "Java CI with Maven / build (17)").get("log").asText()));
+        String on25 = Files.readString(Path.of(check(r, "Java CI with Maven / build (25)").get("log").asText()));
+        assertThat(on17).containsPattern("JDK 17\\.[0-9.]+ at /usr/lib/jvm/java-17-openjdk-amd64, java on PATH:"
+                + " /usr/lib/jvm/java-17-openjdk-amd64/bin/java");
+        assertThat(on25).containsPattern("JDK 25(\\.[0-9.]+)? at /usr/lib/jvm/temurin-25-jdk-amd64, java on PATH:"
+                + " /usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+        for (String log : List.of(on17, on25)) {
+            assertThat(log).contains("Running example.shop.OrdersTest", "Tests run: 3, Failures: 0, Errors: 0, Skipped: 0",
+                    "BUILD SUCCESS");
+        }
     }
 
     /** Asserts the checks and logs of {@code r}, the exec of {@link #pythonProject}. */

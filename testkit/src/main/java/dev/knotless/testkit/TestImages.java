@@ -22,6 +22,15 @@ public final class TestImages {
      */
     public static final String JDK_MAVEN = "local/knotless-jdk:17";
 
+    /**
+     * busybox, OpenJDK 17 and Temurin 25 under {@code /usr/lib/jvm}, Maven, and an offline local
+     * repository for {@code examples/junit} and {@code examples/shop}; built as {@link #JDK_MAVEN} is.
+     */
+    public static final String MAVEN = "local/knotless-maven:1";
+
+    /** busybox, PostgreSQL 15's server (its command starts a throw-away one on 5432) and psql. */
+    public static final String POSTGRES = "local/knotless-postgres:15";
+
     /** busybox and the host's Python 3 with its standard library; built as {@link #JDK_MAVEN} is. */
     public static final String PYTHON = "local/knotless-python:3";
 
