@@ -3,7 +3,6 @@ package dev.knotless.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.knotless.testkit.ActionsToolkit;
 import dev.knotless.testkit.TestRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,11 +34,9 @@ final class ProjectRuns {
 
     private ProjectRuns() {}
 
-    static final ActionsToolkit toolkit = ActionsToolkit.installed();
-
-    /** What the exec of a project is given beside its executor's arguments. */
+    /** What the exec of a project is given beside its executor's arguments: the runner's Node, as for {@link GithubWorkflowRun}. */
     static String[] args() {
-        return toolkit.args().toArray(String[]::new);
+        return GithubWorkflowRun.args();
     }
 
     static TestRepo nodeProject(Path dir, String image) throws Exception {
@@ -112,7 +109,7 @@ final class ProjectRuns {
                               - name: test ${{ matrix.suite }}
                                 run: node --test --test-reporter=tap "test/${{ matrix.suite }}/**/*.test.js"
                         """.formatted(image));
-        toolkit.copyInto(repo, ".github/actions/setup-node");
+        GithubWorkflowRun.toolkit.copyInto(repo, ".github/actions/setup-node");
         repo.commit();
         return repo;
     }
@@ -284,11 +281,7 @@ final class ProjectRuns {
     /** Asserts the checks and logs of {@code r}, the exec of {@link #mavenProject}. */
     static void ranLikeAMavenProject(CliRun r) throws Exception {
         assertThat(r.exit()).as(r.err()).isEqualTo(0);
-        List<String> names = new ArrayList<>();
-        for (JsonNode check : r.checks()) {
-            names.add(check.get("workflow").asText() + ":" + check.get("status").asText());
-        }
-        assertThat(names).containsExactlyInAnyOrder("Java CI with Maven / build (17):success",
+        assertThat(statuses(r)).containsExactlyInAnyOrder("Java CI with Maven / build (17):success",
                 "Java CI with Maven / build (25):success");
         String on17 = Files.readString(Path.of(check(r, "Java CI with Maven / build (17)").get("log").asText()));
         String on25 = Files.readString(Path.of(check(r, "Java CI with Maven / build (25)").get("log").asText()));
@@ -305,11 +298,7 @@ final class ProjectRuns {
     /** Asserts the checks and logs of {@code r}, the exec of {@link #pythonProject}. */
     static void ranLikeAPythonProject(CliRun r) throws Exception {
         assertThat(r.exit()).as(r.err()).isEqualTo(0);
-        List<String> names = new ArrayList<>();
-        for (JsonNode check : r.checks()) {
-            names.add(check.get("workflow").asText() + ":" + check.get("status").asText());
-        }
-        assertThat(names).containsExactlyInAnyOrder("Python package / build (3.11, false):success",
+        assertThat(statuses(r)).containsExactlyInAnyOrder("Python package / build (3.11, false):success",
                 "Python package / build (3.11, true):failure");
         JsonNode strict = check(r, "Python package / build (3.11, true)");
         assertThat(strict.get("continuedOnError").asBoolean()).isTrue();
@@ -328,11 +317,7 @@ final class ProjectRuns {
     /** Asserts the checks and logs of {@code r}, the exec of {@link #nodeProject}. */
     static void ranLikeANodeProject(CliRun r) throws Exception {
         assertThat(r.exit()).as(r.err()).isEqualTo(0);
-        List<String> names = new ArrayList<>();
-        for (JsonNode check : r.checks()) {
-            names.add(check.get("workflow").asText() + ":" + check.get("status").asText());
-        }
-        assertThat(names).containsExactlyInAnyOrder("Node CI / test (24, unit):success", "Node CI / test (24, shout):success");
+        assertThat(statuses(r)).containsExactlyInAnyOrder("Node CI / test (24, unit):success", "Node CI / test (24, shout):success");
         String unit = Files.readString(Path.of(check(r, "Node CI / test (24, unit)").get("log").asText()));
         String shout = Files.readString(Path.of(check(r, "Node CI / test (24, shout)").get("log").asText()));
         for (String log : List.of(unit, shout)) {
@@ -344,6 +329,15 @@ final class ProjectRuns {
         JsonNode steps = check(r, "Node CI / test (24, shout)").get("steps");
         assertThat(steps.get(1).get("outputs").get("node-version").asText()).startsWith("v24.");
         assertThat(steps.get(3).get("name").asText()).isEqualTo("test shout");
+    }
+
+    /** Each check of {@code r} as {@code WORKFLOW:STATUS}. */
+    private static List<String> statuses(CliRun r) {
+        List<String> statuses = new ArrayList<>();
+        for (JsonNode check : r.checks()) {
+            statuses.add(check.get("workflow").asText() + ":" + check.get("status").asText());
+        }
+        return statuses;
     }
 
     private static JsonNode check(CliRun r, String workflow) {

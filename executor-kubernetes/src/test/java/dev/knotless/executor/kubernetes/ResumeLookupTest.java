@@ -1,5 +1,9 @@
 package dev.knotless.executor.kubernetes;
 
+import static dev.knotless.executor.kubernetes.RecordingApiServer.JOB;
+import static dev.knotless.executor.kubernetes.RecordingApiServer.JOB_PATH;
+import static dev.knotless.executor.kubernetes.RecordingApiServer.NS;
+import static dev.knotless.executor.kubernetes.RecordingApiServer.PODS_PATH;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knotless.executor.Labels;
@@ -10,13 +14,8 @@ import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,26 +25,11 @@ import org.junit.jupiter.api.Test;
  */
 class ResumeLookupTest {
 
-    private static final String NS = "ns";
     private static final RunSpec SPEC = RunSpec.builder("runner-1", "run-1", "image").build();
-    private static final String JOB = JobShape.jobName("run-1");
-    private static final String JOB_PATH = "/apis/batch/v1/namespaces/ns/jobs/" + JOB;
-    private static final String PODS_PATH = "/api/v1/namespaces/ns/pods?labelSelector=job-name%3D" + JOB;
 
-    private final KubernetesMockServer server = new KubernetesMockServer(false);
-    private KubernetesClient client;
-
-    @BeforeEach
-    void start() {
-        server.init();
-        client = server.createClient();
-    }
-
-    @AfterEach
-    void stop() {
-        client.close();
-        server.destroy();
-    }
+    @AutoClose private final RecordingApiServer api = new RecordingApiServer();
+    private final KubernetesMockServer server = api.server();
+    private final KubernetesClient client = api.client();
 
     @Test
     void aReadRefusedWhileTheDaemonWarmsUpIsAskedAgainAndTheRunGoesOn() throws InterruptedException {
@@ -57,7 +41,7 @@ class ResumeLookupTest {
         ResumeLookup.Found found = new ResumeLookup(client, NS, Duration.ofSeconds(30), Duration.ofMillis(10)).find(SPEC);
 
         assertThat(found).isEqualTo(new ResumeLookup.Found.Ready(JOB, JOB + "-abcde"));
-        assertThat(asked()).containsExactly("GET " + JOB_PATH, "GET " + JOB_PATH, "GET " + PODS_PATH, "GET " + PODS_PATH);
+        assertThat(api.asked()).containsExactly("GET " + JOB_PATH, "GET " + JOB_PATH, "GET " + PODS_PATH, "GET " + PODS_PATH);
     }
 
     @Test
@@ -70,7 +54,7 @@ class ResumeLookupTest {
         assertThat(found).isInstanceOf(ResumeLookup.Found.Refused.class);
         assertThat(((ResumeLookup.Found.Refused) found).reason())
                 .isEqualTo("the API server refused every read for 1s: jobs.batch is forbidden");
-        assertThat(asked()).hasSizeGreaterThan(1).containsOnly("GET " + JOB_PATH);
+        assertThat(api.asked()).hasSizeGreaterThan(1).containsOnly("GET " + JOB_PATH);
     }
 
     @Test
@@ -81,7 +65,7 @@ class ResumeLookupTest {
         ResumeLookup.Found found = new ResumeLookup(client, NS).find(SPEC);
 
         assertThat(found).isEqualTo(new ResumeLookup.Found.Refused(JOB, "not this run's"));
-        assertThat(asked()).containsExactly("GET " + JOB_PATH);
+        assertThat(api.asked()).containsExactly("GET " + JOB_PATH);
     }
 
     private static io.fabric8.kubernetes.api.model.batch.v1.Job job() {
@@ -94,13 +78,5 @@ class ResumeLookupTest {
                 .addToLabels(JobShape.JOB_NAME, JOB).endMetadata()
                 .withNewStatus().withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
                 .build();
-    }
-
-    private List<String> asked() throws InterruptedException {
-        List<String> asked = new ArrayList<>();
-        for (RecordedRequest request; (request = server.takeRequest(0, TimeUnit.SECONDS)) != null; ) {
-            asked.add(request.getMethod() + " " + request.getPath());
-        }
-        return asked;
     }
 }

@@ -131,32 +131,16 @@ class StepValuesTest {
     void aJavascriptActionsStagesShareTheirStateALaterStagesValueOverAnEarliers() throws Exception {
         List<Step> stages = List.of(stage("pre", "-pre-1", List.of()), stage("main", "m", List.of("-pre-1")),
                 stage("post", null, List.of("-pre-1", "m")));
-        Handed saved = new Handed() {
-            @Override
-            public Map<String, String> environment() {
-                return Map.of();
-            }
-
-            @Override
-            public Map<String, String> outputsOf(int number) {
-                return Map.of();
-            }
-
-            @Override
-            public Map<String, String> stateOf(int number) {
-                return switch (number) {
-                    case 1 -> Map.of("FROM", "pre", "SHARED", "pre");
-                    case 2 -> Map.of("SHARED", "main");
-                    default -> Map.of();
-                };
-            }
-        };
+        // what the pre step and the main step saved, through GitHub's state file as a run hands it back
+        handed.takeFiles(1, Map.of(StepFiles.Purpose.STATE, "FROM=pre\nSHARED=pre\n".getBytes(StandardCharsets.UTF_8)),
+                new StepReport());
+        handed.takeFiles(2, Map.of(StepFiles.Purpose.STATE, "SHARED=main\n".getBytes(StandardCharsets.UTF_8)), new StepReport());
         List<StepResult> two = List.of(new StepResult("pre", StepStatus.SUCCESS, 0, 1, null),
                 new StepResult("main", StepStatus.SUCCESS, 0, 1, null));
         RunStatus passing = new RunStatus(false, false, false);
-        Map<String, String> main = new StepValues(FACTS, stages, two.subList(0, 1), saved, Grants.Granted.NONE, Map.of(),
+        Map<String, String> main = new StepValues(FACTS, stages, two.subList(0, 1), handed, Grants.Granted.NONE, Map.of(),
                 passing, WORKSPACE).computed(stages.get(1));
-        Map<String, String> post = new StepValues(FACTS, stages, two, saved, Grants.Granted.NONE, Map.of(), passing, WORKSPACE)
+        Map<String, String> post = new StepValues(FACTS, stages, two, handed, Grants.Granted.NONE, Map.of(), passing, WORKSPACE)
                 .computed(stages.get(2));
         assertThat(main).containsOnly(Map.entry("STATE_FROM", "pre"), Map.entry("STATE_SHARED", "pre"));
         assertThat(post).containsOnly(Map.entry("STATE_FROM", "pre"), Map.entry("STATE_SHARED", "main"));
