@@ -17,6 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code knotless-run exec} end to end on the real Docker Engine: each case ends in the stated
  * check and exit status, and leaves no container behind.
+ *
+ * <p>Why it takes 4-6 minutes: each case is a whole CLI process and its containers; the GitHub
+ * workflow and the three real-shape projects ({@link ProjectRuns}) are about 40 s each, the Maven
+ * one two Maven builds beside a Postgres service.
  */
 class ExecIT {
 

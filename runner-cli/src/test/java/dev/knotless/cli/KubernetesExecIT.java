@@ -33,9 +33,11 @@ import picocli.CommandLine;
  * under the state dir, no log); a pull run gets none; a
  * cache is cold then warm. Nothing is left in the namespace after each test.
  *
- * <p>Why it takes 3-6 minutes: eight whole {@code exec}s, each a CLI process, a Job, a pod started
- * and deleted on the real cluster (the delete waits until the pod is gone, 5-8 s), with the secret
- * and cache scenarios looking through the pod and the host after each.
+ * <p>Why it takes 5-8 minutes: about a dozen whole {@code exec}s, each a CLI process, a Job, a pod
+ * started and deleted on the real cluster (the delete waits until the pod is gone, 5-8 s), with the
+ * secret and cache scenarios looking through the pod and the host after each; the three
+ * real-shape projects ({@link ProjectRuns}) are six jobs more, the Maven one with a Postgres
+ * service and a Maven build per JDK (about 75 s).
  */
 class KubernetesExecIT {
 

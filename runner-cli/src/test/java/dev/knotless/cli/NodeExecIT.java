@@ -25,6 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code exec --executor node} over loopback, and the project's test image pushed by Docker to a
  * real registry on loopback and used by digest. Needs root, runc, the CNI plugins,
  * docker-registry and Docker (scripts/test installs them).
+ *
+ * <p>Why it takes 3-5 minutes: a node agent and a registry started once, then each case a whole
+ * CLI process; the real-shape projects ({@link ProjectRuns}) push their images (the Maven one's is
+ * 493 MB) to the registry by digest before they run, about 50 s for the Maven project idle.
  */
 class NodeExecIT {
 
