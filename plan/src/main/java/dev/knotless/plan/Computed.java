@@ -52,6 +52,21 @@ public sealed interface Computed {
         }
     }
 
+    /**
+     * A condition that holds when each of {@code conditions} does (each truthy, read one after
+     * another); as text, {@code true} or {@code false}. What a step of a local composite action gets
+     * when the step that uses the action has a condition of its own, each part over its own
+     * contexts.
+     */
+    record All(List<Computed> conditions) implements Computed {
+        public All {
+            conditions = List.copyOf(conditions);
+            if (conditions.isEmpty()) {
+                throw new IllegalArgumentException("a condition of no parts");
+            }
+        }
+    }
+
     /** The parts one after another, such as {@code npm-} and a hash. */
     record Joined(List<Computed> parts) implements Computed {
         public Joined {

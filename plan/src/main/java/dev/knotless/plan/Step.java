@@ -80,6 +80,17 @@ public record Step(String name, String run, @Nullable Duration timeout, List<Str
                 computedEnv, runtime, id, deferred, scope, outputs);
     }
 
+    /**
+     * This step, run only where {@code condition} holds too (checked before its own deferred
+     * condition): a local composite action's step under the condition of the step that uses it.
+     */
+    public Step guardedBy(Computed condition) {
+        Computed when = deferred.when() == null ? condition : new Computed.All(List.of(condition, deferred.when()));
+        return new Step(name, run, timeout, secrets, env, workingDirectory, retry, continueOnError, condition(), shell,
+                computedEnv, runtime, id, new Deferred(deferred.name(), deferred.run(), when, deferred.stateFrom()), scope,
+                outputs);
+    }
+
     /** This step with another name and script (a masked copy), all else kept. */
     public Step withText(String newName, String newRun) {
         return new Step(newName, newRun, timeout, secrets, env, workingDirectory, retry, continueOnError, condition, shell,

@@ -141,11 +141,19 @@ final class GithubWorkflowRun {
                                 name: made on ${{ github.ref_name }}
                                 run: echo "version=7" >> "$GITHUB_OUTPUT"
                               - id: greet
+                                if: github.ref == 'refs/heads/main'
                                 uses: ./.github/actions/greet
                                 with:
                                   who: v${{ steps.made.outputs.version }}
                               - name: greeted
                                 run: echo "greeting=${{ steps.greet.outputs.greeting }} outcome=${{ steps.greet.outcome }}"
+                              - id: ungreeted
+                                if: github.event_name == 'pull_request'
+                                uses: ./.github/actions/greet
+                                with:
+                                  who: nobody
+                              - name: not greeted
+                                run: echo "ungreeted outcome=${{ steps.ungreeted.outcome }} text=[${{ steps.ungreeted.outputs.greeting }}]"
                               - id: js
                                 uses: ./.github/actions/js
                                 with: {who: "v${{ steps.made.outputs.version }}"}
@@ -244,6 +252,8 @@ final class GithubWorkflowRun {
         assertThat(steps).containsExactly("Pre Run ./.github/actions/js:success", "Run actions/checkout@v4:success", "where:success", "shell:success",
                 "sub:success", "hand back:success", "handed:success", "made on main:success",
                 "Run ./.github/actions/greet / say:success", "Run ./.github/actions/greet:success", "greeted:success",
+                // a composite action whose caller's condition is false: its steps and its end skipped
+                "Run ./.github/actions/greet / say:skipped", "Run ./.github/actions/greet:skipped", "not greeted:success",
                 "Run ./.github/actions/js:success", "after js:success", "read:success",
                 "not read:skipped", "hashed:success", "on failure:skipped", "Post Run ./.github/actions/js:success");
         JsonNode handBack = build.get("steps").get(5);
@@ -257,13 +267,15 @@ final class GithubWorkflowRun {
         assertThat(log).contains("v=7 pasted=7 outcome=success sha=" + build.get("commit").asText()
                 + " ref=refs/heads/main job=build os=Linux gone=[]", "withheld NOT_SET (not set for this repository)");
         // a local composite action: its input from a step before, its output read by its caller's id
-        assertThat(log).contains("action at /github/workspace/.github/actions/greet", "greeting=hello v7! outcome=success");
+        assertThat(log).contains("action at /github/workspace/.github/actions/greet", "greeting=hello v7! outcome=success",
+                "ungreeted outcome=skipped text=[]");
+        assertThat(log.split("action at /github/workspace/.github/actions/greet", -1)).as("the greet action ran once").hasSize(2);
         // a JavaScript action on the runner's Node, through GitHub's own @actions/core, exec and io
         assertThat(log).contains("brought Node v24", "js says hello v7 from /github/workspace/.github/actions/js",
                 "js secret=***", "exec-ran-in-/github/workspace", "js exec=exec-ran-in-/github/workspace which=",
                 "js said=hello v7 env=exported dir=made/by/js", // pre's inputs are worked out as it starts, before the step they read ran
                 "js main state pre=from-pre-[v]", "js post state=yes-v7 pre=from-pre-[v]").doesNotContain("js-secret-value");
-        JsonNode js = build.get("steps").get(11);
+        JsonNode js = build.get("steps").get(14);
         assertThat(js.get("outputs").get("said").asText()).isEqualTo("hello v7");
         assertThat(js.get("annotations").get(0).get("message").asText()).isEqualTo("js warns");
         // GitHub's hashFiles: the SHA-256 of each matching file's SHA-256, in path order

@@ -61,6 +61,8 @@ final class StepReader {
     private final String scope;
     /** What each step's name starts with: the calling step's, for a local action's steps. */
     private final String prefix;
+    /** What a condition on a step that uses a composite action may read: what no step changes. */
+    private static final List<String> STEADY = List.of("github", "runner", "matrix", "strategy", "needs", "inputs");
     /** The pre steps of the JavaScript actions read so far, which run before the job's steps, in order. */
     private final List<Step> pres = new ArrayList<>();
     /** The post steps of the JavaScript actions read so far, which run after the job's steps, last first. */
@@ -246,9 +248,13 @@ final class StepReader {
         String callerId = caller.id();
         Variables env = caller.env();
         LocalActions.Action action = actions.read(uses, usesNode.at(), path + ".uses", fields, problems);
-        if (action.javascript() == null && (caller.when().gate() != StepCondition.SUCCESS || caller.when().also() != null)) {
-            throw fields.error(map.entries().get("if").value().at(), path + ".if", "a condition the run decides on a step"
-                    + " that uses a local composite action is not carried out yet; put it on the action's steps");
+        Computed guard = caller.when().also();
+        if (action.javascript() == null && (caller.when().gate() != StepCondition.SUCCESS
+                || guard != null && !(guard instanceof Computed.Evaluated e && STEADY.containsAll(e.expression().contexts())))) {
+            throw fields.error(map.entries().get("if").value().at(), path + ".if", "a condition on a step that uses a local"
+                    + " composite action may read only what stays the same through the run (" + String.join(", ", STEADY)
+                    + "); one that calls a status function or reads steps, env or job is not carried out yet: put it on"
+                    + " the action's steps");
         }
         for (String key : List.of("continue-on-error", "timeout-minutes", "working-directory")) {
             if (action.javascript() == null && map.entries().containsKey(key)) {
@@ -304,6 +310,11 @@ final class StepReader {
         List<Step> steps = new ArrayList<>(new StepReader(action.fields(), problems, actionValues, RunDefaults.NONE,
                 new Variables(variables, secrets), actions.nested(), actionScope, callerName + " / ")
                 .read(action.steps(), "runs.steps"));
+        // the caller's condition reads only what stays the same, so asking it at each of the
+        // action's steps answers as GitHub's one asking before the action starts
+        if (guard != null) {
+            steps.replaceAll(step -> step.guardedBy(guard));
+        }
         if (callerId == null) {
             return steps;
         }
@@ -314,7 +325,7 @@ final class StepReader {
         }
         Computed.Evaluated end = actionValues.ended();
         steps.add(new Step(callerName, end.text(), null, List.of(), Map.of(), null, null, false, StepCondition.ALWAYS,
-                Shells.SH, Map.of(), null, callerId, new Deferred(null, end, null), scope, outputs));
+                Shells.SH, Map.of(), null, callerId, new Deferred(null, end, guard), scope, outputs));
         return steps;
     }
 

@@ -724,6 +724,59 @@ class GithubDialectTest {
     }
 
     @Test
+    void aCompositeActionsStepsTakeTheirCallersConditionWhenItReadsOnlyWhatStaysTheSame() throws Exception {
+        WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/g.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - id: deploy
+                        if: github.ref == 'refs/heads/main'
+                        uses: ./.github/actions/deploy
+                        with: {token: x}
+                """), Map.of(), commit(Map.of(".github/actions/deploy/action.yml", DEPLOY_ACTION)));
+        assertThat(set.errors()).isEmpty();
+        List<Step> steps = set.workflows().getFirst().steps();
+        Computed guard = steps.getLast().deferred().when();
+        assertThat(guard).isInstanceOfSatisfying(Computed.Evaluated.class,
+                e -> assertThat(e.text()).isEqualTo("github.ref == 'refs/heads/main'"));
+        assertThat(steps.getLast().id()).isEqualTo("deploy");
+        for (Step step : steps.subList(0, steps.size() - 1)) {
+            assertThat(step.deferred().when()).as(step.name()).satisfiesAnyOf(
+                    when -> assertThat(when).isSameAs(guard),
+                    when -> assertThat(((Computed.All) when).conditions().getFirst()).isSameAs(guard));
+        }
+    }
+
+    @Test
+    void aConditionOnACompositeActionsCallerThatStepsCanChangeIsRefused() {
+        WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/g.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - id: a
+                        run: echo ok=1 >> "$GITHUB_OUTPUT"
+                      - if: steps.a.outputs.ok == '1'
+                        uses: ./.github/actions/deploy
+                        with: {token: x}
+                      - if: failure()
+                        uses: ./.github/actions/deploy
+                        with: {token: x}
+                """), Map.of(), commit(Map.of(".github/actions/deploy/action.yml", DEPLOY_ACTION)));
+        String why = "a condition on a step that uses a local composite action may read only what stays the same"
+                + " through the run (github, runner, matrix, strategy, needs, inputs); one that calls a status function or"
+                + " reads steps, env or job is not carried out yet: put it on the action's steps";
+        assertThat(set.errors()).singleElement().extracting(WorkflowException::problems).asInstanceOf(
+                org.assertj.core.api.InstanceOfAssertFactories.list(WorkflowException.class))
+                .extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/g.yml:8:13: field 'jobs.j.steps[1].if': " + why,
+                ".github/workflows/g.yml:11:13: field 'jobs.j.steps[2].if': " + why);
+    }
+
+    @Test
     void anActionInputNamedWhatNoProcessCanBeGivenIsRefusedAtItsName() {
         WorkflowSet set = dialect.parseAll(Map.of(".github/workflows/i.yml", """
                 on: push

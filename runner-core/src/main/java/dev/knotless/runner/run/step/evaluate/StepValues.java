@@ -133,6 +133,14 @@ public final class StepValues {
         if (value instanceof Computed.Evaluated e) {
             return evaluate(e, part, environment).isTruthy();
         }
+        if (value instanceof Computed.All all) {
+            for (Computed condition : all.conditions()) {
+                if (!truthy(condition, part, environment)) {
+                    return false;
+                }
+            }
+            return true;
+        }
         return Value.of(text(value, part, environment)).isTruthy();
     }
 
@@ -148,6 +156,7 @@ public final class StepValues {
                 yield joined.toString();
             }
             case Computed.Evaluated e -> evaluate(e, part, environment).asString();
+            case Computed.All all -> String.valueOf(truthy(all, part, environment));
             case Computed.FilesHash f -> {
                 try {
                     yield workspace.hashFiles(f.patterns());
@@ -341,6 +350,7 @@ public final class StepValues {
         return switch (value) {
             case Computed.Evaluated e -> readsSecretFact(e);
             case Computed.Joined j -> j.parts().stream().anyMatch(StepValues::readsSecrets);
+            case Computed.All all -> all.conditions().stream().anyMatch(StepValues::readsSecrets);
             default -> false;
         };
     }
