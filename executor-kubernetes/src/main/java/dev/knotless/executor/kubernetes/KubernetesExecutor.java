@@ -299,8 +299,8 @@ public final class KubernetesExecutor implements Executor, Resumption {
         return root == e || root.getMessage() == null || m.contains(root.getMessage()) ? m : m + " (" + root.getMessage() + ")";
     }
 
-    private static String annotation(Job job, String key) {
-        return annotation(job.getMetadata().getAnnotations(), key);
+    static String annotation(io.fabric8.kubernetes.api.model.HasMetadata resource, String key) {
+        return annotation(resource.getMetadata().getAnnotations(), key);
     }
 
     private static String annotation(java.util.Map<String, String> annotations, String key) {

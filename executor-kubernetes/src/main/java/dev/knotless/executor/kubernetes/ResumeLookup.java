@@ -2,7 +2,6 @@ package dev.knotless.executor.kubernetes;
 
 import dev.knotless.executor.Labels;
 import dev.knotless.executor.RunSpec;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -55,7 +54,8 @@ record ResumeLookup(KubernetesClient client, String namespace, Duration patience
             if (job.getMetadata().getDeletionTimestamp() != null) {
                 return new Found.Refused(jobName, "being deleted");
             }
-            if (!spec.runnerId().equals(annotation(job, Labels.RUNNER)) || !spec.runId().equals(annotation(job, Labels.RUN))) {
+            if (!spec.runnerId().equals(KubernetesExecutor.annotation(job, Labels.RUNNER))
+                    || !spec.runId().equals(KubernetesExecutor.annotation(job, Labels.RUN))) {
                 return new Found.Refused(jobName, "not this run's");
             }
             String name = jobName;
@@ -87,7 +87,7 @@ record ResumeLookup(KubernetesClient client, String namespace, Duration patience
         return client.batch().v1().jobs().inNamespace(namespace)
                 .withLabel(Labels.RUN, JobShape.labelValue(spec.runId()))
                 .withLabel(Labels.RUNNER, JobShape.labelValue(spec.runnerId())).list().getItems().stream()
-                .filter(j -> spec.runId().equals(annotation(j, Labels.RUN)))
+                .filter(j -> spec.runId().equals(KubernetesExecutor.annotation(j, Labels.RUN)))
                 .findFirst().orElse(null);
     }
 
@@ -106,10 +106,5 @@ record ResumeLookup(KubernetesClient client, String namespace, Duration patience
                 Thread.sleep(pause.toMillis());
             }
         }
-    }
-
-    private static @Nullable String annotation(HasMetadata resource, String key) {
-        var annotations = resource.getMetadata().getAnnotations();
-        return annotations == null ? null : annotations.get(key);
     }
 }

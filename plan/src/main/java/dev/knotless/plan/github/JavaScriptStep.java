@@ -1,5 +1,6 @@
 package dev.knotless.plan.github;
 
+import dev.knotless.executor.Environment;
 import dev.knotless.executor.RunLayout;
 import dev.knotless.executor.ShellPayload;
 import dev.knotless.plan.BroughtRuntime;
@@ -33,7 +34,6 @@ final class JavaScriptStep {
 
     /** Where the brought Node is in every run. */
     static final String NODE = RunLayout.RUNTIMES + "/node/bin/node";
-    private static final java.util.regex.Pattern SHELL_NAME = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private JavaScriptStep() {}
 
@@ -108,7 +108,7 @@ final class JavaScriptStep {
         List<String> renames = new java.util.ArrayList<>();
         inputs.values().forEach((name, value) -> {
             String variable = "INPUT_" + name.replace(' ', '_').toUpperCase(Locale.ROOT);
-            if (!SHELL_NAME.matcher(variable).matches()) {
+            if (!Environment.isName(variable)) {
                 // GitHub's runner hands INPUT_NODE-VERSION as it is; here it travels under a shell
                 // name and the brought Node renames it before the action starts (BroughtRuntime.RENAMES)
                 String carried = "KNOTLESS_INPUT_" + (renames.size() + 1);
