@@ -28,6 +28,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Chromium implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** What the page fetched and how long each took: a request still under way is not listed. */
+    private static final String ANSWERED = "performance.getEntriesByType('resource').map(e => e.name.replace(location.origin, '')"
+            + " + ' ' + Math.round(e.duration)).join('\\n')";
 
     private final Process process;
     private final WebSocket socket;
@@ -114,7 +117,8 @@ final class Chromium implements AutoCloseable {
             if (Instant.now().isAfter(deadline)) {
                 throw new AssertionError("gave up waiting until " + what + " (" + expression + ") at "
                         + eval("location.href").asText() + "; the page:\n" + eval("document.body.innerText").asText()
-                        + "\nconsole:\n" + String.join("\n", console));
+                        + "\nconsole:\n" + String.join("\n", console)
+                        + "\nthe document " + eval("document.readyState").asText() + "; requests answered (ms):\n" + eval(ANSWERED).asText());
             }
             Thread.sleep(100);
         }

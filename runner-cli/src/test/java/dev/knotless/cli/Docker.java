@@ -1,6 +1,7 @@
 package dev.knotless.cli;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
 /** The docker CLI as an independent witness of what the runner left behind. */
@@ -32,6 +33,17 @@ final class Docker {
     /** The runner's warm containers waiting for a run. */
     static List<String> warmContainersOf(String runnerId) throws IOException, InterruptedException {
         return ps(runnerId).stream().filter(Listed::waiting).map(Listed::id).toList();
+    }
+
+    /** Runs {@code command} in the running container {@code container}, which must end with 0. */
+    static void exec(String container, String... command) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of("docker", "exec", container));
+        argv.addAll(List.of(command));
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes()).strip();
+        if (p.waitFor() != 0) {
+            throw new IOException(String.join(" ", argv) + " failed: " + out);
+        }
     }
 
     private static List<Listed> ps(String runnerId) throws IOException, InterruptedException {
