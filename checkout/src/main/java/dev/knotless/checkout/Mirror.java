@@ -7,12 +7,14 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One repository's bare mirror, as of its last sync by {@link Mirrors#mirrorFor}: resolves
@@ -240,6 +242,58 @@ public final class Mirror {
         }
         commits.putCommit(path, sha, commit.stdout());
         return new CommitTree(path, sha, commit.stdout());
+    }
+
+    /**
+     * The paths whose content differs between the trees of commit {@code from} and commit {@code
+     * to} ({@code git diff --name-only --no-renames}: a renamed file is its old path and its new
+     * one), from the repository's root, in git's order; with no {@code from}, every file of {@code
+     * to}'s tree. Empty when there are more than {@code limit}.
+     *
+     * @throws CheckoutException when either commit is not in the mirror
+     */
+    public Optional<List<String>> changedPaths(@Nullable String from, String to, int limit) throws IOException {
+        requireSha(to);
+        if (from != null) {
+            requireSha(from);
+        }
+        List<String> args = from == null
+                ? List.of("ls-tree", "-r", "-z", "--name-only", "--full-tree", to)
+                : List.of("diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", from, to);
+        Git.Result result;
+        try {
+            result = Git.run(path, Git.LOCAL_TIMEOUT, args);
+        } catch (CheckoutException e) {
+            return Optional.empty(); // more output than git may print here: far more than the limit
+        }
+        if (!result.ok()) {
+            throw new CheckoutException("cannot compare " + (from == null ? "" : from + " with ") + to + " in " + repo()
+                    + ": " + result.stderr().strip());
+        }
+        List<String> paths = new ArrayList<>();
+        for (String entry : new String(result.stdout(), StandardCharsets.UTF_8).split("\0")) {
+            if (!entry.isEmpty()) {
+                if (paths.size() == limit) {
+                    return Optional.empty();
+                }
+                paths.add(entry);
+            }
+        }
+        return Optional.of(List.copyOf(paths));
+    }
+
+    /** The best common ancestor of commits {@code a} and {@code b}; empty when they have none in the mirror. */
+    public Optional<String> mergeBase(String a, String b) throws IOException {
+        requireSha(a);
+        requireSha(b);
+        Git.Result result = Git.run(path, Git.LOCAL_TIMEOUT, List.of("merge-base", a, b));
+        return result.ok() && SHA.matcher(result.text()).matches() ? Optional.of(result.text()) : Optional.empty();
+    }
+
+    /** The first parent of commit {@code sha}; empty for a root commit. */
+    public Optional<String> firstParent(String sha) throws IOException {
+        requireSha(sha);
+        return Optional.ofNullable(peel(sha + "^1"));
     }
 
     /** The branch the source's HEAD named at the last sync, if it is still at {@code sha}; else {@code sha}. */

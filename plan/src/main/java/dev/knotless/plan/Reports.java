@@ -22,7 +22,7 @@ public record Reports(List<String> junit) {
     /** Whether {@code path} (relative to {@code /work}, no leading {@code /}) is a JUnit report. */
     public boolean isJunit(String path) {
         for (String pattern : junit) {
-            if (BranchGlob.matches(pattern, path)) {
+            if (Glob.matches(pattern, path)) {
                 return true;
             }
         }

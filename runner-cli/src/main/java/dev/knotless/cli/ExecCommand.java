@@ -10,6 +10,7 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Executor;
 import dev.knotless.executor.Trust;
+import dev.knotless.plan.ChangedFiles;
 import dev.knotless.plan.Inputs;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
@@ -18,12 +19,14 @@ import dev.knotless.plan.dialects.Dialects;
 import dev.knotless.runner.run.Needs;
 import dev.knotless.runner.run.Run;
 import dev.knotless.runner.run.request.Cancellation;
+import dev.knotless.runner.run.request.CommitChanges;
 import dev.knotless.runner.run.request.CommitWorkflows;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.NeededRun;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.run.request.RunnerImages;
 import dev.knotless.secrets.SecretStore;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -133,8 +136,8 @@ final class ExecCommand implements Callable<Integer> {
         }
         List<Workflow> all = parsed.workflows();
         // the run graph: what --workflow names brings what it needs; each runs after its needs
-        List<Workflow> selected = parsed.inOrder(workflows.isEmpty() ? select(all, ev, commit)
-                : parsed.withNeeds(select(all, ev, commit)));
+        List<Workflow> selected = parsed.inOrder(workflows.isEmpty() ? select(all, ev, commit, mirror, human)
+                : parsed.withNeeds(select(all, ev, commit, mirror, human)));
         if (selected.isEmpty()) {
             err.println("knotless-run: no workflow in " + repo + " at " + commit.sha().substring(0, 12)
                     + " runs on " + ev.wireName() + (workflows.isEmpty() ? "" : " with the names " + workflows));
@@ -216,7 +219,8 @@ final class ExecCommand implements Callable<Integer> {
         return needed;
     }
 
-    private List<Workflow> select(List<Workflow> all, Event ev, Commit commit) {
+    private List<Workflow> select(List<Workflow> all, Event ev, Commit commit, Mirror mirror, PrintWriter human)
+            throws IOException {
         if (!workflows.isEmpty()) {
             List<Workflow> named = new ArrayList<>();
             for (String name : workflows) {
@@ -235,7 +239,26 @@ final class ExecCommand implements Callable<Integer> {
         }
         // A commit reached by sha has no branch: only workflows without branch filters match it.
         String branch = commit.ref().startsWith("refs/heads/") ? commit.ref().substring("refs/heads/".length()) : "";
-        return all.stream().filter(w -> w.on().matches(ev, branch)).toList();
+        List<Workflow> matching = all.stream().filter(w -> w.on().matches(ev, branch)).toList();
+        if (matching.stream().noneMatch(w -> w.on().filtersPaths(ev))) {
+            return matching;
+        }
+        // By hand there is no push to compare with: a path filter sees what the commit itself changed.
+        ChangedFiles changed = CommitChanges.committed(mirror, commit.sha());
+        List<Workflow> passed = new ArrayList<>();
+        for (Workflow w : matching) {
+            if (w.on().matchesPaths(ev, changed)) {
+                passed.add(w);
+            } else {
+                human.println("not run: " + w.name() + " (no file " + commit.sha().substring(0, 12)
+                        + " changed passes its path filter)");
+            }
+        }
+        if (changed instanceof ChangedFiles.Unknown unknown) {
+            human.println("path filters pass: what " + commit.sha().substring(0, 12) + " changed is not known (" + unknown.why() + ")");
+        }
+        human.flush();
+        return passed;
     }
 
 }

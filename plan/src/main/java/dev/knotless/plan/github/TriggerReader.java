@@ -20,25 +20,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Reads {@code on}: a name, a list of names, or a map of events to their filters. The events that
  * happen here are {@code push}, {@code pull_request}, {@code merge_group} (a merge queue's batch),
- * {@code workflow_dispatch} and {@code schedule}; every other of GitHub's events, and every filter
- * this runner does not carry out, fails closed at its line.
+ * {@code workflow_dispatch} and {@code schedule}, with their branch filters and, for pushes and
+ * pull requests, their path filters; every other of GitHub's events, and every filter this runner
+ * does not carry out, fails closed at its line.
  */
 final class TriggerReader {
 
-    static final Keys PUSH = new Keys(List.of("branches", "branches-ignore"), Map.of(
+    static final Keys PUSH = new Keys(List.of("branches", "branches-ignore", "paths", "paths-ignore"), Map.of(
             "tags", "tag events are not carried out yet; a workflow that filters on tags would never run here",
-            "tags-ignore", "tag events are not carried out yet",
-            "paths", "path filters are not carried out yet; remove 'paths' to run on every change",
-            "paths-ignore", "path filters are not carried out yet; remove 'paths-ignore' to run on every change"));
-    static final Keys PULL_REQUEST = new Keys(List.of("branches", "branches-ignore", "types"), Map.of(
-            "paths", "path filters are not carried out yet; remove 'paths' to run on every change",
-            "paths-ignore", "path filters are not carried out yet; remove 'paths-ignore' to run on every change",
+            "tags-ignore", "tag events are not carried out yet"));
+    static final Keys PULL_REQUEST = new Keys(List.of("branches", "branches-ignore", "paths", "paths-ignore", "types"), Map.of(
             "tags", "a pull request has no tag", "tags-ignore", "a pull request has no tag"));
     static final Keys MERGE_GROUP = new Keys(List.of("branches", "branches-ignore", "types"), Map.of());
     static final Keys DISPATCH = new Keys(List.of("inputs"), Map.of());
@@ -81,6 +79,7 @@ final class TriggerReader {
             }
         }
         Map<Event, List<String>> branches = new EnumMap<>(Event.class);
+        Map<Event, List<String>> paths = new EnumMap<>(Event.class);
         Map<String, Input> inputs = new LinkedHashMap<>();
         List<Schedule> schedules = new ArrayList<>();
         for (Map.Entry<String, Node> event : events.entrySet()) {
@@ -88,8 +87,14 @@ final class TriggerReader {
             Node value = event.getValue();
             YamlTree.Position keyAt = written.containsKey(event.getKey()) ? written.get(event.getKey()).keyAt() : value.at();
             switch (event.getKey()) {
-                case "push" -> branches.put(Event.PUSH, branchFilter(value, eventPath, PUSH, null));
-                case "pull_request" -> branches.put(Event.PULL, branchFilter(value, eventPath, PULL_REQUEST, PULL_TYPES));
+                case "push" -> {
+                    branches.put(Event.PUSH, branchFilter(value, eventPath, PUSH, null));
+                    pathFilter(value, eventPath).ifPresent(globs -> paths.put(Event.PUSH, globs));
+                }
+                case "pull_request" -> {
+                    branches.put(Event.PULL, branchFilter(value, eventPath, PULL_REQUEST, PULL_TYPES));
+                    pathFilter(value, eventPath).ifPresent(globs -> paths.put(Event.PULL, globs));
+                }
                 case "merge_group" -> branches.put(Event.BATCH, branchFilter(value, eventPath, MERGE_GROUP,
                         Set.of("checks_requested")));
                 case "workflow_dispatch" -> {
@@ -107,7 +112,7 @@ final class TriggerReader {
                         + "; remove it, or keep this workflow where that event happens"));
             }
         }
-        return new Triggers(branches, inputs, schedules);
+        return new Triggers(branches, paths, inputs, schedules);
     }
 
     /**
@@ -124,13 +129,6 @@ final class TriggerReader {
             return List.of();
         }
         keys.check(map, path, fields, problems);
-        Entry only = map.entries().get("branches");
-        Entry ignore = map.entries().get("branches-ignore");
-        if (only != null && ignore != null) {
-            problems.add(fields.error(ignore.keyAt(), path + ".branches-ignore",
-                    "'branches' and 'branches-ignore' cannot both filter one event; write exclusions in 'branches' as '!PATTERN'"));
-            return List.of();
-        }
         Entry typesEntry = map.entries().get("types");
         if (typesEntry != null && types != null) {
             problems.read(() -> stringList(typesEntry.value(), path + ".types", "an activity type")).ifPresent(written -> {
@@ -143,13 +141,41 @@ final class TriggerReader {
                 }
             });
         }
+        return filter(map, path, "branches", "branch").orElse(List.of());
+    }
+
+    /**
+     * {@code paths} or {@code paths-ignore} of a push or pull request (not both), as the plan's
+     * globs; empty when neither is written. The event's other keys were checked by {@link #branchFilter}.
+     */
+    private Optional<List<String>> pathFilter(Node node, String path) {
+        return node instanceof MapNode map ? filter(map, path, "paths", "path") : Optional.empty();
+    }
+
+    /**
+     * {@code NAME} or {@code NAME-ignore} (not both, as GitHub says) as the plan's globs, an
+     * exclusion written {@code !GLOB}; empty when neither is written. A filter whose patterns are
+     * all refused selects nothing, rather than everything.
+     */
+    private Optional<List<String>> filter(MapNode map, String path, String name, String what) {
+        Entry only = map.entries().get(name);
+        Entry ignore = map.entries().get(name + "-ignore");
+        if (only != null && ignore != null) {
+            problems.add(fields.error(ignore.keyAt(), path + "." + name + "-ignore", "'" + name + "' and '" + name
+                    + "-ignore' cannot both filter one event; write exclusions in '" + name + "' as '!PATTERN'"));
+            return Optional.empty();
+        }
         Entry filter = only != null ? only : ignore;
         if (filter == null) {
-            return List.of();
+            return Optional.empty();
         }
         String filterPath = path + "." + filter.key();
         List<String> globs = new ArrayList<>();
-        problems.read(() -> stringList(filter.value(), filterPath, "a branch pattern")).ifPresent(patterns -> {
+        problems.read(() -> stringList(filter.value(), filterPath, "a " + what + " pattern")).ifPresent(patterns -> {
+            if (patterns.isEmpty()) {
+                problems.add(fields.error(filter.value().at(), filterPath, "lists no pattern; remove it to run "
+                        + (name.equals("paths") ? "on every change" : "on every branch")));
+            }
             for (int i = 0; i < patterns.size(); i++) {
                 String pattern = patterns.get(i);
                 int index = i;
@@ -157,7 +183,7 @@ final class TriggerReader {
                         .ifPresent(glob -> globs.add(ignore != null ? "!" + glob : glob));
             }
         });
-        return globs;
+        return globs.isEmpty() ? Optional.empty() : Optional.of(globs);
     }
 
     /**

@@ -17,11 +17,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads a workflow's {@code on}: an event, a list of events, or a map of events to branch filters.
+ * Reads a workflow's {@code on}: an event, a list of events, or a map of events to branch filters
+ * (and, for a push and a pull request, path filters).
  */
 record TriggersReader(Fields fields) {
 
     static final List<String> TRIGGER_FIELDS = List.of("branches");
+    /** A push and a pull request change files: they may filter on them. */
+    static final List<String> CHANGE_FIELDS = List.of("branches", "paths");
     static final List<String> MANUAL_FIELDS = List.of("branches", "inputs");
     static final List<String> INPUT_FIELDS = List.of("default", "options", "required", "description");
     static final List<String> SCHEDULE_FIELDS = List.of("cron", "branches", "timezone");
@@ -30,6 +33,7 @@ record TriggersReader(Fields fields) {
 
     Triggers read(Node node, String path) throws WorkflowException {
         Map<Event, List<String>> branches = new EnumMap<>(Event.class);
+        Map<Event, List<String>> paths = new EnumMap<>(Event.class);
         Map<String, Input> inputs = Map.of();
         List<Schedule> schedules = List.of();
         switch (node) {
@@ -63,8 +67,12 @@ record TriggersReader(Fields fields) {
                         schedules = schedules(entry.value(), eventPath);
                         continue;
                     }
+                    boolean changes = event == Event.PUSH || event == Event.PULL;
                     branches.put(event, branchFilter(entry.value(), eventPath,
-                            event == Event.MANUAL ? MANUAL_FIELDS : TRIGGER_FIELDS));
+                            event == Event.MANUAL ? MANUAL_FIELDS : changes ? CHANGE_FIELDS : TRIGGER_FIELDS));
+                    if (changes && entry.value() instanceof MapNode filters && filters.entries().containsKey("paths")) {
+                        paths.put(event, pathFilter(filters.entries().get("paths").value(), eventPath + ".paths"));
+                    }
                     if (event == Event.MANUAL && entry.value() instanceof MapNode manual && manual.entries().containsKey("inputs")) {
                         inputs = inputs(manual.entries().get("inputs").value(), eventPath + ".inputs");
                     }
@@ -73,7 +81,27 @@ record TriggersReader(Fields fields) {
             default -> throw fields.error(node.at(), path,
                     "expected an event, a list of events or a map of events, got " + node.kind().described());
         }
-        return new Triggers(branches, inputs, schedules);
+        return new Triggers(branches, paths, inputs, schedules);
+    }
+
+    /**
+     * {@code [GLOB, ...]}: the run goes on when a changed file is selected; a glob written {@code
+     * !GLOB} takes files out again (the last that matches decides), since a tree is too large to
+     * list what counts.
+     */
+    private List<String> pathFilter(Node node, String path) throws WorkflowException {
+        List<String> globs = fields.distinctStrings(node, path, "path pattern");
+        if (globs.isEmpty()) {
+            throw fields.error(node.at(), path, "is empty; leave 'paths' out to run on every change");
+        }
+        for (int i = 0; i < globs.size(); i++) {
+            String glob = globs.get(i);
+            if (glob.equals(Triggers.EXCLUDE) || glob.indexOf('!', 1) >= 0) {
+                throw fields.error(((YamlTree.ListNode) node).items().get(i).at(), path + "[" + i + "]",
+                        "'" + glob + "': '!' excludes only at the start of a pattern, before a glob");
+            }
+        }
+        return globs;
     }
 
     private Event event(Node node, String path) throws WorkflowException {

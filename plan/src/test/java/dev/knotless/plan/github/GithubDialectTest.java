@@ -12,6 +12,8 @@ import dev.knotless.plan.RunValue;
 import dev.knotless.plan.Step;
 import dev.knotless.plan.Deferred;
 import dev.knotless.plan.StepCondition;
+import dev.knotless.plan.ChangedFiles;
+import dev.knotless.plan.Triggers;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
 import dev.knotless.plan.WorkflowSet;
@@ -242,12 +244,77 @@ class GithubDialectTest {
     }
 
     @Test
+    void pathFiltersSelectAWorkflowWhenOneChangedFileIsSelectedAsGithubReadsThem() throws Exception {
+        Workflow w = dialect.parse(".github/workflows/t.yml", """
+                on:
+                  push:
+                    branches: [main]
+                    paths: ['src/**', '**.java', '!src/generated/**', 'pom.xml']
+                  pull_request:
+                    paths-ignore: ['docs/**', '*.md']
+                  workflow_dispatch:
+                jobs:
+                  j: {runs-on: linux, steps: [{run: 'true'}]}
+                """);
+        Triggers on = w.on();
+        assertThat(on.filtersPaths(Event.PUSH)).isTrue();
+        assertThat(on.filtersPaths(Event.MANUAL)).isFalse();
+        assertThat(on.matchesPaths(Event.PUSH, changed("src/main/App.kt"))).isTrue();
+        assertThat(on.matchesPaths(Event.PUSH, changed("tools/Gen.java"))).as("'**.java' anywhere").isTrue();
+        assertThat(on.matchesPaths(Event.PUSH, changed("src/generated/Api.kt"))).as("excluded after").isFalse();
+        assertThat(on.matchesPaths(Event.PUSH, changed("README.md", "docs/x.md"))).isFalse();
+        assertThat(on.matchesPaths(Event.PUSH, changed("README.md", "pom.xml"))).as("one selected file is enough").isTrue();
+        assertThat(on.matchesPaths(Event.PUSH, changed())).as("nothing changed").isFalse();
+        assertThat(on.matchesPaths(Event.PUSH, new ChangedFiles.Unknown("a new branch"))).isTrue();
+        // paths-ignore: runs unless every changed file is ignored; '*' stays within the root
+        assertThat(on.matchesPaths(Event.PULL, changed("README.md", "docs/guide/a.md"))).isFalse();
+        assertThat(on.matchesPaths(Event.PULL, changed("README.md", "src/notes.md"))).isTrue();
+        assertThat(on.matchesPaths(Event.MANUAL, changed("README.md"))).as("no filter").isTrue();
+        assertThat(on.matches(Event.PUSH, "main")).isTrue();
+        assertThat(on.matches(Event.PUSH, "dev")).as("both filters must select").isFalse();
+    }
+
+    private static ChangedFiles changed(String... paths) {
+        return new ChangedFiles.Known(List.of(paths));
+    }
+
+    @Test
+    void aPathFilterIsOneOfPathsOrPathsIgnoreWithPatternsThisRunnerReadsAsWritten() {
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/p.yml", """
+                on:
+                  push:
+                    paths: ['src/**']
+                    paths-ignore: ['docs/**']
+                  pull_request:
+                    paths: []
+                  merge_group:
+                    paths: ['src/**']
+                jobs:
+                  j: {runs-on: linux, steps: [{run: 'true'}]}
+                """));
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/p.yml:4:5: field 'on.push.paths-ignore': 'paths' and 'paths-ignore' cannot both filter"
+                        + " one event; write exclusions in 'paths' as '!PATTERN'",
+                ".github/workflows/p.yml:6:12: field 'on.pull_request.paths': lists no pattern; remove it to run on every change",
+                ".github/workflows/p.yml:8:5: field 'on.merge_group.paths': unknown field; expected one of branches,"
+                        + " branches-ignore, types");
+        WorkflowException pattern = catchThrowableOfType(WorkflowException.class, () -> dialect.parse(".github/workflows/q.yml", """
+                on: {push: {paths: ['src/[ab]/**']}}
+                jobs:
+                  j: {runs-on: linux, steps: [{run: 'true'}]}
+                """));
+        assertThat(pattern.getMessage()).isEqualTo(".github/workflows/q.yml:1:21: field 'on.push.paths[0]': 'src/[ab]/**':"
+                + " the pattern character '[' is not supported yet; use '*' and '**'");
+    }
+
+    @Test
     void everyProblemOfAFileIsReportedAtItsLineNotTheFirstOnly() {
         WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
                 ".github/workflows/bad.yml", """
                 on:
                   push:
-                    paths: ['src/**']
+                    tags: ['v*']
                   release:
                 concurrency: ci
                 jobs:
@@ -266,8 +333,8 @@ class GithubDialectTest {
                         shell: pwsh
                 """));
         assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
-                ".github/workflows/bad.yml:3:5: field 'on.push.paths': not supported here: path filters are not carried out"
-                        + " yet; remove 'paths' to run on every change",
+                ".github/workflows/bad.yml:3:5: field 'on.push.tags': not supported here: tag events are not carried out"
+                        + " yet; a workflow that filters on tags would never run here",
                 ".github/workflows/bad.yml:4:3: field 'on.release': event 'release' does not happen on this runner, which runs"
                         + " workflows on push, pull_request, merge_group, workflow_dispatch and schedule; remove it, or keep"
                         + " this workflow where that event happens",
@@ -287,7 +354,7 @@ class GithubDialectTest {
                         + " not have (its jobs: build, deploy)",
                 ".github/workflows/bad.yml:19:16: field 'jobs.deploy.steps[0].shell': 'pwsh' is not carried out here: jobs"
                         + " run in Linux containers; use bash, sh, python or a command with {0}");
-        assertThat(e.getMessage()).startsWith(".github/workflows/bad.yml:3:5: field 'on.push.paths'")
+        assertThat(e.getMessage()).startsWith(".github/workflows/bad.yml:3:5: field 'on.push.tags'")
                 .endsWith("(and 7 more problems in the file)");
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Resources;
+import dev.knotless.plan.ChangedFiles;
 import dev.knotless.plan.PrePost;
 import dev.knotless.plan.Retry;
 import dev.knotless.plan.Shell;
@@ -357,6 +358,11 @@ class KnotlessDialectTest {
         assertThat(workflow.name()).isEqualTo("Build and test");
         assertThat(workflow.on().matches(Event.PUSH, "release/1.0/hotfix")).isTrue();
         assertThat(workflow.on().matches(Event.PULL, "anything")).isTrue();
+        assertThat(workflow.on().matchesPaths(Event.PUSH, new ChangedFiles.Known(List.of("src/generated/A.java", "pom.xml"))))
+                .isTrue();
+        assertThat(workflow.on().matchesPaths(Event.PUSH, new ChangedFiles.Known(List.of("src/generated/A.java", "docs/a.md"))))
+                .isFalse();
+        assertThat(workflow.on().filtersPaths(Event.PULL)).isFalse();
         assertThat(workflow.resources()).isEqualTo(new Resources(2000, 4L << 30));
         assertThat(workflow.variables()).containsEntry("RETRIES", "3");
         assertThat(workflow.steps()).extracting(Step::name).containsExactly("compile", "test", "style", "logs");

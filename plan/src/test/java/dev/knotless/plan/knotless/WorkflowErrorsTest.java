@@ -262,4 +262,24 @@ class WorkflowErrorsTest {
                 steps: [{run: make}]
                 """, 3, 22, "on.push.branches[1]", "'!wip': a branch pattern cannot start with '!'");
     }
+
+    @Test
+    void pathsFilterOnlyAPushOrAPullAndSelectAtLeastOnePattern() {
+        assertError("""
+                on:
+                  batch:
+                    paths: ['src/**']
+                steps: [{run: make}]
+                """, 3, 5, "on.batch.paths", "unknown field");
+        assertError("""
+                on:
+                  push: {paths: []}
+                steps: [{run: make}]
+                """, 2, 17, "on.push.paths", "is empty; leave 'paths' out to run on every change");
+        assertError("""
+                on:
+                  pull: {paths: ['src/**', 'a!b']}
+                steps: [{run: make}]
+                """, 2, 28, "on.pull.paths[1]", "'a!b': '!' excludes only at the start of a pattern");
+    }
 }

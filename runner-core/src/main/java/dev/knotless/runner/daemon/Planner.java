@@ -4,6 +4,7 @@ import dev.knotless.checkout.Mirror;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.Event;
 import dev.knotless.executor.Trust;
+import dev.knotless.plan.ChangedFiles;
 import dev.knotless.plan.Dialect;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
@@ -13,6 +14,7 @@ import dev.knotless.forge.ForgeEvent;
 import dev.knotless.forge.PipelineRunNames;
 import dev.knotless.forge.Repository;
 import dev.knotless.forge.RunnerSelection;
+import dev.knotless.runner.run.request.CommitChanges;
 import dev.knotless.runner.run.request.CommitWorkflows;
 import dev.knotless.runner.state.QueuedRun;
 import dev.knotless.runner.state.RunLinks;
@@ -26,6 +28,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,7 +86,7 @@ public final class Planner {
      * is a run too, so a batch that breaks one fails.
      */
     public List<QueuedRun> planBatch(Repository repo, String commit, String targetBranch) throws IOException {
-        return plan(repo, new Trigger(Event.BATCH, targetBranch, commit, "refs/heads/" + targetBranch, Trust.UNTRUSTED));
+        return plan(repo, new Trigger(Event.BATCH, targetBranch, commit, "refs/heads/" + targetBranch, Trust.UNTRUSTED, null));
     }
 
     private List<QueuedRun> plan(Repository repo, Trigger trigger) throws IOException {
@@ -99,15 +102,39 @@ public final class Planner {
                 runs.add(queued(repo, trigger, broken.file()));
             }
         }
+        ChangedFiles changed = set.workflows().stream().anyMatch(w -> w.on().filtersPaths(trigger.event()))
+                ? changes(repo, mirror, trigger)
+                : new ChangedFiles.Unknown("not read: no workflow filters on paths");
         for (Workflow workflow : set.workflows()) {
-            if (workflow.on().matches(trigger.event(), trigger.branch())
-                    && RunnerSelection.runs(repo, runnerId, workflow.runners())) {
+            if (!workflow.on().matches(trigger.event(), trigger.branch())
+                    || !RunnerSelection.runs(repo, runnerId, workflow.runners())) {
+                continue;
+            }
+            if (!workflow.on().matchesPaths(trigger.event(), changed)) {
+                LOG.info("not run: no changed file passes the path filter repo={} commit={} workflow={}", repo.name(),
+                        trigger.commit(), workflow.name());
+            } else {
                 QueuedRun run = queued(repo, trigger, workflow.name());
                 runs.add(new QueuedRun(run.id(), run.repo(), run.commit(), run.ref(), run.workflow(), run.event(), run.trust(),
                         run.runner(), run.variables(), links(set, workflow)));
             }
         }
         return List.copyOf(runs);
+    }
+
+    /** The files the event changed, for the workflows' path filters; not known runs them all, and says why. */
+    private static ChangedFiles changes(Repository repo, Mirror mirror, Trigger trigger) throws IOException {
+        ChangedFiles changed = switch (trigger.event()) {
+            case PUSH -> CommitChanges.pushed(mirror, Objects.requireNonNull(trigger.before(), "before"), trigger.commit(),
+                    repo.defaultBranch());
+            case PULL -> CommitChanges.proposed(mirror, trigger.commit(), trigger.branch());
+            default -> new ChangedFiles.Unknown(trigger.event().wireName() + " changes nothing to compare");
+        };
+        if (changed instanceof ChangedFiles.Unknown unknown) {
+            LOG.info("path filters pass: what changed is not known repo={} commit={} why={}", repo.name(), trigger.commit(),
+                    unknown.why());
+        }
+        return changed;
     }
 
     /**
@@ -197,11 +224,11 @@ public final class Planner {
         return switch (event) {
             case ForgeEvent.Push push -> push.ref().startsWith("refs/heads/") && !ForgeEvent.NO_COMMIT.equals(push.after())
                     ? new Trigger(Event.PUSH, push.ref().substring("refs/heads/".length()), push.after(), push.ref(),
-                            Trust.TRUSTED)
+                            Trust.TRUSTED, push.before())
                     : null;
             case ForgeEvent.PullRequest pull -> pulls
                     ? new Trigger(Event.PULL, pull.targetBranch(), pull.headSha(), pull.headRef(),
-                            pull.authorTrusted() ? Trust.TRUSTED : Trust.UNTRUSTED)
+                            pull.authorTrusted() ? Trust.TRUSTED : Trust.UNTRUSTED, null)
                     : null;
             case ForgeEvent.QueueEntry entry -> null; // the lander's, not built yet
             case ForgeEvent.Pipeline pipeline -> null; // planned by planSupplied
@@ -211,6 +238,7 @@ public final class Planner {
     /**
      * @param branch the short branch name {@code on} is matched against
      * @param ref the full ref the commit was reached by
+     * @param before a push's: the commit the branch was at ({@link ForgeEvent#NO_COMMIT} for a new one)
      */
-    private record Trigger(Event event, String branch, String commit, String ref, Trust trust) {}
+    private record Trigger(Event event, String branch, String commit, String ref, Trust trust, @Nullable String before) {}
 }

@@ -229,4 +229,55 @@ class PlannerTest {
         assertThat(planner("a", false).plan(ghRepo, push("main", both))).extracting(QueuedRun::workflow)
                 .containsExactly("native");
     }
+
+    @Test
+    void pathFiltersSeeWhatAPushANewBranchAndAPullRequestChangedAndRunWhenThatIsNotKnown() throws Exception {
+        TestRepo github = new TestRepo(temp.resolve("paths"))
+                .file(".github/workflows/app.yml", """
+                        name: app
+                        on:
+                          push: {paths: ['src/**']}
+                          pull_request: {paths-ignore: ['docs/**']}
+                        jobs: {build: {runs-on: linux, steps: [{run: make}]}}
+                        """)
+                .file(".github/workflows/all.yml", "name: all\non: [push, pull_request]\njobs: {j: {runs-on: x, steps: [{run: 'true'}]}}\n")
+                .file("src/App.java", "class App {}\n");
+        Repository ghRepo = new Repository("acme/paths", github.dir.toString(), "main", List.of("a"), List.of());
+        String first = github.commit();
+        String docs = github.file("docs/guide.md", "how\n").commit();
+        String code = github.file("src/App.java", "class App { int x; }\n").commit();
+        Planner planner = planner("a", true);
+
+        assertThat(planner.plan(ghRepo, new ForgeEvent.Push("acme/paths", "refs/heads/main", first, docs)))
+                .extracting(QueuedRun::workflow).containsExactly("all / j");
+        assertThat(planner.plan(ghRepo, new ForgeEvent.Push("acme/paths", "refs/heads/main", docs, code)))
+                .extracting(QueuedRun::workflow).containsExactly("all / j", "app / build");
+        assertThat(planner.plan(ghRepo, new ForgeEvent.Push("acme/paths", "refs/heads/main", first, code)))
+                .as("every commit the push brought counts").extracting(QueuedRun::workflow).containsExactly("all / j", "app / build");
+        assertThat(planner.plan(ghRepo, new ForgeEvent.Push("acme/paths", "refs/heads/main", ForgeEvent.NO_COMMIT, first)))
+                .as("the default branch's first push: nothing to compare with").extracting(QueuedRun::workflow)
+                .containsExactly("all / j", "app / build");
+
+        // a new branch is compared with where it left main, whatever main did since
+        github.git("checkout", "-q", "-b", "docs-only", docs);
+        String onBranch = github.file("docs/more.md", "more\n").commit();
+        github.git("checkout", "-q", "main");
+        assertThat(planner.plan(ghRepo, new ForgeEvent.Push("acme/paths", "refs/heads/docs-only", ForgeEvent.NO_COMMIT, onBranch)))
+                .extracting(QueuedRun::workflow).containsExactly("all / j");
+
+        // a pull request: its head against where it left its target (three dots), main's own changes aside
+        github.git("update-ref", "refs/pulls/3/head", onBranch);
+        ForgeEvent.PullRequest docsPull = new ForgeEvent.PullRequest("acme/paths", 3, onBranch, "refs/pulls/3/head", "main",
+                "alice", true);
+        assertThat(planner.plan(ghRepo, docsPull)).extracting(QueuedRun::workflow).containsExactly("all / j");
+        github.git("checkout", "-q", "-b", "fix", docs);
+        String fix = github.file("src/Fix.java", "class Fix {}\n").commit();
+        github.git("checkout", "-q", "main");
+        github.git("update-ref", "refs/pulls/4/head", fix);
+        assertThat(planner.plan(ghRepo, new ForgeEvent.PullRequest("acme/paths", 4, fix, "refs/pulls/4/head", "main", "alice", true)))
+                .extracting(QueuedRun::workflow).containsExactly("all / j", "app / build");
+        assertThat(planner.plan(ghRepo, new ForgeEvent.PullRequest("acme/paths", 3, onBranch, "refs/pulls/3/head", "gone",
+                "alice", true))).as("a target the mirror lacks: not known, so it runs").extracting(QueuedRun::workflow)
+                .containsExactly("all / j", "app / build");
+    }
 }
