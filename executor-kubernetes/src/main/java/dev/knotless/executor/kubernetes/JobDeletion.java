@@ -5,6 +5,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,13 +18,19 @@ import org.slf4j.LoggerFactory;
  * of a closed or swept run is left when the caller goes on. Used by the session's close, the
  * sweep, and a start that failed.
  */
-record JobDeletion(KubernetesClient client, String namespace, KubernetesCounters counters) {
+record JobDeletion(KubernetesClient client, String namespace, KubernetesCounters counters, Duration held) {
 
     private static final Logger log = LoggerFactory.getLogger(JobDeletion.class);
     /** A foreground delete waits for the kubelet to confirm the pod gone; under load that took over a minute. */
     static final Duration WAIT = Duration.ofSeconds(150);
+    /** How long an ended pod's deletion may wait for the kubelet before it is removed without grace. */
+    static final Duration HELD = Duration.ofSeconds(10);
     /** Deletes take seconds (kubelet status sync): no need to ask the API server more often. */
     private static final Duration POLL = Duration.ofMillis(500);
+
+    JobDeletion(KubernetesClient client, String namespace, KubernetesCounters counters) {
+        this(client, namespace, counters, HELD);
+    }
 
     /**
      * Deletes the Job of a start that failed. Its pod never ran a step, so it is removed without a
@@ -52,6 +63,8 @@ record JobDeletion(KubernetesClient client, String namespace, KubernetesCounters
         long deadline = started + WAIT.toNanos();
         boolean asked = false;
         String outage = "";
+        Map<String, Long> seen = new HashMap<>();
+        Set<String> forced = new HashSet<>();
         try {
             while (System.nanoTime() < deadline) {
                 try {
@@ -60,7 +73,7 @@ record JobDeletion(KubernetesClient client, String namespace, KubernetesCounters
                                 .withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
                         asked = true;
                     }
-                    if (gone(jobName)) {
+                    if (gone(jobName, seen, forced)) {
                         counters.jobDeleted();
                         log.info("job deleted job={} namespace={} millis={}", jobName, namespace, (System.nanoTime() - started) / 1_000_000);
                         return true;
@@ -85,8 +98,34 @@ record JobDeletion(KubernetesClient client, String namespace, KubernetesCounters
         return false;
     }
 
-    private boolean gone(String jobName) {
+    /**
+     * Whether the Job and its pods are gone; removes without grace, once, a pod that has been
+     * {@link #endedButHeld} for {@link #held} ({@code seen}: when each such pod was first seen so,
+     * {@code forced}: the pods removed so).
+     */
+    private boolean gone(String jobName, Map<String, Long> seen, Set<String> forced) {
         boolean jobGone = client.batch().v1().jobs().inNamespace(namespace).withName(jobName).get() == null;
-        return jobGone && client.pods().inNamespace(namespace).withLabel(JobShape.JOB_NAME, jobName).list().getItems().isEmpty();
+        List<Pod> pods = client.pods().inNamespace(namespace).withLabel(JobShape.JOB_NAME, jobName).list().getItems();
+        for (Pod pod : pods) {
+            String name = pod.getMetadata().getName();
+            if (endedButHeld(pod) && System.nanoTime() - seen.computeIfAbsent(name, n -> System.nanoTime()) >= held.toNanos()
+                    && forced.add(name)) {
+                log.info("pod ended but its deletion is held: removed without grace job={} pod={} namespace={} after={}",
+                        jobName, name, namespace, KubernetesExecutor.human(held));
+                client.pods().inNamespace(namespace).withName(name).withGracePeriod(0).delete();
+            }
+        }
+        return jobGone && pods.isEmpty();
+    }
+
+    /**
+     * A pod being deleted whose phase is final: nothing runs in it. The kubelet confirms such a
+     * deletion within seconds, except for a pod its own deadline ended: that one is marked Failed
+     * before the kubelet stops its container, and a 1.20 kubelet then never confirms its deletion
+     * (its container status stays "running"), so the Job waited out {@link #WAIT} and was left.
+     */
+    static boolean endedButHeld(Pod pod) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return pod.getMetadata().getDeletionTimestamp() != null && ("Failed".equals(phase) || "Succeeded".equals(phase));
     }
 }

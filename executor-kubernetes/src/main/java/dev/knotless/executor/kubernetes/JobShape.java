@@ -111,8 +111,8 @@ final class JobShape {
     }
 
     /**
-     * The run's backstop ({@link RunSpec#backstop}) as the Job's own deadline, in whole seconds
-     * rounded up: the Job ends its pod only when the runner has not stopped the run by then.
+     * The run's backstop ({@link RunSpec#backstop}) as the Job's and its pod's own deadline, in
+     * whole seconds rounded up: they end the pod only when the runner has not stopped the run by then.
      */
     static long activeDeadlineSeconds(RunSpec spec) {
         long ms = spec.backstop().toMillis();
@@ -137,13 +137,25 @@ final class JobShape {
                     .withTtlSecondsAfterFinished(spec.keep() ? null : TTL_AFTER_FINISHED)
                     .withNewTemplate()
                         .withNewMetadata().withLabels(podLabels).withAnnotations(annotations(spec)).endMetadata()
-                        .withSpec(podSpec(spec, options))
+                        .withSpec(podSpec(spec, options, podDeadline(spec)))
                     .endTemplate()
                 .endSpec()
                 .build();
     }
 
-    private static PodSpec podSpec(RunSpec spec, KubernetesOptions options) {
+    /**
+     * The pod's own deadline, which the kubelet enforces on its own each second: the Job's alone is
+     * not enough. A 1.20 Job controller checks it once, on a sync it queues when it first sets the
+     * Job's start time, and loses that sync when a failed sync's retry replaces it in its queue or a
+     * second sync over a stale cache moves the start time later (the run's pod then ran minutes past
+     * it, seen once under load). None for a warm pod's placeholder: a pod's deadline may be set or
+     * lowered but never raised, and the run that takes the pod sets its own ({@link WarmPods}).
+     */
+    private static @Nullable Long podDeadline(RunSpec spec) {
+        return WarmPods.isPlaceholder(spec) ? null : activeDeadlineSeconds(spec);
+    }
+
+    private static PodSpec podSpec(RunSpec spec, KubernetesOptions options, @Nullable Long deadline) {
         List<Container> containers = new ArrayList<>();
         containers.add(container(spec, options));
         spec.services().forEach(s -> containers.add(serviceContainer(spec, s)));
@@ -152,6 +164,7 @@ final class JobShape {
                 .withAutomountServiceAccountToken(false)
                 .withEnableServiceLinks(false)
                 .withTerminationGracePeriodSeconds(TERMINATION_GRACE)
+                .withActiveDeadlineSeconds(deadline)
                 .withServiceAccountName(options.serviceAccount())
                 .withNodeSelector(options.nodeSelector().isEmpty() ? null : options.nodeSelector())
                 .withContainers(containers)

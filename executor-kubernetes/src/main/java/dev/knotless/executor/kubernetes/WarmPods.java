@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * warm-…}), {@value #WARM_LABEL}, and an idle deadline ({@link #IDLE}) of its own as {@code
  * activeDeadlineSeconds}, so a pod nobody takes ends by itself even when the runner is gone.
  * A run takes it by relabelling the Job and the pod with its own run (labels of both are
- * mutable) and setting the Job's deadline to the time the pod has waited plus the run's backstop.
+ * mutable) and setting the Job's deadline, and the pod's (which the placeholder leaves unset: it
+ * can be set once, never raised), to the time the pod has waited plus the run's backstop.
  * The Job keeps its placeholder name: a taken run's Job is found by its run label
  * ({@link KubernetesExecutor#resume}). A runner's start-up sweep removes warm Jobs a crash left,
  * like any of its Jobs; {@link #close} removes the ones still waiting.
@@ -127,17 +128,25 @@ final class WarmPods implements AutoCloseable {
      */
     private Pod adopt(Warm warm, RunSpec spec) {
         long waited = (System.nanoTime() - warm.askedNanos() + 999_999_999L) / 1_000_000_000L;
+        long deadline = waited + JobShape.activeDeadlineSeconds(spec);
         Map<String, String> labels = JobShape.labels(spec);
         Map<String, String> annotations = JobShape.annotations(spec);
         client.batch().v1().jobs().inNamespace(namespace).withName(warm.pod().job()).edit(job -> new JobBuilder(job)
                 .editMetadata().removeFromLabels(WARM_LABEL).addToLabels(labels).addToAnnotations(annotations)
                     .removeFromAnnotations(WARM_LABEL).endMetadata()
-                .editSpec().withActiveDeadlineSeconds(waited + JobShape.activeDeadlineSeconds(spec)).endSpec()
+                .editSpec().withActiveDeadlineSeconds(deadline).endSpec()
                 .build());
         return client.pods().inNamespace(namespace).withName(warm.pod().pod()).edit(pod -> new PodBuilder(pod)
                 .editMetadata().removeFromLabels(WARM_LABEL).addToLabels(labels).addToAnnotations(annotations)
                     .removeFromAnnotations(WARM_LABEL).endMetadata()
+                // counted from the pod's start, which came after we asked for it: never early
+                .editSpec().withActiveDeadlineSeconds(deadline).endSpec()
                 .build());
+    }
+
+    /** Whether {@code spec} is a warm pod's placeholder run, which no run is yet. */
+    static boolean isPlaceholder(RunSpec spec) {
+        return spec.labels().containsKey(WARM_LABEL);
     }
 
     /** A run of the shape's that no run is: its Job's deadline is the pool's idle time. */

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,13 +19,24 @@ import org.junit.jupiter.api.Test;
 class JobShapeTest {
 
     @Test
-    void theJobsDeadlineIsTheRunsBackstopRoundedUpSoItNeverEndsThePodBeforeTheRunner() {
+    void theJobsAndThePodsDeadlineIsTheRunsBackstopRoundedUpSoItNeverEndsThePodBeforeTheRunner() {
         RunSpec.Builder spec = RunSpec.builder("runner", "run", "image").killGrace(java.time.Duration.ofSeconds(2));
-        assertThat(JobShape.job(spec.timeout(java.time.Duration.ofMillis(4_200)).build(), KubernetesOptions.defaults())
-                .getSpec().getActiveDeadlineSeconds()).isEqualTo(12L); // 4.2 s + 2 s grace + 5 s
+        Job job = JobShape.job(spec.timeout(java.time.Duration.ofMillis(4_200)).build(), KubernetesOptions.defaults());
+        assertThat(job.getSpec().getActiveDeadlineSeconds()).isEqualTo(12L); // 4.2 s + 2 s grace + 5 s
+        assertThat(job.getSpec().getTemplate().getSpec().getActiveDeadlineSeconds()).as("the kubelet's, beside the controller's")
+                .isEqualTo(12L);
         assertThat(JobShape.activeDeadlineSeconds(spec.timeout(java.time.Duration.ofMinutes(7)).build())).isEqualTo(427L);
         assertThat(JobShape.activeDeadlineSeconds(spec.timeout(java.time.Duration.ofMillis(1)).killGrace(java.time.Duration.ZERO)
                 .build())).isEqualTo(6L);
+    }
+
+    @Test
+    void aWarmPodsPlaceholderLeavesThePodsDeadlineToTheRunThatTakesIt() {
+        RunSpec placeholder = RunSpec.builder("runner", "warm-0a1b2c", "image").labels(Map.of(WarmPods.WARM_LABEL, "true"))
+                .timeout(WarmPods.IDLE).build();
+        Job job = JobShape.job(placeholder, KubernetesOptions.defaults());
+        assertThat(job.getSpec().getActiveDeadlineSeconds()).isEqualTo(JobShape.activeDeadlineSeconds(placeholder));
+        assertThat(job.getSpec().getTemplate().getSpec().getActiveDeadlineSeconds()).isNull();
     }
 
     @Test

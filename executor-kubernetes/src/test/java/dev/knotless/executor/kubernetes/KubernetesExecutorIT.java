@@ -58,8 +58,9 @@ class KubernetesExecutorIT extends ExecutorContract {
     }
 
     /**
-     * The Job's {@code activeDeadlineSeconds} (the run's backstop: its deadline, the kill grace
-     * and 5 s) ends its pod: then the controller's reaction and the pod's 2 s grace.
+     * The pod's and the Job's {@code activeDeadlineSeconds} (the run's backstop: its deadline, the
+     * kill grace and 5 s) end the pod: then the kubelet's or the controller's reaction and the
+     * pod's 2 s grace.
      */
     @Override
     protected Optional<Duration> endsAbandonedRunsWithin() {

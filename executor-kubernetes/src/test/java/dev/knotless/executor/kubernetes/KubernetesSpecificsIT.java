@@ -83,6 +83,8 @@ class KubernetesSpecificsIT {
 
             Pod pod = cluster.client().pods().inNamespace(cluster.namespace).withName(s.pod()).get();
             PodSpec p = pod.getSpec();
+            assertThat(p.getActiveDeadlineSeconds()).as("the pod's own, which the kubelet enforces")
+                    .isEqualTo(job.getSpec().getActiveDeadlineSeconds());
             assertThat(p.getRestartPolicy()).isEqualTo("Never");
             assertThat(p.getAutomountServiceAccountToken()).isFalse();
             assertThat(p.getEnableServiceLinks()).isFalse();

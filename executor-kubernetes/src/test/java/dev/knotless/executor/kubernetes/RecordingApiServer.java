@@ -37,9 +37,14 @@ final class RecordingApiServer implements AutoCloseable {
 
     /** The requests the server was asked, in order, as {@code METHOD PATH}. */
     List<String> asked() throws InterruptedException {
-        List<String> asked = new ArrayList<>();
+        return requests().stream().map(r -> r.getMethod() + " " + r.getPath()).toList();
+    }
+
+    /** The requests the server was asked, in order, with their bodies. */
+    List<RecordedRequest> requests() throws InterruptedException {
+        List<RecordedRequest> asked = new ArrayList<>();
         for (RecordedRequest request; (request = server.takeRequest(0, TimeUnit.SECONDS)) != null; ) {
-            asked.add(request.getMethod() + " " + request.getPath());
+            asked.add(request);
         }
         return asked;
     }

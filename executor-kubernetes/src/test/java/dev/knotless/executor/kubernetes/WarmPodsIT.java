@@ -68,6 +68,8 @@ class WarmPodsIT {
                 Pod pod = cluster.client().pods().inNamespace(cluster.namespace).withLabel(JobShape.JOB_NAME, warmJob).list()
                         .getItems().getFirst();
                 assertThat(pod.getMetadata().getLabels()).containsEntry(Labels.RUN, "run-2").doesNotContainKey(WarmPods.WARM_LABEL);
+                assertThat(pod.getSpec().getActiveDeadlineSeconds()).as("the pod's own deadline, set once taken")
+                        .isEqualTo(taken.getSpec().getActiveDeadlineSeconds());
 
                 RecordingOutput out = new RecordingOutput();
                 assertThat(second.run(step("ls -d /work /steps /outputs"), out, StopSignal.none()))
