@@ -21,6 +21,10 @@ public enum RunFact {
     REPOSITORY,
     /** The repository's owner: what comes before its first {@code /}, or the whole name. */
     REPOSITORY_OWNER,
+    /** The repository's own name: what comes after its last {@code /}, or the whole name. */
+    REPOSITORY_NAME,
+    /** The repository's default branch, by its short name ({@code main}). */
+    DEFAULT_BRANCH,
     /** The run's id, as its check carries it. */
     RUN_ID,
     /** The runner host's architecture: {@code X64}, {@code ARM64}, ... */

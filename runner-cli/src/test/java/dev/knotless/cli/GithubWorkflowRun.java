@@ -85,7 +85,12 @@ final class GithubWorkflowRun {
                         import * as core from '@actions/core';
                         import * as exec from '@actions/exec';
                         import * as io from '@actions/io';
+                        // @actions/github's own Context, by its file: its package exports only what needs its REST client
+                        import {Context} from './node_modules/@actions/github/lib/context.js';
                         const who = core.getInput('who', {required: true});
+                        const context = new Context();
+                        core.info(`js event=${context.eventName} repo=${context.repo.owner}/${context.repo.repo}`
+                            + ` payload=${context.payload.repository.full_name} default=${context.payload.repository.default_branch}`);
                         core.setSecret('js-secret-value');
                         core.info(`js says ${core.getInput('greeting words')} ${who} from ${process.env.GITHUB_ACTION_PATH}`);
                         core.info(`js main state pre=${core.getState('pre')}`);
@@ -275,6 +280,12 @@ final class GithubWorkflowRun {
                 "js secret=***", "exec-ran-in-/github/workspace", "js exec=exec-ran-in-/github/workspace which=",
                 "js said=hello v7 env=exported dir=made/by/js", // pre's inputs are worked out as it starts, before the step they read ran
                 "js main state pre=from-pre-[v]", "js post state=yes-v7 pre=from-pre-[v]").doesNotContain("js-secret-value");
+        // the event's file, read by @actions/github's Context as GitHub's actions read it
+        String repo = build.get("repo").asText();
+        String[] ownerAndName = repo.split("/", -1); // as the Context splits GITHUB_REPOSITORY
+        assertThat(log).contains("js event=push repo=" + ownerAndName[0] + "/" + ownerAndName[1] + " payload=" + repo
+                        + " default=main")
+                .doesNotContain("GITHUB_EVENT_PATH");
         JsonNode js = build.get("steps").get(14);
         assertThat(js.get("outputs").get("said").asText()).isEqualTo("hello v7");
         assertThat(js.get("annotations").get(0).get("message").asText()).isEqualTo("js warns");

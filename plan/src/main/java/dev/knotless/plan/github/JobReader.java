@@ -43,17 +43,20 @@ final class JobReader {
                     "uses", "reusable workflows are not carried out yet",
                     "with", "reusable workflows are not carried out yet",
                     "secrets", "reusable workflows are not carried out yet"));
-    /** The Docker health options GitHub's services use: here a service is waited for by its ports instead. */
     /** GitHub's default, which a moved workflow relies on. */
     static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(360);
-    /** Where every GitHub job of a container finds its checkout and its home, as docker actions do on GitHub. */
+    /** A job output's name. */
     private static final Pattern OUTPUT = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
+    /** Where every GitHub job of a container finds its checkout and its home, as docker actions do on GitHub. */
     static final Workspace WORKSPACE = new Workspace("/github/workspace", "/github/home");
-    /** GitHub's step files, under GitHub's names, and its workflow commands read from a step's output. */
+    /**
+     * GitHub's step files, under GitHub's names, its workflow commands read from a step's output,
+     * and the event's payload as far as the run knows it.
+     */
     static final StepFiles STEP_FILES = new StepFiles(Map.of(
             StepFiles.Purpose.OUTPUTS, "GITHUB_OUTPUT", StepFiles.Purpose.ENVIRONMENT, "GITHUB_ENV",
             StepFiles.Purpose.PATH, "GITHUB_PATH", StepFiles.Purpose.SUMMARY, "GITHUB_STEP_SUMMARY",
-            StepFiles.Purpose.STATE, "GITHUB_STATE"), true);
+            StepFiles.Purpose.STATE, "GITHUB_STATE"), true, "GITHUB_EVENT_PATH");
 
     /** What the file around a job gives it. */
     record Around(String workflowName, Triggers on, Variables env, RunDefaults defaults, Map<String, String> groups) {}

@@ -432,7 +432,7 @@ class GithubDialectTest {
                       - run: echo ${{ vars.REGION }}
                       - if: secrets.TOKEN != ''
                         run: 'true'
-                      - run: echo ${{ github.event.head_commit.message }}
+                      - run: echo ${{ github.actor }}
                       - run: echo ${{ secrets[format('{0}', 'A')] }}
                       - env: {OK: "${{ success() }}"}
                         run: 'true'
@@ -452,9 +452,9 @@ class GithubDialectTest {
                         + " compute yet",
                 ".github/workflows/x.yml:7:13: field 'jobs.j.steps[1].if': reads 'secrets', which GitHub does not allow"
                         + " in 'if' either; test a variable of the step's 'env' set from the secret instead",
-                ".github/workflows/x.yml:9:14: field 'jobs.j.steps[2].run': reads 'event' of a context whose properties"
+                ".github/workflows/x.yml:9:14: field 'jobs.j.steps[2].run': reads 'actor' of a context whose properties"
                         + " this runner computes are only: sha, ref, ref_name, ref_type, event_name, repository,"
-                        + " repository_owner, run_id, workflow, job, workspace",
+                        + " repository_owner, run_id, event, workflow, job, workspace",
                 ".github/workflows/x.yml:10:14: field 'jobs.j.steps[3].run': reads 'secrets' as a whole or by a computed"
                         + " name; name each secret as secrets.NAME, so that the runner knows which to grant the step",
                 ".github/workflows/x.yml:11:19: field 'jobs.j.steps[4].env.OK': calls success(), which only a step's"
@@ -584,6 +584,29 @@ class GithubDialectTest {
                 ".github/workflows/p.yml:12:14: field 'jobs.b.steps[0].run': reads 'a' of a context whose properties this"
                         + " runner computes are only: none (for 'inputs': no such input is declared; for 'needs': the job"
                         + " needs no such job)");
+    }
+
+    @Test
+    void githubEventIsWhatTheRunnerKnowsOfThePayloadAndTheRestIsRefusedNamingIt() throws Exception {
+        dialect.parseExpanded(".github/workflows/e.yml", """
+                on: {workflow_dispatch: {inputs: {level: {default: info}}}}
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - run: echo ${{ github.event.inputs.level }} ${{ github.event.repository.default_branch }}
+                """);
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/e.yml", """
+                on: pull_request
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - run: echo ${{ github.event.pull_request.number }}
+                """));
+        assertThat(e.getMessage()).isEqualTo(".github/workflows/e.yml:6:14: field 'jobs.j.steps[0].run': reads"
+                + " 'pull_request' of a context whose properties this runner computes are only: inputs, repository");
     }
 
     /** A commit's other files, in memory, as the runner's mirror answers for them. */

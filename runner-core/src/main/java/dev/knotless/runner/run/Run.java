@@ -49,6 +49,7 @@ import dev.knotless.runner.run.transfer.SaveArtifacts;
 import dev.knotless.runner.run.transfer.SaveCaches;
 import dev.knotless.runner.run.transfer.UploadCheckout;
 import dev.knotless.runner.run.step.UploadSteps;
+import dev.knotless.runner.run.step.protocol.EventPayload;
 import dev.knotless.secrets.Grants;
 import dev.knotless.secrets.Masker;
 import dev.knotless.secrets.SecretStore;
@@ -139,7 +140,8 @@ public final class Run {
                 new BringRuntimes(request.workflow(), request.image(), runtimes),
                 new RunSteps(request.workflow().steps(), workspace, grants, RunVariables.of(request), resumed, journal,
                         limits.killGrace(), request.workflow().stepFiles(), checks.files().summaryPath(request.runId()),
-                        facts(request), request.workflow().outputs()),
+                        facts(request), request.workflow().outputs(), EventPayload.json(facts(request).values(),
+                                request.event(), request.workflow().on().inputs(), RunVariables.of(request))),
                 new ServiceLogs(StartEnvironment.services(request)),
                 new SaveCaches(caches, plan, request, limits.cacheBytes(), masking.masker(), granted),
                 new SaveArtifacts(caches, request, limits.cacheBytes(), masking.masker(), granted),
@@ -152,7 +154,7 @@ public final class Run {
     }
 
     private static RunFacts facts(RunRequest request) {
-        return RunFacts.of(request.repo(), request.commit(), request.ref(), request.event(), request.runId(), request.needed());
+        return RunFacts.of(request.repo(), request.defaultRef(), request.commit(), request.ref(), request.event(), request.runId(), request.needed());
     }
 
     /**

@@ -65,6 +65,7 @@ public final class RunSteps implements Phase {
     private final Summaries summaries;
     private final RunFacts facts;
     private final Map<String, Computed> outputs;
+    private final String event;
     private final List<StepResult> ended = new ArrayList<>();
     private Map<String, String> handedOn = Map.of();
 
@@ -78,10 +79,12 @@ public final class RunSteps implements Phase {
      * @param summary where the steps' summary is written, when one hands one back
      * @param facts what the run's request decides, which the steps' expressions read
      * @param outputs what the run hands to the runs that need it, worked out after the steps
+     * @param event the event's payload ({@code EventPayload}), which each step gets a file of where
+     *     {@code stepFiles} names one
      */
     public RunSteps(List<Step> steps, String workspace, List<Grants.Granted> grants, Map<String, String> variables,
             @Nullable Resumption resumed, JournalQueue journal, Duration killGrace, StepFiles stepFiles, Path summary,
-            RunFacts facts, Map<String, Computed> outputs) {
+            RunFacts facts, Map<String, Computed> outputs, String event) {
         this.steps = List.copyOf(steps);
         this.workspace = workspace;
         this.grants = List.copyOf(grants);
@@ -93,6 +96,7 @@ public final class RunSteps implements Phase {
         this.summaries = new Summaries(summary);
         this.facts = facts;
         this.outputs = Map.copyOf(outputs);
+        this.event = event;
         if (resumed != null) {
             ended.addAll(resumed.ended());
         }
@@ -118,7 +122,7 @@ public final class RunSteps implements Phase {
                     + " variables, outputs and masks) was kept only by the runner, so the run cannot go on"));
             return;
         }
-        HandedBack handed = new HandedBack(stepFiles, run.log().masks(), summaries, workspace);
+        HandedBack handed = new HandedBack(stepFiles, run.log().masks(), summaries, workspace, event);
         StepChain chain = StepChain.of(run, journal, resumed == null ? null : resumed.session(), killGrace, handed);
         StopSignal afterCancel = null;
         try {

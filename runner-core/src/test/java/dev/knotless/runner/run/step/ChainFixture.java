@@ -92,7 +92,7 @@ final class ChainFixture implements AutoCloseable {
     /** What the run's steps handed back, as the workflow's plan says they hand it. */
     HandedBack handed() {
         return new HandedBack(request.workflow().stepFiles(), log.masks(), new Summaries(summary),
-                request.workflow().workspace().directory());
+                request.workflow().workspace().directory(), null);
     }
 
     /** The chain of a run going on after a restart, in the session found again. */

@@ -95,6 +95,21 @@ class StepFilesRunTest {
     }
 
     @Test
+    void eachStepIsGivenTheEventsFileWrittenInItsOwnShellBeforeItsCommand() {
+        StepFiles withEvent = new StepFiles(StepProtocolPlans.GITHUB.variables(), true, "GITHUB_EVENT_PATH");
+        Check check = run(StepProtocolPlans.handingBack(fixture.request(THREE), withEvent));
+
+        assertThat(check.status()).isEqualTo(CheckStatus.SUCCESS);
+        StepPayload three = session.ran().stream().filter(p -> p.name().equals("three")).findFirst().orElseThrow();
+        assertThat(three.environment()).containsEntry("GITHUB_EVENT_PATH", "/tmp/.knotless-files/event.json");
+        assertThat(three.command().getLast()).contains(" && : > /tmp/.knotless-files/3/state && printf '%s' "
+                + "'{\"repository\":{\"full_name\":\"acme/app\",\"name\":\"app\",\"owner\":{\"login\":\"acme\"},"
+                + "\"default_branch\":\"main\"}}' > /tmp/.knotless-files/event.json || {");
+        assertThat(session.uploads()).as("written by the step's shell, not uploaded").doesNotContainKey(StepFileLayout.ROOT);
+        assertThat(session.downloads()).as("nor read back with the step's files").doesNotContain(StepFileLayout.ROOT);
+    }
+
+    @Test
     void whatAStepHandsBackReachesTheStepsAfterItAndTheCheck() throws IOException {
         files(1, Map.of(
                 "output", "version=1.2.3\ntoken<<EOF\n" + TOKEN + "\nEOF\n",

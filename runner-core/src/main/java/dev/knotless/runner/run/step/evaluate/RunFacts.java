@@ -20,23 +20,30 @@ public record RunFacts(Map<RunFact, String> values, List<NeededRun> needed) {
     }
 
     /**
-     * The facts of a run of {@code commit} of {@code repo}, reached by {@code ref}, made by {@code
-     * event}, after the runs it {@code needed}.
+     * The facts of a run of {@code commit} of {@code repo} (whose default branch is {@code
+     * defaultRef}), reached by {@code ref}, made by {@code event}, after the runs it {@code needed}.
      */
-    public static RunFacts of(String repo, String commit, String ref, Event event, String runId, List<NeededRun> needed) {
+    public static RunFacts of(String repo, String defaultRef, String commit, String ref, Event event, String runId,
+            List<NeededRun> needed) {
         Map<RunFact, String> facts = new EnumMap<>(RunFact.class);
         facts.put(RunFact.COMMIT, commit);
         facts.put(RunFact.REF, ref);
-        facts.put(RunFact.REF_NAME, ref.startsWith("refs/heads/") ? ref.substring("refs/heads/".length())
-                : ref.startsWith("refs/tags/") ? ref.substring("refs/tags/".length()) : ref);
+        facts.put(RunFact.REF_NAME, shortName(ref));
         facts.put(RunFact.REF_TYPE, ref.startsWith("refs/heads/") ? "branch" : ref.startsWith("refs/tags/") ? "tag" : "");
         facts.put(RunFact.EVENT, event.wireName());
         facts.put(RunFact.REPOSITORY, repo);
         int slash = repo.indexOf('/');
         facts.put(RunFact.REPOSITORY_OWNER, slash > 0 ? repo.substring(0, slash) : repo);
+        facts.put(RunFact.REPOSITORY_NAME, repo.substring(repo.lastIndexOf('/') + 1));
+        facts.put(RunFact.DEFAULT_BRANCH, shortName(defaultRef));
         facts.put(RunFact.RUN_ID, runId);
         facts.put(RunFact.ARCH, arch(System.getProperty("os.arch", "")));
         return new RunFacts(facts, needed);
+    }
+
+    private static String shortName(String ref) {
+        return ref.startsWith("refs/heads/") ? ref.substring("refs/heads/".length())
+                : ref.startsWith("refs/tags/") ? ref.substring("refs/tags/".length()) : ref;
     }
 
     /** The architecture as GitHub's runner names it ({@code X64}, {@code ARM64}, {@code X86}, {@code ARM}). */

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a run's steps handed back, kept for the steps after them: variables ({@code GITHUB_ENV},
@@ -54,10 +55,11 @@ public final class HandedBack implements Handed {
     /**
      * @param masks the run log's masks: what a step adds to them is masked in every line after
      * @param workspace the plan's workspace, which annotations name files relative to
+     * @param event the event's payload, which each step gets a file of where the plan names one
      */
-    public HandedBack(StepFiles plan, Masks masks, Summaries summaries, String workspace) {
+    public HandedBack(StepFiles plan, Masks masks, Summaries summaries, String workspace, @Nullable String event) {
         this.plan = plan;
-        this.layout = new StepFileLayout(plan);
+        this.layout = new StepFileLayout(plan, event);
         this.masks = masks;
         this.summaries = summaries;
         this.workspace = workspace;
@@ -78,7 +80,7 @@ public final class HandedBack implements Handed {
      * the shell text that makes its files and puts the directories first on {@code PATH}.
      */
     public synchronized StepStart start(int number, Map<String, String> computed) {
-        if (!any() && computed.isEmpty()) {
+        if (!any() && !layout.any() && computed.isEmpty()) {
             return StepStart.NONE;
         }
         Map<String, String> over = new LinkedHashMap<>(computed);

@@ -5,6 +5,7 @@ import dev.knotless.plan.StepFiles;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a step's files are in the run, and the shell text that makes them: one directory per
@@ -15,9 +16,18 @@ import java.util.Optional;
  * names its files anew for each step too) keeps a process an earlier step left running from
  * writing into a later step's files.
  *
+ * <p>The event's file ({@link StepFiles#eventVariable}) is written by the same text before the
+ * step's command, as {@code event.json} beside the steps' directories.
+ *
  * @param files the plan's files; none when it names none
+ * @param event the event's payload ({@link EventPayload}); null when the plan names no event file
  */
-public record StepFileLayout(StepFiles files) {
+public record StepFileLayout(StepFiles files, @Nullable String event) {
+
+    /** The layout of a plan's hand-back files alone: no event file. */
+    public StepFileLayout(StepFiles files) {
+        this(files, null);
+    }
 
     /** The directory of every step's files. */
     public static final String ROOT = "/tmp/.knotless-files";
@@ -29,7 +39,19 @@ public record StepFileLayout(StepFiles files) {
 
     /** Whether the plan names any file: else nothing is made, named or read. */
     public boolean any() {
-        return !files.variables().isEmpty();
+        return !files.variables().isEmpty() || writesEvent();
+    }
+
+    private boolean writesEvent() {
+        return files.eventVariable() != null && event != null;
+    }
+
+    /**
+     * The event's file, made anew for each step: beside the steps' directories, not in one, so that
+     * reading a step's files back does not carry it.
+     */
+    public String eventPath() {
+        return ROOT + "/event.json";
     }
 
     /** The file for {@code purpose} in step {@code number}'s directory. */
@@ -41,6 +63,9 @@ public record StepFileLayout(StepFiles files) {
     public Map<String, String> variables(int number) {
         Map<String, String> variables = new LinkedHashMap<>();
         files.variables().forEach((purpose, variable) -> variables.put(variable, path(number, purpose)));
+        if (writesEvent()) {
+            variables.put(files.eventVariable(), eventPath());
+        }
         return variables;
     }
 
@@ -63,6 +88,10 @@ public record StepFileLayout(StepFiles files) {
         StringBuilder make = new StringBuilder("rm -rf " + ShellPayload.quote(ROOT) + " 2>/dev/null; mkdir -p " + dir);
         for (StepFiles.Purpose purpose : files.variables().keySet()) {
             make.append(" && : > ").append(ShellPayload.quote(path(number, purpose)));
+        }
+        if (writesEvent()) {
+            make.append(" && printf '%s' ").append(ShellPayload.quote(event)).append(" > ")
+                    .append(ShellPayload.quote(eventPath()));
         }
         String missing = "knotless: the step's files could not be made in " + dir(number);
         return make.append(" || { printf '%s\\n' ").append(ShellPayload.quote(missing)).append(" >&2; exit 1; }; ").toString();

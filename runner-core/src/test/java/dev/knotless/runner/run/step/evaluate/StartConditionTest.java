@@ -56,7 +56,7 @@ class StartConditionTest {
     }
 
     private static Optional<StartCondition.NotStarting> decide(Workflow w, String ref, Event event, NeededRun... needed) {
-        return StartCondition.decide(w.condition(), RunFacts.of("alice/app", SHA, ref, event, "run-1", List.of(needed)), Map.of());
+        return StartCondition.decide(w.condition(), RunFacts.of("alice/app", "refs/heads/main", SHA, ref, event, "run-1", List.of(needed)), Map.of());
     }
 
     private static NeededRun run(String group, CheckStatus status, Map<String, String> outputs) {

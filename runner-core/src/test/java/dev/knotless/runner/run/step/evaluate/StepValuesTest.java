@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StepValuesTest {
 
-    static final RunFacts FACTS = RunFacts.of("alice/app", "0123456789abcdef0123456789abcdef01234567", "refs/heads/main",
+    static final RunFacts FACTS = RunFacts.of("alice/app", "refs/heads/main", "0123456789abcdef0123456789abcdef01234567", "refs/heads/main",
             Event.PULL, "run-7", List.of());
     static final Grants.Granted DEPLOY = new Grants.Granted(List.of(new Secret("DEPLOY", "s3cr3t-value")), List.of());
 
@@ -101,7 +101,7 @@ class StepValuesTest {
                         run: 'true'
                 """).getFirst();
         steps = w.steps();
-        handed = new HandedBack(w.stepFiles(), new Masks(Masker.none()), new Summaries(dir.resolve("s.md")), "/github/workspace");
+        handed = new HandedBack(w.stepFiles(), new Masks(Masker.none()), new Summaries(dir.resolve("s.md")), "/github/workspace", null);
     }
 
     private StepValues at(int number, RunStatus status, Grants.Granted granted) {
@@ -231,6 +231,34 @@ class StepValuesTest {
     }
 
     @Test
+    void theEventsRepositoryAndAManualRunsInputsAsTextAreWhatTheRunKnowsOfGithubEvent() throws Exception {
+        Step step = new GithubDialect().parseExpanded(".github/workflows/e.yml", """
+                on:
+                  workflow_dispatch:
+                    inputs:
+                      dry: {type: boolean}
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - run: >-
+                          echo ${{ github.event.repository.full_name }} ${{ github.event.repository.name }}
+                          ${{ github.event.repository.owner.login }} ${{ github.event.repository.default_branch }}
+                          ${{ toJSON(github.event.inputs.dry) }} ${{ toJSON(inputs.dry) }}
+                """).getFirst().steps().getFirst();
+        RunFacts onRelease = RunFacts.of("alice/app", "refs/heads/trunk", "0123", "refs/heads/main", Event.MANUAL, "run-9",
+                List.of());
+        StepValues manual = new StepValues(onRelease, List.of(step), List.of(), handed, Grants.Granted.NONE,
+                Map.of("KNOTLESS_INPUT_DRY", "true"), new RunStatus(false, false, false), WORKSPACE);
+        assertThat(manual.resolved(step, manual.computed(step)).run())
+                .as("github.event.inputs as text, as GitHub's payload has them; inputs as their type")
+                .isEqualTo("echo alice/app app alice trunk \"true\" true");
+        StepValues push = new StepValues(onRelease, List.of(step), List.of(), handed, Grants.Granted.NONE, Map.of(),
+                new RunStatus(false, false, false), WORKSPACE);
+        assertThat(push.resolved(step, push.computed(step)).run()).isEqualTo("echo alice/app app alice trunk null null");
+    }
+
+    @Test
     void theJobsARunNeedsAreReadByTheirIdsAcrossTheCombinationsOfTheirMatrix() throws Exception {
         List<Workflow> runs = new GithubDialect().parseAll(Map.of(".github/workflows/n.yml", """
                 name: N
@@ -247,7 +275,7 @@ class StepValuesTest {
                       - run: echo ${{ needs.build.result }} ${{ needs.build.outputs.jar }} ${{ toJSON(needs.build.outputs) }}
                 """)).workflows();
         Step step = runs.getLast().steps().getFirst();
-        RunFacts after = RunFacts.of("alice/app", "0123", "refs/heads/main", Event.PUSH, "run-8", List.of(
+        RunFacts after = RunFacts.of("alice/app", "refs/heads/main", "0123", "refs/heads/main", Event.PUSH, "run-8", List.of(
                 new dev.knotless.runner.run.request.NeededRun("N / build (17)", "N / build",
                         dev.knotless.checks.CheckStatus.SUCCESS, ordered("jar", "a-17.jar", "only17", "x")),
                 new dev.knotless.runner.run.request.NeededRun("N / build (21)", "N / build",

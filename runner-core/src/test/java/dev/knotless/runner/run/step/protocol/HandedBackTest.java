@@ -30,7 +30,7 @@ class HandedBackTest {
     @BeforeEach
     void setUp() {
         summaries = new Summaries(dir.resolve("logs/run.summary.md"));
-        handed = new HandedBack(StepProtocolPlans.GITHUB, new Masks(Masker.none()), summaries, "/work");
+        handed = new HandedBack(StepProtocolPlans.GITHUB, new Masks(Masker.none()), summaries, "/work", null);
     }
 
     private StepReport take(int step, StepFiles.Purpose purpose, String text) {
@@ -52,7 +52,7 @@ class HandedBackTest {
     void aVariableSetAgainGoesLastAndOursAreUnchangedWithoutAnything() {
         take(1, StepFiles.Purpose.ENVIRONMENT, "A=1\nB=2\nA=3\n");
         assertThat(handed.start(2, Map.of()).under()).containsExactly(Map.entry("B", "2"), Map.entry("A", "3"));
-        HandedBack ours = new HandedBack(StepFiles.NONE, new Masks(Masker.none()), summaries, "/work");
+        HandedBack ours = new HandedBack(StepFiles.NONE, new Masks(Masker.none()), summaries, "/work", null);
         assertThat(ours.start(1, Map.of())).isSameAs(StepStart.NONE);
     }
 

@@ -37,7 +37,7 @@ class StepCommandsTest {
     @BeforeEach
     void setUp() {
         masks = new Masks(Masker.of(List.of("granted-secret")));
-        handed = new HandedBack(StepProtocolPlans.GITHUB, masks, new Summaries(dir.resolve("summary.md")), WORKSPACE);
+        handed = new HandedBack(StepProtocolPlans.GITHUB, masks, new Summaries(dir.resolve("summary.md")), WORKSPACE, null);
         log = new RecordingOutput();
     }
 
