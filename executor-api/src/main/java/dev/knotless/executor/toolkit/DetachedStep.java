@@ -130,17 +130,24 @@ public final class DetachedStep {
      * its output is cut 2 s after the step ended. A TERM (trapped) ends a wait early, hence the loops.
      *
      * <p>The timer holds none of the exec's streams: a timer told the copiers are done before it
-     * had its sleep's pid would leave the sleep running, and an exec ends only when every holder
-     * of its output has closed it, so such a sleep kept a step that left nothing behind open for
-     * exactly 2 s, about one step in ten on a busy machine.
+     * had its sleep's pid left the sleep running, and an exec ends only when every holder of its
+     * output has closed it, so such a sleep kept a step that left nothing behind open for exactly
+     * 2 s, about one step in ten on a busy machine. It now kills its sleep whenever it was told,
+     * and the receiver waits for it, so nothing of the step's machinery outlives the exec.
      */
     private static final String AWAIT_COPIERS = String.join("\n",
             "if [ -n \"${co-}\" ]; then",
-            // the timer takes its sleep with it when told the copiers are done
-            "  ( trap '' TERM INT; t=; trap '[ -n \"$t\" ] && kill -KILL $t; exit 0' USR2; sleep 2 & t=$!; wait $t && kill -KILL $co $ce 2>/dev/null ) </dev/null >/dev/null 2>&1 & k=$!",
+            // the timer takes its sleep with it when told the copiers are done, however early:
+            // told before it had the sleep's pid, it kills the sleep once it has it (g)
+            "  ( trap '' TERM INT; g= t=; trap 'g=1; [ -n \"$t\" ] && kill -KILL $t' USR2; sleep 2 & t=$!;"
+                    + " [ -n \"$g\" ] && kill -KILL $t; wait $t && kill -KILL $co $ce; exit 0 ) </dev/null >/dev/null 2>&1 & k=$!",
             "  while kill -0 $co 2>/dev/null; do wait $co; done",
             "  while kill -0 $ce 2>/dev/null; do wait $ce; done",
             "  kill -USR2 $k 2>/dev/null",
+            // and waits for it: a timer or sleep left to end after the exec was a new process to
+            // a cleanup round listing the environment's processes then, which killed it as the step's;
+            // quietly, as a timer told before its trap was set ends of the signal, which shells report
+            "  while kill -0 $k 2>/dev/null; do wait $k 2>/dev/null; done",
             "fi");
 
     /**
