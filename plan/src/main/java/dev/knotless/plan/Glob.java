@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Matches branch names and file paths against a glob: {@code *} matches within one {@code /}-separated segment,
- * {@code **} across segments ({@code a/**}{@code /b} also matches {@code a/b}), {@code ?} one
- * character other than {@code /}; every other character matches itself.
+ * Matches branch names and file paths against a glob: {@code *} matches within one {@code
+ * /}-separated segment, {@code **} across segments ({@code a/**}{@code /b} also matches {@code
+ * a/b}), {@code ?} one character other than {@code /}; every other character matches itself.
  *
  * <p>Matching is by dynamic programming, linear in pattern times name: a workflow author (or a
  * pull request editing a workflow) cannot make it backtrack for long.

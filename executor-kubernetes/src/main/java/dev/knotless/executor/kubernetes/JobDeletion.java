@@ -108,8 +108,11 @@ record JobDeletion(KubernetesClient client, String namespace, KubernetesCounters
         List<Pod> pods = client.pods().inNamespace(namespace).withLabel(JobShape.JOB_NAME, jobName).list().getItems();
         for (Pod pod : pods) {
             String name = pod.getMetadata().getName();
-            if (endedButHeld(pod) && System.nanoTime() - seen.computeIfAbsent(name, n -> System.nanoTime()) >= held.toNanos()
-                    && forced.add(name)) {
+            if (!endedButHeld(pod)) {
+                continue;
+            }
+            long heldFor = System.nanoTime() - seen.computeIfAbsent(name, n -> System.nanoTime());
+            if (heldFor >= held.toNanos() && forced.add(name)) {
                 log.info("pod ended but its deletion is held: removed without grace job={} pod={} namespace={} after={}",
                         jobName, name, namespace, KubernetesExecutor.human(held));
                 client.pods().inNamespace(namespace).withName(name).withGracePeriod(0).delete();

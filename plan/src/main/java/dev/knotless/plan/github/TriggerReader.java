@@ -36,8 +36,8 @@ final class TriggerReader {
     static final Keys PUSH = new Keys(List.of("branches", "branches-ignore", "paths", "paths-ignore"), Map.of(
             "tags", "tag events are not carried out yet; a workflow that filters on tags would never run here",
             "tags-ignore", "tag events are not carried out yet"));
-    static final Keys PULL_REQUEST = new Keys(List.of("branches", "branches-ignore", "paths", "paths-ignore", "types"), Map.of(
-            "tags", "a pull request has no tag", "tags-ignore", "a pull request has no tag"));
+    static final Keys PULL_REQUEST = new Keys(List.of("branches", "branches-ignore", "paths", "paths-ignore", "types"),
+            Map.of("tags", "a pull request has no tag", "tags-ignore", "a pull request has no tag"));
     static final Keys MERGE_GROUP = new Keys(List.of("branches", "branches-ignore", "types"), Map.of());
     static final Keys DISPATCH = new Keys(List.of("inputs"), Map.of());
     static final Keys INPUT = new Keys(List.of("description", "required", "default", "type", "options"), Map.of());
@@ -154,8 +154,8 @@ final class TriggerReader {
 
     /**
      * {@code NAME} or {@code NAME-ignore} (not both, as GitHub says) as the plan's globs, an
-     * exclusion written {@code !GLOB}; empty when neither is written. A filter whose patterns are
-     * all refused selects nothing, rather than everything.
+     * exclusion written {@code !GLOB}; empty when neither is written, or when none of its patterns
+     * could be read (each then is a problem of the file, which is refused for it).
      */
     private Optional<List<String>> filter(MapNode map, String path, String name, String what) {
         Entry only = map.entries().get(name);
