@@ -141,7 +141,7 @@ class StatusPageIT {
                     .isEqualTo("running");
             browser.click(link);
             browser.await("the run's page is shown", "location.hash === '#/runs/" + id + "' && document.getElementById('log')",
-                    Duration.ofSeconds(10));
+                    Duration.ofSeconds(30));
 
             // Live: the ticks arrive in step 1's section, open while it runs, while the run still runs.
             String ticks = "(document.querySelector('#step-1').textContent.match(/tick-\\d+/g) || []).length";
@@ -200,10 +200,10 @@ class StatusPageIT {
             assertThat(browser.eval("document.querySelector('#tests .failed-test').textContent").asText())
                     .contains("com.acme.CartTest.totals").contains("expected 3 but was 4");
             browser.await("the images of the gallery", "[...document.querySelectorAll('#outputs .gallery img')].filter(i => i.naturalWidth === 1).length === 2",
-                    Duration.ofSeconds(10));
+                    Duration.ofSeconds(30));
             assertThat(browser.eval("document.querySelector('#outputs ul.files').textContent").asText()).contains("report.json");
             browser.await("the chart's bar of this run", "document.querySelector('#duration-chart rect.bar.current[data-run=\"" + id + "\"]')",
-                    Duration.ofSeconds(10));
+                    Duration.ofSeconds(30));
             shoot(browser, "status-run");
             browser.eval("document.getElementById('outputs').scrollIntoView(); 1");
 
@@ -211,7 +211,7 @@ class StatusPageIT {
             d.awaitJson("/api/runs?commit=" + sha, "the four runs end", runs -> runs.size() == 4
                     && java.util.stream.StreamSupport.stream(runs.spliterator(), false).allMatch(r -> r.get("finishedAt") != null && !r.get("finishedAt").isNull()));
             browser.click("#commit-link");
-            browser.await("the commit view", "document.querySelectorAll('#commit-workflows .workflow-group').length === 3", Duration.ofSeconds(10));
+            browser.await("the commit view", "document.querySelectorAll('#commit-workflows .workflow-group').length === 3", Duration.ofSeconds(30));
             assertThat(browser.eval("[...document.querySelectorAll('.workflow-group')].map(g => g.dataset.workflow + ':'"
                     + " + [...g.querySelectorAll('tr')].map(t => t.querySelector('.badge').textContent.trim()).join('/')).join(' ')").asText())
                     .isEqualTo("build:✓ success/✓ success ci:✓ success lint:✗ failure");
@@ -219,27 +219,27 @@ class StatusPageIT {
 
             // Rerun with an admin token the page asks for; the new run is queued (seen through the API).
             browser.navigate(d.base + "/#/runs/" + id);
-            browser.await("the run view again", "document.getElementById('rerun') && !document.getElementById('rerun').disabled", Duration.ofSeconds(10));
+            browser.await("the run view again", "document.getElementById('rerun') && !document.getElementById('rerun').disabled", Duration.ofSeconds(30));
             assertThat(browser.eval("document.getElementById('cancel').hidden").asBoolean()).as("no cancel for an ended run").isTrue();
             browser.click("#rerun");
-            browser.await("the page asks for an admin token", "document.getElementById('admin-form')", Duration.ofSeconds(10));
+            browser.await("the page asks for an admin token", "document.getElementById('admin-form')", Duration.ofSeconds(30));
             browser.eval("document.querySelector('#admin-form input').value = '" + admin + "'; document.querySelector('#admin-form').requestSubmit(); 1");
             String again = id + "-r1";
-            browser.await("the page shows the new run", "location.hash === '#/runs/" + again + "'", Duration.ofSeconds(10));
+            browser.await("the page shows the new run", "location.hash === '#/runs/" + again + "'", Duration.ofSeconds(30));
             assertThat(d.json("/api/runs/" + again).get("workflow").asText()).isEqualTo("ci");
 
             // Cancel it while it runs: the admin token is kept for the tab; the daemon stops it.
             d.awaitJson("/api/runs/" + again, "the rerun runs", r -> r.get("status").asText().equals("running"));
             browser.await("the cancel button of the running run", "document.getElementById('cancel') && !document.getElementById('cancel').hidden"
-                    + " && document.getElementById('run-status').textContent === 'running'", Duration.ofSeconds(20));
+                    + " && document.getElementById('run-status').textContent === 'running'", Duration.ofSeconds(30));
             browser.click("#cancel");
             JsonNode cancelled = d.awaitJson("/api/runs/" + again, "the rerun is cancelled", r -> r.get("status").asText().equals("cancelled"));
             assertThat(cancelled.get("reason").asText()).contains("cancelled through the API");
-            browser.await("the page shows it cancelled", "document.getElementById('run-status').textContent === 'cancelled'", Duration.ofSeconds(20));
+            browser.await("the page shows it cancelled", "document.getElementById('run-status').textContent === 'cancelled'", Duration.ofSeconds(30));
 
             // The chart of the workflow's last runs: a bar each, coloured by status.
             browser.navigate(d.base + "/#/workflows?repo=acme/web&workflow=ci");
-            browser.await("the duration chart", "document.querySelectorAll('#duration-chart rect.bar').length === 2", Duration.ofSeconds(10));
+            browser.await("the duration chart", "document.querySelectorAll('#duration-chart rect.bar').length === 2", Duration.ofSeconds(30));
             assertThat(browser.eval("[...document.querySelectorAll('#duration-chart rect.bar')].map(b => b.getAttribute('class')).join()").asText())
                     .isEqualTo("bar status-success,bar status-cancelled");
             assertThat(browser.eval("getComputedStyle(document.querySelector('#duration-chart rect.bar')).fill").asText()).isEqualTo("rgb(31, 136, 61)");
@@ -247,13 +247,13 @@ class StatusPageIT {
 
             browser.navigate(d.base + "/#/runs/" + id);
             browser.await("the gallery", "[...document.querySelectorAll('#outputs .gallery img')].filter(i => i.naturalWidth === 1).length === 2",
-                    Duration.ofSeconds(10));
+                    Duration.ofSeconds(30));
             browser.eval("document.getElementById('outputs').scrollIntoView(); 1");
             shootViewport(browser, "status-gallery");
 
             browser.click("#nav-queue");
             browser.await("the queue view", "document.getElementById('waiting') && document.getElementById('merge-queue')",
-                    Duration.ofSeconds(10));
+                    Duration.ofSeconds(30));
         }
     }
 
@@ -308,9 +308,9 @@ class StatusPageIT {
             browser.viewport(1200, 900);
             // The page's read token is its cookie: what it has, and all that /api/nodes needs.
             giveReadToken(browser, withNodes.base(), reader);
-            browser.await("the Nodes link", "!document.getElementById('nav-nodes').hidden", Duration.ofSeconds(20));
+            browser.await("the Nodes link", "!document.getElementById('nav-nodes').hidden", Duration.ofSeconds(30));
             browser.click("#nav-nodes");
-            browser.await("the nodes view", "document.querySelectorAll('#nodes tr[data-node]').length === 2", Duration.ofSeconds(10));
+            browser.await("the nodes view", "document.querySelectorAll('#nodes tr[data-node]').length === 2", Duration.ofSeconds(30));
 
             String row = "[...document.querySelectorAll('#nodes tr[data-node=\"%s\"] td')].map(t => t.className + '=' + t.textContent).join('|')";
             assertThat(browser.eval(row.formatted("node-a")).asText()).isEqualTo("node=node-a|version=0.9.0|connected=yes|drained=no|"
@@ -331,12 +331,12 @@ class StatusPageIT {
                             Optional.of(seen), 2)));
             browser.await("the view looks again and says the executor has not reported",
                     "document.getElementById('nodes-stale') && document.querySelector('#nodes tr[data-node=\"node-a\"] td.connected').textContent === '?'",
-                    Duration.ofSeconds(15));
+                    Duration.ofSeconds(30));
             assertThat(browser.eval("document.querySelector('#nodes tr[data-node=\"node-a\"] td.allocations').textContent").asText()).isEqualTo("?");
 
             // Cookies are per host, not per port: the token given above goes to this server too.
             browser.navigate(without.base() + "/#/runs");
-            browser.await("the runs view", "document.querySelector('select[name=repo]')", Duration.ofSeconds(20));
+            browser.await("the runs view", "document.querySelector('select[name=repo]')", Duration.ofSeconds(30));
             Thread.sleep(500); // the page's look at /api/nodes has answered 404 by now
             assertThat(browser.eval("document.getElementById('nav-nodes').hidden").asBoolean())
                     .as("no Nodes link without a node executor").isTrue();
@@ -346,10 +346,10 @@ class StatusPageIT {
     /** Opens the page at {@code base}, which asks for a token, and gives it {@code token} as a person would. */
     private static void giveReadToken(Chromium browser, String base, String token) throws Exception {
         browser.navigate(base + "/#/runs");
-        browser.await("the page asks for a token", "document.getElementById('token-form')", Duration.ofSeconds(20));
+        browser.await("the page asks for a token", "document.getElementById('token-form')", Duration.ofSeconds(30));
         browser.eval("document.querySelector('#token-form input').value = '" + token + "'; document.querySelector('#token-form').requestSubmit(); 1");
         browser.await("the runs view once the token is given", "document.querySelector('select[name=repo]') && !document.getElementById('token-form')",
-                Duration.ofSeconds(20));
+                Duration.ofSeconds(30));
     }
 
     /** The status server in this JVM over a state directory alone, as the daemon serves it, with or without a fleet. */
@@ -396,9 +396,9 @@ class StatusPageIT {
             d.awaitHealthy();
             assertThat(d.get("/api/runs").statusCode()).as("no token").isEqualTo(401);
             browser.navigate(d.base + "/#/runs");
-            browser.await("the page asks for a token", "document.getElementById('token-form')", Duration.ofSeconds(20));
+            browser.await("the page asks for a token", "document.getElementById('token-form')", Duration.ofSeconds(30));
             browser.eval("document.querySelector('#token-form input').value = '" + token + "'; document.querySelector('#token-form').requestSubmit(); 1");
-            browser.await("the runs view once the token is given", "document.querySelector('select[name=repo]') && !document.getElementById('token-form')", Duration.ofSeconds(20));
+            browser.await("the runs view once the token is given", "document.querySelector('select[name=repo]') && !document.getElementById('token-form')", Duration.ofSeconds(30));
         }
     }
 }
