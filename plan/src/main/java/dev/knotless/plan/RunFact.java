@@ -34,5 +34,10 @@ public enum RunFact {
     /** The step's variables as it starts: the run's, those handed back by the steps before, its own. */
     ENVIRONMENT,
     /** The secrets the step was granted, by name; one withheld is absent, so it reads as empty. */
-    SECRETS
+    SECRETS,
+    /**
+     * The repository's configuration variables, by name, as the operator set them; an untrusted run
+     * has none, and one not set is absent, so it reads as empty.
+     */
+    CONFIGURATION
 }

@@ -180,7 +180,26 @@ class ExecIT {
     /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
     @Test
     void aGithubActionsWorkflowRunsAsItIs() throws Exception {
-        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), IMAGE).dir, GithubWorkflowRun.args()));
+        TestRepo github = GithubWorkflowRun.repo(tmp.resolve("github"), IMAGE, tmp.resolve("state"));
+        GithubWorkflowRun.ranAsGithubWould(exec(github.dir, GithubWorkflowRun.args()));
+    }
+
+    /** As on GitHub, a run of a pull request (untrusted here) reads none of the repository's variables. */
+    @Test
+    void anUntrustedRunReadsNoConfigurationVariables() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).file(".github/workflows/ci.yml", """
+                name: V
+                on: [push, pull_request]
+                jobs:
+                  ship: {if: "vars.DEPLOY == 'yes'", runs-on: x, container: %s, steps: [{run: 'true'}]}
+                """.formatted(IMAGE));
+        repo.commit();
+        assertThat(Main.commandLine().execute("vars", "set", "--repo", repo.dir.toString(), "--state-dir",
+                tmp.resolve("state").toString(), "DEPLOY", "yes")).isZero();
+        CliRun pull = exec(repo.dir, "--event", "pull");
+        assertThat(pull.checks()).as(pull.err()).hasSize(1);
+        assertThat(pull.checks().get(0).get("status").asText()).isEqualTo("skipped");
+        assertThat(pull.checks().get(0).get("reason").asText()).isEqualTo("its condition 'vars.DEPLOY == 'yes'' is false");
     }
 
     /** A Maven project's workflow with a JDK matrix and a Postgres service, as GitHub runs it (ProjectRuns). */

@@ -43,7 +43,11 @@ final class GithubWorkflowRun {
         return toolkit.args().toArray(String[]::new);
     }
 
-    static TestRepo repo(Path dir, String image) throws Exception {
+    /**
+     * The repository in {@code dir}, its jobs in {@code image}, with its configuration variables set
+     * in the runner's {@code state} as an operator sets them.
+     */
+    static TestRepo repo(Path dir, String image, Path state) throws Exception {
         TestRepo repo = new TestRepo(dir)
                 .file("hello.txt", "hello from the commit\n")
                 .file("sub/marker", "in sub\n")
@@ -62,7 +66,7 @@ final class GithubWorkflowRun {
                               shell: sh
                               run: |
                                 echo "text=hello ${{ inputs.who }}${{ inputs.punctuation }}" >> "$GITHUB_OUTPUT"
-                                echo "action at $GITHUB_ACTION_PATH"
+                                echo "action at $GITHUB_ACTION_PATH var=${{ vars.greeting }}"
                         """)
                 .file(".github/actions/js/action.yml", """
                         name: JS
@@ -169,9 +173,11 @@ final class GithubWorkflowRun {
                                 env:
                                   V: ${{ steps.made.outputs.version }}
                                   GONE: ${{ secrets.NOT_SET }}
+                                  GREETING: ${{ vars.GREETING }}
                                 run: >-
                                   echo "v=$V pasted=${{ steps.made.outputs.version }} outcome=${{ steps.made.outcome }}
-                                  sha=$GITHUB_SHA ref=${{ github.ref }} job=$GITHUB_JOB os=$RUNNER_OS gone=[$GONE]"
+                                  sha=$GITHUB_SHA ref=${{ github.ref }} job=$GITHUB_JOB os=$RUNNER_OS gone=[$GONE]
+                                  var=$GREETING pasted var=${{ vars.Greeting }} unset var=[${{ vars.NOT_SET }}]"
                               - name: not read
                                 if: steps.made.outputs.version == '8'
                                 run: echo never printed either
@@ -216,7 +222,7 @@ final class GithubWorkflowRun {
                               - run: exit 3
                           report:
                             needs: [build, deploy, experimental]
-                            if: always() && needs.build.outputs.version == '7'
+                            if: always() && needs.build.outputs.version == '7' && vars.GREETING == 'hello there'
                             runs-on: ubuntu-latest
                             container: %1$s
                             steps:
@@ -226,6 +232,8 @@ final class GithubWorkflowRun {
                         """.formatted(image));
         toolkit.copyInto(repo, ".github/actions/js");
         repo.commit();
+        assertThat(Main.commandLine().execute("vars", "set", "--repo", dir.toString(), "--state-dir", state.toString(),
+                "greeting", "hello there")).isZero();
         return repo;
     }
 
@@ -271,8 +279,11 @@ final class GithubWorkflowRun {
         // what only the run knows: the steps before by id, the run's facts, a secret not set reading as empty
         assertThat(log).contains("v=7 pasted=7 outcome=success sha=" + build.get("commit").asText()
                 + " ref=refs/heads/main job=build os=Linux gone=[]", "withheld NOT_SET (not set for this repository)");
+        // the repository's configuration variables, by any case, in a variable, a script, an action and a job's if
+        assertThat(log).contains("var=hello there pasted var=hello there unset var=[]");
         // a local composite action: its input from a step before, its output read by its caller's id
-        assertThat(log).contains("action at /github/workspace/.github/actions/greet", "greeting=hello v7! outcome=success",
+        assertThat(log).contains("action at /github/workspace/.github/actions/greet var=hello there",
+                "greeting=hello v7! outcome=success",
                 "ungreeted outcome=skipped text=[]");
         assertThat(log.split("action at /github/workspace/.github/actions/greet", -1)).as("the greet action ran once").hasSize(2);
         // a JavaScript action on the runner's Node, through GitHub's own @actions/core, exec and io

@@ -114,7 +114,8 @@ class KubernetesExecIT {
     /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
     @Test
     void aGithubActionsWorkflowRunsAsItIs() throws Exception {
-        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), ExecIT.IMAGE).dir, GithubWorkflowRun.args()));
+        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), ExecIT.IMAGE,
+                tmp.resolve("state")).dir, GithubWorkflowRun.args()));
     }
 
     /** A Maven project's workflow with a JDK matrix and a Postgres service, as GitHub runs it (ProjectRuns). */

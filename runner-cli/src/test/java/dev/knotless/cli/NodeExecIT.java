@@ -154,7 +154,8 @@ class NodeExecIT {
     /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
     @Test
     void aGithubActionsWorkflowRunsAsItIs(@TempDir Path tmp) throws Exception {
-        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), image).dir, GithubWorkflowRun.args()));
+        TestRepo github = GithubWorkflowRun.repo(tmp.resolve("github"), image, dir.resolve("state"));
+        GithubWorkflowRun.ranAsGithubWould(exec(github.dir, GithubWorkflowRun.args()));
     }
 
     /** A Maven project's workflow with a JDK matrix and a Postgres service, as GitHub runs it (ProjectRuns). */

@@ -75,6 +75,7 @@ final class JobContexts {
         all.put("job", new Entries(Map.of("status", new Fact(RunFact.STATUS))));
         all.put("env", new Fact(RunFact.ENVIRONMENT));
         all.put("secrets", new Fact(RunFact.SECRETS));
+        all.put("vars", new Fact(RunFact.CONFIGURATION));
         all.put("steps", new RunValue.Steps(Step.JOB));
         Map<String, RunValue> declared = new LinkedHashMap<>();
         inputs.forEach((name, input) -> declared.put(name, new RunValue.Variable(input.variable(), input.kind())));

@@ -51,7 +51,8 @@ final class ReadTime {
     /** What the file alone decides. */
     static final Set<String> NOW = Set.of("matrix", "strategy");
     /** What the run computes as a step starts. */
-    static final Set<String> RUN = Set.of("github", "runner", "job", "env", "secrets", "steps", "inputs", "needs");
+    static final Set<String> RUN = Set.of("github", "runner", "job", "env", "secrets", "vars", "steps", "inputs",
+            "needs");
     /** The variable a step's script reads the value of its {@code n}th expression over secrets from. */
     static final String SECRET_PART = "KNOTLESS_EXPR_";
     private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");

@@ -266,7 +266,7 @@ final class StepReader {
         String actionPath = JobReader.WORKSPACE.directory() + (action.directory().isEmpty() ? "" : "/" + action.directory());
         Map<String, RunValue> base = new LinkedHashMap<>();
         values.runContexts().forEach((context, tree) -> {
-            if (List.of("github", "runner", "job", "env").contains(context)) {
+            if (List.of("github", "runner", "job", "env", "vars").contains(context)) {
                 base.put(context, tree);
             }
         });

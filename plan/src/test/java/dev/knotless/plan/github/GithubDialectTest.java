@@ -430,6 +430,7 @@ class GithubDialectTest {
                     runs-on: ${{ github.ref_name }}
                     steps:
                       - run: echo ${{ vars.REGION }}
+                        timeout-minutes: ${{ vars.MINUTES }}
                       - if: secrets.TOKEN != ''
                         run: 'true'
                       - run: echo ${{ github.actor }}
@@ -448,25 +449,26 @@ class GithubDialectTest {
         assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
                 ".github/workflows/x.yml:4:14: field 'jobs.j.runs-on': reads 'github', which only the run knows, and this"
                         + " field is read before the run starts (the file alone decides only 'matrix' and 'strategy')",
-                ".github/workflows/x.yml:6:14: field 'jobs.j.steps[0].run': reads 'vars', which this runner does not"
-                        + " compute yet",
-                ".github/workflows/x.yml:7:13: field 'jobs.j.steps[1].if': reads 'secrets', which GitHub does not allow"
+                ".github/workflows/x.yml:7:26: field 'jobs.j.steps[0].timeout-minutes': reads 'vars', which only the run"
+                        + " knows, and this field is read before the run starts (the file alone decides only 'matrix' and"
+                        + " 'strategy')",
+                ".github/workflows/x.yml:8:13: field 'jobs.j.steps[1].if': reads 'secrets', which GitHub does not allow"
                         + " in 'if' either; test a variable of the step's 'env' set from the secret instead",
-                ".github/workflows/x.yml:9:14: field 'jobs.j.steps[2].run': reads 'actor' of a context whose properties"
+                ".github/workflows/x.yml:10:14: field 'jobs.j.steps[2].run': reads 'actor' of a context whose properties"
                         + " this runner computes are only: sha, ref, ref_name, ref_type, event_name, repository,"
                         + " repository_owner, run_id, event, workflow, job, workspace",
-                ".github/workflows/x.yml:10:14: field 'jobs.j.steps[3].run': reads 'secrets' as a whole or by a computed"
+                ".github/workflows/x.yml:11:14: field 'jobs.j.steps[3].run': reads 'secrets' as a whole or by a computed"
                         + " name; name each secret as secrets.NAME, so that the runner knows which to grant the step",
-                ".github/workflows/x.yml:11:19: field 'jobs.j.steps[4].env.OK': calls success(), which only a step's"
+                ".github/workflows/x.yml:12:19: field 'jobs.j.steps[4].env.OK': calls success(), which only a step's"
                         + " 'if' may call",
-                ".github/workflows/x.yml:14:26: field 'jobs.j.steps[5].timeout-minutes': calls hashFiles(), which reads"
+                ".github/workflows/x.yml:15:26: field 'jobs.j.steps[5].timeout-minutes': calls hashFiles(), which reads"
                         + " the run's files, and this field is read before the run starts",
-                ".github/workflows/x.yml:16:14: field 'jobs.j.steps[6].run': reads 'secrets' in the script of a shell"
+                ".github/workflows/x.yml:17:14: field 'jobs.j.steps[6].run': reads 'secrets' in the script of a shell"
                         + " other than bash or sh; pass the secret through the step's 'env' and read the variable instead",
-                ".github/workflows/x.yml:17:15: field 'jobs.j.steps[7].name': reads 'secrets', which a name shown on the"
+                ".github/workflows/x.yml:18:15: field 'jobs.j.steps[7].name': reads 'secrets', which a name shown on the"
                         + " check must not hold",
-                ".github/workflows/x.yml:19:14: field 'jobs.j.steps[8].run': reads 'matrix', but the job has no matrix",
-                ".github/workflows/x.yml:20:14: field 'jobs.j.steps[9].run': reads 'level' of a context whose properties"
+                ".github/workflows/x.yml:20:14: field 'jobs.j.steps[8].run': reads 'matrix', but the job has no matrix",
+                ".github/workflows/x.yml:21:14: field 'jobs.j.steps[9].run': reads 'level' of a context whose properties"
                         + " this runner computes are only: none (for 'inputs': no such input is declared; for 'needs':"
                         + " the job needs no such job)");
     }

@@ -131,6 +131,7 @@ public final class Run {
         Path outputs = checks.files().outputDir(request.runId());
         boolean granted = grants.stream().anyMatch(g -> !g.secrets().isEmpty());
         String workspace = request.workflow().workspace().directory();
+        RunFacts facts = RunFacts.of(request);
         return List.of(
                 new StartEnvironment(executor, request, limits),
                 new UploadCheckout(request.checkout(), request.commit(), workspace, limits.checkoutBytes()),
@@ -140,7 +141,7 @@ public final class Run {
                 new BringRuntimes(request.workflow(), request.image(), runtimes),
                 new RunSteps(request.workflow().steps(), workspace, grants, RunVariables.of(request), resumed, journal,
                         limits.killGrace(), request.workflow().stepFiles(), checks.files().summaryPath(request.runId()),
-                        facts(request), request.workflow().outputs(), EventPayload.json(facts(request).values(),
+                        facts, request.workflow().outputs(), EventPayload.json(facts.values(),
                                 request.event(), request.workflow().on().inputs(), RunVariables.of(request))),
                 new ServiceLogs(StartEnvironment.services(request)),
                 new SaveCaches(caches, plan, request, limits.cacheBytes(), masking.masker(), granted),
@@ -151,10 +152,6 @@ public final class Run {
 
     public Check execute(RunRequest request, Cancellation cancellation) {
         return go(request, clock.instant(), null, cancellation);
-    }
-
-    private static RunFacts facts(RunRequest request) {
-        return RunFacts.of(request.repo(), request.defaultRef(), request.commit(), request.ref(), request.event(), request.runId(), request.needed());
     }
 
     /**
@@ -199,8 +196,8 @@ public final class Run {
      */
     private Check go(RunRequest asked, Instant started, @Nullable Resumption resumed, Cancellation cancellation) {
         if (resumed == null) {
-            Optional<StartCondition.NotStarting> notStarting = StartCondition.decide(asked.workflow().condition(), facts(asked),
-                    RunVariables.of(asked));
+            Optional<StartCondition.NotStarting> notStarting = StartCondition.decide(asked.workflow().condition(),
+                    RunFacts.of(asked), RunVariables.of(asked));
             if (notStarting.isPresent()) {
                 return endedBeforeStart(asked, notStarting.get().ending(), notStarting.get().reason());
             }

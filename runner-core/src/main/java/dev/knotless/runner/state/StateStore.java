@@ -8,7 +8,8 @@ import java.time.Clock;
  * The runner's durable state: one SQLite database ({@link StateDatabase}, {@code <state>/runner.db})
  * and one class per table over it: the run queue with each run's final check ({@link #runs}), the
  * progress of going runs ({@link #progress}), the merge queue ({@link #mergeQueue}) and the
- * forge's poll cursors ({@link #cursors}). Every method that changes state has committed, and the
+ * forge's poll cursors ({@link #cursors}); beside it, the repositories' configuration variables
+ * ({@link #variables}). Every method that changes state has committed, and the
  * commit is on disk, when it returns: a kill -9 right after loses nothing a caller could have
  * reported.
  *
@@ -23,14 +24,16 @@ public final class StateStore implements AutoCloseable {
     private final MergeQueueRows mergeQueue;
     private final PollCursors cursors;
     private final ScheduleMarks scheduleMarks;
+    private final RepositoryVariables variables;
 
-    private StateStore(StateDatabase db) {
+    private StateStore(StateDatabase db, RepositoryVariables variables) {
         this.db = db;
         this.runs = new RunQueue(db);
         this.progress = new ProgressJournal(db);
         this.mergeQueue = new MergeQueueRows(db);
         this.cursors = new PollCursors(db);
         this.scheduleMarks = new ScheduleMarks(db);
+        this.variables = variables;
     }
 
     /** Opens (creating and migrating as needed) {@code <stateDir>/runner.db}. */
@@ -39,7 +42,7 @@ public final class StateStore implements AutoCloseable {
     }
 
     public static StateStore open(Path stateDir, Clock clock) throws IOException {
-        return new StateStore(StateDatabase.open(stateDir, clock));
+        return new StateStore(StateDatabase.open(stateDir, clock), RepositoryVariables.in(stateDir));
     }
 
     /** The run queue and the runs' final checks. */
@@ -57,14 +60,19 @@ public final class StateStore implements AutoCloseable {
         return mergeQueue;
     }
 
-    /** How far the forge's poller read each repository. */
     /** The last due time each schedule ran for. */
     public ScheduleMarks scheduleMarks() {
         return scheduleMarks;
     }
 
+    /** How far the forge's poller read each repository. */
     public PollCursors cursors() {
         return cursors;
+    }
+
+    /** The configuration variables an operator set per repository ({@code vars set}). */
+    public RepositoryVariables variables() {
+        return variables;
     }
 
     /** The schema version the database is at. */

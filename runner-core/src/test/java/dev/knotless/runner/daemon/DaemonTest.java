@@ -195,6 +195,7 @@ class DaemonTest {
         TestRepo gh = new TestRepo(temp.resolve("gh")).file("README.md", "gh\n");
         gh.commit();
         forge.add(new Repository("acme/gh", gh.dir.toString(), "main", List.of("a"), List.of()));
+        state.variables().put(dev.knotless.checkout.Mirrors.repoName(gh.dir.toString()), "deploy", "yes");
         daemon = daemon();
         daemon.start();
         await("the first poll took the baseline", () -> baselined("acme/gh"));
@@ -206,10 +207,12 @@ class DaemonTest {
                   rescue: {needs: build, if: failure(), runs-on: x, steps: [{run: 'true'}]}
                   deploy: {if: "github.ref == 'refs/heads/release'", runs-on: x, steps: [{run: 'true'}]}
                   verify: {needs: deploy, runs-on: x, steps: [{run: 'true'}]}
+                  ship: {if: "vars.DEPLOY == 'yes'", runs-on: x, steps: [{run: 'true'}]}
+                  hold: {if: "vars.HOLD == 'yes'", runs-on: x, steps: [{run: 'true'}]}
                 """);
         gh.commit();
-        await("four runs are final", () -> runs().stream().filter(r -> r.repo().equals("acme/gh") && r.status().isFinal())
-                .count() == 4);
+        await("six runs are final", () -> runs().stream().filter(r -> r.repo().equals("acme/gh") && r.status().isFinal())
+                .count() == 6);
         java.util.Map<String, RunRecord> byName = new java.util.HashMap<>();
         runs().stream().filter(r -> r.repo().equals("acme/gh")).forEach(r -> byName.put(r.workflow(), r));
         assertThat(byName.get("GH / build").status()).isEqualTo(CheckStatus.ERROR);
@@ -219,6 +222,9 @@ class DaemonTest {
         assertThat(byName.get("GH / deploy").reason()).isEqualTo("its condition 'github.ref == 'refs/heads/release'' is false");
         assertThat(byName.get("GH / verify").status()).isEqualTo(CheckStatus.SKIPPED);
         assertThat(byName.get("GH / verify").reason()).isEqualTo("needs GH / deploy, which was skipped");
+        // the repository's configuration variables, as the operator set them: one set, one not
+        assertThat(byName.get("GH / ship").status()).as("taken").isEqualTo(CheckStatus.ERROR);
+        assertThat(byName.get("GH / hold").status()).isEqualTo(CheckStatus.SKIPPED);
     }
 
     /**

@@ -22,6 +22,8 @@ import java.util.Objects;
  *     artifacts it gets under /artifacts
  * @param needed how each of those runs ended and what it handed on, for the expressions that read
  *     them; empty when they are not known (a run that needs none, a run read again after a restart)
+ * @param configuration the repository's configuration variables ({@code vars set}) the run may read,
+ *     as GitHub's {@code vars}; empty for an untrusted run, which GitHub gives none either
  */
 public record RunRequest(
         String runId,
@@ -38,7 +40,8 @@ public record RunRequest(
         String defaultImage,
         boolean keep,
         List<String> neededRuns,
-        List<NeededRun> needed) {
+        List<NeededRun> needed,
+        Map<String, String> configuration) {
 
     public RunRequest {
         Objects.requireNonNull(runId, "runId");
@@ -52,31 +55,38 @@ public record RunRequest(
         variables = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(variables));
         neededRuns = List.copyOf(neededRuns);
         needed = List.copyOf(needed);
+        configuration = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(configuration));
     }
 
     /** A request that needs no other run. */
     public RunRequest(String runId, String runnerId, String repo, String commit, String ref, String defaultRef, Event event,
             Trust trust, Workflow workflow, TarSource checkout, Map<String, String> variables, String defaultImage, boolean keep) {
         this(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, variables, defaultImage, keep,
-                List.of(), List.of());
+                List.of(), List.of(), Map.of());
     }
 
     /** The same request, needing {@code runs}. */
     public RunRequest withNeededRuns(List<String> runs) {
         return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, variables,
-                defaultImage, keep, runs, needed);
+                defaultImage, keep, runs, needed, configuration);
     }
 
     /** The same request, knowing how the runs it needs ended ({@code runs}, of those it needs). */
     public RunRequest withNeeded(List<NeededRun> runs) {
         return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, variables,
-                defaultImage, keep, neededRuns, runs);
+                defaultImage, keep, neededRuns, runs, configuration);
     }
 
     /** The same request with {@code value} as its workflow. */
     public RunRequest withWorkflow(Workflow value) {
         return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, value, checkout, variables,
-                defaultImage, keep, neededRuns, needed);
+                defaultImage, keep, neededRuns, needed, configuration);
+    }
+
+    /** The same request, given the repository's configuration {@code variables}. */
+    public RunRequest withConfiguration(Map<String, String> variables) {
+        return new RunRequest(runId, runnerId, repo, commit, ref, defaultRef, event, trust, workflow, checkout, this.variables,
+                defaultImage, keep, neededRuns, needed, variables);
     }
 
     public String image() {

@@ -3,20 +3,36 @@ package dev.knotless.runner.run.step.evaluate;
 import dev.knotless.checks.Event;
 import dev.knotless.plan.RunFact;
 import dev.knotless.runner.run.request.NeededRun;
+import dev.knotless.runner.run.request.RunRequest;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The facts of a run that its request decides ({@link RunFact#COMMIT}, {@link RunFact#REF}, ...),
- * as text, and how the runs it needs ended; the facts its steps make are {@link StepValues}'.
+ * as text, the repository's configuration variables it is given ({@link RunFact#CONFIGURATION}),
+ * and how the runs it needs ended; the facts its steps make are {@link StepValues}'.
  */
-public record RunFacts(Map<RunFact, String> values, List<NeededRun> needed) {
+public record RunFacts(Map<RunFact, String> values, Map<String, String> configuration, List<NeededRun> needed) {
 
     public RunFacts {
         values = Map.copyOf(values);
+        configuration = Collections.unmodifiableMap(new TreeMap<>(configuration));
         needed = List.copyOf(needed);
+    }
+
+    /** The facts of the run {@code request} asks for. */
+    public static RunFacts of(RunRequest request) {
+        return of(request.repo(), request.defaultRef(), request.commit(), request.ref(), request.event(), request.runId(),
+                request.needed()).withConfiguration(request.configuration());
+    }
+
+    /** The same facts, with {@code variables} as the repository's configuration variables. */
+    public RunFacts withConfiguration(Map<String, String> variables) {
+        return new RunFacts(values, variables, needed);
     }
 
     /**
@@ -38,7 +54,7 @@ public record RunFacts(Map<RunFact, String> values, List<NeededRun> needed) {
         facts.put(RunFact.DEFAULT_BRANCH, shortName(defaultRef));
         facts.put(RunFact.RUN_ID, runId);
         facts.put(RunFact.ARCH, arch(System.getProperty("os.arch", "")));
-        return new RunFacts(facts, needed);
+        return new RunFacts(facts, Map.of(), needed);
     }
 
     private static String shortName(String ref) {

@@ -305,6 +305,7 @@ public final class StepValues {
                 }
                 yield strings(secrets);
             }
+            case CONFIGURATION -> strings(facts.configuration());
             case STATUS -> Value.of(status.word());
             default -> {
                 String text = facts.get(f.fact());
