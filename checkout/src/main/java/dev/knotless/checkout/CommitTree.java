@@ -35,12 +35,19 @@ final class CommitTree implements TarSource {
     private final String sha;
     private final byte[] commitObject;
     private final FileTime time;
+    private final boolean history;
 
     CommitTree(Path mirror, String sha, byte[] commitObject) {
+        this(mirror, sha, commitObject, false);
+    }
+
+    /** @param history whether its {@code .git} holds the commit's whole history ({@link HistoryPack}) */
+    CommitTree(Path mirror, String sha, byte[] commitObject, boolean history) {
         this.mirror = mirror;
         this.sha = sha;
         this.commitObject = commitObject.clone();
         this.time = FileTime.fromMillis(committerSeconds(commitObject) * 1000);
+        this.history = history;
     }
 
     @Override
@@ -121,7 +128,10 @@ final class CommitTree implements TarSource {
         return false;
     }
 
-    /** HEAD (detached), config, shallow, the commit object, empty refs. */
+    /**
+     * HEAD (detached), config, empty refs, and either the commit object with a {@code shallow} file
+     * or, for a checkout with history, the history's pack and its tags.
+     */
     private void writeGitDir(TarArchiveOutputStream tar) throws IOException {
         boolean sha256 = sha.length() == 64;
         String config = "[core]\n"
@@ -132,12 +142,20 @@ final class CommitTree implements TarSource {
         directory(tar, ".git/");
         file(tar, ".git/HEAD", (sha + "\n").getBytes(StandardCharsets.US_ASCII), 0644);
         file(tar, ".git/config", config.getBytes(StandardCharsets.US_ASCII), 0644);
-        file(tar, ".git/shallow", (sha + "\n").getBytes(StandardCharsets.US_ASCII), 0644);
         directory(tar, ".git/objects/");
-        directory(tar, ".git/objects/" + sha.substring(0, 2) + "/");
-        file(tar, ".git/objects/" + sha.substring(0, 2) + "/" + sha.substring(2), looseObject(), 0444);
         directory(tar, ".git/objects/info/");
         directory(tar, ".git/objects/pack/");
+        if (history) {
+            try (HistoryPack pack = HistoryPack.of(mirror, sha)) {
+                file(tar, ".git/objects/pack/" + pack.packName(), pack.pack(), 0444);
+                file(tar, ".git/objects/pack/" + pack.indexName(), pack.index(), 0444);
+                file(tar, ".git/packed-refs", pack.packedRefs(), 0644);
+            }
+        } else {
+            file(tar, ".git/shallow", (sha + "\n").getBytes(StandardCharsets.US_ASCII), 0644);
+            directory(tar, ".git/objects/" + sha.substring(0, 2) + "/");
+            file(tar, ".git/objects/" + sha.substring(0, 2) + "/" + sha.substring(2), looseObject(), 0444);
+        }
         directory(tar, ".git/refs/");
         directory(tar, ".git/refs/heads/");
         directory(tar, ".git/refs/tags/");
@@ -159,6 +177,17 @@ final class CommitTree implements TarSource {
         entry.setIds(0, 0);
         entry.setModTime(time);
         tar.putArchiveEntry(entry);
+        tar.closeArchiveEntry();
+    }
+
+    private void file(TarArchiveOutputStream tar, String name, Path content, int mode) throws IOException {
+        TarArchiveEntry entry = new TarArchiveEntry(name);
+        entry.setMode(0100000 | mode);
+        entry.setSize(java.nio.file.Files.size(content));
+        entry.setIds(0, 0);
+        entry.setModTime(time);
+        tar.putArchiveEntry(entry);
+        java.nio.file.Files.copy(content, tar);
         tar.closeArchiveEntry();
     }
 

@@ -231,17 +231,30 @@ public final class Mirror {
      * @throws CheckoutException now, when the commit is not in the mirror
      */
     public TarSource tree(String sha) throws IOException {
+        return tree(sha, false);
+    }
+
+    /**
+     * As {@link #tree(String)}; with {@code history}, the {@code .git} holds the commit's whole
+     * history instead of the commit alone: a pack of every object it reaches and the tags in it
+     * (as {@code actions/checkout} gives with {@code fetch-depth: 0}), so {@code git log}, {@code
+     * git describe --tags} and {@code git merge-base} work in the run. The pack is made by git as
+     * the tar is written.
+     *
+     * @throws CheckoutException now, when the commit is not in the mirror
+     */
+    public TarSource tree(String sha, boolean history) throws IOException {
         requireSha(sha);
         Optional<byte[]> known = commits.commitObject(path, sha);
         if (known.isPresent()) {
-            return new CommitTree(path, sha, known.get());
+            return new CommitTree(path, sha, known.get(), history);
         }
         Git.Result commit = Git.run(path, Git.LOCAL_TIMEOUT, List.of("cat-file", "commit", sha));
         if (!commit.ok()) {
             throw commitNotFound(sha);
         }
         commits.putCommit(path, sha, commit.stdout());
-        return new CommitTree(path, sha, commit.stdout());
+        return new CommitTree(path, sha, commit.stdout(), history);
     }
 
     /**

@@ -143,6 +143,32 @@ class MirrorContentTest {
     }
 
     @Test
+    void aTreeWithHistoryHoldsEveryCommitBeforeItAndTheTagsInItButNotLaterOnes() throws Exception {
+        source.git("tag", "v1.0", sha);
+        source.git("tag", "-a", "v1.1", "-m", "annotated", sha);
+        source.file("second.txt", "two\n");
+        String second = source.commit("second");
+        source.file("third.txt", "three\n");
+        String third = source.commit("third");
+        source.git("tag", "v2.0", third); // after the commit checked out: not in its history
+        mirror = new Mirrors(temp.resolve("state")).mirrorFor(source.dir.toString());
+
+        Path out = extract(mirror.tree(second, true));
+
+        assertThat(TestRepo.run(out, "rev-parse", "HEAD").strip()).isEqualTo(second);
+        assertThat(TestRepo.run(out, "log", "--format=%s").lines()).containsExactly("second", "everything");
+        assertThat(TestRepo.run(out, "describe", "--tags").strip()).startsWith("v1.1-1-g");
+        assertThat(TestRepo.run(out, "tag", "--list").lines()).containsExactly("v1.0", "v1.1");
+        assertThat(TestRepo.run(out, "cat-file", "-t", "v1.1").strip()).isEqualTo("tag");
+        assertThat(TestRepo.run(out, "fsck", "--no-dangling")).doesNotContain("missing");
+        assertThat(out.resolve(".git/shallow")).doesNotExist();
+        // without history: the commit alone, shallow, as before
+        Path alone = extract(mirror.tree(second));
+        assertThat(TestRepo.run(alone, "log", "--format=%s").lines()).containsExactly("second");
+        assertThat(TestRepo.run(alone, "tag", "--list")).isBlank();
+    }
+
+    @Test
     void treeIgnoresExportAttributes() throws Exception {
         Path out = extract(mirror.tree(sha));
 

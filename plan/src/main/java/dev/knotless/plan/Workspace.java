@@ -15,8 +15,10 @@ import org.jspecify.annotations.Nullable;
  *
  * @param directory absolute, in its plain form (no {@code .}, {@code ..} or doubled {@code /})
  * @param home {@code HOME} for the steps, absolute; null to keep the image's own
+ * @param history whether the checkout's {@code .git} holds the commit's whole history and the tags
+ *     in it (GitHub's {@code actions/checkout} with {@code fetch-depth: 0}); otherwise the commit alone
  */
-public record Workspace(String directory, @Nullable String home) {
+public record Workspace(String directory, @Nullable String home, boolean history) {
 
     /** Ours: the checkout in {@code /work}, {@code HOME} as the image sets it. */
     public static final Workspace DEFAULT = new Workspace(RunLayout.WORK, null);
@@ -24,5 +26,15 @@ public record Workspace(String directory, @Nullable String home) {
     public Workspace {
         directory = RunLayout.absolute(directory);
         home = home == null ? null : RunLayout.absolute(home);
+    }
+
+    /** A checkout of the commit alone. */
+    public Workspace(String directory, @Nullable String home) {
+        this(directory, home, false);
+    }
+
+    /** The same workspace, its checkout with the commit's whole history. */
+    public Workspace withHistory() {
+        return new Workspace(directory, home, true);
     }
 }

@@ -187,7 +187,8 @@ final class ExecCommand implements Callable<Integer> {
                 Map<String, Check> endedChecks = new LinkedHashMap<>();
                 for (Workflow w : selected) {
                     RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),
-                            commit.sha(), commit.ref(), defaultRef, ev, trust, w, mirror.tree(commit.sha()), runVariables.get(w),
+                            commit.sha(), commit.ref(), defaultRef, ev, trust, w,
+                            mirror.tree(commit.sha(), w.workspace().history()), runVariables.get(w),
                             images.imageFor(w), keep).withNeededRuns(parsed.runsNeededBy(w))
                             .withNeeded(needed(parsed, parsed.runsNeededBy(w), endedChecks))
                             .withConfiguration(configuration);

@@ -16,7 +16,8 @@ import java.util.List;
 /**
  * A GitHub Actions workflow as a repository has it in {@code .github/workflows}, run by {@code
  * exec} as it is (docs/reference/github-actions.md): a job in a container, its checkout served by
- * the runner's own, the workspace and {@code HOME} where GitHub's container jobs have them, the
+ * the runner's own (with the whole history and its tags: {@code fetch-depth: 0}), the workspace
+ * and {@code HOME} where GitHub's container jobs have them, the
  * environment of workflow, job and step over one another, {@code defaults.run}, GitHub's default
  * shell falling back to {@code sh} in an image without bash, a step's working directory, a
  * {@code failure()} step skipped, values handed back through GitHub's step files and workflow
@@ -123,9 +124,11 @@ final class GithubWorkflowRun {
                               where: ${{ github.ref_name }}
                             steps:
                               - uses: actions/checkout@v4
+                                with: {fetch-depth: 0}
                               - name: where
                                 run: |
                                   echo "workspace=$(pwd) home=$HOME"
+                                  echo "described=$(git describe --tags) commits=$(git rev-list --count HEAD)"
                                   echo "file=$(cat hello.txt)"
                                   echo "level=$LEVEL keep=$KEEP step=$STEP"
                                 env: {STEP: step}
@@ -232,6 +235,9 @@ final class GithubWorkflowRun {
                         """.formatted(image));
         toolkit.copyInto(repo, ".github/actions/js");
         repo.commit();
+        repo.git("tag", "-a", "v0.9", "-m", "the last release");
+        repo.file("later.txt", "after the release\n");
+        repo.commit("after the release");
         assertThat(Main.commandLine().execute("vars", "set", "--repo", dir.toString(), "--state-dir", state.toString(),
                 "greeting", "hello there")).isZero();
         return repo;
@@ -273,6 +279,8 @@ final class GithubWorkflowRun {
         assertThat(handBack.get("outputs").get("result").asText()).isEqualTo("42");
         assertThat(handBack.get("annotations").get(0).get("message").asText()).isEqualTo("look here");
         String log = Files.readString(Path.of(build.get("log").asText()));
+        // actions/checkout with fetch-depth: 0: the whole history and its tags
+        assertThat(log).contains("described=v0.9-1-g" + build.get("commit").asText().substring(0, 7), "commits=2");
         assertThat(log).contains("workspace=/github/workspace home=/github/home", "file=hello from the commit",
                 "level=job keep=workflow step=step", "shell=", "sub=in sub", "from=handed path=/opt/extra:", "token=***")
                 .doesNotContain("never printed").doesNotContain("hidden-token-value");

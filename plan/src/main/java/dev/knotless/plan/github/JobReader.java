@@ -170,9 +170,10 @@ final class JobReader {
         RunDefaults stepDefaults = defaults;
         Node steps = stepsNode;
         Variables stepsAround = jobEnv;
+        CheckoutStep checkout = new CheckoutStep(fields, problems, values);
         List<Step> read = steps == null ? null
-                : problems.read(() -> new StepReader(fields, problems, values, stepDefaults, stepsAround, new LocalActions(commit))
-                        .read(steps, path + ".steps")).orElse(null);
+                : problems.read(() -> new StepReader(fields, problems, values, stepDefaults, stepsAround, new LocalActions(commit),
+                        checkout).read(steps, path + ".steps")).orElse(null);
         if (read == null || problems.any()) {
             return null;
         }
@@ -186,7 +187,8 @@ final class JobReader {
             cell = new MatrixCell(group, shown, strategy.maxParallel(), strategy.failFast());
         }
         return new Workflow(name, fields.file(), around.on(), List.of(), image, timeout, Resources.DEFAULT, variables,
-                List.of(), read, Reports.NONE, services, List.of(), List.of(), cell, WORKSPACE, STEP_FILES, PrePost.NONE,
+                List.of(), read, Reports.NONE, services, List.of(), List.of(), cell,
+                checkout.history() ? WORKSPACE.withHistory() : WORKSPACE, STEP_FILES, PrePost.NONE,
                 outputs, labels, condition, mayFail);
     }
 

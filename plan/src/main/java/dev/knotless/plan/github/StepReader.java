@@ -37,18 +37,8 @@ final class StepReader {
             List.of("id", "name", "run", "shell", "working-directory", "env", "if", "uses", "with", "continue-on-error",
                     "timeout-minutes"),
             Map.of());
-    /**
-     * {@code actions/checkout}'s inputs, with the values that ask for no more than the runner's
-     * checkout gives: the run's commit, one deep, in a fresh workspace, with no credential kept
-     * (the run holds none), so {@code clean} and {@code persist-credentials} take either value.
-     */
-    static final Map<String, Set<String>> CHECKOUT_ACCEPTS = Map.of(
-            "fetch-depth", Set.of("1"), "clean", Set.of("true", "false"), "persist-credentials", Set.of("true", "false"),
-            "lfs", Set.of("false"), "fetch-tags", Set.of("false"), "show-progress", Set.of("true", "false"),
-            "set-safe-directory", Set.of("true", "false"), "submodules", Set.of("false"), "path", Set.of(".", ""));
     static final int MAX_STEPS = 1000;
     private static final Pattern ID = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
-    private static final Pattern CHECKOUT = Pattern.compile("actions/checkout@[A-Za-z0-9._/-]+");
 
     private final Fields fields;
     private final Problems problems;
@@ -57,6 +47,8 @@ final class StepReader {
     /** The workflow's and job's variables the run computes, which a step's own {@code env} overrides. */
     private final Variables around;
     private final LocalActions actions;
+    /** The job's {@code actions/checkout} steps, which tell what its checkout holds. */
+    private final CheckoutStep checkout;
     /** Whose steps these are: {@link Step#JOB}, or a local action's. */
     private final String scope;
     /** What each step's name starts with: the calling step's, for a local action's steps. */
@@ -75,18 +67,19 @@ final class StepReader {
      *     which each step is granted
      */
     StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults, Variables around,
-            LocalActions actions) {
-        this(fields, problems, values, defaults, around, actions, Step.JOB, "");
+            LocalActions actions, CheckoutStep checkout) {
+        this(fields, problems, values, defaults, around, actions, checkout, Step.JOB, "");
     }
 
     private StepReader(Fields fields, Problems problems, ReadTime values, RunDefaults defaults, Variables around,
-            LocalActions actions, String scope, String prefix) {
+            LocalActions actions, CheckoutStep checkout, String scope, String prefix) {
         this.fields = fields;
         this.problems = problems;
         this.values = values;
         this.defaults = defaults;
         this.around = around;
         this.actions = actions;
+        this.checkout = checkout;
         this.scope = scope;
         this.prefix = prefix;
     }
@@ -180,7 +173,8 @@ final class StepReader {
                 case "uses" -> {
                     String action = values.text(value, fieldPath, "an action");
                     if (!action.startsWith("./")) {
-                        script = new Computed.Text(checkout(action, value.at(), fieldPath, map.entries().get("with")));
+                        script = new Computed.Text(checkout.read(action, value.at(), fieldPath, map.entries().get("with"),
+                                scope.equals(Step.JOB)));
                     }
                 }
                 default -> { }
@@ -308,7 +302,8 @@ final class StepReader {
         secrets.addAll(env.secrets());
         secrets.addAll(given.secrets());
         List<Step> steps = new ArrayList<>(new StepReader(action.fields(), problems, actionValues, RunDefaults.NONE,
-                new Variables(variables, secrets), actions.nested(), actionScope, callerName + " / ")
+                new Variables(variables, secrets), actions.nested(), new CheckoutStep(action.fields(), problems, actionValues),
+                actionScope, callerName + " / ")
                 .read(action.steps(), "runs.steps"));
         // the caller's condition reads only what stays the same, so asking it at each of the
         // action's steps answers as GitHub's one asking before the action starts
@@ -349,35 +344,6 @@ final class StepReader {
             given.put(input.key(), value);
         }
         return new Variables(given, secrets);
-    }
-
-    /**
-     * {@code actions/checkout}: the workspace already holds the commit (and a {@code .git} that
-     * {@code git rev-parse} and {@code git describe} read), so the step itself has nothing left
-     * to do. An input that asks for more than that fails closed.
-     */
-    private String checkout(String action, YamlTree.Position at, String path, @Nullable Entry with) throws WorkflowException {
-        if (action.startsWith("docker://")) {
-            throw fields.error(at, path, "'" + action + "': docker actions are not carried out yet");
-        }
-        if (!CHECKOUT.matcher(action).matches()) {
-            throw fields.error(at, path, "'" + action + "': actions other than actions/checkout are not carried out yet;"
-                    + " write the step as 'run'");
-        }
-        if (with != null) {
-            MapNode inputs = fields.map(with.value(), path.replace(".uses", ".with"), "a map of inputs");
-            for (Entry input : inputs.entries().values()) {
-                String inputPath = YamlTree.child(path.replace(".uses", ".with"), input.key());
-                Set<String> accepted = CHECKOUT_ACCEPTS.get(input.key());
-                String given = values.text(input.value(), inputPath, "a value");
-                if (accepted == null || !accepted.contains(given.toLowerCase(java.util.Locale.ROOT))) {
-                    problems.add(fields.error(input.value().at(), inputPath, "actions/checkout's '" + input.key() + ": "
-                            + given + "' is not carried out yet: the runner checks out the run's commit into the workspace,"
-                            + " one commit deep; remove it or do it in a 'run' step"));
-                }
-            }
-        }
-        return ":";
     }
 
     /** The text as written, with the expressions the run evaluates still in it. */

@@ -899,12 +899,42 @@ class GithubDialectTest {
                       - uses: actions/checkout@v4
                         with: {fetch-depth: 1, persist-credentials: false}
                       - uses: actions/checkout@v4
-                        with: {fetch-depth: 0}
+                        with: {fetch-depth: 2}
+                      - uses: actions/checkout@v4
+                        with: {fetch-depth: 0, fetch-tags: false}
                 """));
         assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
-                ".github/workflows/c.yml:9:29: field 'jobs.j.steps[1].with.fetch-depth': actions/checkout's 'fetch-depth: 0'"
+                ".github/workflows/c.yml:9:29: field 'jobs.j.steps[1].with.fetch-depth': actions/checkout's 'fetch-depth: 2'"
                         + " is not carried out yet: the runner checks out the run's commit into the workspace, one commit"
-                        + " deep; remove it or do it in a 'run' step");
+                        + " deep or with its whole history (fetch-depth: 0); remove it or do it in a 'run' step",
+                ".github/workflows/c.yml:11:15: field 'jobs.j.steps[2].with': 'fetch-tags: false' with 'fetch-depth: 0' is not"
+                        + " carried out: the whole history comes with the tags in it");
+    }
+
+    @Test
+    void fetchDepthZeroAsksForTheWholeHistoryInTheJobsCheckout() throws Exception {
+        Workflow whole = dialect.parse(".github/workflows/c.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - uses: actions/checkout@v4
+                        with: {fetch-depth: 0}
+                      - run: git describe --tags
+                """);
+        assertThat(whole.workspace().history()).isTrue();
+        assertThat(whole.workspace().directory()).isEqualTo("/github/workspace");
+        Workflow shallow = dialect.parse(".github/workflows/c.yml", """
+                on: push
+                jobs:
+                  j:
+                    runs-on: linux
+                    steps:
+                      - uses: actions/checkout@v4
+                      - run: git log -1
+                """);
+        assertThat(shallow.workspace().history()).isFalse();
     }
 
     @Test

@@ -97,7 +97,8 @@ final class RunRequests {
                     mirror.repo());
         }
         return new Prepared.Ready(new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(),
-                record.ref(), repo.defaultRef(), record.event(), record.trust(), workflow, mirror.tree(record.commit()),
+                record.ref(), repo.defaultRef(), record.event(), record.trust(), workflow,
+                mirror.tree(record.commit(), workflow.workspace().history()),
                 record.variables(), settings.images().imageFor(workflow), /* keep= */ false)
                 .withNeededRuns(record.links() == null ? java.util.List.of() : record.links().needs())
                 .withNeeded(needed(record, set))
