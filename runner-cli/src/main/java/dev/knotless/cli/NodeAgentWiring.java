@@ -2,7 +2,7 @@ package dev.knotless.cli;
 
 import dev.knotless.executor.Resources;
 import dev.knotless.node.channel.ChannelOptions;
-import dev.knotless.node.image.ImageReference;
+import dev.knotless.registry.ImageReference;
 import dev.knotless.node.process.AgentProcess;
 import dev.knotless.node.process.CniAllocationNetwork;
 import dev.knotless.node.process.Enroller;

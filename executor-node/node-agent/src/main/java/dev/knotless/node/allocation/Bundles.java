@@ -1,7 +1,7 @@
 package dev.knotless.node.allocation;
 
 import dev.knotless.node.agent.AllocationRuntime.RuntimeFailure;
-import dev.knotless.node.image.ImageException;
+import dev.knotless.registry.ImageException;
 import dev.knotless.node.image.ImagePuller;
 import dev.knotless.node.protocol.ProcessHardening;
 import dev.knotless.node.protocol.ServiceContainer;

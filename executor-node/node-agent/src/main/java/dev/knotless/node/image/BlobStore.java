@@ -1,5 +1,7 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.Digest;
+import dev.knotless.registry.ImageException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,5 +1,6 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.ImageException;
 import com.github.luben.zstd.ZstdInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,5 +1,6 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.Digest;
 /** A reference to a blob: what it is, its digest and its exact size in bytes. */
 public record Descriptor(String mediaType, Digest digest, long size) {
 

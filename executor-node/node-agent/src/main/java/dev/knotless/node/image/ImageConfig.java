@@ -1,5 +1,7 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.Digest;
+import dev.knotless.registry.ImageException;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,9 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.Digest;
+import dev.knotless.registry.ImageException;
+import dev.knotless.registry.ImageReference;
+import dev.knotless.registry.Registry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileSystemException;

@@ -1,5 +1,8 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.ManifestTypes;
+import dev.knotless.registry.Digest;
+import dev.knotless.registry.ImageException;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,11 +11,10 @@ import java.util.Set;
 /** Parses the four manifest kinds a registry may answer with into an image manifest or an index. */
 final class Manifests {
 
-    static final String OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
-    static final String OCI_INDEX = "application/vnd.oci.image.index.v1+json";
-    static final String DOCKER_MANIFEST = "application/vnd.docker.distribution.manifest.v2+json";
-    static final String DOCKER_LIST = "application/vnd.docker.distribution.manifest.list.v2+json";
-    static final String ACCEPT = String.join(", ", OCI_MANIFEST, OCI_INDEX, DOCKER_MANIFEST, DOCKER_LIST);
+    static final String OCI_MANIFEST = ManifestTypes.OCI_MANIFEST;
+    static final String OCI_INDEX = ManifestTypes.OCI_INDEX;
+    static final String DOCKER_MANIFEST = ManifestTypes.DOCKER_MANIFEST;
+    static final String DOCKER_LIST = ManifestTypes.DOCKER_LIST;
     private static final Set<String> CONFIG_TYPES = Set.of(
             "application/vnd.oci.image.config.v1+json", "application/vnd.docker.container.image.v1+json");
 

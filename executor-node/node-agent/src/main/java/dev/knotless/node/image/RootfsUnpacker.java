@@ -1,5 +1,7 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.Digest;
+import dev.knotless.registry.ImageException;
 import dev.knotless.executor.TransferLimitException;
 import dev.knotless.tar.ArchiveBudget;
 import dev.knotless.tar.ArchiveLimits;

@@ -10,7 +10,7 @@ import dev.knotless.node.channel.ChannelOptions;
 import dev.knotless.node.channel.TlsIdentity;
 import dev.knotless.node.image.ImagePuller;
 import dev.knotless.node.image.Platform;
-import dev.knotless.node.image.Registry;
+import dev.knotless.registry.Registry;
 import dev.knotless.node.protocol.Ed25519Keys;
 import dev.knotless.node.protocol.KeyFiles;
 import dev.knotless.node.protocol.Keyset;

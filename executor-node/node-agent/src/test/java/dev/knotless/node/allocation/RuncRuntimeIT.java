@@ -22,7 +22,7 @@ import dev.knotless.node.agent.AllocationRuntime;
 import dev.knotless.node.image.ImagePuller;
 import dev.knotless.node.image.Platform;
 import dev.knotless.node.image.ProjectImage;
-import dev.knotless.node.image.Registry;
+import dev.knotless.registry.Registry;
 import dev.knotless.node.protocol.Action;
 import dev.knotless.node.protocol.Result;
 import dev.knotless.node.runc.NodeOptions;

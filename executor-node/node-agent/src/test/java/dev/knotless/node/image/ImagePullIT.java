@@ -1,5 +1,9 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.Digest;
+import dev.knotless.registry.Credentials;
+import dev.knotless.registry.ImageException;
+import dev.knotless.registry.Registry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,7 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.ImageException;
+import dev.knotless.registry.Registry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

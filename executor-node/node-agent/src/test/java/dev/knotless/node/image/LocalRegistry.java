@@ -1,5 +1,6 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.Digest;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

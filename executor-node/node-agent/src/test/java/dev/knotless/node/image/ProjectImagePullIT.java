@@ -1,5 +1,6 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.Registry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,5 +1,6 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.Digest;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -87,6 +88,20 @@ final class Pusher {
             expect(r, 201);
         }
         return new Descriptor(mediaType, digest, bytes.length);
+    }
+
+    /** Names the pushed {@code manifest} by {@code tag} too (its bytes read back and put again under the tag). */
+    void tag(Descriptor manifest, String tag) throws IOException {
+        byte[] bytes;
+        try (Response r = call(new Request.Builder().url(base + "/v2/" + repository + "/manifests/" + manifest.digest())
+                .header("Accept", manifest.mediaType()))) {
+            expect(r, 200);
+            bytes = r.body().bytes();
+        }
+        try (Response r = call(new Request.Builder().url(base + "/v2/" + repository + "/manifests/" + tag)
+                .put(RequestBody.create(bytes, MediaType.get(manifest.mediaType()))))) {
+            expect(r, 201);
+        }
     }
 
     private Response call(Request.Builder request) throws IOException {

@@ -1,5 +1,9 @@
 package dev.knotless.node.image;
 
+import dev.knotless.registry.Credentials;
+import dev.knotless.registry.ImageException;
+import dev.knotless.registry.ImageName;
+import dev.knotless.registry.Registry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -64,6 +68,34 @@ class RegistryAuthIT {
             assertThat(tokens.authorizations).containsExactly(okhttp3.Credentials.basic(USER, password));
 
             assertThatThrownBy(() -> puller(Optional.empty(), "anonymous").pull(image))
+                    .isInstanceOf(ImageException.class)
+                    .hasMessage("token realm " + tokens.realm() + " refused a token for " + repository + " (HTTP 401)");
+        }
+    }
+
+    /** A tag's digest, as the runner pins images: asked through the same challenge, the tag's manifest's digest. */
+    @Test
+    void aTagsDigestIsAskedThroughTheSameChallengeAndFollowsTheTag() throws Exception {
+        Path registryDir = Files.createDirectories(dir.resolve("registry"));
+        try (TokenServer tokens = TokenServer.start(registryDir, USER, password);
+                LocalRegistry registry = LocalRegistry.withTokens(registryDir, tokens.realm(), "knotless-registry",
+                        registryDir.resolve("token.pem"))) {
+            String pushToken = tokens.token(USER, "knotless-registry", "repository:" + repository + ":pull,push");
+            Pusher push = new Pusher(registry.host(), repository, "Bearer " + pushToken);
+            Descriptor layer = push.blob(Pusher.LAYER_GZIP, new Layer().file("hello", "one").tarGz());
+            Descriptor first = push.image(List.of(layer), List.of("cat", "/hello"), List.of());
+            Descriptor second = push.image(List.of(layer), List.of("cat", "/hello", "/hello"), List.of());
+            push.tag(first, "v1");
+            Registry client = new Registry(new OkHttpClient(), Optional.of(new Credentials(USER, password)));
+            ImageName v1 = ImageName.parse(registry.host() + "/" + repository + ":v1").orElseThrow();
+
+            assertThat(client.digestOf(v1)).isEqualTo(first.digest());
+            push.tag(second, "v1"); // the tag moved: the next question sees where it is now
+            assertThat(client.digestOf(v1)).isEqualTo(second.digest());
+            assertThatThrownBy(() -> client.digestOf(ImageName.parse(registry.host() + "/" + repository + ":v9").orElseThrow()))
+                    .isInstanceOf(ImageException.class)
+                    .hasMessage("tag v9 is not in " + registry.host() + "/" + repository);
+            assertThatThrownBy(() -> new Registry(new OkHttpClient(), Optional.empty()).digestOf(v1))
                     .isInstanceOf(ImageException.class)
                     .hasMessage("token realm " + tokens.realm() + " refused a token for " + repository + " (HTTP 401)");
         }

@@ -1,4 +1,4 @@
-package dev.knotless.node.image;
+package dev.knotless.registry;
 
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -20,9 +20,7 @@ public record ImageReference(String registry, String repository, Digest digest) 
         if (registry == null || !HOST.matcher(registry).matches()) {
             throw new IllegalArgumentException("bad registry host '" + registry + "'");
         }
-        if (repository == null || !REPOSITORY.matcher(repository).matches()) {
-            throw new IllegalArgumentException("bad repository name '" + repository + "'");
-        }
+        checkRepository(repository);
         if (digest == null) {
             throw new IllegalArgumentException("image digest is missing");
         }
@@ -37,15 +35,30 @@ public record ImageReference(String registry, String repository, Digest digest) 
             throw new IllegalArgumentException("image '" + image + "' is not pinned: want name@sha256:<64 hex>");
         }
         Digest digest = Digest.parse(image.substring(at + 1));
-        String name = image.substring(0, at);
+        String[] split = split(image.substring(0, at));
+        return new ImageReference(split[0], split[1], digest);
+    }
+
+    /**
+     * A name's registry and repository, as Docker splits them: the first component is a registry
+     * host when it has a dot or a port or is {@code localhost}; otherwise the image is on Docker
+     * Hub, where one-component names live under {@code library/}.
+     */
+    static String[] split(String name) {
         int slash = name.indexOf('/');
         String first = slash < 0 ? "" : name.substring(0, slash);
         if (first.equals("docker.io") || first.equals("index.docker.io")) {
             name = name.substring(slash + 1);
         } else if (slash >= 0 && (first.contains(".") || first.contains(":") || first.equals("localhost"))) {
-            return new ImageReference(first, name.substring(slash + 1), digest);
+            return new String[] {first, name.substring(slash + 1)};
         }
-        return new ImageReference(DOCKER_HUB, name.contains("/") ? name : "library/" + name, digest);
+        return new String[] {DOCKER_HUB, name.contains("/") ? name : "library/" + name};
+    }
+
+    static void checkRepository(String repository) {
+        if (repository == null || !REPOSITORY.matcher(repository).matches()) {
+            throw new IllegalArgumentException("bad repository name '" + repository + "'");
+        }
     }
 
     /** The host without its port. */
@@ -80,16 +93,16 @@ public record ImageReference(String registry, String repository, Digest digest) 
         return registry != null && HOST.matcher(registry).matches();
     }
 
-    static boolean isLoopbackHost(String host) {
+    public static boolean isLoopbackHost(String host) {
         return host.equals("localhost") || host.equals("::1") || host.equals("[::1]")
                 || host.matches("127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}");
     }
 
-    String baseUrl() {
+    public String baseUrl() {
         return baseUrl(Set.of());
     }
 
-    String baseUrl(Set<String> plainHttpRegistries) {
+    public String baseUrl(Set<String> plainHttpRegistries) {
         return (plainHttp(plainHttpRegistries) ? "http://" : "https://") + registry;
     }
 

@@ -1,4 +1,4 @@
-package dev.knotless.node.image;
+package dev.knotless.registry;
 
 /** An image could not be pulled or unpacked; the message is one line that names what and why. */
 public final class ImageException extends Exception {

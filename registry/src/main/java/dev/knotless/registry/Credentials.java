@@ -1,4 +1,4 @@
-package dev.knotless.node.image;
+package dev.knotless.registry;
 
 /** A registry user name and password (or token), sent as Basic auth or to the token realm. */
 public record Credentials(String username, String password) {

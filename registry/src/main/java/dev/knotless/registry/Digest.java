@@ -1,4 +1,4 @@
-package dev.knotless.node.image;
+package dev.knotless.registry;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -44,7 +44,7 @@ public record Digest(String hex) {
         return new Digest(HexFormat.of().formatHex(sha256().digest(bytes)));
     }
 
-    static MessageDigest sha256() {
+    public static MessageDigest sha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {

@@ -1,4 +1,4 @@
-package dev.knotless.node.image;
+package dev.knotless.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -25,7 +25,7 @@ import okhttp3.Response;
  */
 public final class Registry {
 
-    static final long MAX_MANIFEST_BYTES = 4L * 1024 * 1024;
+    public static final long MAX_MANIFEST_BYTES = 4L * 1024 * 1024;
     private static final Pattern PARAM = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
     private final OkHttpClient http;
@@ -66,11 +66,59 @@ public final class Registry {
         this.plainHttpRegistries = Set.copyOf(plainHttpRegistries);
     }
 
+    /** Where a request goes: a repository of a registry, at its base URL. */
+    private record Repo(String registry, String repository, String base) {
+        static Repo of(ImageReference image, Set<String> plainHttp) {
+            return new Repo(image.registry(), image.repository(), image.baseUrl(plainHttp));
+        }
+
+        static Repo of(ImageName name, Set<String> plainHttp) {
+            return new Repo(name.registry(), name.repository(), (name.plainHttp(plainHttp) ? "http://" : "https://")
+                    + name.registry());
+        }
+
+        @Override
+        public String toString() {
+            return registry + "/" + repository;
+        }
+    }
+
+    /**
+     * The digest of the manifest {@code name}'s tag names now (an index or list when the image has
+     * one, as a pull by tag resolves it): the registry's {@code Docker-Content-Digest} of a {@code
+     * HEAD}, or, when it sends none, the digest of the manifest a {@code GET} returns (at most
+     * {@value #MAX_MANIFEST_BYTES} bytes).
+     */
+    public Digest digestOf(ImageName name) throws ImageException {
+        Repo repo = Repo.of(name, plainHttpRegistries);
+        String url = repo.base() + "/v2/" + name.repository() + "/manifests/" + name.tag();
+        try {
+            try (Response head = send(repo, new Request.Builder().url(url).head().header("Accept", ManifestTypes.ACCEPT))) {
+                check(head, repo, "tag " + name.tag());
+                String said = head.header("Docker-Content-Digest");
+                if (said != null) {
+                    try {
+                        return Digest.parse(said);
+                    } catch (IllegalArgumentException e) {
+                        // not a sha256 digest: work it out from the manifest itself
+                    }
+                }
+            }
+            try (Response get = send(repo, new Request.Builder().url(url).header("Accept", ManifestTypes.ACCEPT))) {
+                check(get, repo, "tag " + name.tag());
+                return Digest.of(readAtMost(get.body().byteStream(), MAX_MANIFEST_BYTES, "the manifest of tag " + name.tag()));
+            }
+        } catch (IOException e) {
+            throw unreachable(repo, e);
+        }
+    }
+
     /** The manifest {@code digest} of {@code image}'s repository; its bytes are verified against the digest. */
-    byte[] manifest(ImageReference image, Digest digest) throws ImageException {
-        String url = image.baseUrl(plainHttpRegistries) + "/v2/" + image.repository() + "/manifests/" + digest;
-        try (Response response = send(image, new Request.Builder().url(url).header("Accept", Manifests.ACCEPT))) {
-            check(response, image, "manifest " + digest);
+    public byte[] manifest(ImageReference image, Digest digest) throws ImageException {
+        Repo repo = Repo.of(image, plainHttpRegistries);
+        String url = repo.base() + "/v2/" + image.repository() + "/manifests/" + digest;
+        try (Response response = send(repo, new Request.Builder().url(url).header("Accept", ManifestTypes.ACCEPT))) {
+            check(response, repo, "manifest " + digest);
             long declared = response.body().contentLength();
             if (declared > MAX_MANIFEST_BYTES) {
                 throw new ImageException("manifest " + digest + " of " + image + " is larger than "
@@ -84,21 +132,22 @@ public final class Registry {
             }
             return bytes;
         } catch (IOException e) {
-            throw unreachable(image, e);
+            throw unreachable(repo, e);
         }
     }
 
     /** Opens blob {@code digest}; the caller verifies what it reads and closes the stream. */
-    InputStream blob(ImageReference image, Digest digest, String what) throws ImageException {
-        String url = image.baseUrl(plainHttpRegistries) + "/v2/" + image.repository() + "/blobs/" + digest;
+    public InputStream blob(ImageReference image, Digest digest, String what) throws ImageException {
+        Repo repo = Repo.of(image, plainHttpRegistries);
+        String url = repo.base() + "/v2/" + image.repository() + "/blobs/" + digest;
         Response response;
         try {
-            response = send(image, new Request.Builder().url(url));
+            response = send(repo, new Request.Builder().url(url));
         } catch (IOException e) {
-            throw unreachable(image, e);
+            throw unreachable(repo, e);
         }
         try {
-            check(response, image, what + " " + digest);
+            check(response, repo, what + " " + digest);
         } catch (ImageException e) {
             response.close();
             throw e;
@@ -106,8 +155,8 @@ public final class Registry {
         return response.body().byteStream();
     }
 
-    private Response send(ImageReference image, Request.Builder request) throws IOException, ImageException {
-        String key = image.registry() + "/" + image.repository();
+    private Response send(Repo image, Request.Builder request) throws IOException, ImageException {
+        String key = image.toString();
         String authorization = authorizations.get(key);
         if (authorization != null) {
             request.header("Authorization", authorization);
@@ -123,7 +172,7 @@ public final class Registry {
         return http.newCall(request.header("Authorization", authorization).build()).execute();
     }
 
-    private String answer(ImageReference image, String challenge) throws IOException, ImageException {
+    private String answer(Repo image, String challenge) throws IOException, ImageException {
         String scheme = challenge.split(" ", 2)[0];
         if (scheme.equalsIgnoreCase("Basic")) {
             Credentials c = credentials.orElseThrow(() -> new ImageException("registry " + image.registry()
@@ -177,11 +226,11 @@ public final class Registry {
                 || realm.port() == 80 && plainHttpRegistries.contains(realm.host());
     }
 
-    private static void check(Response response, ImageReference image, String what) throws ImageException {
+    private static void check(Response response, Repo image, String what) throws ImageException {
         if (response.isSuccessful()) {
             return;
         }
-        String where = image.registry() + "/" + image.repository();
+        String where = image.toString();
         throw new ImageException(switch (response.code()) {
             case 401, 403 -> "registry refused access to " + what + " of " + where + " (HTTP " + response.code() + ")";
             case 404 -> what + " is not in " + where;
@@ -197,7 +246,7 @@ public final class Registry {
         return bytes;
     }
 
-    private static ImageException unreachable(ImageReference image, IOException e) {
+    private static ImageException unreachable(Repo image, IOException e) {
         return new ImageException("cannot reach registry " + image.registry() + ": " + e.getMessage(), e);
     }
 }
