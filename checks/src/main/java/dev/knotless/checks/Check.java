@@ -22,6 +22,9 @@ import org.jspecify.annotations.Nullable;
  * @param continuedOnError it failed (or ended in an error) in a workflow that may fail without
  *     failing what runs it (GitHub's job {@code continue-on-error}): shown as it ended, counted as
  *     passed by {@code exec}'s exit code and by the runs that need it
+ * @param images the images its environment was made of, pinned by digest as the run started: each
+ *     as the workflow named it to the reference the executor was given ({@code name@sha256:...});
+ *     an image that could not be pinned is not here (its run's log says why)
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record Check(
@@ -51,7 +54,9 @@ public record Check(
         @JsonInclude(JsonInclude.Include.NON_EMPTY)
         @Nullable Map<String, String> jobOutputs,
         @JsonInclude(JsonInclude.Include.NON_DEFAULT)
-        boolean continuedOnError) {
+        boolean continuedOnError,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        @Nullable Map<String, String> images) {
 
     public Check {
         Objects.requireNonNull(id, "id");
@@ -59,6 +64,17 @@ public record Check(
         steps = List.copyOf(steps);
         outputs = List.copyOf(outputs);
         jobOutputs = jobOutputs == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(jobOutputs));
+        images = images == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(images));
+    }
+
+    /** A check whose images are not known (one made before its environment, or before images were pinned). */
+    public Check(String id, String repo, String commit, String ref, String workflow, Event event, String runner,
+            ExecutorName executor, CheckStatus status, @Nullable String reason, Instant startedAt, @Nullable Instant finishedAt,
+            List<StepResult> steps, List<Output> outputs, @Nullable String log, @Nullable TestSummary tests,
+            @Nullable ScheduledFor scheduled, @Nullable SavedArtifacts artifacts, @Nullable String summary,
+            @Nullable Map<String, String> jobOutputs, boolean continuedOnError) {
+        this(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps, outputs, log,
+                tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, Map.of());
     }
 
     /** A check whose failure fails what runs it. */
@@ -100,32 +116,32 @@ public record Check(
     /** This check with {@code summary} as what its test reports say. */
     public Check withTests(@Nullable TestSummary summary) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, summary, scheduled, artifacts, this.summary, jobOutputs, continuedOnError);
+                outputs, log, summary, scheduled, artifacts, this.summary, jobOutputs, continuedOnError, images);
     }
 
     /** This check with {@code value} as the cron time its run was due at. */
     public Check withScheduled(@Nullable ScheduledFor value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, value, artifacts, summary, jobOutputs, continuedOnError);
+                outputs, log, tests, value, artifacts, summary, jobOutputs, continuedOnError, images);
     }
 
     /** This check with {@code value} as what its run saved for the workflows that need it. */
     public Check withArtifacts(@Nullable SavedArtifacts value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, value, summary, jobOutputs, continuedOnError);
+                outputs, log, tests, scheduled, value, summary, jobOutputs, continuedOnError, images);
     }
 
     /** This check with {@code path} as where its steps' summary is. */
     public Check withSummary(@Nullable String path) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, artifacts, path, jobOutputs, continuedOnError);
+                outputs, log, tests, scheduled, artifacts, path, jobOutputs, continuedOnError, images);
     }
 
     /** This check as one whose failure fails nothing that runs it ({@link #continuedOnError}). */
     public Check continuingOnError() {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
                 outputs, log, tests, scheduled, artifacts, summary, jobOutputs,
-                status == CheckStatus.FAILURE || status == CheckStatus.ERROR);
+                status == CheckStatus.FAILURE || status == CheckStatus.ERROR, images);
     }
 
     /**
@@ -139,7 +155,13 @@ public record Check(
     /** This check with {@code values} as what its run hands to the runs that need it. */
     public Check withJobOutputs(Map<String, String> values) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, artifacts, summary, values, continuedOnError);
+                outputs, log, tests, scheduled, artifacts, summary, values, continuedOnError, images);
+    }
+
+    /** This check with {@code pinned} as the images its environment was made of ({@link #images}). */
+    public Check withImages(Map<String, String> pinned) {
+        return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
+                outputs, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, pinned);
     }
 
     /** A run's check while it goes: no steps, outputs or end yet. */
@@ -153,7 +175,7 @@ public record Check(
             throw new IllegalStateException("check " + id + " is final (" + status.wireName() + "); its steps are set");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, ended,
-                outputs, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError);
+                outputs, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, images);
     }
 
     /** A final {@code error} check of a run that never got as far as its steps: steps unknown. */
@@ -186,7 +208,7 @@ public record Check(
             throw new IllegalArgumentException(newStatus.wireName() + " is not a final status");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, newStatus, newReason, startedAt,
-                at, endedSteps, collected, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError);
+                at, endedSteps, collected, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, images);
     }
 
     /** What this check is about. */

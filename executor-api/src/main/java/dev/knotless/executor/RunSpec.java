@@ -52,6 +52,11 @@ public record RunSpec(
         }
     }
 
+    /** The same spec with {@code value} as its image and {@code withServices} as its services (their images pinned). */
+    public RunSpec withImages(String value, List<ServiceSpec> withServices) {
+        return new RunSpec(runnerId, runId, value, resources, trust, timeout, killGrace, labels, keep, hardening, withServices);
+    }
+
     /** The service named {@code name}. */
     public Optional<ServiceSpec> service(String name) {
         return services.stream().filter(s -> s.name().equals(name)).findFirst();

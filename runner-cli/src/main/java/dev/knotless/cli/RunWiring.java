@@ -7,6 +7,7 @@ import dev.knotless.checks.CheckStore;
 import dev.knotless.executor.Executor;
 import dev.knotless.runner.run.record.CheckRecorder;
 import dev.knotless.runner.run.Run;
+import dev.knotless.runner.run.environment.ImagePins;
 import dev.knotless.runner.run.recovery.RunJournal;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.record.RunListener;
@@ -26,7 +27,8 @@ final class RunWiring {
     static Run run(Executor executor, Path stateDir, CheckRecorder checks, SecretStore secrets, RunListener listener,
             RunLimits limits, long cacheBudget, RunJournal journal, Clock clock, Runtimes runtimes) {
         CacheStore caches = new CacheStore(stateDir.resolve("cache"), cacheBudget, clock);
-        return new Run(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM, runtimes);
+        return new Run(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM, runtimes,
+                ImagePins.fromRegistries());
     }
 
     /** A one-shot run's: check files only, in no queue and shown by no forge. */

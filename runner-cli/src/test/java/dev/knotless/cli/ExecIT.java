@@ -180,8 +180,10 @@ class ExecIT {
     /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
     @Test
     void aGithubActionsWorkflowRunsAsItIs() throws Exception {
-        TestRepo github = GithubWorkflowRun.repo(tmp.resolve("github"), IMAGE, tmp.resolve("state"));
-        GithubWorkflowRun.ranAsGithubWould(exec(github.dir, GithubWorkflowRun.args()));
+        try (LoopbackRegistry registry = new LoopbackRegistry(tmp.resolve("registry"))) {
+            TestRepo github = GithubWorkflowRun.repo(tmp.resolve("github"), registry.pushed(IMAGE), tmp.resolve("state"));
+            GithubWorkflowRun.ranAsGithubWould(exec(github.dir, GithubWorkflowRun.args()));
+        }
     }
 
     /** As on GitHub, a run of a pull request (untrusted here) reads none of the repository's variables. */

@@ -45,7 +45,8 @@ final class GithubWorkflowRun {
     }
 
     /**
-     * The repository in {@code dir}, its jobs in {@code image}, with its configuration variables set
+     * The repository in {@code dir}, its jobs in {@code image} (named by tag in a registry, which
+     * the runner pins by digest), with its configuration variables set
      * in the runner's {@code state} as an operator sets them.
      */
     static TestRepo repo(Path dir, String image, Path state) throws Exception {
@@ -263,6 +264,13 @@ final class GithubWorkflowRun {
         assertThat(Files.readString(Path.of(check(r, "GH / report").get("log").asText())))
                 .contains("report build=success deploy=skipped experimental=success");
         JsonNode build = check(r, "GH / build");
+        // the job's image, named by tag in a registry, pinned by digest as the run started
+        assertThat(build.get("images").size()).as(build.toString()).isEqualTo(1);
+        String asked = build.get("images").fieldNames().next();
+        String pinned = build.get("images").get(asked).asText();
+        assertThat(pinned).matches(java.util.regex.Pattern.quote(asked.substring(0, asked.lastIndexOf(':')))
+                + "@sha256:[0-9a-f]{64}");
+        assertThat(Files.readString(Path.of(build.get("log").asText()))).contains("image " + asked + " is " + pinned);
         List<String> steps = new ArrayList<>();
         for (JsonNode step : build.get("steps")) {
             steps.add(step.get("name").asText() + ":" + step.get("status").asText());

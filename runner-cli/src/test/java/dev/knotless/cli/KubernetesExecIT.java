@@ -114,8 +114,10 @@ class KubernetesExecIT {
     /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
     @Test
     void aGithubActionsWorkflowRunsAsItIs() throws Exception {
-        GithubWorkflowRun.ranAsGithubWould(exec(GithubWorkflowRun.repo(tmp.resolve("github"), ExecIT.IMAGE,
-                tmp.resolve("state")).dir, GithubWorkflowRun.args()));
+        try (LoopbackRegistry registry = new LoopbackRegistry(tmp.resolve("registry"))) {
+            TestRepo github = GithubWorkflowRun.repo(tmp.resolve("github"), registry.pushed(ExecIT.IMAGE), tmp.resolve("state"));
+            GithubWorkflowRun.ranAsGithubWould(exec(github.dir, GithubWorkflowRun.args()));
+        }
     }
 
     /** A Maven project's workflow with a JDK matrix and a Postgres service, as GitHub runs it (ProjectRuns). */

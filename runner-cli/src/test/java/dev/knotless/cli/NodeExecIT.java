@@ -154,7 +154,8 @@ class NodeExecIT {
     /** A GitHub Actions workflow as it is: the plan is the same for every executor. */
     @Test
     void aGithubActionsWorkflowRunsAsItIs(@TempDir Path tmp) throws Exception {
-        TestRepo github = GithubWorkflowRun.repo(tmp.resolve("github"), image, dir.resolve("state"));
+        // named by tag, as a workflow names it: the runner pins it by digest, which the node needs
+        TestRepo github = GithubWorkflowRun.repo(tmp.resolve("github"), rig.tag, dir.resolve("state"));
         GithubWorkflowRun.ranAsGithubWould(exec(github.dir, GithubWorkflowRun.args()));
     }
 

@@ -17,8 +17,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 
@@ -35,13 +33,10 @@ final class NodeRig implements AutoCloseable {
     final String image;
     final int listen;
     final String tag;
-    private final int registryPort;
-    /** Every tag the rig gave an image it pushed, removed again by {@link #close}. */
-    private final List<String> tags = new ArrayList<>();
     private final Path nodes;
     private final Path runnerKey;
     private final String bridge;
-    private final Process registry;
+    private final LoopbackRegistry registry;
     private final Process node;
 
     NodeRig(Path dir) throws Exception {
@@ -50,17 +45,12 @@ final class NodeRig implements AutoCloseable {
 
     NodeRig(Path dir, Join join) throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "skipped: the node agent needs root");
-        for (String binary : List.of("/usr/bin/docker-registry", "/usr/sbin/runc", "/usr/lib/cni/bridge")) {
+        for (String binary : List.of("/usr/sbin/runc", "/usr/lib/cni/bridge")) {
             assumeTrue(Files.isExecutable(Path.of(binary)), () -> "skipped: " + binary + " is missing (scripts/test installs it)");
         }
         this.dir = dir;
-        int registryPort = freePort();
-        Files.writeString(dir.resolve("registry.yml"), String.join("\n", "version: 0.1", "log:", "  level: warn", "storage:",
-                "  filesystem:", "    rootdirectory: " + dir.resolve("registry"), "http:", "  addr: 127.0.0.1:" + registryPort, ""));
-        registry = new ProcessBuilder("/usr/bin/docker-registry", "serve", dir.resolve("registry.yml").toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("registry.log").toFile()).start();
-        this.registryPort = registryPort;
-        tag = "127.0.0.1:" + registryPort + "/knotless-cli/test:" + HexFormat.of().formatHex(random(4));
+        registry = new LoopbackRegistry(dir);
+        tag = registry.tagFor("test");
         image = pushed(TestImages.ensureBuilt(), tag);
 
         String runnerKeyId = cli("node", "keygen", "--out", dir.resolve("runner").toString()).strip();
@@ -104,21 +94,11 @@ final class NodeRig implements AutoCloseable {
 
     /** {@code local}, a local image, pushed to the rig's registry: its name there, by digest (a node takes no other). */
     String pushed(String local) throws Exception {
-        String name = local.substring(local.indexOf('/') + 1).replace(":", "-");
-        return pushed(local, "127.0.0.1:" + registryPort + "/knotless-cli/" + name + ":" + HexFormat.of().formatHex(random(4)));
+        return pushed(local, registry.tagFor(local.substring(local.indexOf('/') + 1).replace(":", "-")));
     }
 
     private String pushed(String local, String as) throws Exception {
-        run("docker", "tag", local, as);
-        tags.add(as);
-        String pushed = "";
-        for (int attempt = 0; attempt < 50 && !pushed.contains("digest: "); attempt++) {
-            Thread.sleep(100);
-            pushed = run("docker", "push", as);
-        }
-        Matcher digest = Pattern.compile("digest: (sha256:[0-9a-f]{64})").matcher(pushed);
-        assertThat(digest.find()).as(pushed).isTrue();
-        return as.substring(0, as.lastIndexOf(':')) + "@" + digest.group(1);
+        return as.substring(0, as.lastIndexOf(':')) + "@" + registry.push(local, as);
     }
 
     Path runnerKey() {
@@ -159,11 +139,7 @@ final class NodeRig implements AutoCloseable {
         // The node's images and allocations are root's files with links out of the tree; removed here, quietly.
         run("rm", "-rf", dir.resolve("node-state").toString());
         System.out.println("node log (tail): " + log.substring(Math.max(0, log.length() - 3000)));
-        registry.destroy();
-        registry.waitFor(10, TimeUnit.SECONDS);
-        for (String t : tags) {
-            run("docker", "rmi", t);
-        }
+        registry.close();
     }
 
     static String cli(String... args) {

@@ -11,6 +11,7 @@ import dev.knotless.executor.ResumedSession;
 import dev.knotless.executor.StopSignal;
 import dev.knotless.runner.run.environment.CeilingFit;
 import dev.knotless.runner.run.environment.ServiceLogs;
+import dev.knotless.runner.run.environment.ImagePins;
 import dev.knotless.runner.run.environment.StartEnvironment;
 import dev.knotless.runner.run.output.CollectOutputs;
 import dev.knotless.runner.run.output.CollectReports;
@@ -95,19 +96,23 @@ public final class Run {
     private final Clock clock;
     private final Ticker ticker;
     private final Runtimes runtimes;
+    private final ImagePins pins;
 
+    /** A run that brings nothing into its environments and pins no image. */
     public Run(Executor executor, CheckRecorder checks, SecretStore secrets, CacheStore caches, RunListener listener,
                RunLimits limits, RunJournal journal, Clock clock) {
-        this(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM, Runtimes.NONE);
+        this(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM, Runtimes.NONE,
+                ImagePins.NONE);
     }
 
     /**
      * @param clock wall time, for the instants a check shows
      * @param ticker monotonic time, for the phases' deadlines
      * @param runtimes what the runner brings into runs whose steps need it
+     * @param pins how the images of a run are pinned by digest as it starts
      */
     public Run(Executor executor, CheckRecorder checks, SecretStore secrets, CacheStore caches, RunListener listener,
-               RunLimits limits, RunJournal journal, Clock clock, Ticker ticker, Runtimes runtimes) {
+               RunLimits limits, RunJournal journal, Clock clock, Ticker ticker, Runtimes runtimes, ImagePins pins) {
         this.executor = executor;
         this.checks = checks;
         this.secrets = secrets;
@@ -118,6 +123,7 @@ public final class Run {
         this.clock = clock;
         this.ticker = ticker;
         this.runtimes = runtimes;
+        this.pins = pins;
     }
 
     /**
@@ -133,7 +139,7 @@ public final class Run {
         String workspace = request.workflow().workspace().directory();
         RunFacts facts = RunFacts.of(request);
         return List.of(
-                new StartEnvironment(executor, request, limits),
+                new StartEnvironment(executor, request, limits, pins),
                 new UploadCheckout(request.checkout(), request.commit(), workspace, limits.checkoutBytes()),
                 new RestoreCaches(caches, plan, request.ref(), request.defaultRef(), request.trust()),
                 new RestoreArtifacts(caches, request),

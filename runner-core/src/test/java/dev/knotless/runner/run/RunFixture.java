@@ -78,7 +78,7 @@ public final class RunFixture {
     /** A run whose deadlines are measured on {@code ticker}, its instants on {@link #clock}. */
     public Run run(RecordingExecutor executor, dev.knotless.time.Ticker ticker) {
         return new Run(executor, CheckRecorder.filesOnly(files), secrets, caches, RunListener.NONE, limits, journal, clock,
-                ticker, dev.knotless.runner.run.runtime.Runtimes.NONE);
+                ticker, dev.knotless.runner.run.runtime.Runtimes.NONE, dev.knotless.runner.run.environment.ImagePins.NONE);
     }
 
     public RunRequest request(String yaml) {

@@ -376,7 +376,8 @@ public final class NodeExecutor implements Executor, Resumption {
             return Names.image(image);
         } catch (IllegalArgumentException e) {
             throw new ExecutorException(Failure.Kind.IMAGE, "image '" + image
-                    + "' is not pinned by digest; the node executor runs images by digest only (name@sha256:<64 hex>)");
+                    + "' is not pinned by digest; the node executor runs images by digest only (name@sha256:<64 hex>),"
+                    + " and the runner pins a tag only where the name spells out its registry (host/name:tag)");
         }
     }
 

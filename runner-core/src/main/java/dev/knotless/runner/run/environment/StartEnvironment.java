@@ -14,11 +14,30 @@ import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.runner.run.phase.Verdict;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
+import dev.knotless.runner.run.phase.Findings;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Asks the executor for the run's environment. */
-public record StartEnvironment(Executor executor, RunRequest request, RunLimits limits) implements Phase {
+/**
+ * Asks the executor for the run's environment, its images pinned by digest first ({@link
+ * ImagePins}): what was pinned the check records, what was not the log says, with why.
+ */
+public final class StartEnvironment implements Phase {
+
+    private final Executor executor;
+    private final RunRequest request;
+    private final RunLimits limits;
+    private final ImagePins pins;
+    private final Map<String, String> pinned = new LinkedHashMap<>();
+
+    public StartEnvironment(Executor executor, RunRequest request, RunLimits limits, ImagePins pins) {
+        this.executor = executor;
+        this.request = request;
+        this.limits = limits;
+        this.pins = pins;
+    }
 
     /**
      * What the executor is asked for: the same for a run's start and for its resumption.
@@ -50,7 +69,7 @@ public record StartEnvironment(Executor executor, RunRequest request, RunLimits 
     @Override
     public void run(RunContext run) {
         RunRequest r = request;
-        RunSpec spec = spec(r, limits, run.stop().deadline().left());
+        RunSpec spec = pinned(spec(r, limits, run.stop().deadline().left()), run);
         run.log().notice("starting " + r.image() + " on " + executor.name()
                 + (r.trust() == dev.knotless.executor.Trust.UNTRUSTED
                         ? " (untrusted: " + executor.untrustedNetwork().description() + ")" : ""));
@@ -70,5 +89,38 @@ public record StartEnvironment(Executor executor, RunRequest request, RunLimits 
             }
             run.verdict().fail(new Verdict(CheckStatus.ERROR, DefaultedImage.reason(r, f)));
         }
+    }
+
+    @Override
+    public Findings addTo(Findings findings) {
+        return findings.withImages(pinned);
+    }
+
+    /** {@code spec} with its images pinned where they could be; each left as named told to the log, with why. */
+    private RunSpec pinned(RunSpec spec, RunContext run) {
+        if (!pins.asks()) {
+            return spec;
+        }
+        String image = pin(spec.image(), run);
+        List<ServiceSpec> services = new ArrayList<>();
+        for (ServiceSpec s : spec.services()) {
+            services.add(new ServiceSpec(s.name(), pin(s.image(), run), s.variables(), s.command(), s.ports(),
+                    s.readyWithin()));
+        }
+        return spec.withImages(image, services);
+    }
+
+    private String pin(String image, RunContext run) {
+        ImagePins.Pin pin = pins.pin(image);
+        switch (pin) {
+            case ImagePins.Pinned p -> {
+                pinned.put(p.asked(), p.reference());
+                run.log().notice("image " + p.asked() + " is " + p.reference());
+            }
+            case ImagePins.Kept k when k.why() != null -> run.log().notice("image " + k.asked() + " is not pinned: " + k.why());
+            case ImagePins.Kept k -> { }
+            case ImagePins.Unasked u -> { }
+        }
+        return pin.reference();
     }
 }

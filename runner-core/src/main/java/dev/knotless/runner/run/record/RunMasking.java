@@ -57,7 +57,15 @@ public record RunMasking(Masker masker) {
                 c.artifacts() == null ? null : new dev.knotless.checks.SavedArtifacts(
                         c.artifacts().paths().stream().map(this::line).toList(), c.artifacts().bytes()), c.summary(),
                 // left out as they were worked out when they held a masked value: what is kept is whole
-                c.jobOutputs(), c.continuedOnError());
+                c.jobOutputs(), c.continuedOnError(), images(c.images()));
+    }
+
+    private Map<String, String> images(@org.jspecify.annotations.Nullable Map<String, String> images) {
+        Map<String, String> shown = new LinkedHashMap<>();
+        if (images != null) {
+            images.forEach((asked, pinned) -> shown.put(line(asked), line(pinned)));
+        }
+        return shown;
     }
 
     /** A test summary's names, messages and notes are the run's output: masked like it. */
