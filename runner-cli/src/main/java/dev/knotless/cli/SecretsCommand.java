@@ -1,6 +1,5 @@
 package dev.knotless.cli;
 
-import dev.knotless.checkout.Mirrors;
 import dev.knotless.secrets.Secret;
 import dev.knotless.secrets.SecretStore;
 import java.io.IOException;
@@ -13,7 +12,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -22,29 +20,11 @@ import picocli.CommandLine.Spec;
         subcommands = {SecretsCommand.Set.class, SecretsCommand.List.class, SecretsCommand.Remove.class})
 final class SecretsCommand extends CommandGroup {
 
-    /** --repo and --state-dir, shared by the subcommands. */
-    static final class Target {
-        @Option(names = "--repo", required = true, paramLabel = "REPO",
-                description = "The repository: the same path or URL given to exec.")
-        String repo;
-
-        @Mixin
-        StateDirOption state;
-
-        String repoName() throws IOException {
-            return Mirrors.repoName(repo);
-        }
-
-        SecretStore store() {
-            return SecretStore.encryptedFile(state.stateDir());
-        }
-    }
-
     @Command(name = "set", mixinStandardHelpOptions = true,
             description = {"Sets a secret; the value is read from standard input, never from the command line.",
                     "One trailing newline is dropped (as in `echo value | knotless-run secrets set …`)."})
     static final class Set implements Callable<Integer> {
-        @Mixin Target target;
+        @Mixin RepositoryOption target;
 
         @Parameters(index = "0", paramLabel = "NAME", description = "A shell variable name.")
         String name;
@@ -55,7 +35,7 @@ final class SecretsCommand extends CommandGroup {
         public Integer call() throws IOException {
             Secret.checkName(name);
             String value = readValue(System.in);
-            target.store().put(target.repoName(), new Secret(name, value));
+            SecretStore.encryptedFile(target.stateDir()).put(target.repoName(), new Secret(name, value));
             spec.commandLine().getErr().println("secret " + name + " set for " + target.repoName());
             return ExitCodes.SUCCESS;
         }
@@ -63,13 +43,13 @@ final class SecretsCommand extends CommandGroup {
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the names of a repository's secrets (never values).")
     static final class List implements Callable<Integer> {
-        @Mixin Target target;
+        @Mixin RepositoryOption target;
 
         @Spec CommandSpec spec;
 
         @Override
         public Integer call() throws IOException {
-            for (String name : target.store().names(target.repoName())) {
+            for (String name : SecretStore.encryptedFile(target.stateDir()).names(target.repoName())) {
                 spec.commandLine().getOut().println(name);
             }
             spec.commandLine().getOut().flush();
@@ -79,7 +59,7 @@ final class SecretsCommand extends CommandGroup {
 
     @Command(name = "rm", mixinStandardHelpOptions = true, description = "Removes a secret.")
     static final class Remove implements Callable<Integer> {
-        @Mixin Target target;
+        @Mixin RepositoryOption target;
 
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
@@ -88,7 +68,7 @@ final class SecretsCommand extends CommandGroup {
 
         @Override
         public Integer call() throws IOException {
-            if (!target.store().remove(target.repoName(), name)) {
+            if (!SecretStore.encryptedFile(target.stateDir()).remove(target.repoName(), name)) {
                 spec.commandLine().getErr().println("knotless-run: no secret " + name + " for " + target.repoName());
                 return ExitCodes.USAGE;
             }

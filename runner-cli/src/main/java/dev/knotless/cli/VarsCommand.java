@@ -1,6 +1,5 @@
 package dev.knotless.cli;
 
-import dev.knotless.checkout.Mirrors;
 import dev.knotless.runner.state.RepositoryVariables;
 import java.io.IOException;
 import java.util.Map;
@@ -8,7 +7,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -18,29 +16,11 @@ import picocli.CommandLine.Spec;
         subcommands = {VarsCommand.Set.class, VarsCommand.List.class, VarsCommand.Remove.class})
 final class VarsCommand extends CommandGroup {
 
-    /** --repo and --state-dir, shared by the subcommands. */
-    static final class Target {
-        @Option(names = "--repo", required = true, paramLabel = "REPO",
-                description = "The repository: the same path or URL given to exec.")
-        String repo;
-
-        @Mixin
-        StateDirOption state;
-
-        String repoName() throws IOException {
-            return Mirrors.repoName(repo);
-        }
-
-        RepositoryVariables store() {
-            return RepositoryVariables.in(state.stateDir());
-        }
-    }
-
     @Command(name = "set", mixinStandardHelpOptions = true,
             description = {"Sets a variable. Names are letters, digits and _, told apart without regard to case and kept",
                     "in upper case, not starting with GITHUB_; a value is at most 48 KiB (GitHub's rules)."})
     static final class Set implements Callable<Integer> {
-        @Mixin Target target;
+        @Mixin RepositoryOption target;
 
         @Parameters(index = "0", paramLabel = "NAME", description = "The variable's name.")
         String name;
@@ -52,7 +32,7 @@ final class VarsCommand extends CommandGroup {
 
         @Override
         public Integer call() throws IOException {
-            String kept = target.store().put(target.repoName(), name, value);
+            String kept = RepositoryVariables.in(target.stateDir()).put(target.repoName(), name, value);
             spec.commandLine().getErr().println("variable " + kept + " set for " + target.repoName());
             return ExitCodes.SUCCESS;
         }
@@ -60,13 +40,13 @@ final class VarsCommand extends CommandGroup {
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists a repository's variables, NAME=VALUE a line.")
     static final class List implements Callable<Integer> {
-        @Mixin Target target;
+        @Mixin RepositoryOption target;
 
         @Spec CommandSpec spec;
 
         @Override
         public Integer call() throws IOException {
-            for (Map.Entry<String, String> variable : target.store().of(target.repoName()).entrySet()) {
+            for (Map.Entry<String, String> variable : RepositoryVariables.in(target.stateDir()).of(target.repoName()).entrySet()) {
                 spec.commandLine().getOut().println(variable.getKey() + "=" + variable.getValue());
             }
             spec.commandLine().getOut().flush();
@@ -76,7 +56,7 @@ final class VarsCommand extends CommandGroup {
 
     @Command(name = "rm", mixinStandardHelpOptions = true, description = "Removes a variable.")
     static final class Remove implements Callable<Integer> {
-        @Mixin Target target;
+        @Mixin RepositoryOption target;
 
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
@@ -85,7 +65,7 @@ final class VarsCommand extends CommandGroup {
 
         @Override
         public Integer call() throws IOException {
-            if (!target.store().remove(target.repoName(), name)) {
+            if (!RepositoryVariables.in(target.stateDir()).remove(target.repoName(), name)) {
                 spec.commandLine().getErr().println("knotless-run: no variable " + name + " for " + target.repoName());
                 return ExitCodes.USAGE;
             }

@@ -76,6 +76,7 @@ final class LoopbackRegistry implements AutoCloseable {
         }
     }
 
+    /** Runs {@code command}; returns what it printed (stdout and stderr), whatever its exit. */
     static String run(String... command) throws Exception {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -83,13 +84,13 @@ final class LoopbackRegistry implements AutoCloseable {
         return out;
     }
 
-    private static int freePort() throws Exception {
+    static int freePort() throws Exception {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }
 
-    private static byte[] random(int n) {
+    static byte[] random(int n) {
         byte[] b = new byte[n];
         ThreadLocalRandom.current().nextBytes(b);
         return b;

@@ -56,7 +56,7 @@ final class NodeRig implements AutoCloseable {
         String runnerKeyId = cli("node", "keygen", "--out", dir.resolve("runner").toString()).strip();
         runnerKey = dir.resolve("runner.key");
         nodes = dir.resolve("nodes.txt");
-        listen = freePort();
+        listen = LoopbackRegistry.freePort();
         List<String> trust;
         if (join == Join.BY_HAND) {
             cli("node", "keygen", "--out", dir.resolve("node-a").toString());
@@ -69,7 +69,7 @@ final class NodeRig implements AutoCloseable {
             trust = List.of(); // the agent finds what enrolment wrote in its --state-dir
         }
         String subnet = "10." + ThreadLocalRandom.current().nextInt(213, 251) + "." + ThreadLocalRandom.current().nextInt(0, 256) + ".0/24";
-        bridge = "kncli" + HexFormat.of().formatHex(random(2));
+        bridge = "kncli" + HexFormat.of().formatHex(LoopbackRegistry.random(2));
         List<String> command = new ArrayList<>(List.of(DaemonProcess.checkout().resolve("bin/knotless-run").toString(), "node",
                 "--node-id", "node-a", "--server", "127.0.0.1:" + listen));
         command.addAll(trust);
@@ -135,9 +135,9 @@ final class NodeRig implements AutoCloseable {
         node.destroy();
         node.waitFor(10, TimeUnit.SECONDS);
         String log = Files.readString(log());
-        run("ip", "link", "del", bridge);
+        LoopbackRegistry.run("ip", "link", "del", bridge);
         // The node's images and allocations are root's files with links out of the tree; removed here, quietly.
-        run("rm", "-rf", dir.resolve("node-state").toString());
+        LoopbackRegistry.run("rm", "-rf", dir.resolve("node-state").toString());
         System.out.println("node log (tail): " + log.substring(Math.max(0, log.length() - 3000)));
         registry.close();
     }
@@ -149,24 +149,5 @@ final class NodeRig implements AutoCloseable {
         cli.setErr(new PrintWriter(new StringWriter(), true));
         assertThat(cli.execute(args)).isZero();
         return out.toString();
-    }
-
-    static String run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor(Duration.ofMinutes(2).toSeconds(), TimeUnit.SECONDS);
-        return out;
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
-    private static byte[] random(int n) {
-        byte[] b = new byte[n];
-        ThreadLocalRandom.current().nextBytes(b);
-        return b;
     }
 }

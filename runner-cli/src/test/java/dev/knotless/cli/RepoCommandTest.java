@@ -14,9 +14,11 @@ class RepoCommandTest {
 
     @TempDir Path tmp;
 
+    /** A command's exit status and what it printed. */
     record Out(int exit, String out, String err) {}
 
-    Out cli(String... args) {
+    /** {@code knotless-run ARGS} in-process. */
+    static Out cli(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cli = Main.commandLine();
