@@ -142,7 +142,10 @@ class CniNetworkIT {
         assertThat(Commands.output("iptables-save", "-t", "nat")).contains("-A POSTROUTING -s " + atA.address() + "/32");
         assertThat(Commands.output("iptables-save", "-t", "filter")).contains("-A CNI-FORWARD -s " + atA.address() + "/32 -j ACCEPT");
 
-        int port = 20000 + ThreadLocalRandom.current().nextInt(20000);
+        // One the host has free: the host's listener shares its ports with everything else running
+        // here (a random one once collided with another lane's connection, and the host's nc never
+        // listened); the namespaces' own ports are theirs alone.
+        int port = hostFreePort();
         listen(a, port, "from-a");
         listen(b, port, "from-b");
         listen(0, port, "from-host");
@@ -405,6 +408,12 @@ class CniNetworkIT {
     }
 
     /** A TCP listener that answers every connection with {@code word}; pid 0 is the host. */
+    static int hostFreePort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
     void listen(long pid, int port, String word) throws IOException {
         List<String> argv = new ArrayList<>();
         if (pid != 0) {
