@@ -199,15 +199,28 @@ class NodeExecIT {
         assertThat(rig.allocations()).as("allocations left on the node").isEmpty();
     }
 
+    /**
+     * A tag the runner cannot pin reaches the node as named, and the node refuses it with one line:
+     * a name that spells out no registry (not asked, so nothing in the log), and one whose registry
+     * does not answer (the log says why it is not pinned). A tag the registry answers for runs: the
+     * GitHub workflow scenario names the rig's image so.
+     */
     @Test
-    void anImageByTagIsAnErrorWithOneClearLine(@TempDir Path tmp) throws Exception {
-        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", "image: " + rig.tag + "\nsteps: [{run: 'true'}]\n");
+    void anImageTheRunnerCannotPinIsAnErrorWithOneClearLine(@TempDir Path tmp) throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo"))
+                .workflow("local.yaml", "image: local/knotless-test:1\nsteps: [{run: 'true'}]\n")
+                .workflow("gone.yaml", "image: 127.0.0.1:9/none:0\nsteps: [{run: 'true'}]\n");
         repo.commit();
         CliRun r = exec(repo.dir);
         assertThat(r.exit()).isEqualTo(3);
-        JsonNode check = r.checks().get(0);
-        assertThat(check.get("status").asText()).isEqualTo("error");
-        assertThat(check.toString()).contains("is not pinned by digest");
+        assertThat(r.checks()).hasSize(2).allSatisfy(check -> {
+            assertThat(check.get("status").asText()).isEqualTo("error");
+            assertThat(check.get("reason").asText()).contains("is not pinned by digest")
+                    .contains("the runner pins a tag only where the name spells out its registry");
+        });
+        JsonNode gone = r.checks().stream().filter(c -> c.get("workflow").asText().equals("gone")).findFirst().orElseThrow();
+        assertThat(Files.readString(Path.of(gone.get("log").asText())))
+                .contains("image 127.0.0.1:9/none:0 is not pinned: cannot reach registry 127.0.0.1:9");
         assertThat(r.err()).doesNotContain("\tat ");
     }
 }
