@@ -11,7 +11,7 @@ import java.util.List;
  * <p>Matching is by dynamic programming, linear in pattern times name: a workflow author (or a
  * pull request editing a workflow) cannot make it backtrack for long.
  */
-final class Glob {
+public final class Glob {
 
     private Glob() {}
 
@@ -19,7 +19,7 @@ final class Glob {
 
     private record Token(Op op, char c) {}
 
-    static boolean matches(String pattern, String name) {
+    public static boolean matches(String pattern, String name) {
         List<Token> tokens = compile(pattern);
         int n = name.length();
         // next[j]: do tokens[i+1..] match name[j..]? Filled from the last token backwards.

@@ -41,6 +41,8 @@ import org.jspecify.annotations.Nullable;
  *     for ours
  * @param continueOnError its failure fails nothing that runs it, and the runs that need it start
  *     (GitHub's job {@code continue-on-error}); false for ours
+ * @param deployment the deployment environment it runs in (GitHub's job {@code environment}), whose
+ *     variables and secrets it gets once the operator declared it and its rules let it; null for none
  */
 public record Workflow(
         String name,
@@ -64,7 +66,8 @@ public record Workflow(
         Map<String, Computed> outputs,
         List<String> labels,
         JobCondition condition,
-        boolean continueOnError) {
+        boolean continueOnError,
+        @Nullable Deployment deployment) {
 
     public Workflow {
         Objects.requireNonNull(name, "name");
@@ -94,7 +97,17 @@ public record Workflow(
             Workspace workspace, StepFiles stepFiles, PrePost prePost, Map<String, Computed> outputs, List<String> labels,
             JobCondition condition) {
         this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services, needs, artifacts,
-                cell, workspace, stepFiles, prePost, outputs, labels, condition, false);
+                cell, workspace, stepFiles, prePost, outputs, labels, condition, false, null);
+    }
+
+    /** A workflow deployed nowhere. */
+    public Workflow(String name, String file, Triggers on, List<String> runners, @Nullable String image,
+            @Nullable Duration timeout, Resources resources, Map<String, String> variables, List<String> cache, List<Step> steps,
+            Reports reports, List<Service> services, List<String> needs, List<String> artifacts, @Nullable MatrixCell cell,
+            Workspace workspace, StepFiles stepFiles, PrePost prePost, Map<String, Computed> outputs, List<String> labels,
+            JobCondition condition, boolean continueOnError) {
+        this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services, needs, artifacts,
+                cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, null);
     }
 
     /** A workflow that starts once every run it needs passed. */
@@ -134,13 +147,13 @@ public record Workflow(
     /** This workflow under another name, all else kept. */
     public Workflow named(String newName) {
         return new Workflow(newName, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError);
+                needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment);
     }
 
     /** This workflow needing {@code newNeeds} (names of groups), all else kept. */
     public Workflow withNeeds(List<String> newNeeds) {
         return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError);
+                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment);
     }
 
     /** What {@code needs} calls it: its name as written, shared by the combinations of its matrix. */
@@ -152,14 +165,14 @@ public record Workflow(
     public Workflow with(String newName, String newFile, @Nullable String newImage, @Nullable Duration newTimeout,
             Resources newResources, Map<String, String> newVariables, List<String> newCache, List<Step> newSteps) {
         return new Workflow(newName, newFile, on, runners, newImage, newTimeout, newResources, newVariables, newCache, newSteps,
-                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError);
+                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment);
     }
 
     /** This workflow as one combination of its matrix: these parts filled in, the rest kept. */
     public Workflow asCombination(String newName, @Nullable String newImage, Map<String, String> newVariables,
             List<Service> newServices, MatrixCell newCell) {
         return new Workflow(newName, file, on, runners, newImage, timeout, resources, newVariables, cache, steps, reports,
-                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError);
+                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment);
     }
 
     /**

@@ -25,7 +25,7 @@ import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.NeededRun;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.run.request.RunnerImages;
-import dev.knotless.runner.state.RepositoryVariables;
+import dev.knotless.runner.state.RepositorySettings;
 import dev.knotless.secrets.SecretStore;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -181,17 +181,15 @@ final class ExecCommand implements Callable<Integer> {
                 Run run = RunWiring.oneShot(executor, stateDir, secrets, console, limits, runOptions.cacheBudgetBytes(),
                         Clock.systemUTC(), runtimes);
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
-                Map<String, String> configuration = trust == Trust.TRUSTED
-                        ? RepositoryVariables.in(stateDir).of(mirror.repo()) : Map.of();
+                RepositorySettings settings = RepositorySettings.in(stateDir);
                 Map<String, CheckStatus> ended = new LinkedHashMap<>();
                 Map<String, Check> endedChecks = new LinkedHashMap<>();
                 for (Workflow w : selected) {
-                    RunRequest request = new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),
+                    RunRequest request = settings.applyTo(new RunRequest(RunIds.next(), runner.runnerId(), mirror.repo(),
                             commit.sha(), commit.ref(), defaultRef, ev, trust, w,
                             mirror.tree(commit.sha(), w.workspace().history()), runVariables.get(w),
                             images.imageFor(w), keep).withNeededRuns(parsed.runsNeededBy(w))
-                            .withNeeded(needed(parsed, parsed.runsNeededBy(w), endedChecks))
-                            .withConfiguration(configuration);
+                            .withNeeded(needed(parsed, parsed.runsNeededBy(w), endedChecks)));
                     java.util.Optional<Needs.Blocker> blocker = Needs.blocker(parsed, w, ended, ev);
                     Check check = blocker.isPresent() ? run.endedBeforeStart(request, blocker.get().ending(), blocker.get().reason())
                             : run.execute(request, cancellation);

@@ -15,7 +15,8 @@ final class KnotlessRunCommand extends CommandGroup {
 
     /** The subcommands, in the order --help lists them. */
     static final List<Class<?>> SUBCOMMANDS = List.of(ExecCommand.class, DaemonCommand.class, ChecksCommand.class,
-            SecretsCommand.class, VarsCommand.class, CacheCommand.class, RepoCommand.class, QueueCommand.class, RerunCommand.class,
+            SecretsCommand.class, VarsCommand.class, EnvironmentsCommand.class,
+            CacheCommand.class, RepoCommand.class, QueueCommand.class, RerunCommand.class,
             SchedulesCommand.class, KubernetesCommand.class, NodeCommand.class, NodesCommand.class,
             ApiTokenCommand.class);
 }

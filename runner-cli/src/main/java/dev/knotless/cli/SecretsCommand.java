@@ -26,6 +26,8 @@ final class SecretsCommand extends CommandGroup {
     static final class Set implements Callable<Integer> {
         @Mixin RepositoryOption target;
 
+        @Mixin EnvironmentOption environment;
+
         @Parameters(index = "0", paramLabel = "NAME", description = "A shell variable name.")
         String name;
 
@@ -35,8 +37,8 @@ final class SecretsCommand extends CommandGroup {
         public Integer call() throws IOException {
             Secret.checkName(name);
             String value = readValue(System.in);
-            SecretStore.encryptedFile(target.stateDir()).put(target.repoName(), new Secret(name, value));
-            spec.commandLine().getErr().println("secret " + name + " set for " + target.repoName());
+            SecretStore.encryptedFile(target.stateDir()).put(environment.secretScope(target), new Secret(name, value));
+            spec.commandLine().getErr().println("secret " + name + " set for " + environment.where(target));
             return ExitCodes.SUCCESS;
         }
     }
@@ -45,11 +47,13 @@ final class SecretsCommand extends CommandGroup {
     static final class List implements Callable<Integer> {
         @Mixin RepositoryOption target;
 
+        @Mixin EnvironmentOption environment;
+
         @Spec CommandSpec spec;
 
         @Override
         public Integer call() throws IOException {
-            for (String name : SecretStore.encryptedFile(target.stateDir()).names(target.repoName())) {
+            for (String name : SecretStore.encryptedFile(target.stateDir()).names(environment.secretScope(target))) {
                 spec.commandLine().getOut().println(name);
             }
             spec.commandLine().getOut().flush();
@@ -61,6 +65,8 @@ final class SecretsCommand extends CommandGroup {
     static final class Remove implements Callable<Integer> {
         @Mixin RepositoryOption target;
 
+        @Mixin EnvironmentOption environment;
+
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
@@ -68,11 +74,11 @@ final class SecretsCommand extends CommandGroup {
 
         @Override
         public Integer call() throws IOException {
-            if (!SecretStore.encryptedFile(target.stateDir()).remove(target.repoName(), name)) {
-                spec.commandLine().getErr().println("knotless-run: no secret " + name + " for " + target.repoName());
+            if (!SecretStore.encryptedFile(target.stateDir()).remove(environment.secretScope(target), name)) {
+                spec.commandLine().getErr().println("knotless-run: no secret " + name + " for " + environment.where(target));
                 return ExitCodes.USAGE;
             }
-            spec.commandLine().getErr().println("secret " + name + " removed from " + target.repoName());
+            spec.commandLine().getErr().println("secret " + name + " removed from " + environment.where(target));
             return ExitCodes.SUCCESS;
         }
     }

@@ -1,6 +1,6 @@
 package dev.knotless.cli;
 
-import dev.knotless.runner.state.RepositoryVariables;
+import dev.knotless.runner.state.RepositorySettings;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -22,6 +22,8 @@ final class VarsCommand extends CommandGroup {
     static final class Set implements Callable<Integer> {
         @Mixin RepositoryOption target;
 
+        @Mixin EnvironmentOption environment;
+
         @Parameters(index = "0", paramLabel = "NAME", description = "The variable's name.")
         String name;
 
@@ -32,8 +34,8 @@ final class VarsCommand extends CommandGroup {
 
         @Override
         public Integer call() throws IOException {
-            String kept = RepositoryVariables.in(target.stateDir()).put(target.repoName(), name, value);
-            spec.commandLine().getErr().println("variable " + kept + " set for " + target.repoName());
+            String kept = RepositorySettings.in(target.stateDir()).put(target.repoName(), environment.name, name, value);
+            spec.commandLine().getErr().println("variable " + kept + " set for " + environment.where(target));
             return ExitCodes.SUCCESS;
         }
     }
@@ -42,11 +44,14 @@ final class VarsCommand extends CommandGroup {
     static final class List implements Callable<Integer> {
         @Mixin RepositoryOption target;
 
+        @Mixin EnvironmentOption environment;
+
         @Spec CommandSpec spec;
 
         @Override
         public Integer call() throws IOException {
-            for (Map.Entry<String, String> variable : RepositoryVariables.in(target.stateDir()).of(target.repoName()).entrySet()) {
+            for (Map.Entry<String, String> variable : RepositorySettings.in(target.stateDir())
+                    .of(target.repoName(), environment.name).entrySet()) {
                 spec.commandLine().getOut().println(variable.getKey() + "=" + variable.getValue());
             }
             spec.commandLine().getOut().flush();
@@ -58,6 +63,8 @@ final class VarsCommand extends CommandGroup {
     static final class Remove implements Callable<Integer> {
         @Mixin RepositoryOption target;
 
+        @Mixin EnvironmentOption environment;
+
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
@@ -65,11 +72,11 @@ final class VarsCommand extends CommandGroup {
 
         @Override
         public Integer call() throws IOException {
-            if (!RepositoryVariables.in(target.stateDir()).remove(target.repoName(), name)) {
-                spec.commandLine().getErr().println("knotless-run: no variable " + name + " for " + target.repoName());
+            if (!RepositorySettings.in(target.stateDir()).remove(target.repoName(), environment.name, name)) {
+                spec.commandLine().getErr().println("knotless-run: no variable " + name + " for " + environment.where(target));
                 return ExitCodes.USAGE;
             }
-            spec.commandLine().getErr().println("variable " + name + " removed from " + target.repoName());
+            spec.commandLine().getErr().println("variable " + name + " removed from " + environment.where(target));
             return ExitCodes.SUCCESS;
         }
     }

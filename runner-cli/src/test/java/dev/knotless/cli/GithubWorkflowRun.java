@@ -29,7 +29,8 @@ import java.util.List;
  * JavaScript action on the runner's Node, through GitHub's own {@code @actions/core}, {@code exec}
  * and {@code io}; a job whose {@code if}
  * is false skipped before anything of it starts, the job that needs it skipped too, a job that
- * may fail ({@code continue-on-error}) failing, and an {@code always()} job run after them.
+ * may fail ({@code continue-on-error}) failing, an {@code always()} job run after them, and a job
+ * in a deployment environment the operator declared, reading its variables.
  * The plan is the same for every executor; each executor's exec IT runs it.
  */
 final class GithubWorkflowRun {
@@ -233,6 +234,13 @@ final class GithubWorkflowRun {
                               - run: >-
                                   echo "report build=${{ needs.build.result }} deploy=${{ needs.deploy.result }}
                                   experimental=${{ needs.experimental.result }}"
+                          stage:
+                            needs: report
+                            environment: {name: staging, url: "https://staging.example"}
+                            runs-on: ubuntu-latest
+                            container: %1$s
+                            steps:
+                              - run: echo "stage greeting=${{ vars.GREETING }} region=${{ vars.REGION }}"
                         """.formatted(image));
         toolkit.copyInto(repo, ".github/actions/js");
         repo.commit();
@@ -241,6 +249,12 @@ final class GithubWorkflowRun {
         repo.commit("after the release");
         assertThat(Main.commandLine().execute("vars", "set", "--repo", dir.toString(), "--state-dir", state.toString(),
                 "greeting", "hello there")).isZero();
+        assertThat(Main.commandLine().execute("environments", "add", "--repo", dir.toString(), "--state-dir",
+                state.toString(), "staging", "--branch", "main")).isZero();
+        for (String[] variable : new String[][] {{"GREETING", "hello staging"}, {"REGION", "eu"}}) {
+            assertThat(Main.commandLine().execute("vars", "set", "--repo", dir.toString(), "--state-dir", state.toString(),
+                    "--environment", "staging", variable[0], variable[1])).isZero();
+        }
         return repo;
     }
 
@@ -252,7 +266,11 @@ final class GithubWorkflowRun {
             names.add(check.get("workflow").asText() + ":" + check.get("status").asText());
         }
         assertThat(names).as(r.err()).containsExactly("GH / build:success", "GH / experimental:failure", "GH / test (1):success",
-                "GH / test (2):success", "GH / deploy:skipped", "GH / verify:skipped", "GH / report:success");
+                "GH / test (2):success", "GH / deploy:skipped", "GH / verify:skipped", "GH / report:success",
+                "GH / stage:success");
+        // a deployment environment the operator declared: its variables over the repository's
+        assertThat(Files.readString(Path.of(check(r, "GH / stage").get("log").asText())))
+                .contains("deploying to environment staging (https://staging.example)", "stage greeting=hello staging region=eu");
         // a job's if: decided before anything of the run is made; what needs a skipped job is skipped too
         assertThat(check(r, "GH / deploy").get("reason").asText()).isEqualTo("its condition 'github.ref == 'refs/heads/release'"
                 + " && needs.build.outputs.version == '7'' is false");

@@ -43,4 +43,32 @@ class VarsCommandTest {
         }
         assertThat(cli("vars", "list", "--repo", dir, "--state-dir", state).out()).isEmpty();
     }
+
+    @Test
+    void anEnvironmentIsDeclaredListedWithItsVariablesAndRemoved() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo"));
+        repo.commit();
+        String state = tmp.resolve("state").toString();
+        String dir = repo.dir.toString();
+        RepoCommandTest.Out undeclared = cli("vars", "set", "--repo", dir, "--state-dir", state, "--environment", "prod",
+                "REGION", "eu");
+        assertThat(undeclared.exit()).isEqualTo(2);
+        assertThat(undeclared.err().strip()).doesNotContain("\n").contains("environment prod is not declared");
+        RepoCommandTest.Out noSecret = cli("secrets", "list", "--repo", dir, "--state-dir", state, "--environment", "prod");
+        assertThat(noSecret.exit()).isEqualTo(2);
+        assertThat(noSecret.err()).contains("environment prod is not declared");
+
+        assertThat(cli("environments", "add", "--repo", dir, "--state-dir", state, "prod", "--branch", "main",
+                "--branch", "release/*").exit()).isZero();
+        assertThat(cli("vars", "set", "--repo", dir, "--state-dir", state, "--environment", "prod", "region", "eu").exit())
+                .isZero();
+        assertThat(cli("vars", "list", "--repo", dir, "--state-dir", state, "--environment", "prod").out().lines())
+                .containsExactly("REGION=eu");
+        assertThat(cli("vars", "list", "--repo", dir, "--state-dir", state).out()).isEmpty();
+        assertThat(cli("environments", "list", "--repo", dir, "--state-dir", state).out().lines())
+                .containsExactly("prod\tbranches: main, release/*\tvariables: REGION");
+        assertThat(cli("environments", "rm", "--repo", dir, "--state-dir", state, "prod").exit()).isZero();
+        assertThat(cli("environments", "list", "--repo", dir, "--state-dir", state).out()).isEmpty();
+        assertThat(cli("environments", "rm", "--repo", dir, "--state-dir", state, "prod").exit()).isEqualTo(2);
+    }
 }

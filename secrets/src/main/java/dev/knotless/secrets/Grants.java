@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import java.util.stream.Collectors;
 
 /**
@@ -40,6 +41,24 @@ public final class Grants {
      *     rather than silently withholding
      */
     public static Granted grant(List<String> requested, String repo, SecretStore store, boolean runMayHaveSecrets) {
+        return grant(requested, repo, null, store, runMayHaveSecrets);
+    }
+
+    /**
+     * Where a deployment environment's secrets are kept in a {@link SecretStore}: apart from the
+     * repository's, under a name no repository has (a NUL cannot be in a path or a URL).
+     */
+    public static String environmentScope(String repo, String environment) {
+        return repo + "\0environment:" + environment;
+    }
+
+    /**
+     * As {@link #grant(List, String, SecretStore, boolean)}, for a run in the deployment environment
+     * {@code environment} (null: none): a secret of the environment over the repository's of the
+     * same name, as GitHub grants them.
+     */
+    public static Granted grant(List<String> requested, String repo, @Nullable String environment, SecretStore store,
+            boolean runMayHaveSecrets) {
         Objects.requireNonNull(repo, "repo");
         Objects.requireNonNull(store, "store");
         List<Secret> secrets = new ArrayList<>();
@@ -50,7 +69,11 @@ public final class Grants {
             } else if (!runMayHaveSecrets) {
                 withheld.add(new Withheld(name, NO_SECRETS_FOR_RUN));
             } else {
-                Optional<Secret> secret = store.get(repo, name);
+                Optional<Secret> secret = environment == null ? Optional.empty()
+                        : store.get(environmentScope(repo, environment), name);
+                if (secret.isEmpty()) {
+                    secret = store.get(repo, name);
+                }
                 if (secret.isPresent()) {
                     secrets.add(secret.get());
                 } else {

@@ -30,6 +30,22 @@ class GrantsTest {
     }
 
     @Test
+    void aRunInADeploymentEnvironmentGetsItsSecretsOverTheRepositorysAndNoOtherEnvironments() {
+        store.put(Grants.environmentScope("acme/app", "production"), new Secret("DEPLOY_KEY", "prod-deploy-value"));
+        store.put(Grants.environmentScope("acme/app", "staging"), new Secret("STAGING_ONLY", "staging-value"));
+
+        Granted production = Grants.grant(List.of("DEPLOY_KEY", "NPM_TOKEN", "STAGING_ONLY"), "acme/app", "production", store,
+                true);
+        assertThat(production.environment()).containsExactly(
+                java.util.Map.entry("DEPLOY_KEY", "prod-deploy-value"), java.util.Map.entry("NPM_TOKEN", "npm-value-1"));
+        assertThat(production.withheld()).extracting(Withheld::name).containsExactly("STAGING_ONLY");
+        // without the environment, none of its secrets; and a pull run none at all
+        assertThat(Grants.grant(List.of("DEPLOY_KEY"), "acme/app", store, true).environment())
+                .containsEntry("DEPLOY_KEY", "deploy-value-2");
+        assertThat(Grants.grant(List.of("DEPLOY_KEY"), "acme/app", "production", store, false).secrets()).isEmpty();
+    }
+
+    @Test
     void aPushRunIsNotGivenSecretsItDidNotAskFor() {
         Granted granted = Grants.grant(List.of("NPM_TOKEN"), "acme/app", store, true);
 

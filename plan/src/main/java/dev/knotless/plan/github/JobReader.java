@@ -3,6 +3,7 @@ package dev.knotless.plan.github;
 import dev.knotless.executor.Resources;
 import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.Computed;
+import dev.knotless.plan.Deployment;
 import dev.knotless.plan.JobCondition;
 import dev.knotless.plan.MatrixCell;
 import dev.knotless.plan.PrePost;
@@ -37,10 +38,8 @@ final class JobReader {
 
     static final Keys JOB = new Keys(
             List.of("name", "needs", "runs-on", "container", "services", "env", "defaults", "steps", "timeout-minutes",
-                    "strategy", "permissions", "continue-on-error", "outputs", "concurrency", "if"),
-            Map.of("environment", "deployment environments (their protection rules, approvals and secrets) are not"
-                            + " carried out here; remove 'environment' and grant the secrets to the repository",
-                    "uses", "reusable workflows are not carried out yet",
+                    "strategy", "permissions", "continue-on-error", "outputs", "concurrency", "if", "environment"),
+            Map.of("uses", "reusable workflows are not carried out yet",
                     "with", "reusable workflows are not carried out yet",
                     "secrets", "reusable workflows are not carried out yet"));
     /** GitHub's default, which a moved workflow relies on. */
@@ -134,6 +133,7 @@ final class JobReader {
         Duration timeout = DEFAULT_TIMEOUT;
         JobCondition condition = JobCondition.NEEDS_PASSED;
         boolean mayFail = false;
+        Deployment deployment = null;
         Node stepsNode = null;
         for (Entry entry : map.entries().values()) {
             String fieldPath = path + "." + entry.key();
@@ -161,6 +161,7 @@ final class JobReader {
                 case "continue-on-error" -> mayFail = problems.read(() -> values.bool(value, fieldPath)).orElse(false);
                 case "permissions" -> problems.check(() -> Permissions.check(value, fieldPath, fields));
                 case "concurrency" -> problems.check(() -> Concurrency.check(value, fieldPath, fields, problems));
+                case "environment" -> deployment = problems.read(() -> deployment(value, fieldPath, values)).orElse(null);
                 case "steps" -> stepsNode = value;
                 case "outputs" -> problems.read(() -> outputs(value, fieldPath, values)).ifPresent(outputs::putAll);
                 default -> { }
@@ -189,7 +190,7 @@ final class JobReader {
         return new Workflow(name, fields.file(), around.on(), List.of(), image, timeout, Resources.DEFAULT, variables,
                 List.of(), read, Reports.NONE, services, List.of(), List.of(), cell,
                 checkout.history() ? WORKSPACE.withHistory() : WORKSPACE, STEP_FILES, PrePost.NONE,
-                outputs, labels, condition, mayFail);
+                outputs, labels, condition, mayFail, deployment);
     }
 
     /** {@code outputs}: names GitHub takes, each a value the run works out after the steps. */
@@ -207,6 +208,40 @@ final class JobReader {
             });
         }
         return outputs;
+    }
+
+    /**
+     * {@code environment}: a name, or {@code {name, url}}; both decided when the file is read (a
+     * matrix's values may be in them), as the runner decides before the run starts whether the
+     * environment lets it run.
+     */
+    private Deployment deployment(Node node, String path, ReadTime values) throws WorkflowException {
+        String name;
+        String url = null;
+        if (node instanceof MapNode map) {
+            for (Entry entry : map.entries().values()) {
+                if (!entry.key().equals("name") && !entry.key().equals("url")) {
+                    throw fields.error(entry.keyAt(), YamlTree.child(path, entry.key()), "is not a key of 'environment'"
+                            + " (name, url)");
+                }
+            }
+            Entry nameEntry = map.entries().get("name");
+            if (nameEntry == null) {
+                throw fields.error(map.at(), path, "needs a 'name'");
+            }
+            name = values.label(nameEntry.value(), path + ".name");
+            Entry urlEntry = map.entries().get("url");
+            if (urlEntry != null) {
+                url = values.text(urlEntry.value(), path + ".url", "an address such as https://staging.example.com");
+            }
+        } else {
+            name = values.label(node, path);
+        }
+        try {
+            return new Deployment(name, url);
+        } catch (IllegalArgumentException e) {
+            throw fields.error(node.at(), path, e.getMessage());
+        }
     }
 
     /** The jobs {@code needs} names, each with the group of its runs. */

@@ -320,7 +320,7 @@ class GithubDialectTest {
                 jobs:
                   build:
                     runs-on: linux
-                    environment: production
+                    environment: {name: production, kind: x}
                     steps:
                       - uses: actions/setup-java@v4
                       - run: make
@@ -342,9 +342,8 @@ class GithubDialectTest {
                         + " one, which is not carried out: this runner cancels a branch's older runs, waiting or running,"
                         + " when a newer commit arrives; write {group: ${{ github.workflow }}-${{ github.ref }},"
                         + " cancel-in-progress: true} to ask for that, or remove 'concurrency'",
-                ".github/workflows/bad.yml:9:5: field 'jobs.build.environment': not supported here: deployment environments"
-                        + " (their protection rules, approvals and secrets) are not carried out here; remove 'environment'"
-                        + " and grant the secrets to the repository",
+                ".github/workflows/bad.yml:9:37: field 'jobs.build.environment.kind': is not a key of 'environment' (name,"
+                        + " url)",
                 ".github/workflows/bad.yml:11:15: field 'jobs.build.steps[0].uses': 'actions/setup-java@v4': actions other"
                         + " than actions/checkout are not carried out yet; write the step as 'run'",
                 ".github/workflows/bad.yml:13:9: field 'jobs.build.steps[1].shel': unknown field (did you mean 'shell'?);"
@@ -909,6 +908,38 @@ class GithubDialectTest {
                         + " deep or with its whole history (fetch-depth: 0); remove it or do it in a 'run' step",
                 ".github/workflows/c.yml:11:15: field 'jobs.j.steps[2].with': 'fetch-tags: false' with 'fetch-depth: 0' is not"
                         + " carried out: the whole history comes with the tags in it");
+    }
+
+    @Test
+    void aJobsEnvironmentIsANameOrANameWithAnAddressDecidedWhenTheFileIsRead() throws Exception {
+        Map<String, Workflow> jobs = new java.util.HashMap<>();
+        dialect.parseExpanded(".github/workflows/d.yml", """
+                name: D
+                on: push
+                jobs:
+                  plain: {runs-on: x, environment: production, steps: [{run: 'true'}]}
+                  staged:
+                    runs-on: x
+                    strategy: {matrix: {region: [eu]}}
+                    environment: {name: "staging-${{ matrix.region }}", url: "https://${{ matrix.region }}.example"}
+                    steps: [{run: 'true'}]
+                  none: {runs-on: x, steps: [{run: 'true'}]}
+                """).forEach(w -> jobs.put(w.name(), w));
+        assertThat(jobs.get("D / plain").deployment()).isEqualTo(new dev.knotless.plan.Deployment("production", null));
+        assertThat(jobs.get("D / staged (eu)").deployment())
+                .isEqualTo(new dev.knotless.plan.Deployment("staging-eu", "https://eu.example"));
+        assertThat(jobs.get("D / none").deployment()).isNull();
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/d.yml", """
+                on: push
+                jobs:
+                  a: {runs-on: x, environment: "${{ github.ref_name }}", steps: [{run: 'true'}]}
+                  b: {runs-on: x, environment: {url: "https://x.example"}, steps: [{run: 'true'}]}
+                """));
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/d.yml:3:32: field 'jobs.a.environment': reads 'github', which only the run knows, and"
+                        + " this field is read before the run starts (the file alone decides only 'matrix' and 'strategy')",
+                ".github/workflows/d.yml:4:32: field 'jobs.b.environment': needs a 'name'");
     }
 
     @Test

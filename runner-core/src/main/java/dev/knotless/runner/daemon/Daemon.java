@@ -188,7 +188,7 @@ public final class Daemon implements AutoCloseable {
         Backoff backoff = new Backoff(Ticker.SYSTEM, settings.pollInterval(), max);
         Planner planner = new Planner(settings.runnerId(), mirrors, settings.pulls(), Duration.ofMinutes(30));
         RunRequests requests = new RunRequests(settings, forge, mirrors, ExecutorName.of(executor.name()), clock, state.runs(),
-                state.variables());
+                state.settings());
         this.workers = new Workers(state.runs(), run, requests, checks, log, settings.concurrency(),
                 () -> wake.offer(WAKE));
         this.recovery = new Recovery(settings.runnerId(), state.runs(), state.progress(), executor, run, requests, checks,

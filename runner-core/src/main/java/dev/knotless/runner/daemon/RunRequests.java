@@ -9,7 +9,6 @@ import dev.knotless.checks.CheckStatus;
 import dev.knotless.checks.CheckSubject;
 import dev.knotless.checks.ExecutorName;
 import dev.knotless.forge.Forge;
-import dev.knotless.executor.Trust;
 import dev.knotless.forge.Repository;
 import dev.knotless.plan.Workflow;
 import dev.knotless.plan.WorkflowException;
@@ -18,7 +17,7 @@ import dev.knotless.runner.run.request.CommitWorkflows;
 import dev.knotless.runner.run.request.NeededRun;
 import dev.knotless.runner.run.request.RunRequest;
 import dev.knotless.runner.state.QueuedRun;
-import dev.knotless.runner.state.RepositoryVariables;
+import dev.knotless.runner.state.RepositorySettings;
 import dev.knotless.runner.state.RunQueue;
 import dev.knotless.runner.state.RunRecord;
 import dev.knotless.runner.state.SuppliedWorkflow;
@@ -26,7 +25,6 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -50,21 +48,21 @@ final class RunRequests {
     private final ExecutorName executor;
     private final Clock clock;
     private final RunQueue queue;
-    private final RepositoryVariables variables;
+    private final RepositorySettings repositories;
 
     /**
      * @param queue where the runs a run needs are found, with how they ended
-     * @param variables the repositories' configuration variables, read as each run is prepared
+     * @param repositories what the operator set per repository (variables, environments), read as each run is prepared
      */
     RunRequests(Daemon.Settings settings, Forge forge, Mirrors mirrors, ExecutorName executor, Clock clock, RunQueue queue,
-            RepositoryVariables variables) {
+            RepositorySettings repositories) {
         this.settings = settings;
         this.forge = forge;
         this.mirrors = mirrors;
         this.executor = executor;
         this.clock = clock;
         this.queue = queue;
-        this.variables = variables;
+        this.repositories = repositories;
     }
 
     Prepared prepare(RunRecord record) throws IOException {
@@ -96,13 +94,12 @@ final class RunRequests {
             return new Prepared.Refused("no workflow named '" + record.workflow() + "' at " + shortSha(record.commit()),
                     mirror.repo());
         }
-        return new Prepared.Ready(new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(),
+        return new Prepared.Ready(repositories.applyTo(new RunRequest(record.id(), settings.runnerId(), mirror.repo(), record.commit(),
                 record.ref(), repo.defaultRef(), record.event(), record.trust(), workflow,
                 mirror.tree(record.commit(), workflow.workspace().history()),
                 record.variables(), settings.images().imageFor(workflow), /* keep= */ false)
                 .withNeededRuns(record.links() == null ? java.util.List.of() : record.links().needs())
-                .withNeeded(needed(record, set))
-                .withConfiguration(record.trust() == Trust.TRUSTED ? variables.of(mirror.repo()) : Map.of()));
+                .withNeeded(needed(record, set))));
     }
 
     /** How the runs {@code record} needs ended (the newest of each, as its start was decided by), with what they handed on. */

@@ -35,6 +35,7 @@ import dev.knotless.runner.run.recovery.Resumption;
 import dev.knotless.runner.run.recovery.RunJournal;
 import dev.knotless.runner.run.recovery.RunProgress;
 import dev.knotless.runner.run.request.Cancellation;
+import dev.knotless.runner.run.request.DeclaredEnvironment;
 import dev.knotless.runner.run.request.RunDeadline;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
@@ -163,7 +164,8 @@ public final class Run {
     /**
      * Records {@code request}'s check as {@code ending} ({@code cancelled} or {@code skipped}) with
      * {@code reason} without starting anything: a run whose needs did not pass ({@code exec}'s run
-     * graph), or whose condition said it does not run. Told to the listener as any run's end.
+     * graph), or whose condition said it does not run; {@code error} for one whose deployment
+     * environment does not let it run. Told to the listener as any run's end.
      */
     public Check endedBeforeStart(RunRequest request, CheckStatus ending, String reason) {
         RunMasking masking = new RunMasking(Masker.of(List.of()));
@@ -206,6 +208,10 @@ public final class Run {
                     RunFacts.of(asked), RunVariables.of(asked));
             if (notStarting.isPresent()) {
                 return endedBeforeStart(asked, notStarting.get().ending(), notStarting.get().reason());
+            }
+            Optional<String> refused = DeclaredEnvironment.refusal(asked.workflow(), asked.ref(), asked.environment());
+            if (refused.isPresent()) {
+                return endedBeforeStart(asked, CheckStatus.ERROR, refused.get());
             }
         }
         Begun run = begin(asked, started, resumed, cancellation);

@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * Each step's secrets (docs/design/secrets.md): pushes, manual and scheduled runs get the names a
- * step asks for and the repository has; pull and batch runs get none.
+ * step asks for and the repository has (its deployment environment's over them); pull and batch
+ * runs get none.
  */
 final class StepGrants {
 
@@ -20,7 +21,8 @@ final class StepGrants {
         boolean mayHaveSecrets = r.event() == Event.PUSH || r.event() == Event.MANUAL || r.event() == Event.SCHEDULE;
         return r.workflow().steps().stream()
                 .map(step -> step.secrets().isEmpty() ? Grants.Granted.NONE
-                        : Grants.grant(step.secrets(), r.repo(), secrets, mayHaveSecrets))
+                        : Grants.grant(step.secrets(), r.repo(), r.environment() == null ? null : r.environment().name(),
+                                secrets, mayHaveSecrets))
                 .toList();
     }
 

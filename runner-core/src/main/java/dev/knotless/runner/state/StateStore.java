@@ -8,8 +8,8 @@ import java.time.Clock;
  * The runner's durable state: one SQLite database ({@link StateDatabase}, {@code <state>/runner.db})
  * and one class per table over it: the run queue with each run's final check ({@link #runs}), the
  * progress of going runs ({@link #progress}), the merge queue ({@link #mergeQueue}) and the
- * forge's poll cursors ({@link #cursors}); beside it, the repositories' configuration variables
- * ({@link #variables}). Every method that changes state has committed, and the
+ * forge's poll cursors ({@link #cursors}); beside it, what an operator set per repository (its
+ * variables and deployment environments, {@link #settings}). Every method that changes state has committed, and the
  * commit is on disk, when it returns: a kill -9 right after loses nothing a caller could have
  * reported.
  *
@@ -24,16 +24,16 @@ public final class StateStore implements AutoCloseable {
     private final MergeQueueRows mergeQueue;
     private final PollCursors cursors;
     private final ScheduleMarks scheduleMarks;
-    private final RepositoryVariables variables;
+    private final RepositorySettings settings;
 
-    private StateStore(StateDatabase db, RepositoryVariables variables) {
+    private StateStore(StateDatabase db, RepositorySettings settings) {
         this.db = db;
         this.runs = new RunQueue(db);
         this.progress = new ProgressJournal(db);
         this.mergeQueue = new MergeQueueRows(db);
         this.cursors = new PollCursors(db);
         this.scheduleMarks = new ScheduleMarks(db);
-        this.variables = variables;
+        this.settings = settings;
     }
 
     /** Opens (creating and migrating as needed) {@code <stateDir>/runner.db}. */
@@ -42,7 +42,7 @@ public final class StateStore implements AutoCloseable {
     }
 
     public static StateStore open(Path stateDir, Clock clock) throws IOException {
-        return new StateStore(StateDatabase.open(stateDir, clock), RepositoryVariables.in(stateDir));
+        return new StateStore(StateDatabase.open(stateDir, clock), RepositorySettings.in(stateDir));
     }
 
     /** The run queue and the runs' final checks. */
@@ -70,9 +70,9 @@ public final class StateStore implements AutoCloseable {
         return cursors;
     }
 
-    /** The configuration variables an operator set per repository ({@code vars set}). */
-    public RepositoryVariables variables() {
-        return variables;
+    /** What an operator set per repository: variables ({@code vars set}), environments ({@code environments add}). */
+    public RepositorySettings settings() {
+        return settings;
     }
 
     /** The schema version the database is at. */

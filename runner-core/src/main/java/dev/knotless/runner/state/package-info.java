@@ -1,6 +1,6 @@
 /**
- * The runner's durable state: one SQLite database, one class per table; and the configuration
- * variables an operator sets per repository ({@link RepositoryVariables}), a file each.
+ * The runner's durable state: one SQLite database, one class per table; and what an operator
+ * sets per repository beside its secrets ({@link RepositorySettings}), a file each.
  *
  * <p>Null-marked: a type not written {@code @Nullable} never holds null.
  */

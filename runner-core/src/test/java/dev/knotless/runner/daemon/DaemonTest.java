@@ -195,7 +195,11 @@ class DaemonTest {
         TestRepo gh = new TestRepo(temp.resolve("gh")).file("README.md", "gh\n");
         gh.commit();
         forge.add(new Repository("acme/gh", gh.dir.toString(), "main", List.of("a"), List.of()));
-        state.variables().put(dev.knotless.checkout.Mirrors.repoName(gh.dir.toString()), "deploy", "yes");
+        String repoName = dev.knotless.checkout.Mirrors.repoName(gh.dir.toString());
+        state.settings().put(repoName, "deploy", "yes");
+        state.settings().declare(repoName, "staging", List.of("main"));
+        state.settings().put(repoName, "staging", "deploy", "staging");
+        state.settings().declare(repoName, "production", List.of("release/*"));
         daemon = daemon();
         daemon.start();
         await("the first poll took the baseline", () -> baselined("acme/gh"));
@@ -209,10 +213,13 @@ class DaemonTest {
                   verify: {needs: deploy, runs-on: x, steps: [{run: 'true'}]}
                   ship: {if: "vars.DEPLOY == 'yes'", runs-on: x, steps: [{run: 'true'}]}
                   hold: {if: "vars.HOLD == 'yes'", runs-on: x, steps: [{run: 'true'}]}
+                  stage: {environment: staging, if: "vars.DEPLOY == 'staging'", runs-on: x, steps: [{run: 'true'}]}
+                  prod: {environment: {name: production, url: "https://example.com"}, runs-on: x, steps: [{run: 'true'}]}
+                  elsewhere: {environment: nowhere, runs-on: x, steps: [{run: 'true'}]}
                 """);
         gh.commit();
-        await("six runs are final", () -> runs().stream().filter(r -> r.repo().equals("acme/gh") && r.status().isFinal())
-                .count() == 6);
+        await("nine runs are final", () -> runs().stream().filter(r -> r.repo().equals("acme/gh") && r.status().isFinal())
+                .count() == 9);
         java.util.Map<String, RunRecord> byName = new java.util.HashMap<>();
         runs().stream().filter(r -> r.repo().equals("acme/gh")).forEach(r -> byName.put(r.workflow(), r));
         assertThat(byName.get("GH / build").status()).isEqualTo(CheckStatus.ERROR);
@@ -225,6 +232,15 @@ class DaemonTest {
         // the repository's configuration variables, as the operator set them: one set, one not
         assertThat(byName.get("GH / ship").status()).as("taken").isEqualTo(CheckStatus.ERROR);
         assertThat(byName.get("GH / hold").status()).isEqualTo(CheckStatus.SKIPPED);
+        // deployment environments: one declared reads its own variables over the repository's and is taken;
+        // one declared for other branches, and one not declared, end before anything of them is made
+        assertThat(byName.get("GH / stage").status()).as("taken").isEqualTo(CheckStatus.ERROR);
+        assertThat(byName.get("GH / stage").reason()).contains("no environments here");
+        assertThat(byName.get("GH / prod").status()).isEqualTo(CheckStatus.ERROR);
+        assertThat(byName.get("GH / prod").reason()).isEqualTo("environment 'production' may be deployed to from release/*"
+                + " only, and this run is of branch main");
+        assertThat(byName.get("GH / elsewhere").reason()).startsWith("environment 'nowhere' is not declared for this"
+                + " repository on this runner");
     }
 
     /**

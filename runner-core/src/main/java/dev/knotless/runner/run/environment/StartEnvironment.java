@@ -69,6 +69,11 @@ public final class StartEnvironment implements Phase {
     @Override
     public void run(RunContext run) {
         RunRequest r = request;
+        dev.knotless.plan.Deployment deployment = r.workflow().deployment();
+        if (deployment != null) {
+            run.log().notice("deploying to environment " + deployment.name()
+                    + (deployment.url() == null ? "" : " (" + deployment.url() + ")"));
+        }
         RunSpec spec = pinned(spec(r, limits, run.stop().deadline().left()), run);
         run.log().notice("starting " + r.image() + " on " + executor.name()
                 + (r.trust() == dev.knotless.executor.Trust.UNTRUSTED
