@@ -75,8 +75,11 @@ class NodeExecIT {
         assertThat(check.get("status").asText()).isEqualTo("success");
         assertThat(check.get("steps")).hasSize(2);
         assertThat(check.get("outputs").get(0).get("mediaType").asText()).isEqualTo("image/png");
+        // named by digest already: recorded as it was written, nothing asked of the registry
+        assertThat(check.get("images").get(image).asText()).isEqualTo(image);
         String log = Files.readString(Path.of(check.get("log").asText()));
-        assertThat(log).contains("hello from kn-", "head=" + sha, "eth0", "CapEff:\t00000000000000fb");
+        assertThat(log).contains("hello from kn-", "head=" + sha, "eth0", "CapEff:\t00000000000000fb")
+                .doesNotContain("is not pinned");
         assertThat(Files.readString(rig.log())).contains("connected to the runner");
     }
 

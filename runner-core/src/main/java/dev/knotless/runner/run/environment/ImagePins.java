@@ -41,7 +41,7 @@ public final class ImagePins {
     /** Pinned: {@code reference} is the name with the digest its tag names now. */
     public record Pinned(String asked, String reference) implements Pin {}
 
-    /** Left as named, because of {@code why} (null: nothing to say, it was pinned already). */
+    /** Left as named, because of {@code why}; null: it was pinned already, as the workflow wrote it. */
     public record Kept(String asked, @Nullable String why) implements Pin {
         @Override
         public String reference() {
@@ -50,8 +50,9 @@ public final class ImagePins {
     }
 
     /**
-     * Not asked of any registry, because of {@code why}: its name spells out none. Nothing to tell
-     * a run about: such names (a local image, Docker Hub's short forms) run as they always have.
+     * Not asked of any registry, because of {@code why}: its name spells out none (or this runner
+     * pins nothing). Nothing to tell a run about: such names (a local image, Docker Hub's short
+     * forms) run as they always have.
      */
     public record Unasked(String asked, String why) implements Pin {
         @Override
@@ -85,7 +86,7 @@ public final class ImagePins {
     /** {@code image} pinned, or left as named with the reason. */
     public Pin pin(String image) {
         if (registry == null) {
-            return new Kept(image, null);
+            return new Unasked(image, "this runner pins no image");
         }
         Optional<ImageName> name;
         try {

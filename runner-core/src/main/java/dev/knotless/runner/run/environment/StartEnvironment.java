@@ -123,7 +123,7 @@ public final class StartEnvironment implements Phase {
                 run.log().notice("image " + p.asked() + " is " + p.reference());
             }
             case ImagePins.Kept k when k.why() != null -> run.log().notice("image " + k.asked() + " is not pinned: " + k.why());
-            case ImagePins.Kept k -> { }
+            case ImagePins.Kept k -> pinned.put(k.asked(), k.asked()); // pinned as the workflow wrote it
             case ImagePins.Unasked u -> { }
         }
         return pin.reference();

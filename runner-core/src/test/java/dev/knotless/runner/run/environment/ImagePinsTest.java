@@ -45,7 +45,8 @@ class ImagePinsTest {
     @Test
     void noneAsksNothingAndSaysNothing() {
         assertThat(ImagePins.NONE.asks()).isFalse();
-        assertThat(ImagePins.NONE.pin("127.0.0.1:9/none:0")).isEqualTo(new ImagePins.Kept("127.0.0.1:9/none:0", null));
+        assertThat(ImagePins.NONE.pin("127.0.0.1:9/none:0"))
+                .isEqualTo(new ImagePins.Unasked("127.0.0.1:9/none:0", "this runner pins no image"));
     }
 
     @Test
