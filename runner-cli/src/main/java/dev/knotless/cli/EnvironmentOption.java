@@ -4,6 +4,7 @@ import dev.knotless.runner.state.RepositorySettings;
 import dev.knotless.secrets.Grants;
 import java.io.IOException;
 import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 /** {@code --environment}: a deployment environment of the repository, whose own secrets or variables a command changes. */
@@ -28,6 +29,19 @@ final class EnvironmentOption {
                     + " (knotless-run environments add)");
         }
         return Grants.environmentScope(target.repoName(), name);
+    }
+
+    /**
+     * Says what a removal did and gives its exit status: a usage error when there was no {@code
+     * kind} (a secret, a variable) {@code name} where this option points.
+     */
+    int removal(CommandSpec spec, RepositoryOption target, String kind, String name, boolean removed) throws IOException {
+        if (!removed) {
+            spec.commandLine().getErr().println("knotless-run: no " + kind + " " + name + " for " + where(target));
+            return ExitCodes.USAGE;
+        }
+        spec.commandLine().getErr().println(kind + " " + name + " removed from " + where(target));
+        return ExitCodes.SUCCESS;
     }
 
     /** How a message names where a value went: the repository, or its environment. */

@@ -74,12 +74,8 @@ final class SecretsCommand extends CommandGroup {
 
         @Override
         public Integer call() throws IOException {
-            if (!SecretStore.encryptedFile(target.stateDir()).remove(environment.secretScope(target), name)) {
-                spec.commandLine().getErr().println("knotless-run: no secret " + name + " for " + environment.where(target));
-                return ExitCodes.USAGE;
-            }
-            spec.commandLine().getErr().println("secret " + name + " removed from " + environment.where(target));
-            return ExitCodes.SUCCESS;
+            boolean removed = SecretStore.encryptedFile(target.stateDir()).remove(environment.secretScope(target), name);
+            return environment.removal(spec, target, "secret", name, removed);
         }
     }
 

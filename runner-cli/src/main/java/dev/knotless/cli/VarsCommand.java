@@ -72,12 +72,8 @@ final class VarsCommand extends CommandGroup {
 
         @Override
         public Integer call() throws IOException {
-            if (!RepositorySettings.in(target.stateDir()).remove(target.repoName(), environment.name, name)) {
-                spec.commandLine().getErr().println("knotless-run: no variable " + name + " for " + environment.where(target));
-                return ExitCodes.USAGE;
-            }
-            spec.commandLine().getErr().println("variable " + name + " removed from " + environment.where(target));
-            return ExitCodes.SUCCESS;
+            boolean removed = RepositorySettings.in(target.stateDir()).remove(target.repoName(), environment.name, name);
+            return environment.removal(spec, target, "variable", name, removed);
         }
     }
 }
