@@ -35,4 +35,14 @@ class ImageNameTest {
         assertThat(ImageName.parse("127.0.0.1:5000/team/app:1.2").orElseThrow().pinned(d).toString())
                 .isEqualTo("127.0.0.1:5000/team/app@" + d);
     }
+
+    @Test
+    void onlyLoopbackAndTheListedRegistriesAreSpokenToOverPlainHttp() {
+        assertThat(ImageName.parse("127.0.0.1:5000/app:1").orElseThrow().plainHttp(java.util.Set.of())).isTrue();
+        assertThat(ImageName.parse("localhost:5000/app:1").orElseThrow().plainHttp(java.util.Set.of())).isTrue();
+        ImageName lan = ImageName.parse("registry.lan:5000/app:1").orElseThrow();
+        assertThat(lan.plainHttp(java.util.Set.of())).isFalse();
+        assertThat(lan.plainHttp(java.util.Set.of("registry.lan:5000"))).isTrue();
+        assertThat(lan.plainHttp(java.util.Set.of("registry.lan"))).isFalse();
+    }
 }

@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.runner.run.environment.ImagePins;
 import dev.knotless.runner.run.runtime.Runtimes;
 import dev.knotless.checkout.Mirrors;
 import dev.knotless.checks.CheckStore;
@@ -156,6 +157,7 @@ final class DaemonCommand implements Callable<Integer> {
         Duration grace = duration("--stop-grace", stopGrace);
         RunLimits limits = runOptions.limits();
         Runtimes runtimes = runOptions.runtimes();
+        ImagePins pins = runOptions.imagePins();
         Listen listenAt = listen(listen);
         ApiAccess access = listenAt == null ? null : api.access();
         logFormat.applyToLogback();
@@ -182,7 +184,8 @@ final class DaemonCommand implements Callable<Integer> {
             CheckStore checks = new CheckStore(stateDir);
             CheckRecorder recorder = new CheckRecorder(checks, state.runs(), wired.publisher(), log::line);
             Run run = RunWiring.run(metered, stateDir, recorder, SecretStore.encryptedFile(stateDir),
-                    FanOut.of(live, metrics.steps()), limits, runOptions.cacheBudgetBytes(), state.progress(), Clock.systemUTC(), runtimes);
+                    FanOut.of(live, metrics.steps()), limits, runOptions.cacheBudgetBytes(), state.progress(), Clock.systemUTC(), runtimes,
+                    pins);
             Daemon daemon = new Daemon(settings, forge, state, new Mirrors(stateDir), run, metered, recorder, log,
                     Clock.systemUTC(), scheduleClock == null ? Clock.systemUTC() : ScheduleClock.parse(scheduleClock, Clock.systemUTC()));
             wired.start(live, Planner.runNames(runnerId), id -> state.runs().run(id).flatMap(dev.knotless.runner.state.RunRecord::finalCheck),

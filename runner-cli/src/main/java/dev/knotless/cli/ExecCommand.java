@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.runner.run.environment.ImagePins;
 import dev.knotless.runner.run.runtime.Runtimes;
 import dev.knotless.checkout.Commit;
 import dev.knotless.checkout.Mirror;
@@ -118,6 +119,7 @@ final class ExecCommand implements Callable<Integer> {
         }
         RunLimits limits = runOptions.limits();
         Runtimes runtimes = runOptions.runtimes();
+        ImagePins pins = runOptions.imagePins();
         RunnerImages images = runOptions.images();
 
         Path stateDir = runner.stateDir();
@@ -179,7 +181,7 @@ final class ExecCommand implements Callable<Integer> {
                 boolean wantsSecrets = selected.stream().anyMatch(w -> w.steps().stream().anyMatch(s -> !s.secrets().isEmpty()));
                 SecretStore secrets = wantsSecrets ? SecretStore.encryptedFile(stateDir) : SecretStore.inMemory();
                 Run run = RunWiring.oneShot(executor, stateDir, secrets, console, limits, runOptions.cacheBudgetBytes(),
-                        Clock.systemUTC(), runtimes);
+                        Clock.systemUTC(), runtimes, pins);
                 Trust trust = ev == Event.PULL || ev == Event.BATCH ? Trust.UNTRUSTED : Trust.TRUSTED;
                 RepositorySettings settings = RepositorySettings.in(stateDir);
                 Map<String, CheckStatus> ended = new LinkedHashMap<>();

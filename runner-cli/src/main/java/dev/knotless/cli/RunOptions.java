@@ -1,6 +1,7 @@
 package dev.knotless.cli;
 
 import dev.knotless.executor.Resources;
+import dev.knotless.runner.run.environment.ImagePins;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunnerImages;
 import dev.knotless.runner.run.runtime.NodeBundle;
@@ -31,6 +32,12 @@ final class RunOptions {
                     + " brought into each run that uses one with the libraries it loads, so that no image needs it."
                     + " Without it, such a run ends with an error saying so.")
     Path actionsNode;
+
+    @Option(names = "--plain-http-registry", paramLabel = "HOST:PORT",
+            description = "A registry to ask over plain HTTP which digest a tag names, as image references name it"
+                    + " (repeatable; like Docker's insecure-registries). A run's images are pinned by digest as it starts"
+                    + " where their names spell out a registry; only registries on loopback are plain HTTP otherwise.")
+    List<String> plainHttpRegistries = new ArrayList<>();
 
     @Option(names = "--checkout-limit", defaultValue = "2Gi", paramLabel = "SIZE",
             description = "The largest checkout sent into a run (default: ${DEFAULT-VALUE}).")
@@ -74,5 +81,14 @@ final class RunOptions {
 
     long cacheBudgetBytes() {
         return Resources.parseMemory(cacheBudget);
+    }
+
+    /** How the runs of this command pin their images by digest. */
+    ImagePins imagePins() {
+        try {
+            return ImagePins.fromRegistries(java.util.Set.copyOf(plainHttpRegistries));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--plain-http-registry: " + e.getMessage());
+        }
     }
 }

@@ -25,16 +25,15 @@ final class RunWiring {
      * @param journal where going runs record their progress ({@link RunJournal#NONE} for one-shot runs)
      */
     static Run run(Executor executor, Path stateDir, CheckRecorder checks, SecretStore secrets, RunListener listener,
-            RunLimits limits, long cacheBudget, RunJournal journal, Clock clock, Runtimes runtimes) {
+            RunLimits limits, long cacheBudget, RunJournal journal, Clock clock, Runtimes runtimes, ImagePins pins) {
         CacheStore caches = new CacheStore(stateDir.resolve("cache"), cacheBudget, clock);
-        return new Run(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM, runtimes,
-                ImagePins.fromRegistries());
+        return new Run(executor, checks, secrets, caches, listener, limits, journal, clock, Ticker.SYSTEM, runtimes, pins);
     }
 
     /** A one-shot run's: check files only, in no queue and shown by no forge. */
     static Run oneShot(Executor executor, Path stateDir, SecretStore secrets, RunListener listener, RunLimits limits,
-            long cacheBudget, Clock clock, Runtimes runtimes) {
+            long cacheBudget, Clock clock, Runtimes runtimes, ImagePins pins) {
         return run(executor, stateDir, CheckRecorder.filesOnly(new CheckStore(stateDir)), secrets, listener, limits,
-                cacheBudget, RunJournal.NONE, clock, runtimes);
+                cacheBudget, RunJournal.NONE, clock, runtimes, pins);
     }
 }

@@ -99,7 +99,8 @@ final class StepProtocolRun {
     /** Runs {@code request} on {@code executor}, its state in {@code stateDir}. */
     static Check run(Executor executor, Path stateDir, RunRequest request) {
         return RunWiring.oneShot(executor, stateDir, SecretStore.inMemory(), RunListener.NONE, RunLimits.DEFAULT, 1L << 30,
-                Clock.systemUTC(), dev.knotless.runner.run.runtime.Runtimes.NONE).execute(request, new Cancellation());
+                Clock.systemUTC(), dev.knotless.runner.run.runtime.Runtimes.NONE,
+                dev.knotless.runner.run.environment.ImagePins.NONE).execute(request, new Cancellation());
     }
 
     /** Asserts what {@link #request}'s run handed back, and what its check and log show. */

@@ -71,4 +71,15 @@ class VarsCommandTest {
         assertThat(cli("environments", "list", "--repo", dir, "--state-dir", state).out()).isEmpty();
         assertThat(cli("environments", "rm", "--repo", dir, "--state-dir", state, "prod").exit()).isEqualTo(2);
     }
+
+    @Test
+    void aPlainHttpRegistryThatIsNoRegistryNameIsAUsageErrorWithOneLine() throws Exception {
+        TestRepo repo = new TestRepo(tmp.resolve("repo")).workflow("ci.yaml", "steps: [{run: 'true'}]\n");
+        repo.commit();
+        RepoCommandTest.Out bad = cli("exec", repo.dir.toString(), "--state-dir", tmp.resolve("state").toString(),
+                "--plain-http-registry", "http://registry.lan:5000");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err().strip()).doesNotContain("\n").contains("--plain-http-registry")
+                .contains("http://registry.lan:5000");
+    }
 }

@@ -6,6 +6,7 @@ import dev.knotless.registry.ImageName;
 import dev.knotless.registry.Registry;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import okhttp3.OkHttpClient;
 import org.jspecify.annotations.Nullable;
 
@@ -22,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * Docker Hub unbidden (write {@code docker.io/library/debian:12} to have it pinned); and one the
  * registry would not say (unreachable, refused, no such tag), which the executor then pulls as
  * named, so pinning never fails a run that would have run. Registries are asked anonymously (a
- * bearer token from the registry's realm when it wants one), over TLS except on loopback.
+ * bearer token from the registry's realm when it wants one), over TLS except on loopback and the
+ * registries the operator lists as plain HTTP.
  */
 public final class ImagePins {
 
@@ -69,13 +71,23 @@ public final class ImagePins {
 
     /** Asks the registries images name, anonymously, each question bounded to about half a minute. */
     public static ImagePins fromRegistries() {
+        return fromRegistries(Set.of());
+    }
+
+    /**
+     * As {@link #fromRegistries()}, speaking plain HTTP to {@code plainHttp} too (registries as image
+     * names spell them, {@code host:port}; those on loopback always are).
+     *
+     * @throws IllegalArgumentException for an entry that is no registry as an image name spells it
+     */
+    public static ImagePins fromRegistries(Set<String> plainHttp) {
         OkHttpClient http = new OkHttpClient.Builder()
                 .connectTimeout(Duration.ofSeconds(10))
                 .readTimeout(Duration.ofSeconds(20))
                 .callTimeout(Duration.ofSeconds(30))
                 .followSslRedirects(false)
                 .build();
-        return new ImagePins(new Registry(http, Optional.empty()));
+        return new ImagePins(new Registry(http, Optional.empty(), plainHttp));
     }
 
     /** Whether this asks registries at all. */
