@@ -17,12 +17,18 @@ public enum RunFact {
     REF_TYPE,
     /** The event that made the run, by the runner's wire name ({@code push}, {@code pull}, {@code manual}, ...). */
     EVENT,
-    /** The repository, as the forge names it. */
+    /**
+     * The repository as {@code OWNER/NAME}: the last two parts of where it is cloned from ({@code
+     * https://forge.example/acme/app.git} is {@code acme/app}, a local {@code /srv/git/app} is {@code
+     * git/app}).
+     */
     REPOSITORY,
-    /** The repository's owner: what comes before its first {@code /}, or the whole name. */
+    /** The repository's owner: the part of {@link #REPOSITORY} before its {@code /}. */
     REPOSITORY_OWNER,
-    /** The repository's own name: what comes after its last {@code /}, or the whole name. */
+    /** The repository's own name: the part of {@link #REPOSITORY} after its {@code /}. */
     REPOSITORY_NAME,
+    /** The forge's address: the scheme and host of an http(s) clone URL; GitHub's for any other. */
+    SERVER_URL,
     /** The repository's default branch, by its short name ({@code main}). */
     DEFAULT_BRANCH,
     /** The run's id, as its check carries it. */

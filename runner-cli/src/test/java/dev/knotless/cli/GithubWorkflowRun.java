@@ -97,7 +97,8 @@ final class GithubWorkflowRun {
                         const who = core.getInput('who', {required: true});
                         const context = new Context();
                         core.info(`js event=${context.eventName} repo=${context.repo.owner}/${context.repo.repo}`
-                            + ` payload=${context.payload.repository.full_name} default=${context.payload.repository.default_branch}`);
+                            + ` payload=${context.payload.repository.full_name} default=${context.payload.repository.default_branch}`
+                            + ` server=${context.serverUrl}`);
                         core.setSecret('js-secret-value');
                         core.info(`js says ${core.getInput('greeting words')} ${who} from ${process.env.GITHUB_ACTION_PATH}`);
                         core.info(`js main state pre=${core.getState('pre')}`);
@@ -326,10 +327,11 @@ final class GithubWorkflowRun {
                 "js said=hello v7 env=exported dir=made/by/js", // pre's inputs are worked out as it starts, before the step they read ran
                 "js main state pre=from-pre-[v]", "js post state=yes-v7 pre=from-pre-[v]").doesNotContain("js-secret-value");
         // the event's file, read by @actions/github's Context as GitHub's actions read it
-        String repo = build.get("repo").asText();
-        String[] ownerAndName = repo.split("/", -1); // as the Context splits GITHUB_REPOSITORY
-        assertThat(log).contains("js event=push repo=" + ownerAndName[0] + "/" + ownerAndName[1] + " payload=" + repo
-                        + " default=main")
+        // the repository as GitHub names one, OWNER/NAME: the last two parts of where it is cloned from
+        Path cloned = Path.of(build.get("repo").asText());
+        String ownerAndName = cloned.getParent().getFileName() + "/" + cloned.getFileName();
+        assertThat(log).contains("js event=push repo=" + ownerAndName + " payload=" + ownerAndName
+                        + " default=main server=https://github.com")
                 .doesNotContain("GITHUB_EVENT_PATH");
         JsonNode js = build.get("steps").get(14);
         assertThat(js.get("outputs").get("said").asText()).isEqualTo("hello v7");

@@ -55,6 +55,7 @@ final class JobContexts {
         github.put("event_name", new Fact(RunFact.EVENT, EVENT_NAMES));
         github.put("repository", new Fact(RunFact.REPOSITORY));
         github.put("repository_owner", new Fact(RunFact.REPOSITORY_OWNER));
+        github.put("server_url", new Fact(RunFact.SERVER_URL));
         github.put("run_id", new Fact(RunFact.RUN_ID));
         github.put("event", new Entries(event(inputs)));
         github.put("workflow", new Known(Value.of(workflowName)));
@@ -110,7 +111,7 @@ final class JobContexts {
     static Map<String, Computed> factVariables(Map<String, RunValue> contexts) {
         Map<String, Computed> variables = new LinkedHashMap<>();
         for (String key : new String[] {"sha", "ref", "ref_name", "ref_type", "event_name", "repository",
-                "repository_owner", "run_id"}) {
+                "repository_owner", "server_url", "run_id"}) {
             variables.put("GITHUB_" + key.toUpperCase(Locale.ROOT), read(contexts, "github", key));
         }
         variables.put("RUNNER_ARCH", read(contexts, "runner", "arch"));

@@ -85,7 +85,8 @@ class GithubDialectTest {
                 Map.entry("RUNNER_TOOL_CACHE", "/tmp/toolcache"), Map.entry("RUNNER_NAME", "knotless"),
                 Map.entry("RUNNER_ENVIRONMENT", "self-hosted"), Map.entry("JAVA_OPTS", "-Xmx1g"), Map.entry("MODE", "ci"));
         assertThat(test.steps().get(0).computedEnv()).containsOnlyKeys("GITHUB_SHA", "GITHUB_REF", "GITHUB_REF_NAME",
-                "GITHUB_REF_TYPE", "GITHUB_EVENT_NAME", "GITHUB_REPOSITORY", "GITHUB_REPOSITORY_OWNER", "GITHUB_RUN_ID",
+                "GITHUB_REF_TYPE", "GITHUB_EVENT_NAME", "GITHUB_REPOSITORY", "GITHUB_REPOSITORY_OWNER", "GITHUB_SERVER_URL",
+                "GITHUB_RUN_ID",
                 "RUNNER_ARCH");
         Step first = test.steps().get(0);
         assertThat(first.name()).isEqualTo("Test");
@@ -455,7 +456,8 @@ class GithubDialectTest {
                         + " in 'if' either; test a variable of the step's 'env' set from the secret instead",
                 ".github/workflows/x.yml:10:14: field 'jobs.j.steps[2].run': reads 'actor' of a context whose properties"
                         + " this runner computes are only: sha, ref, ref_name, ref_type, event_name, repository,"
-                        + " repository_owner, run_id, event, workflow, job, workspace",
+                        + " repository_owner, server_url, run_id, event, workflow, job,"
+                        + " workspace",
                 ".github/workflows/x.yml:11:14: field 'jobs.j.steps[3].run': reads 'secrets' as a whole or by a computed"
                         + " name; name each secret as secrets.NAME, so that the runner knows which to grant the step",
                 ".github/workflows/x.yml:12:19: field 'jobs.j.steps[4].env.OK': calls success(), which only a step's"

@@ -47,14 +47,48 @@ public record RunFacts(Map<RunFact, String> values, Map<String, String> configur
         facts.put(RunFact.REF_NAME, shortName(ref));
         facts.put(RunFact.REF_TYPE, ref.startsWith("refs/heads/") ? "branch" : ref.startsWith("refs/tags/") ? "tag" : "");
         facts.put(RunFact.EVENT, event.wireName());
-        facts.put(RunFact.REPOSITORY, repo);
-        int slash = repo.indexOf('/');
-        facts.put(RunFact.REPOSITORY_OWNER, slash > 0 ? repo.substring(0, slash) : repo);
-        facts.put(RunFact.REPOSITORY_NAME, repo.substring(repo.lastIndexOf('/') + 1));
+        String[] owned = ownerAndName(repo);
+        facts.put(RunFact.REPOSITORY, owned[0] + "/" + owned[1]);
+        facts.put(RunFact.REPOSITORY_OWNER, owned[0]);
+        facts.put(RunFact.REPOSITORY_NAME, owned[1]);
+        facts.put(RunFact.SERVER_URL, serverUrl(repo));
         facts.put(RunFact.DEFAULT_BRANCH, shortName(defaultRef));
         facts.put(RunFact.RUN_ID, runId);
         facts.put(RunFact.ARCH, arch(System.getProperty("os.arch", "")));
         return new RunFacts(facts, Map.of(), needed);
+    }
+
+    /**
+     * {@code OWNER} and {@code NAME} of the repository cloned from {@code location} (a URL, an scp-like
+     * {@code host:path}, or a path): its last two parts, a {@code .git} dropped; a location of one
+     * part is its own owner.
+     */
+    static String[] ownerAndName(String location) {
+        List<String> parts = new java.util.ArrayList<>();
+        for (String part : location.split("[/:]")) {
+            if (!part.isEmpty()) {
+                parts.add(part);
+            }
+        }
+        if (parts.isEmpty()) {
+            return new String[] {location, location};
+        }
+        String name = parts.getLast();
+        name = name.endsWith(".git") && name.length() > 4 ? name.substring(0, name.length() - 4) : name;
+        return new String[] {parts.size() > 1 ? parts.get(parts.size() - 2) : name, name};
+    }
+
+    /** The scheme and host (and port) of an http(s) {@code location}; GitHub's address for any other. */
+    static String serverUrl(String location) {
+        try {
+            java.net.URI uri = java.net.URI.create(location);
+            if (("https".equals(uri.getScheme()) || "http".equals(uri.getScheme())) && uri.getHost() != null) {
+                return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
+            }
+        } catch (IllegalArgumentException e) {
+            // a path or an scp-like location: no address of its own
+        }
+        return "https://github.com";
     }
 
     private static String shortName(String ref) {
