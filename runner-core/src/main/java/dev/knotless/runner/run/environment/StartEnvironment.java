@@ -9,12 +9,13 @@ import dev.knotless.executor.ServiceLogSink;
 import dev.knotless.executor.ServiceNotReady;
 import dev.knotless.executor.ServiceSpec;
 import dev.knotless.executor.Session;
+import dev.knotless.plan.Deployment;
+import dev.knotless.runner.run.phase.Findings;
 import dev.knotless.runner.run.phase.Phase;
 import dev.knotless.runner.run.phase.RunContext;
 import dev.knotless.runner.run.phase.Verdict;
 import dev.knotless.runner.run.request.RunLimits;
 import dev.knotless.runner.run.request.RunRequest;
-import dev.knotless.runner.run.phase.Findings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -69,7 +70,7 @@ public final class StartEnvironment implements Phase {
     @Override
     public void run(RunContext run) {
         RunRequest r = request;
-        dev.knotless.plan.Deployment deployment = r.workflow().deployment();
+        Deployment deployment = r.workflow().deployment();
         if (deployment != null) {
             run.log().notice("deploying to environment " + deployment.name()
                     + (deployment.url() == null ? "" : " (" + deployment.url() + ")"));
