@@ -25,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  * @param images the images its environment was made of, pinned by digest as the run started: each
  *     as the workflow named it to the reference the executor was given ({@code name@sha256:...});
  *     an image that could not be pinned is not here (its run's log says why)
+ * @param runName what the workflow calls its run (GitHub's {@code run-name}), worked out as it
+ *     started; null when it names none
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record Check(
@@ -56,7 +58,9 @@ public record Check(
         @JsonInclude(JsonInclude.Include.NON_DEFAULT)
         boolean continuedOnError,
         @JsonInclude(JsonInclude.Include.NON_EMPTY)
-        @Nullable Map<String, String> images) {
+        @Nullable Map<String, String> images,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        @Nullable String runName) {
 
     public Check {
         Objects.requireNonNull(id, "id");
@@ -74,7 +78,7 @@ public record Check(
             @Nullable ScheduledFor scheduled, @Nullable SavedArtifacts artifacts, @Nullable String summary,
             @Nullable Map<String, String> jobOutputs, boolean continuedOnError) {
         this(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps, outputs, log,
-                tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, Map.of());
+                tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, Map.of(), null);
     }
 
     /** A check whose failure fails what runs it. */
@@ -116,32 +120,32 @@ public record Check(
     /** This check with {@code summary} as what its test reports say. */
     public Check withTests(@Nullable TestSummary summary) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, summary, scheduled, artifacts, this.summary, jobOutputs, continuedOnError, images);
+                outputs, log, summary, scheduled, artifacts, this.summary, jobOutputs, continuedOnError, images, runName);
     }
 
     /** This check with {@code value} as the cron time its run was due at. */
     public Check withScheduled(@Nullable ScheduledFor value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, value, artifacts, summary, jobOutputs, continuedOnError, images);
+                outputs, log, tests, value, artifacts, summary, jobOutputs, continuedOnError, images, runName);
     }
 
     /** This check with {@code value} as what its run saved for the workflows that need it. */
     public Check withArtifacts(@Nullable SavedArtifacts value) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, value, summary, jobOutputs, continuedOnError, images);
+                outputs, log, tests, scheduled, value, summary, jobOutputs, continuedOnError, images, runName);
     }
 
     /** This check with {@code path} as where its steps' summary is. */
     public Check withSummary(@Nullable String path) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, artifacts, path, jobOutputs, continuedOnError, images);
+                outputs, log, tests, scheduled, artifacts, path, jobOutputs, continuedOnError, images, runName);
     }
 
     /** This check as one whose failure fails nothing that runs it ({@link #continuedOnError}). */
     public Check continuingOnError() {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
                 outputs, log, tests, scheduled, artifacts, summary, jobOutputs,
-                status == CheckStatus.FAILURE || status == CheckStatus.ERROR, images);
+                status == CheckStatus.FAILURE || status == CheckStatus.ERROR, images, runName);
     }
 
     /**
@@ -155,13 +159,19 @@ public record Check(
     /** This check with {@code values} as what its run hands to the runs that need it. */
     public Check withJobOutputs(Map<String, String> values) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, artifacts, summary, values, continuedOnError, images);
+                outputs, log, tests, scheduled, artifacts, summary, values, continuedOnError, images, runName);
     }
 
     /** This check with {@code pinned} as the images its environment was made of ({@link #images}). */
     public Check withImages(Map<String, String> pinned) {
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
-                outputs, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, pinned);
+                outputs, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, pinned, runName);
+    }
+
+    /** This check with {@code name} as what its workflow calls its run ({@link #runName}). */
+    public Check withRunName(@Nullable String name) {
+        return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, steps,
+                outputs, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, images, name);
     }
 
     /** A run's check while it goes: no steps, outputs or end yet. */
@@ -175,7 +185,7 @@ public record Check(
             throw new IllegalStateException("check " + id + " is final (" + status.wireName() + "); its steps are set");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, status, reason, startedAt, finishedAt, ended,
-                outputs, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, images);
+                outputs, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, images, runName);
     }
 
     /** A final {@code error} check of a run that never got as far as its steps: steps unknown. */
@@ -208,7 +218,7 @@ public record Check(
             throw new IllegalArgumentException(newStatus.wireName() + " is not a final status");
         }
         return new Check(id, repo, commit, ref, workflow, event, runner, executor, newStatus, newReason, startedAt,
-                at, endedSteps, collected, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, images);
+                at, endedSteps, collected, log, tests, scheduled, artifacts, summary, jobOutputs, continuedOnError, images, runName);
     }
 
     /** What this check is about. */

@@ -43,6 +43,8 @@ import org.jspecify.annotations.Nullable;
  *     (GitHub's job {@code continue-on-error}); false for ours
  * @param deployment the deployment environment it runs in (GitHub's job {@code environment}), whose
  *     variables and secrets it gets once the operator declared it and its rules let it; null for none
+ * @param runName what its run is called beside its name, worked out as it starts (GitHub's {@code
+ *     run-name}); null for none
  */
 public record Workflow(
         String name,
@@ -67,7 +69,8 @@ public record Workflow(
         List<String> labels,
         JobCondition condition,
         boolean continueOnError,
-        @Nullable Deployment deployment) {
+        @Nullable Deployment deployment,
+        @Nullable Computed runName) {
 
     public Workflow {
         Objects.requireNonNull(name, "name");
@@ -97,7 +100,7 @@ public record Workflow(
             Workspace workspace, StepFiles stepFiles, PrePost prePost, Map<String, Computed> outputs, List<String> labels,
             JobCondition condition) {
         this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services, needs, artifacts,
-                cell, workspace, stepFiles, prePost, outputs, labels, condition, false, null);
+                cell, workspace, stepFiles, prePost, outputs, labels, condition, false, null, null);
     }
 
     /** A workflow deployed nowhere. */
@@ -107,7 +110,7 @@ public record Workflow(
             Workspace workspace, StepFiles stepFiles, PrePost prePost, Map<String, Computed> outputs, List<String> labels,
             JobCondition condition, boolean continueOnError) {
         this(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services, needs, artifacts,
-                cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, null);
+                cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, null, null);
     }
 
     /** A workflow that starts once every run it needs passed. */
@@ -147,13 +150,13 @@ public record Workflow(
     /** This workflow under another name, all else kept. */
     public Workflow named(String newName) {
         return new Workflow(newName, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment);
+                needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment, runName);
     }
 
     /** This workflow needing {@code newNeeds} (names of groups), all else kept. */
     public Workflow withNeeds(List<String> newNeeds) {
         return new Workflow(name, file, on, runners, image, timeout, resources, variables, cache, steps, reports, services,
-                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment);
+                newNeeds, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment, runName);
     }
 
     /** What {@code needs} calls it: its name as written, shared by the combinations of its matrix. */
@@ -165,14 +168,14 @@ public record Workflow(
     public Workflow with(String newName, String newFile, @Nullable String newImage, @Nullable Duration newTimeout,
             Resources newResources, Map<String, String> newVariables, List<String> newCache, List<Step> newSteps) {
         return new Workflow(newName, newFile, on, runners, newImage, newTimeout, newResources, newVariables, newCache, newSteps,
-                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment);
+                reports, services, needs, artifacts, cell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment, runName);
     }
 
     /** This workflow as one combination of its matrix: these parts filled in, the rest kept. */
     public Workflow asCombination(String newName, @Nullable String newImage, Map<String, String> newVariables,
             List<Service> newServices, MatrixCell newCell) {
         return new Workflow(newName, file, on, runners, newImage, timeout, resources, newVariables, cache, steps, reports,
-                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment);
+                newServices, needs, artifacts, newCell, workspace, stepFiles, prePost, outputs, labels, condition, continueOnError, deployment, runName);
     }
 
     /**

@@ -115,6 +115,7 @@ final class GithubWorkflowRun {
                         """)
                 .file(".github/workflows/ci.yml", """
                         name: GH
+                        run-name: GH on ${{ github.ref_name }} (${{ github.event_name }})
                         on: [push]
                         env: {LEVEL: workflow, KEEP: workflow}
                         jobs:
@@ -283,6 +284,10 @@ final class GithubWorkflowRun {
         assertThat(Files.readString(Path.of(check(r, "GH / report").get("log").asText())))
                 .contains("report build=success deploy=skipped experimental=success");
         JsonNode build = check(r, "GH / build");
+        // the workflow's run-name, worked out as each run started, on every job's check
+        for (JsonNode check : r.checks()) {
+            assertThat(check.get("runName").asText()).as(check.get("workflow").asText()).isEqualTo("GH on main (push)");
+        }
         // the job's image, named by tag in a registry, pinned by digest as the run started
         assertThat(build.get("images").size()).as(build.toString()).isEqualTo(1);
         String asked = build.get("images").fieldNames().next();

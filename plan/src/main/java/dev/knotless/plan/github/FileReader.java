@@ -1,5 +1,6 @@
 package dev.knotless.plan.github;
 
+import dev.knotless.plan.Computed;
 import dev.knotless.plan.CommitFiles;
 import dev.knotless.plan.Triggers;
 import dev.knotless.plan.Workflow;
@@ -23,6 +24,8 @@ import java.util.regex.Pattern;
  */
 final class FileReader {
 
+    /** What a run name may read, as on GitHub. */
+    static final java.util.Set<String> RUN_NAME_READS = java.util.Set.of("github", "inputs", "vars");
     static final Keys FILE = new Keys(List.of("name", "run-name", "on", "permissions", "env", "defaults", "jobs",
             "concurrency"), Map.of());
     static final int MAX_JOBS = 256;
@@ -53,6 +56,7 @@ final class FileReader {
         Variables env = Variables.NONE;
         RunDefaults defaults = RunDefaults.NONE;
         MapNode jobs = null;
+        Computed runName = null;
         for (Entry entry : map.entries().values()) {
             String path = entry.key();
             Node value = entry.value();
@@ -65,12 +69,7 @@ final class FileReader {
                         nameAt = value.at();
                     }
                 }
-                case "run-name" -> problems.check(() -> {
-                    if (fields.string(value, path, "a run name").contains("${{")) {
-                        throw fields.error(value.at(), path, "a run name made by an expression is not carried out yet;"
-                                + " runs are named by the workflow and job");
-                    }
-                });
+                case "run-name" -> runName = problems.read(() -> runName(value, path, values)).orElse(null);
                 case "on" -> { } // read first, above
                 case "permissions" -> problems.check(() -> Permissions.check(value, path, fields));
                 case "concurrency" -> problems.check(() -> Concurrency.check(value, path, fields, problems));
@@ -91,10 +90,31 @@ final class FileReader {
         }
         List<FileRead> reads = new ArrayList<>();
         if (jobs != null) {
-            reads.addAll(jobs(jobs, new JobReader.Around(name, on, env, defaults, groups(name, jobs)), nameAt));
+            reads.addAll(jobs(jobs, new JobReader.Around(name, on, env, defaults, groups(name, jobs), runName), nameAt));
         }
         problems.throwIfAny();
         return reads;
+    }
+
+    /**
+     * {@code run-name}: text, or a template over {@code github}, {@code inputs} and {@code vars}
+     * only (GitHub's rule), worked out as each of the workflow's runs starts.
+     */
+    private Computed runName(Node value, String path, ReadTime values) throws WorkflowException {
+        Computed name = values.later(value, path, "a run name", ReadTime.Use.SHOWN);
+        if (name instanceof Computed.Evaluated e) {
+            for (String context : e.expression().contexts()) {
+                if (!RUN_NAME_READS.contains(context)) {
+                    throw fields.error(value.at(), path, "reads '" + context + "', which a run name cannot read (GitHub"
+                            + " works it out before any job: 'github', 'inputs' and 'vars' only)");
+                }
+            }
+            if (ContextRules.hashesFiles(e.expression())) {
+                throw fields.error(value.at(), path, "calls hashFiles(), which reads a run's files, and a run name is"
+                        + " worked out before there are any");
+            }
+        }
+        return name;
     }
 
     /** What {@code needs} calls each job: the workflow's name and the job's, or its id when its name is an expression. */

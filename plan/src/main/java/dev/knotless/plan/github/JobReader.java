@@ -58,7 +58,9 @@ final class JobReader {
             StepFiles.Purpose.STATE, "GITHUB_STATE"), true, "GITHUB_EVENT_PATH");
 
     /** What the file around a job gives it. */
-    record Around(String workflowName, Triggers on, Variables env, RunDefaults defaults, Map<String, String> groups) {}
+    /** What every job of a file shares: its name, triggers, env, defaults, jobs' groups and run name (null for none). */
+    record Around(String workflowName, Triggers on, Variables env, RunDefaults defaults, Map<String, String> groups,
+            @Nullable Computed runName) {}
 
     /** A job read: its group name (what {@code needs} names), its runs, and where its needs were written. */
     record Job(String group, List<Workflow> runs, YamlTree.Position nameAt, boolean nameGiven,
@@ -190,7 +192,7 @@ final class JobReader {
         return new Workflow(name, fields.file(), around.on(), List.of(), image, timeout, Resources.DEFAULT, variables,
                 List.of(), read, Reports.NONE, services, List.of(), List.of(), cell,
                 checkout.history() ? WORKSPACE.withHistory() : WORKSPACE, STEP_FILES, PrePost.NONE,
-                outputs, labels, condition, mayFail, deployment);
+                outputs, labels, condition, mayFail, deployment, around.runName());
     }
 
     /** {@code outputs}: names GitHub takes, each a value the run works out after the steps. */

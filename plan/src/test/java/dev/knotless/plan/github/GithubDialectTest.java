@@ -945,6 +945,29 @@ class GithubDialectTest {
     }
 
     @Test
+    void aRunNameIsLeftToTheRunOverGithubInputsAndVarsOnly() throws Exception {
+        Workflow w = dialect.parse(".github/workflows/r.yml", """
+                name: Deploy
+                run-name: Deploy ${{ inputs.target }} by ${{ github.ref_name }}
+                on: {workflow_dispatch: {inputs: {target: {type: string, default: staging}}}}
+                jobs: {j: {runs-on: x, steps: [{run: 'true'}]}}
+                """);
+        assertThat(w.runName()).isInstanceOfSatisfying(dev.knotless.plan.Computed.Evaluated.class,
+                e -> assertThat(e.text()).isEqualTo("Deploy ${{ inputs.target }} by ${{ github.ref_name }}"));
+        assertThat(dialect.parse(".github/workflows/r.yml", "run-name: Nightly\non: push\njobs: {j: {runs-on: x, steps:"
+                + " [{run: 'true'}]}}\n").runName()).isEqualTo(new dev.knotless.plan.Computed.Text("Nightly"));
+        WorkflowException e = catchThrowableOfType(WorkflowException.class, () -> dialect.parseExpanded(
+                ".github/workflows/r.yml", """
+                run-name: ${{ env.X }} ${{ hashFiles('x') }}
+                on: push
+                jobs: {j: {runs-on: x, steps: [{run: 'true'}]}}
+                """));
+        assertThat(e.problems()).extracting(WorkflowException::getMessage).containsExactly(
+                ".github/workflows/r.yml:1:11: field 'run-name': reads 'env', which a run name cannot read (GitHub works it"
+                        + " out before any job: 'github', 'inputs' and 'vars' only)");
+    }
+
+    @Test
     void fetchDepthZeroAsksForTheWholeHistoryInTheJobsCheckout() throws Exception {
         Workflow whole = dialect.parse(".github/workflows/c.yml", """
                 on: push

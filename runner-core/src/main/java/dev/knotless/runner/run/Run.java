@@ -342,7 +342,8 @@ public final class Run {
         CheckSubject subject = new CheckSubject(r.runId(), r.repo(), r.commit(), r.ref(), r.workflow().name(), r.event(),
                 r.runnerId(), ExecutorName.of(executor.name()));
         return Check.running(subject, started, checks.files().logPath(r.runId()).toString())
-                .withScheduled(RunVariables.scheduledFor(r));
+                .withScheduled(RunVariables.scheduledFor(r))
+                .withRunName(StartCondition.runName(r.workflow().runName(), RunFacts.of(r), RunVariables.of(r)));
     }
 
     private void saveRunning(RunMasking masking, Check unmasked) {

@@ -57,7 +57,7 @@ public record RunMasking(Masker masker) {
                 c.artifacts() == null ? null : new dev.knotless.checks.SavedArtifacts(
                         c.artifacts().paths().stream().map(this::line).toList(), c.artifacts().bytes()), c.summary(),
                 // left out as they were worked out when they held a masked value: what is kept is whole
-                c.jobOutputs(), c.continuedOnError(), images(c.images()));
+                c.jobOutputs(), c.continuedOnError(), images(c.images()), lineOrNull(c.runName()));
     }
 
     private Map<String, String> images(@org.jspecify.annotations.Nullable Map<String, String> images) {

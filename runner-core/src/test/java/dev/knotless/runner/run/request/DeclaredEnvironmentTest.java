@@ -19,7 +19,7 @@ class DeclaredEnvironmentTest {
         return new Workflow(w.name(), w.file(), w.on(), w.runners(), w.image(), w.timeout(), w.resources(), w.variables(),
                 w.cache(), w.steps(), w.reports(), w.services(), w.needs(), w.artifacts(), w.cell(), w.workspace(),
                 w.stepFiles(), w.prePost(), w.outputs(), w.labels(), w.condition(), w.continueOnError(),
-                environment == null ? null : new Deployment(environment, null));
+                environment == null ? null : new Deployment(environment, null), null);
     }
 
     @Test

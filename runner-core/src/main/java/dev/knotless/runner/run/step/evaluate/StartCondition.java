@@ -9,6 +9,7 @@ import dev.knotless.secrets.Grants;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether a run starts, by its workflow's {@link JobCondition} over how the runs it needs ended
@@ -55,6 +56,24 @@ public final class StartCondition {
         } catch (StepValues.Unresolved e) {
             return Optional.of(new NotStarting(CheckStatus.FAILURE, "its condition " + e.getMessage()
                     .replaceFirst("^its condition ", "")));
+        }
+    }
+
+    /**
+     * What {@code runName} (the workflow's {@code run-name}) says for this run, worked out before it
+     * starts; null when it names none or reads what could not be worked out (the run keeps its name).
+     */
+    public static @Nullable String runName(@Nullable Computed runName, RunFacts facts, Map<String, String> runVariables) {
+        if (runName == null) {
+            return null;
+        }
+        var values = new StepValues(facts, List.of(), List.of(), Handed.NOTHING, Grants.Granted.NONE, runVariables,
+                RunStatus.ofNeeds(facts.needed().stream().map(NeededRun::status).toList()), NO_FILES_YET);
+        try {
+            String text = values.text(runName, "run name").strip();
+            return text.isEmpty() ? null : text;
+        } catch (StepValues.Unresolved e) {
+            return null;
         }
     }
 

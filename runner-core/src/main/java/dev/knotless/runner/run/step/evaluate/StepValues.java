@@ -266,6 +266,11 @@ public final class StepValues {
         return Value.object(Map.of("result", Value.of(result), "outputs", strings(outputs)));
     }
 
+    /** {@code value} as text, worked out here: a name shown on the check ({@code part} names it in an error). */
+    public String text(Computed value, String part) throws Unresolved {
+        return text(value, part, baseEnvironment());
+    }
+
     /**
      * What the run hands to the runs that need it, worked out after its last step ({@code this} made
      * for the place after it): each value by name; one that could not be worked out is left out

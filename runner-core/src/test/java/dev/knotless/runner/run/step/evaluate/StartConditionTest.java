@@ -102,4 +102,21 @@ class StartConditionTest {
         assertThat(broken.orElseThrow().reason()).startsWith("its condition 'fromJSON(github.ref_name) == 1' could not be evaluated: ");
         assertThat(decide(jobs.get("D / build"), "refs/heads/main", Event.PUSH)).as("no condition").isEmpty();
     }
+
+    @Test
+    void aRunNameIsWorkedOutOverTheRunsFactsInputsAndVariablesBeforeItStarts() throws Exception {
+        Workflow w = new GithubDialect().parse(".github/workflows/r.yml", """
+                name: Deploy
+                run-name: Deploy ${{ inputs.target }} from ${{ github.ref_name }} in ${{ vars.REGION || 'nowhere' }}
+                on: {workflow_dispatch: {inputs: {target: {type: string}}}}
+                jobs: {j: {runs-on: x, steps: [{run: 'true'}]}}
+                """);
+        String input = w.on().inputs().get("target").variable();
+        RunFacts facts = RunFacts.of("alice/app", "refs/heads/main", SHA, "refs/heads/release", Event.MANUAL, "run-1",
+                List.of());
+        assertThat(StartCondition.runName(w.runName(), facts.withConfiguration(Map.of("REGION", "eu")),
+                Map.of(input, "production"))).isEqualTo("Deploy production from release in eu");
+        assertThat(StartCondition.runName(w.runName(), facts, Map.of())).isEqualTo("Deploy  from release in nowhere");
+        assertThat(StartCondition.runName(null, facts, Map.of())).isNull();
+    }
 }
