@@ -57,12 +57,7 @@ public record ImageName(String registry, String repository, String tag, boolean 
 
     /** Whether the registry is spoken to over plain HTTP ({@link ImageReference#plainHttp}). */
     boolean plainHttp(Set<String> listed) {
-        return ImageReference.isLoopbackHost(host()) || listed.contains(registry);
-    }
-
-    String host() {
-        int colon = registry.indexOf(':');
-        return colon < 0 ? registry : registry.substring(0, colon);
+        return ImageReference.plainHttp(registry, listed);
     }
 
     @Override

@@ -63,6 +63,10 @@ public record ImageReference(String registry, String repository, Digest digest) 
 
     /** The host without its port. */
     public String host() {
+        return hostOf(registry);
+    }
+
+    private static String hostOf(String registry) {
         int colon = registry.indexOf(':');
         return colon < 0 ? registry : registry.substring(0, colon);
     }
@@ -85,7 +89,17 @@ public record ImageReference(String registry, String repository, Digest digest) 
      * tokens go to it in clear, since the operator chose a network where that is acceptable.
      */
     public boolean plainHttp(Set<String> listed) {
-        return loopback() || listed.contains(registry);
+        return plainHttp(registry, listed);
+    }
+
+    /** {@link #plainHttp(Set)} for {@code registry} ({@code host[:port]}), whatever image of it is asked for. */
+    static boolean plainHttp(String registry, Set<String> listed) {
+        return isLoopbackHost(hostOf(registry)) || listed.contains(registry);
+    }
+
+    /** Where {@code registry}'s API is: {@code http://} or {@code https://} by {@link #plainHttp(String, Set)}. */
+    static String baseUrl(String registry, Set<String> listed) {
+        return (plainHttp(registry, listed) ? "http://" : "https://") + registry;
     }
 
     /** Whether {@code registry} is a registry host as a reference names it: {@code host[:port]}, lower case. */
@@ -103,7 +117,7 @@ public record ImageReference(String registry, String repository, Digest digest) 
     }
 
     public String baseUrl(Set<String> plainHttpRegistries) {
-        return (plainHttp(plainHttpRegistries) ? "http://" : "https://") + registry;
+        return baseUrl(registry, plainHttpRegistries);
     }
 
     @Override

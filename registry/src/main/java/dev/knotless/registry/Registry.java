@@ -73,8 +73,7 @@ public final class Registry {
         }
 
         static Repo of(ImageName name, Set<String> plainHttp) {
-            return new Repo(name.registry(), name.repository(), (name.plainHttp(plainHttp) ? "http://" : "https://")
-                    + name.registry());
+            return new Repo(name.registry(), name.repository(), ImageReference.baseUrl(name.registry(), plainHttp));
         }
 
         @Override
